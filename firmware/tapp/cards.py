@@ -1,0 +1,99 @@
+"""Cards, suits, ranks and decks (RULES.md 1.1-1.3).
+
+A card is a small int ``suit * 9 + rank``; rank 0 is the Ace and 8 the Six, so a
+lower rank index is a higher card in the normal order.  Hands and card sets are
+kept as one 9-bit mask per suit: a 36-card mask in one int would be a
+heap-allocated long on a 32-bit port (DESIGN.md principle 4).
+"""
+try:
+    from micropython import const
+except ImportError:  # CPython host
+    def const(x):
+        return x
+
+SUITS = "CSHD"
+CLUBS = const(0)
+SPADES = const(1)
+HEARTS = const(2)
+DIAMONDS = const(3)
+NO_TRUMP = const(-1)
+
+RANKS = ("A", "10", "K", "Q", "J", "9", "8", "7", "6")
+# RULES.md 1.1: A 11, 10 10, K 4, Q/Ober 3, J/Unter 2, the rest 0.
+RANK_POINTS = (11, 10, 4, 3, 2, 0, 0, 0, 0)
+NCARDS = const(36)
+FULL_SUIT = const(0x1FF)
+
+# Strength of each rank index in an order (higher beats lower), RULES.md 1.3.
+NORMAL_ORDER = (8, 7, 6, 5, 4, 3, 2, 1, 0)
+# Bettel order: A > K > Q > J > 10 > 9 > 8 > 7 > 6 (the Ten drops below the Jack).
+BETTEL_ORDER = (8, 4, 7, 6, 5, 3, 2, 1, 0)
+
+CARD_SUIT = tuple(c // 9 for c in range(NCARDS))
+CARD_RANK = tuple(c % 9 for c in range(NCARDS))
+CARD_BIT = tuple(1 << (c % 9) for c in range(NCARDS))
+CARD_POINTS = tuple(RANK_POINTS[c % 9] for c in range(NCARDS))
+CARD_CODES = tuple(SUITS[c // 9] + RANKS[c % 9] for c in range(NCARDS))
+_CODE_INDEX = {code: i for i, code in enumerate(CARD_CODES)}
+
+# Lowest set bit index of every 9-bit mask, for allocation-free iteration.
+LOWEST_BIT = tuple(
+    (m & -m).bit_length() - 1 if m else -1 for m in range(FULL_SUIT + 1)
+)
+BIT_COUNT = tuple(bin(m).count("1") for m in range(FULL_SUIT + 1))
+
+# RULES.md 1.2: which ranks each deck keeps, per suit (bit r = rank index r).
+_A_TO_7 = 0xFF  # no Sixes
+DECKS = {
+    "d36": (FULL_SUIT, FULL_SUIT, FULL_SUIT, FULL_SUIT),
+    "d32": (_A_TO_7, _A_TO_7, _A_TO_7, _A_TO_7),
+    "d24": (0x3F, 0x3F, 0x3F, 0x3F),
+}
+
+
+def card_index(code):
+    """Card int for a code such as ``"S10"``, or -1 for an unknown code."""
+    return _CODE_INDEX.get(code, -1) if isinstance(code, str) else -1
+
+
+def suit_index(letter):
+    """Suit int for ``"C"``/``"S"``/``"H"``/``"D"``, or -1."""
+    if isinstance(letter, str) and len(letter) == 1:
+        return SUITS.find(letter)
+    return -1
+
+
+def suit_letter(suit):
+    return SUITS[suit] if suit >= 0 else None
+
+
+def mask_cards(masks, base=0):
+    """Card ints of the 4 per-suit masks ``masks[base:base+4]`` (allocates)."""
+    out = []
+    for s in range(4):
+        m = masks[base + s]
+        while m:
+            r = LOWEST_BIT[m]
+            m &= m - 1
+            out.append(s * 9 + r)
+    return out
+
+
+def mask_count(masks, base=0):
+    return (BIT_COUNT[masks[base]] + BIT_COUNT[masks[base + 1]]
+            + BIT_COUNT[masks[base + 2]] + BIT_COUNT[masks[base + 3]])
+
+
+def mask_points(masks, base=0):
+    total = 0
+    for s in range(4):
+        m = masks[base + s]
+        while m:
+            r = LOWEST_BIT[m]
+            m &= m - 1
+            total += RANK_POINTS[r]
+    return total
+
+
+def deck_cards(deck):
+    return mask_cards(deck)

@@ -1,0 +1,433 @@
+"""One deal: hands, auction, exchange, the generic trick engine (RULES.md 1.5).
+
+The card-play path (``play``) allocates nothing once a deal is under way: all
+state lives in lists made in the constructor and it answers with an error code
+(DESIGN.md principle 4).  In strict mode the hands are known and an illegal card
+is refused (RULES.md 3.2); in open mode duties are recorded as assertions and a
+revoke is proven when a later card contradicts one (RULES.md 3.3).
+"""
+from . import errors as E
+from .auction import PROTOCOLS, trump_fits
+from .cards import (
+    BETTEL_ORDER, CARD_BIT, CARD_POINTS, CARD_RANK, CARD_SUIT, DECKS, NORMAL_ORDER,
+    mask_count,
+)
+from .variants import (
+    C_GOAL, C_ORDER, C_TALON, C_TRUMP, GOAL_ALL_TRICKS, GOAL_NO_TRICK, ORDER_BETTEL,
+    TALON_EXCHANGE, TRUMP_ANY, TRUMP_CHOOSE,
+)
+
+# Phases of a deal.
+HANDS = 0      # strict mode: waiting for hands to be scanned
+AUCTION = 1
+EXCHANGE = 2   # declarer picks up the talon and discards
+DECLARE = 3    # declarer names the trump
+RUFER = 4      # declarer calls a card (tapp_modern Rufer)
+PLAY = 5
+DONE = 6
+
+PHASE_NAMES = ("hands", "auction", "exchange", "declare", "rufer", "play", "done")
+
+# Revoke rules beyond the duty codes of errors.py.
+RUFER_CARD = 15
+RULE_NAMES = {E.MUST_FOLLOW: "must_follow", E.MUST_TRUMP: "must_trump",
+              E.MUST_OVERTRUMP: "must_overtrump", RUFER_CARD: "rufer_card"}
+
+MAX_REVOKES = 16
+
+
+class Deal:
+    """State of one deal; built by Session from the variant settings."""
+
+    def __init__(self, rules, dealer):
+        n = rules.players
+        self.rules = rules
+        self.n = n
+        self.dealer = dealer
+        self.strict = rules.strict
+        active = rules.active_order(dealer)
+        self.active = active                 # seats in play order, forehand first
+        self.nact = len(active)
+        self.next_seat = [-1] * n
+        self.pos_of = [-1] * n
+        for i, s in enumerate(active):
+            self.next_seat[s] = active[(i + 1) % self.nact]
+            self.pos_of[s] = i
+        self.deck = DECKS[rules.deck]
+        self.hand_size = rules.hand_size
+        self.talon_size = rules.talon_size
+        self.ntricks = rules.hand_size
+        self.hands = [0] * (4 * n)
+        self.known = [False] * n             # hand known to the engine
+        self.used = [0, 0, 0, 0]             # played to a trick this deal
+        self.aside = [0, 0, 0, 0]            # known to lie in the talon/discards
+        self.talon = [0, 0, 0, 0]
+        self.talon_known = False
+        self.phase = HANDS
+        self.auction = PROTOCOLS[rules.auction](rules.bidding_order(active), rules.contracts)
+        self.declarer = -1
+        self.contract = None
+        self.trump = -1
+        self.strength = NORMAL_ORDER
+        self.steps = []
+        self.announced = []
+        self.rufer_card = -1                 # called card now with the declarer
+        # trick state
+        self.tcards = [0] * self.nact
+        self.tcount = 0
+        self.led = -1
+        self.leader = active[0]
+        self.turn = active[0]
+        self.trick_no = 1
+        self.seat_points = [0] * n
+        self.seat_tricks = [0] * n
+        self.last_cards = [0] * self.nact
+        self.last_leader = -1
+        self.last_winner = -1
+        self.last_points = 0
+        self.early_end = False
+        # open-mode assertions: key = trick * 8 + position, 0 = none
+        self.void_at = [0] * (4 * n)
+        self.void_rule = [0] * (4 * n)
+        self.rev_seat = [0] * MAX_REVOKES
+        self.rev_key = [0] * MAX_REVOKES
+        self.rev_rule = [0] * MAX_REVOKES
+        self.rev_count = 0
+        self.rev_new = -1                    # index of a revoke proven by the last card
+
+    # ----- hands -------------------------------------------------------------
+
+    def set_hand(self, seat, cards):
+        """Record a known hand (list of card ints, already validated)."""
+        base = seat * 4
+        for s in range(4):
+            self.hands[base + s] = 0
+        for c in cards:
+            self.hands[base + CARD_SUIT[c]] |= CARD_BIT[c]
+        self.known[seat] = True
+
+    def set_talon(self, cards):
+        for c in cards:
+            self.talon[CARD_SUIT[c]] |= CARD_BIT[c]
+            self.aside[CARD_SUIT[c]] |= CARD_BIT[c]
+        self.talon_known = True
+
+    def card_holder(self, card):
+        """Seat whose known hand holds ``card``, else -1."""
+        s = CARD_SUIT[card]
+        bit = CARD_BIT[card]
+        for seat in self.active:
+            if self.known[seat] and self.hands[seat * 4 + s] & bit:
+                return seat
+        return -1
+
+    def all_hands_known(self):
+        for seat in self.active:
+            if not self.known[seat]:
+                return False
+        return True
+
+    def start_auction(self):
+        """Strict mode: once every hand is known the talon follows by elimination."""
+        if self.strict and not self.talon_known:
+            rest = [0, 0, 0, 0]
+            for s in range(4):
+                m = self.deck[s]
+                for seat in self.active:
+                    m &= ~self.hands[seat * 4 + s]
+                rest[s] = m
+            self.set_talon_masks(rest)
+        self.phase = AUCTION
+
+    def set_talon_masks(self, masks):
+        for s in range(4):
+            self.talon[s] = masks[s]
+            self.aside[s] |= masks[s]
+        self.talon_known = True
+
+    # ----- after the auction ---------------------------------------------------
+
+    def end_auction(self):
+        """Set declarer, contract and the steps before play (exchange, declare, rufer)."""
+        a = self.auction
+        self.declarer = a.declarer
+        if a.declarer < 0:
+            all_pass = self.rules.all_pass
+            if all_pass is None:
+                self.phase = DONE  # thrown in (D02)
+                return
+            self.contract = all_pass   # Ramsch: everyone for himself
+        else:
+            self.contract = a.contract
+        row = self.contract
+        self.trump = a.trump if a.declarer >= 0 else -1
+        if row[C_TRUMP] >= 0:
+            self.trump = row[C_TRUMP]
+        if row[C_ORDER] == ORDER_BETTEL and self.rules.bettel_order:
+            self.strength = BETTEL_ORDER
+        steps = []
+        if row[C_TALON] == TALON_EXCHANGE:
+            steps.append(EXCHANGE)
+        if row[C_TRUMP] in (TRUMP_CHOOSE, TRUMP_ANY) and self.trump < 0:
+            steps.append(DECLARE)
+        if self.rules.is_rufer(row):
+            steps.append(RUFER)
+        self.steps = steps
+        self._next_step()
+
+    def _next_step(self):
+        if self.steps:
+            self.phase = self.steps.pop(0)
+        else:
+            self.phase = PLAY
+
+    def declare_trump(self, trump):
+        if not trump_fits(self.contract, trump) or trump < 0:
+            return E.ILLEGAL_CONTRACT
+        self.trump = trump
+        self._next_step()
+        return E.OK
+
+    def exchange(self, discard):
+        """Talon pickup and discards; ``discard`` is a card list or None (open mode)."""
+        decl = self.declarer
+        base = decl * 4
+        k = self.talon_size
+        if discard is None:
+            if self.strict:
+                return E.ILLEGAL_DISCARD
+        else:
+            if len(discard) != k:
+                return E.ILLEGAL_DISCARD
+            seen = [0, 0, 0, 0]
+            for c in discard:
+                s = CARD_SUIT[c]
+                bit = CARD_BIT[c]
+                if seen[s] & bit or self.used[s] & bit:
+                    return E.ILLEGAL_DISCARD
+                if self.strict:
+                    if not (self.hands[base + s] | self.talon[s]) & bit:
+                        return E.ILLEGAL_DISCARD
+                elif self.card_holder(c) not in (-1, decl):
+                    return E.ILLEGAL_DISCARD
+                seen[s] |= bit
+            if self.strict:
+                for s in range(4):
+                    self.hands[base + s] = (self.hands[base + s] | self.talon[s]) & ~seen[s]
+            for s in range(4):
+                self.aside[s] = seen[s]
+        if discard is None:
+            for s in range(4):
+                self.aside[s] = 0  # the talon went into an unknown hand
+        self._next_step()
+        return E.OK
+
+    def call_rufer(self, card, give):
+        """tapp_modern Rufer (D12): ``give`` is -1 when the called card is in the tapp."""
+        decl = self.declarer
+        s = CARD_SUIT[card]
+        bit = CARD_BIT[card]
+        if self.known[decl] and self.hands[decl * 4 + s] & bit:
+            return E.ILLEGAL_CALL  # he must call a card he does not hold
+        if give < 0:
+            if self.talon_known and not self.talon[s] & bit:
+                return E.ILLEGAL_CALL
+            self.aside[s] |= bit
+            self.talon[s] |= bit
+        else:
+            if self.talon_known and self.talon[s] & bit:
+                return E.ILLEGAL_CALL
+            gs = CARD_SUIT[give]
+            gbit = CARD_BIT[give]
+            if give == card or (self.known[decl] and not self.hands[decl * 4 + gs] & gbit):
+                return E.NOT_IN_HAND
+            holder = self.card_holder(card)
+            if self.known[decl]:
+                self.hands[decl * 4 + gs] &= ~gbit
+                self.hands[decl * 4 + s] |= bit
+            if holder >= 0:
+                self.hands[holder * 4 + s] &= ~bit
+                self.hands[holder * 4 + gs] |= gbit
+            self.rufer_card = card
+        self._next_step()
+        return E.OK
+
+    def can_announce(self):
+        return self.phase == PLAY and self.trick_no == 1 and self.tcount == 0
+
+    # ----- trick play ------------------------------------------------------------
+
+    def play(self, seat, card):
+        """Play ``card`` for ``seat``; an error code, the state unchanged on error.
+
+        Check order per RECORD.md convention 12.
+        """
+        if self.phase != PLAY:
+            return E.WRONG_PHASE
+        if card < 0:
+            return E.UNKNOWN_CARD
+        s = CARD_SUIT[card]
+        bit = CARD_BIT[card]
+        if not self.deck[s] & bit:
+            return E.NOT_IN_DECK
+        if seat != self.turn:
+            return E.NOT_YOUR_TURN
+        if self.used[s] & bit:
+            return E.CARD_USED
+        if self.aside[s] & bit:
+            return E.NOT_IN_HAND
+        hands = self.hands
+        base = seat * 4
+        known = self.known[seat]
+        tc = self.tcount
+        if known:
+            if not hands[base + s] & bit:
+                return E.NOT_IN_HAND
+            if tc:
+                led = self.led
+                if s != led:
+                    if hands[base + led]:
+                        return E.MUST_FOLLOW
+                    tr = self.trump
+                    if tr >= 0 and s != tr and hands[base + tr]:
+                        return E.MUST_TRUMP
+            hands[base + s] = hands[base + s] & ~bit
+        else:
+            if self.card_holder(card) >= 0:
+                return E.NOT_IN_HAND
+            self.rev_new = -1
+            self._assert_open(seat, card, s, tc)
+        self.used[s] |= bit
+        self.tcards[tc] = card
+        if tc == 0:
+            self.led = s
+        tc += 1
+        if tc < self.nact:
+            self.tcount = tc
+            self.turn = self.next_seat[seat]
+            return E.OK
+        self.tcount = tc
+        self._finish_trick()
+        return E.OK
+
+    def _assert_open(self, seat, card, s, tc):
+        """RULES.md 3.3: prove earlier assertions, then record new ones."""
+        k = seat * 4 + s
+        at = self.void_at[k]
+        if at:
+            self._revoke(seat, at, self.void_rule[k])
+            self.void_at[k] = 0
+        if card == self.rufer_card and seat != self.declarer:
+            self._revoke(seat, self.trick_no * 8 + tc, RUFER_CARD)
+        if tc:
+            led = self.led
+            if s != led:
+                key = self.trick_no * 8 + tc
+                k = seat * 4 + led
+                if not self.void_at[k]:
+                    self.void_at[k] = key
+                    self.void_rule[k] = E.MUST_FOLLOW
+                tr = self.trump
+                if tr >= 0 and led != tr and s != tr:
+                    k = seat * 4 + tr
+                    if not self.void_at[k]:
+                        self.void_at[k] = key
+                        self.void_rule[k] = E.MUST_TRUMP
+
+    def _revoke(self, seat, key, rule):
+        i = self.rev_count
+        if i < MAX_REVOKES:
+            self.rev_seat[i] = seat
+            self.rev_key[i] = key
+            self.rev_rule[i] = rule
+            self.rev_count = i + 1
+            if self.rev_new < 0:
+                self.rev_new = i
+
+    def _finish_trick(self):
+        tcards = self.tcards
+        strength = self.strength
+        trump = self.trump
+        best = tcards[0]
+        bi = 0
+        pts = CARD_POINTS[best]
+        for i in range(1, self.nact):
+            c = tcards[i]
+            pts += CARD_POINTS[c]
+            cs = CARD_SUIT[c]
+            bs = CARD_SUIT[best]
+            if cs == bs:
+                if strength[CARD_RANK[c]] > strength[CARD_RANK[best]]:
+                    best = c
+                    bi = i
+            elif cs == trump:
+                best = c
+                bi = i
+        leader = self.leader
+        winner = self.active[(self.pos_of[leader] + bi) % self.nact]
+        self.seat_points[winner] += pts
+        self.seat_tricks[winner] += 1
+        for i in range(self.nact):
+            self.last_cards[i] = tcards[i]
+        self.last_leader = leader
+        self.last_winner = winner
+        self.last_points = pts
+        self.tcount = 0
+        self.trick_no += 1
+        self.leader = winner
+        self.turn = winner
+        if self.trick_no > self.ntricks:
+            self.phase = DONE
+        elif self._goal_decided(winner):
+            self.early_end = True
+            self.phase = DONE
+
+    def _goal_decided(self, winner):
+        """RULES.md D15: a trick-goal contract ends at the trick that decides it."""
+        decl = self.declarer
+        if decl < 0:
+            return False
+        goal = self.contract[C_GOAL]
+        if goal == GOAL_NO_TRICK:
+            return winner == decl
+        if goal == GOAL_ALL_TRICKS or self.rules.all_tricks_announced(self.announced):
+            return winner != decl
+        return False
+
+    # ----- questions -----------------------------------------------------------
+
+    def legal_cards(self, seat):
+        """Card ints ``seat`` may play now (strict: his known hand), allocates."""
+        out = []
+        if self.phase != PLAY or seat != self.turn or not self.known[seat]:
+            return out
+        base = seat * 4
+        hands = self.hands
+        suits = (0, 1, 2, 3)
+        if self.tcount:
+            led = self.led
+            tr = self.trump
+            if hands[base + led]:
+                suits = (led,)
+            elif tr >= 0 and hands[base + tr]:
+                suits = (tr,)
+        for s in suits:
+            m = hands[base + s]
+            r = 0
+            while m:
+                if m & 1:
+                    out.append(s * 9 + r)
+                m >>= 1
+                r += 1
+        return out
+
+    def cards_left(self, seat):
+        return mask_count(self.hands, seat * 4)
+
+    def deciding_revoke(self):
+        """Index of the revoke that decides the settlement (D41), or -1."""
+        best = -1
+        for i in range(self.rev_count):
+            if best < 0 or self.rev_key[i] < self.rev_key[best]:
+                best = i
+        return best

@@ -1,0 +1,54 @@
+"""Stable error codes (RECORD.md "Outcomes") and the human messages for them.
+
+Codes are small ints inside the engine so the hot paths never build strings;
+``NAMES`` gives the stable lowercase word that goes into outcome lines and
+``MESSAGES`` the text the display and console show.
+"""
+OK = 0
+UNKNOWN_CARD = 1
+NOT_IN_DECK = 2
+CARD_USED = 3
+NOT_IN_HAND = 4
+NOT_YOUR_TURN = 5
+WRONG_PHASE = 6
+MUST_FOLLOW = 7
+MUST_TRUMP = 8
+MUST_OVERTRUMP = 9
+ILLEGAL_CALL = 10
+ILLEGAL_CONTRACT = 11
+ILLEGAL_DISCARD = 12
+ILLEGAL_ANNOUNCE = 13
+BAD_EVENT = 14
+
+NAMES = (
+    "ok", "unknown_card", "not_in_deck", "card_used", "not_in_hand",
+    "not_your_turn", "wrong_phase", "must_follow", "must_trump",
+    "must_overtrump", "illegal_call", "illegal_contract", "illegal_discard",
+    "illegal_announce", "bad_event",
+)
+
+MESSAGES = (
+    "OK",
+    "Unknown card",
+    "Card not in this deck",
+    "Card already played",
+    "Card not in that hand",
+    "Not your turn",
+    "Not now",
+    "Farbe bedienen! (follow suit)",
+    "Trumpf! (must trump)",
+    "Ueberstechen! (must over-trump)",
+    "Call not allowed now",
+    "Contract not allowed",
+    "Wrong discards",
+    "Announcement not allowed",
+    "Bad event",
+)
+
+
+def name(code):
+    return NAMES[code]
+
+
+def message(code):
+    return MESSAGES[code]

@@ -1,0 +1,54 @@
+"""Compact, canonical JSON for outcome lines.
+
+MicroPython's dicts do not keep insertion order, so outcome lines are written
+by this encoder with a fixed key order; CPython and MicroPython then print
+byte-identical lines (the issue's replay-equivalence test relies on it).
+"""
+KEY_ORDER = (
+    "ok", "error", "seat", "card", "trick", "revoke", "result",
+    "n", "leader", "cards", "winner", "points", "rule",
+    "declarer", "contract", "trump", "target", "tricks", "won", "schneider",
+    "schwarz", "multiplier", "payments", "pot", "balances", "pot_total",
+    "next_dealer", "penalty", "settled_points", "session_over",
+)
+_RANK = {k: i for i, k in enumerate(KEY_ORDER)}
+
+
+def _key(k):
+    return (_RANK.get(k, len(KEY_ORDER)), k)
+
+
+def _str(s):
+    out = ['"']
+    for ch in s:
+        o = ord(ch)
+        if ch == '"':
+            out.append('\\"')
+        elif ch == "\\":
+            out.append("\\\\")
+        elif o < 0x20:
+            out.append("\\u%04x" % o)
+        else:
+            out.append(ch)
+    out.append('"')
+    return "".join(out)
+
+
+def dumps(v):
+    """Encode dicts, lists, str, int, bool and None; dict keys in KEY_ORDER."""
+    if v is None:
+        return "null"
+    if v is True:
+        return "true"
+    if v is False:
+        return "false"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, str):
+        return _str(v)
+    if isinstance(v, (list, tuple)):
+        return "[" + ",".join(dumps(x) for x in v) + "]"
+    if isinstance(v, dict):
+        keys = sorted(v.keys(), key=_key)
+        return "{" + ",".join(_str(k) + ":" + dumps(v[k]) for k in keys) + "}"
+    raise TypeError("cannot encode " + str(type(v)))

@@ -1,0 +1,1 @@
+"""``tapptable``: the host command-line program (one subcommand per job)."""
