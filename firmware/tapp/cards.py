@@ -37,9 +37,17 @@ CARD_CODES = tuple(SUITS[c // 9] + RANKS[c % 9] for c in range(NCARDS))
 _CODE_INDEX = {code: i for i, code in enumerate(CARD_CODES)}
 
 # Lowest set bit index of every 9-bit mask, for allocation-free iteration.
-LOWEST_BIT = tuple(
-    (m & -m).bit_length() - 1 if m else -1 for m in range(FULL_SUIT + 1)
-)
+def _lowest_bit(m):
+    if not m:
+        return -1
+    r = 0
+    while not m & 1:
+        m >>= 1
+        r += 1
+    return r
+
+
+LOWEST_BIT = tuple(_lowest_bit(m) for m in range(FULL_SUIT + 1))
 BIT_COUNT = tuple(bin(m).count("1") for m in range(FULL_SUIT + 1))
 
 # RULES.md 1.2: which ranks each deck keeps, per suit (bit r = rank index r).

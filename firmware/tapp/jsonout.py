@@ -6,10 +6,11 @@ byte-identical lines (the issue's replay-equivalence test relies on it).
 """
 KEY_ORDER = (
     "ok", "error", "seat", "card", "trick", "revoke", "result",
-    "n", "leader", "cards", "winner", "points", "rule",
-    "declarer", "contract", "trump", "target", "tricks", "won", "schneider",
-    "schwarz", "multiplier", "payments", "pot", "balances", "pot_total",
-    "next_dealer", "penalty", "settled_points", "session_over",
+    "n", "leader", "cards", "winner",
+    "declarer", "contract", "trump", "target", "points", "tricks", "won",
+    "schneider", "schwarz", "multiplier", "payments", "pot", "balances",
+    "pot_total", "next_dealer", "penalty", "settled_points", "session_over",
+    "rule",
 )
 _RANK = {k: i for i, k in enumerate(KEY_ORDER)}
 

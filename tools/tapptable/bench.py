@@ -1,0 +1,87 @@
+"""``tapptable bench``: engine speed and heap numbers, printed as a table.
+
+Benchmarks print numbers; they never pass or fail on time (DEVELOPERS.md).
+"""
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+from tapp.rules import Rules
+from tools import mpvm
+from tools.tapptable.fastplay import deals_per_second
+from tools.tapptable.simulate import Simulator
+
+BENCH_VM = os.path.join(os.path.dirname(__file__), "bench_vm.py")
+VARIANTS = (("wuerttemberg", 3, {}), ("tapp_classic", 3, {}), ("tapp_modern", 3, {}),
+            ("tapp_modern", 4, {}), ("tapp_modern", 4, {"pack": 32}))
+
+
+def _parse(text):
+    vals = {}
+    for line in text.splitlines():
+        parts = line.split()
+        if len(parts) == 2 and parts[1].lstrip("-").isdigit():
+            vals[parts[0]] = int(parts[1])
+    return vals
+
+
+def _engine_numbers(record, deals):
+    """(CPython values, MicroPython values or error text) for one record."""
+    cp = subprocess.run([sys.executable, BENCH_VM, record], capture_output=True, text=True,
+                        check=True)
+    try:
+        mp = mpvm.run_unix(BENCH_VM, [record], heapsize="2m")
+        mpv = _parse(mp.stdout) if mp.returncode == 0 else mp.stderr.strip()[-200:]
+    except mpvm.MPVMError as exc:
+        mpv = str(exc).splitlines()[0]
+    return _parse(cp.stdout), mpv
+
+
+def run_bench(args):
+    deals = 40 if args.quick else 200
+    rate_deals = 1000 if args.quick else 5000
+    print("tapptable bench (%s)" % ("quick" if args.quick else "full"))
+    print()
+    print("Engine per card play and per deal (%d simulated deals each, strict mode)" % deals)
+    print("%-22s %12s %12s %12s %12s %10s %10s %12s" % (
+        "variant", "CPy us/play", "CPy us/deal", "MPy us/play", "MPy us/deal",
+        "MPy B/play", "MPy frm/pl", "heap_lock"))
+    with tempfile.TemporaryDirectory() as tmp:
+        for variant, players, opts in VARIANTS:
+            sim = Simulator(variant, players, 11, "strict", options=opts)
+            sim.run(deals)
+            path = os.path.join(tmp, "%s%d.jsonl" % (variant, players))
+            with open(path, "w") as f:
+                f.write("\n".join(sim.record_lines()) + "\n")
+            cp, mp = _engine_numbers(path, deals)
+            name = "%s/%d%s" % (variant, players, " pack32" if opts else "")
+            if isinstance(mp, str):
+                print("%-22s %12.2f %12d   MicroPython failed: %s" % (
+                    name, cp["ns_per_play"] / 1000, cp["us_per_deal"], mp))
+                continue
+            print("%-22s %12.2f %12d %12.2f %12d %10.1f %10.1f %6d/%d fail" % (
+                name, cp["ns_per_play"] / 1000, cp["us_per_deal"],
+                mp["ns_per_play"] / 1000, mp["us_per_deal"],
+                mp["alloc_bytes_per_play_x1000"] / 1000,
+                mp["mem_total_bytes_per_play_x1000"] / 1000,
+                mp["heap_locked_failures"], mp["heap_locked_plays"]))
+    print()
+    print("MPy B/play: gc.mem_alloc() growth per card play with the GC disabled (bytes kept).")
+    print("MPy frm/pl: micropython.mem_total() per play: every byte ever allocated, including")
+    print("  VM frames of large functions that are freed on return and go to the C stack")
+    print("  when the heap is locked.  heap_lock: failures/plays with micropython.heap_lock()")
+    print("  held around each card play that does not end a deal (target 0 failures).")
+    print()
+    print("Random legal deals per second on CPython (%d deals each)" % rate_deals)
+    print("%-22s %12s" % ("variant", "deals/s"))
+    for variant, players, opts in VARIANTS:
+        rules = Rules({"record": 1, "variant": variant, "players": players,
+                       "first_dealer": 0, "options": opts})
+        t0 = time.perf_counter()
+        deals_per_second(rules, rate_deals)
+        dt = time.perf_counter() - t0
+        print("%-22s %12d" % ("%s/%d%s" % (variant, players, " pack32" if opts else ""),
+                              rate_deals / dt))
+    return 0
