@@ -5,24 +5,19 @@ lower rank index is a higher card in the normal order.  Hands and card sets are
 kept as one 9-bit mask per suit: a 36-card mask in one int would be a
 heap-allocated long on a 32-bit port (DESIGN.md principle 4).
 """
-try:
-    from micropython import const
-except ImportError:  # CPython host
-    def const(x):
-        return x
 
 SUITS = "CSHD"
-CLUBS = const(0)
-SPADES = const(1)
-HEARTS = const(2)
-DIAMONDS = const(3)
-NO_TRUMP = const(-1)
+CLUBS = 0
+SPADES = 1
+HEARTS = 2
+DIAMONDS = 3
+NO_TRUMP = -1
 
 RANKS = ("A", "10", "K", "Q", "J", "9", "8", "7", "6")
 # RULES.md 1.1: A 11, 10 10, K 4, Q/Ober 3, J/Unter 2, the rest 0.
 RANK_POINTS = (11, 10, 4, 3, 2, 0, 0, 0, 0)
-NCARDS = const(36)
-FULL_SUIT = const(0x1FF)
+NCARDS = 36
+FULL_SUIT = 0x1FF
 
 # Strength of each rank index in an order (higher beats lower), RULES.md 1.3.
 NORMAL_ORDER = (8, 7, 6, 5, 4, 3, 2, 1, 0)

@@ -9,12 +9,27 @@ revoke is proven when a later card contradicts one (RULES.md 3.3).
 from . import errors as E
 from .auction import PROTOCOLS, trump_fits
 from .cards import (
-    BETTEL_ORDER, CARD_BIT, CARD_POINTS, CARD_RANK, CARD_SUIT, DECKS, NORMAL_ORDER,
+    BETTEL_ORDER,
+    CARD_BIT,
+    CARD_POINTS,
+    CARD_RANK,
+    CARD_SUIT,
+    DECKS,
+    NORMAL_ORDER,
     mask_count,
 )
 from .variants import (
-    C_GOAL, C_ORDER, C_TALON, C_TRUMP, GOAL_ALL_TRICKS, GOAL_NO_TRICK, ORDER_BETTEL,
-    TALON_EXCHANGE, TRUMP_ANY, TRUMP_CHOOSE,
+    C_GOAL,
+    C_ORDER,
+    C_TALON,
+    C_TRUMP,
+    GOAL_ALL_TRICKS,
+    GOAL_NO_TRICK,
+    NO_CONTRACT,
+    ORDER_BETTEL,
+    TALON_EXCHANGE,
+    TRUMP_ANY,
+    TRUMP_CHOOSE,
 )
 
 # Phases of a deal.
@@ -66,7 +81,7 @@ class Deal:
         self.phase = HANDS
         self.auction = PROTOCOLS[rules.auction](rules.bidding_order(active), rules.contracts)
         self.declarer = -1
-        self.contract = None
+        self.contract = NO_CONTRACT
         self.trump = -1
         self.strength = NORMAL_ORDER
         self.steps = []
@@ -151,15 +166,13 @@ class Deal:
         """Set declarer, contract and the steps before play (exchange, declare, rufer)."""
         a = self.auction
         self.declarer = a.declarer
-        if a.declarer < 0:
-            all_pass = self.rules.all_pass
-            if all_pass is None:
+        row = a.contract
+        if a.declarer < 0 or row is None:
+            row = self.rules.all_pass
+            if row is None:
                 self.phase = DONE  # thrown in (D02)
                 return
-            self.contract = all_pass   # Ramsch: everyone for himself
-        else:
-            self.contract = a.contract
-        row = self.contract
+        self.contract = row   # Ramsch when all passed: everyone for himself
         self.trump = a.trump if a.declarer >= 0 else -1
         if row[C_TRUMP] >= 0:
             self.trump = row[C_TRUMP]

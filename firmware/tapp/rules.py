@@ -5,7 +5,13 @@ know about the variant, so they never look at variant ids themselves.
 """
 from .cards import DECKS, mask_count
 from .variants import (
-    C_GOAL, C_ID, C_RANK, C_VALUE, GOAL_ALL_TRICKS, VARIANTS, HeaderError,
+    C_GOAL,
+    C_ID,
+    C_RANK,
+    C_VALUE,
+    GOAL_ALL_TRICKS,
+    VARIANTS,
+    HeaderError,
     resolve_options,
 )
 
@@ -32,7 +38,7 @@ class Rules:
         self.table = table
         n = _int_field(header, "players", 2, 6)
         if n not in table["players"]:
-            raise HeaderError(vid + " is not played by " + str(n) + " players")
+            raise HeaderError(str(vid) + " is not played by " + str(n) + " players")
         self.players = n
         mode = header.get("mode", "strict")
         if mode not in ("strict", "open"):

@@ -7,7 +7,7 @@ events without the last one (DESIGN.md principle 2: event-sourced).
 from . import deal as D
 from . import errors as E
 from .auction import trump_fits
-from .cards import CARD_CODES, CARD_SUIT, CARD_BIT, DECKS, card_index, suit_index
+from .cards import CARD_BIT, CARD_CODES, CARD_SUIT, DECKS, card_index, suit_index
 from .rules import Rules
 from .settle import settle
 from .variants import C_ID
@@ -49,7 +49,8 @@ class Session:
         """Apply one event dict; return its outcome dict."""
         if not isinstance(ev, dict):
             return {"ok": False, "error": "bad_event"}
-        handler = self._handlers.get(ev.get("ev")) if isinstance(ev.get("ev"), str) else None
+        name = ev.get("ev")
+        handler = self._handlers.get(name) if isinstance(name, str) else None
         if handler is None:
             return {"ok": False, "error": "bad_event"}
         try:
@@ -62,7 +63,6 @@ class Session:
             if ev.get("ev") == "play" and isinstance(ev.get("card"), str):
                 out["card"] = ev["card"]
             return out
-        name = ev["ev"]
         if name not in ("undo", "redeal"):
             if self.in_progress():
                 self.log.append(ev)
@@ -74,9 +74,10 @@ class Session:
         return self.deal is not None and self.deal.phase != D.DONE
 
     def _need_deal(self):
-        if not self.in_progress():
+        deal = self.deal
+        if deal is None or deal.phase == D.DONE:
             raise Reject(E.WRONG_PHASE)
-        return self.deal
+        return deal
 
     def _seat(self, ev):
         seat = ev.get("seat")
@@ -299,7 +300,7 @@ class Session:
         err = deal.play(seat, card_index(code))
         if err:
             raise Reject(err)
-        out = {"ok": True}
+        out = {"ok": True}  # type: dict
         if deal.tcount == 0:
             out["trick"] = {
                 "n": deal.trick_no - 1, "leader": deal.last_leader,

@@ -6,7 +6,16 @@ in the session's unit, rational rates as numerator/denominator).
 """
 from .deal import RULE_NAMES
 from .variants import (
-    C_GOAL, C_ID, C_TALON, C_VALUE, GOAL_NO_TRICK, GOAL_POINTS, GOAL_RAMSCH, TALON_DECLARER, TALON_EXCHANGE,
+    C_GOAL,
+    C_ID,
+    C_TALON,
+    C_VALUE,
+    GOAL_NO_TRICK,
+    GOAL_POINTS,
+    GOAL_RAMSCH,
+    NO_CONTRACT,
+    TALON_DECLARER,
+    TALON_EXCHANGE,
 )
 
 TARGET = 61
@@ -91,7 +100,7 @@ def settle(rules, deal, pot_before):
         pay[deal.dealer] -= ante
         pot += ante
     row = deal.contract
-    if row is None:
+    if row is NO_CONTRACT:
         _thrown_in(result)
     elif row[C_GOAL] == GOAL_RAMSCH:
         _ramsch(rules, deal, result, pay)

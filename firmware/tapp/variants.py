@@ -32,6 +32,9 @@ GOAL_RAMSCH = 3      # fewest points, everyone for himself
 ORDER_NORMAL = 0
 ORDER_BETTEL = 1
 
+# The contract of a deal before (or without) an auction winner: thrown in.
+NO_CONTRACT = ("", 0, TRUMP_NONE, TALON_UNUSED, GOAL_POINTS, 0, ORDER_NORMAL)
+
 AUCTION_NAMED = "A"      # RULES.md 1.8 protocol A
 AUCTION_TWO_ROUNDS = "C"  # RULES.md 1.8 protocol C
 

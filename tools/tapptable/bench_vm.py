@@ -9,8 +9,9 @@ import json
 import sys
 
 try:
-    import micropython
     from time import ticks_diff, ticks_us
+
+    import micropython
 except ImportError:  # CPython
     micropython = None
     from time import perf_counter
