@@ -1,0 +1,1 @@
+"""Host-side tools: console, build and deploy, enrolment, records, MicroPython VM helpers."""
