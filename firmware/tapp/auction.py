@@ -21,19 +21,31 @@ def trump_fits(row, trump):
     return trump == t
 
 
-class NamedBids:
-    """Protocol A: named bids with holding, one round (RULES.md 1.8 A, D03)."""
+class Auction:
+    """What every protocol keeps: the speaking order and the outcome so far."""
 
     def __init__(self, order, contracts):
         self.order = order
         self.contracts = contracts
         self.pos = 0
-        self.holder = -1
-        self.challenger = -1
         self.contract = None
         self.trump = -1
         self.declarer = -1
         self.done = False
+
+    def _outranking(self):
+        """Contract rows ranked strictly above the current one."""
+        rank = self.contract[C_RANK] if self.contract else 0
+        return [row for row in self.contracts if row[C_RANK] > rank]
+
+
+class NamedBids(Auction):
+    """Protocol A: named bids with holding, one round (RULES.md 1.8 A, D03)."""
+
+    def __init__(self, order, contracts):
+        Auction.__init__(self, order, contracts)
+        self.holder = -1
+        self.challenger = -1
 
     def turn(self):
         if self.done:
@@ -50,11 +62,7 @@ class NamedBids:
             return []
         if self.challenger >= 0:
             return [("hold", None), ("pass", None)]
-        out = [("pass", None)]
-        for row in self.contracts:
-            if row[C_RANK] > self._rank():
-                out.append(("bid", row))
-        return out
+        return [("pass", None)] + [("bid", row) for row in self._outranking()]
 
     def call(self, seat, word, row, trump):
         if self.done:
@@ -94,19 +102,13 @@ class NamedBids:
             self.declarer = self.holder
 
 
-class TwoRounds:
+class TwoRounds(Auction):
     """Protocol C: ``spiele``/``weg``, then ascending bids (RULES.md 1.8 C, D09)."""
 
     def __init__(self, order, contracts):
-        self.order = order
-        self.contracts = contracts
+        Auction.__init__(self, order, contracts)
         self.players = []   # who said spiele, in order
         self.round = 1
-        self.pos = 0
-        self.contract = None
-        self.trump = -1
-        self.declarer = -1
-        self.done = False
 
     def turn(self):
         if self.done:
@@ -121,11 +123,7 @@ class TwoRounds:
         if self.round == 1:
             return [("spiele", None), ("weg", None)]
         out = [] if self.contract is None else [("weg", None)]
-        rank = self.contract[C_RANK] if self.contract else 0
-        for row in self.contracts:
-            if row[C_RANK] > rank:
-                out.append(("bid", row))
-        return out
+        return out + [("bid", row) for row in self._outranking()]
 
     def call(self, seat, word, row, trump):
         if self.done:

@@ -235,13 +235,18 @@ class Session:
             raise Reject(E.ILLEGAL_CONTRACT if deal.trump >= 0 else E.WRONG_PHASE)
         return {"ok": True}
 
-    def _exchange(self, ev):
+    def _declarer_step(self, ev, phase):
+        """The deal, if ``phase`` is the current step and the declarer is speaking."""
         deal = self._need_deal()
         seat = self._seat(ev)
-        if deal.phase != D.EXCHANGE:
+        if deal.phase != phase:
             raise Reject(E.WRONG_PHASE)
         if seat != deal.declarer:
             raise Reject(E.NOT_YOUR_TURN)
+        return deal
+
+    def _exchange(self, ev):
+        deal = self._declarer_step(ev, D.EXCHANGE)
         take = ev.get("take")
         if take is not None:
             cards = self._cards(take, -1, deal, [0, 0, 0, 0])
@@ -260,12 +265,7 @@ class Session:
         return {"ok": True}
 
     def _rufer(self, ev):
-        deal = self._need_deal()
-        seat = self._seat(ev)
-        if deal.phase != D.RUFER:
-            raise Reject(E.WRONG_PHASE)
-        if seat != deal.declarer:
-            raise Reject(E.NOT_YOUR_TURN)
+        deal = self._declarer_step(ev, D.RUFER)
         card = self._card(ev.get("card"), deal)
         give = ev.get("give")
         g = -1 if give is None else self._card(give, deal)

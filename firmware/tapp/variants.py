@@ -41,40 +41,35 @@ AUCTION_TWO_ROUNDS = "C"  # RULES.md 1.8 protocol C
 _F = (TALON_EXCHANGE, GOAL_POINTS)
 _D = (TALON_DECLARER, GOAL_POINTS)
 
+
+def _tapp3(contracts, tout_factor):
+    """The two 19th-century games share everything but contracts and Tout factor."""
+    return {
+        "players": (3,),
+        "direction": 1,
+        "deck": {3: "d36"},
+        "deal": {3: (-3, 4, 3, 4)},   # tapp of 3 first, then 4-3-4 from forehand
+        "auction": AUCTION_NAMED,
+        "contracts": contracts,
+        "settle": "excess",
+        "announce": ("tout",),
+        "options": {"pot": False, "pot_ante": 2, "tout_factor": tout_factor},
+        "choices": {"pot": (False, True), "tout_factor": (2, 3)},
+    }
+
+
 # RULES.md 2.1: value = x * m per defender -> (numerator, denominator) of x.
-WUERTTEMBERG = {
-    "players": (3,),
-    "direction": 1,
-    "deck": {3: "d36"},
-    "deal": {3: (-3, 4, 3, 4)},
-    "auction": AUCTION_NAMED,
-    "contracts": (
-        ("frage", 1, HEARTS) + _F + ((1, 1), ORDER_NORMAL),
-        ("solo", 2, HEARTS) + _D + ((2, 1), ORDER_NORMAL),
-    ),
-    "settle": "excess",
-    "announce": ("tout",),
-    "options": {"pot": False, "pot_ante": 2, "tout_factor": 3},
-    "choices": {"pot": (False, True), "tout_factor": (2, 3)},
-}
+WUERTTEMBERG = _tapp3((
+    ("frage", 1, HEARTS) + _F + ((1, 1), ORDER_NORMAL),
+    ("solo", 2, HEARTS) + _D + ((2, 1), ORDER_NORMAL),
+), 3)
 
 # RULES.md 2.2: Frage ceil(x/4), Suit Solo ceil(x/2), Heart Solo x.
-TAPP_CLASSIC = {
-    "players": (3,),
-    "direction": 1,
-    "deck": {3: "d36"},
-    "deal": {3: (-3, 4, 3, 4)},
-    "auction": AUCTION_NAMED,
-    "contracts": (
-        ("frage", 1, HEARTS) + _F + ((1, 4), ORDER_NORMAL),
-        ("suit_solo", 2, TRUMP_CHOOSE) + _D + ((1, 2), ORDER_NORMAL),
-        ("heart_solo", 3, HEARTS) + _D + ((1, 1), ORDER_NORMAL),
-    ),
-    "settle": "excess",
-    "announce": ("tout",),
-    "options": {"pot": False, "pot_ante": 2, "tout_factor": 2},
-    "choices": {"pot": (False, True), "tout_factor": (2, 3)},
-}
+TAPP_CLASSIC = _tapp3((
+    ("frage", 1, HEARTS) + _F + ((1, 4), ORDER_NORMAL),
+    ("suit_solo", 2, TRUMP_CHOOSE) + _D + ((1, 2), ORDER_NORMAL),
+    ("heart_solo", 3, HEARTS) + _D + ((1, 1), ORDER_NORMAL),
+), 2)
 
 # RULES.md 2.3: fixed values in cents per defender.
 _U = TALON_UNUSED
