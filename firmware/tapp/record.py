@@ -57,8 +57,8 @@ def parse_line(line):
         line = text
     try:
         obj = json.loads(line)
-    except (ValueError, TypeError, IndexError):
-        return None
+    except (ValueError, TypeError, IndexError, RuntimeError):
+        return None  # RuntimeError: nesting too deep (RecursionError in CPython)
     return obj if isinstance(obj, dict) else None
 
 
