@@ -1,0 +1,1 @@
+"""Chip drivers: display, buttons, LEDs, buzzer, NFC readers. Buses are injected."""

@@ -1,0 +1,262 @@
+"""SSD1306 128x64 monochrome OLED over I2C, with page-wise dirty updates.
+
+The I2C bus is injected (``machine.I2C`` on the device, ``host_sim.i2c_bus.I2CBus``
+on the host); the driver never constructs it. Drawing goes through a
+``framebuf.FrameBuffer`` (MONO_VLSB: one byte = 8 vertical pixels, bit 0 on top,
+so display page p is ``buffer[128 * p : 128 * (p + 1)]``). On CPython, where
+``framebuf`` does not exist, the pure-Python ``drivers.fbuf`` stands in.
+
+``show()`` compares each page with a shadow copy of what the panel already
+holds and sends only the changed pages: per run of adjacent changed pages one
+command transaction (column and page window) and one data transaction. All
+buffers, memoryviews and vectors are made once in the constructor, so
+``show()`` allocates nothing (proved by tests/mp/mptest_display.py).
+
+Command references are to the Solomon Systech SSD1306 datasheet rev 1.1,
+section 10 ("Command Descriptions") and table 9-1 ("Command Table").
+"""
+
+try:
+    from micropython import const
+except ImportError:  # CPython
+    const = lambda x: x  # noqa: E731
+
+
+try:
+    import framebuf
+except ImportError:  # CPython: the pure-Python subset
+    from . import fbuf as framebuf  # type: ignore[no-redef]
+
+WIDTH = const(128)
+HEIGHT = const(64)
+PAGES = const(8)
+BUF_SIZE = const(1024)  # WIDTH * PAGES
+DEFAULT_ADDR = const(0x3C)
+
+# Control byte (datasheet 8.1.5.2): Co (bit 7) = another control byte follows
+# after one data byte; D/C# (bit 6) = 1 for GDDRAM data, 0 for commands.
+CTRL_CMD = const(0x00)  # Co=0, D/C#=0: the rest of the transaction is commands
+CTRL_DATA = const(0x40)  # Co=0, D/C#=1: the rest of the transaction is data
+
+# Fundamental commands (10.1)
+SET_CONTRAST = const(0x81)  # 10.1.7, + 1 byte 0..255
+DISPLAY_RAM = const(0xA4)  # 10.1.8, follow RAM (0xA5 = all pixels on)
+SET_NORMAL = const(0xA6)  # 10.1.9, 0xA7 = inverse
+SET_INVERT = const(0xA7)
+DISPLAY_OFF = const(0xAE)  # 10.1.12, sleep mode (RAM kept)
+DISPLAY_ON = const(0xAF)
+# Addressing (10.1.3 - 10.1.5)
+SET_MEM_MODE = const(0x20)  # + 0 horizontal, 1 vertical, 2 page
+SET_COL_ADDR = const(0x21)  # + start, end column
+SET_PAGE_ADDR = const(0x22)  # + start, end page
+# Hardware configuration (10.1.6, 10.1.14 - 10.1.19)
+SET_START_LINE = const(0x40)  # 10.1.6, | line 0..63
+SET_SEG_REMAP = const(0xA0)  # 10.1.12, | 1: column 127 mapped to SEG0
+SET_MUX_RATIO = const(0xA8)  # 10.1.11, + mux - 1
+SET_COM_SCAN_DEC = const(0xC8)  # 10.1.14, scan COM[N-1] -> COM0
+SET_DISP_OFFSET = const(0xD3)  # 10.1.15, + offset
+SET_COM_PINS = const(0xDA)  # 10.1.18, + 0x12 alternative COM config (64 rows)
+# Timing and driving (10.1.16, 10.1.17, 10.1.19)
+SET_CLK_DIV = const(0xD5)  # + (osc freq << 4) | (divide - 1)
+SET_PRECHARGE = const(0xD9)  # + (phase2 << 4) | phase1
+SET_VCOM_DESEL = const(0xDB)  # + level (0x30 ~ 0.83 Vcc)
+# Charge pump (application note, "Charge Pump Command Table")
+SET_CHARGE_PUMP = const(0x8D)  # + 0x14 enable (internal Vcc), 0x10 disable
+DEACTIVATE_SCROLL = const(0x2E)  # 10.2.3
+
+_INIT = (
+    DISPLAY_OFF,
+    SET_MEM_MODE, 0x00,  # horizontal addressing: the window wraps page to page
+    SET_START_LINE | 0,
+    SET_SEG_REMAP | 1,
+    SET_MUX_RATIO, HEIGHT - 1,
+    SET_COM_SCAN_DEC,
+    SET_DISP_OFFSET, 0x00,
+    SET_COM_PINS, 0x12,
+    SET_CLK_DIV, 0x80,
+    SET_PRECHARGE, 0xF1,  # internal Vcc
+    SET_VCOM_DESEL, 0x30,
+    SET_CONTRAST, 0x7F,
+    DISPLAY_RAM,
+    SET_NORMAL,
+    SET_CHARGE_PUMP, 0x14,
+    DEACTIVATE_SCROLL,
+    DISPLAY_ON,
+)
+
+
+class SSD1306:
+    """128x64 SSD1306 on an injected I2C bus (``writeto``/``writevto``)."""
+
+    def __init__(self, i2c, addr=DEFAULT_ADDR, external_vcc=False):
+        self.i2c = i2c
+        self.addr = addr
+        self.width = WIDTH
+        self.height = HEIGHT
+        self.external_vcc = external_vcc
+        self.buffer = bytearray(BUF_SIZE)
+        self.fb = framebuf.FrameBuffer(self.buffer, WIDTH, HEIGHT, framebuf.MONO_VLSB)
+        self._shadow = bytearray(BUF_SIZE)  # what the panel's GDDRAM holds
+        mv = memoryview(self.buffer)
+        sv = memoryview(self._shadow)
+        self._pages = [mv[p * WIDTH:(p + 1) * WIDTH] for p in range(PAGES)]
+        self._spages = [sv[p * WIDTH:(p + 1) * WIDTH] for p in range(PAGES)]
+        # one vector per run length n: [data control byte, page, page + 1, ...]
+        self._ctrl_data = bytes((CTRL_DATA,))
+        self._vecs = [[self._ctrl_data] * (n + 1) for n in range(PAGES + 1)]
+        # [control, 0x21, 0, 127, 0x22, first page, last page]
+        self._win = bytearray((CTRL_CMD, SET_COL_ADDR, 0, WIDTH - 1, SET_PAGE_ADDR, 0, 0))
+        self._cmd1 = bytearray(2)  # [control, command]
+        self._cmd2 = bytearray(3)  # [control, command, argument]
+        self._all = True  # the panel's RAM is unknown: the next show() sends all
+        self.powered = False
+        self.inverted = False
+        self.contrast_level = 0x7F
+        self.init_display()
+
+    # ------------------------------------------------------------ commands
+
+    def write_cmd(self, cmd):
+        b = self._cmd1
+        b[0] = CTRL_CMD
+        b[1] = cmd
+        self.i2c.writeto(self.addr, b)
+
+    def write_cmd_arg(self, cmd, arg):
+        b = self._cmd2
+        b[0] = CTRL_CMD
+        b[1] = cmd
+        b[2] = arg
+        self.i2c.writeto(self.addr, b)
+
+    def init_display(self):
+        """Send the power-up sequence (one transaction) and clear the panel."""
+        seq = bytearray(len(_INIT) + 1)
+        seq[0] = CTRL_CMD
+        for i, c in enumerate(_INIT):
+            seq[i + 1] = c
+        if self.external_vcc:
+            seq[_INIT.index(SET_PRECHARGE) + 2] = 0x22
+            seq[_INIT.index(SET_CHARGE_PUMP) + 2] = 0x10
+        self.i2c.writeto(self.addr, seq)
+        self.powered = True
+        self.inverted = False
+        self.contrast_level = 0x7F
+        self.fb.fill(0)
+        self._all = True
+        self.show()
+
+    def poweroff(self):
+        """Display off (sleep; GDDRAM is kept, about 10 uA)."""
+        self.write_cmd(DISPLAY_OFF)
+        self.powered = False
+
+    def poweron(self):
+        self.write_cmd(DISPLAY_ON)
+        self.powered = True
+
+    def power_save(self, on):
+        if on:
+            self.poweroff()
+        else:
+            self.poweron()
+
+    def contrast(self, level):
+        level = 0 if level < 0 else (255 if level > 255 else level)
+        self.write_cmd_arg(SET_CONTRAST, level)
+        self.contrast_level = level
+
+    def invert(self, on):
+        self.write_cmd(SET_INVERT if on else SET_NORMAL)
+        self.inverted = bool(on)
+
+    # ------------------------------------------------------------ updates
+
+    def dirty_pages(self):
+        """Bit mask of the pages that differ from the panel (bit p = page p)."""
+        if self._all:
+            return (1 << PAGES) - 1
+        mask = 0
+        pages = self._pages
+        spages = self._spages
+        p = 0
+        while p < PAGES:
+            if pages[p] != spages[p]:
+                mask |= 1 << p
+            p += 1
+        return mask
+
+    def show(self, full=False):
+        """Send the changed pages; return how many pages were sent.
+
+        Few locals on purpose: MicroPython puts a call's frame on the heap when
+        it holds more than about 11 words, and show() must not allocate.
+        """
+        if full:
+            self._all = True
+        sent = 0
+        p = 0
+        while p < PAGES:
+            if self._all or self._pages[p] != self._spages[p]:
+                q = p + 1  # extend the run over adjacent changed pages
+                while q < PAGES and (self._all or self._pages[q] != self._spages[q]):
+                    q += 1
+                self._send(p, q)
+                sent += q - p
+                p = q
+            else:
+                p += 1
+        self._all = False
+        return sent
+
+    def _send(self, first, end):
+        """Pages first..end-1: the window command, then the data in one transaction."""
+        v = self._win
+        v[5] = first
+        v[6] = end - 1
+        self.i2c.writeto(self.addr, v)
+        v = self._vecs[end - first]
+        i = first
+        while i < end:
+            v[i - first + 1] = self._pages[i]
+            i += 1
+        self.i2c.writevto(self.addr, v)
+        i = first  # the panel holds these pages now (not before: a bus error keeps them dirty)
+        while i < end:
+            self._spages[i][:] = self._pages[i]
+            i += 1
+
+    # ------------------------------------------------------------ drawing
+
+    def fill(self, c):
+        self.fb.fill(c)
+
+    def pixel(self, x, y, c=None):
+        if c is None:
+            return self.fb.pixel(x, y)
+        self.fb.pixel(x, y, c)
+        return None
+
+    def text(self, s, x, y, c=1):
+        self.fb.text(s, x, y, c)
+
+    def fill_rect(self, x, y, w, h, c):
+        self.fb.fill_rect(x, y, w, h, c)
+
+    def rect(self, x, y, w, h, c):
+        self.fb.rect(x, y, w, h, c)
+
+    def hline(self, x, y, w, c):
+        self.fb.hline(x, y, w, c)
+
+    def vline(self, x, y, h, c):
+        self.fb.vline(x, y, h, c)
+
+    def line(self, x1, y1, x2, y2, c):
+        self.fb.line(x1, y1, x2, y2, c)
+
+    def text_line(self, row, s, invert=False):
+        """Clear text row ``row`` (0..7, one display page) and write ``s`` on it."""
+        # (no extra locals: a larger frame would be heap-allocated on MicroPython)
+        self.fb.fill_rect(0, row << 3, WIDTH, 8, 1 if invert else 0)
+        self.fb.text(s, 0, row << 3, 0 if invert else 1)

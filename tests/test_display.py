@@ -1,0 +1,262 @@
+"""SSD1306 driver (firmware/drivers/ssd1306.py) against the chip model (host_sim).
+
+The driver runs unchanged under CPython with the pure-Python framebuf
+stand-in (drivers/fbuf.py); the model decodes what goes over the emulated I2C
+bus into GDDRAM, which must equal the driver's framebuffer byte for byte.
+Prints the I2C cost of a full and of a typical dirty update (DESIGN.md 7).
+"""
+
+from __future__ import annotations
+
+import struct
+import sys
+import zlib
+from pathlib import Path
+
+import pytest
+
+from host_sim.i2c_bus import I2CBus
+from host_sim.ssd1306_model import SSD1306Model
+from tools import mpvm
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT / "firmware") not in sys.path:
+    sys.path.insert(0, str(ROOT / "firmware"))
+
+from drivers import fbuf, ssd1306  # noqa: E402
+
+ADDR = 0x3C
+
+
+def make(log: bool = False):
+    bus = I2CBus()
+    model = bus.attach(ADDR, SSD1306Model())
+    assert isinstance(model, SSD1306Model)
+    if log:
+        bus.log = []
+    oled = ssd1306.SSD1306(bus, ADDR)
+    return bus, model, oled
+
+
+def test_init_sequence_configures_the_panel() -> None:
+    bus, model, oled = make()
+    assert model.unknown == []
+    assert model.display_on and oled.powered
+    assert model.mem_mode == 0  # horizontal
+    assert model.charge_pump
+    assert model.mux == 63 and model.com_pins == 0x12
+    assert model.seg_remap and model.com_scan_dec
+    assert model.contrast == 0x7F and not model.inverted and not model.entire_on
+    assert model.ram == oled.buffer == bytearray(1024)
+    # init = 1 command transaction + the first full update (window + data)
+    assert bus.transactions == 3
+    print(f"\ninit: {bus.transactions} I2C transactions, {bus.bytes} bytes")
+
+
+def test_full_update_byte_count() -> None:
+    bus, model, oled = make()
+    model.ram[:] = b"\xaa" * 1024  # the panel holds garbage
+    bus.reset_counts()
+    model.reset_counts()
+    oled.fill(1)
+    assert oled.show(full=True) == 8
+    assert model.data_bytes == 1024
+    assert model.ram == oled.buffer == bytearray(b"\xff" * 1024)
+    # one window command (0x21 0 127 0x22 0 7) and one data transaction
+    assert bus.transactions == 2
+    assert model.command_bytes == 6
+    assert bus.bytes == (1 + 6) + (1 + 1024)
+    assert model.commands == [(0x21, 0, 127), (0x22, 0, 7)]
+    print(f"\nfull update: {bus.transactions} I2C transactions, {bus.bytes} payload bytes "
+          f"({bus.wire_bytes} on the wire with address bytes), 1024 of them pixel data")
+
+
+def test_no_change_sends_nothing() -> None:
+    bus, model, oled = make()
+    bus.reset_counts()
+    assert oled.show() == 0
+    assert oled.dirty_pages() == 0
+    assert bus.transactions == 0 and bus.bytes == 0
+
+
+def test_one_text_line_sends_one_page() -> None:
+    bus, model, oled = make(log=True)
+    oled.text_line(0, "Tapp  Runde 3")
+    oled.text_line(7, "OK=weiter")
+    oled.show()
+    bus.reset_counts()
+    model.reset_counts()
+    oled.text_line(3, "Farbe bedienen!")
+    assert oled.dirty_pages() == 1 << 3
+    assert oled.show() == 1
+    assert model.commands == [(0x21, 0, 127), (0x22, 3, 3)]
+    assert model.data_bytes == 128
+    assert bus.transactions == 2 and bus.bytes == 7 + 129
+    assert model.ram == oled.buffer
+    assert model.text_rows()[3] == "Farbe bedienen!"
+    assert model.text_rows()[0] == "Tapp  Runde 3"
+    print(f"\ndirty update (one text line): {bus.transactions} I2C transactions, "
+          f"{bus.bytes} payload bytes ({bus.wire_bytes} on the wire), 128 of them pixel data")
+
+
+def test_two_separate_pages_and_an_adjacent_run() -> None:
+    bus, model, oled = make()
+    bus.reset_counts()
+    model.reset_counts()
+    oled.pixel(5, 1, 1)  # page 0
+    oled.pixel(9, 50, 1)  # page 6
+    assert oled.show() == 2
+    assert bus.transactions == 4 and model.data_bytes == 256
+    bus.reset_counts()
+    model.reset_counts()
+    oled.fill_rect(10, 20, 30, 20, 1)  # rows 20..39: pages 2..4, one run
+    assert oled.show() == 3
+    assert bus.transactions == 2 and model.data_bytes == 384
+    assert model.commands == [(0x21, 0, 127), (0x22, 2, 4)]
+    assert model.ram == oled.buffer
+    assert model.visible(10, 20) and model.visible(39, 39) and not model.visible(40, 39)
+
+
+def test_drawing_helpers_match_pixel_for_pixel() -> None:
+    bus, model, oled = make()
+    oled.text("Herz", 3, 5)  # not on the 8-pixel grid: spans pages 0 and 1
+    oled.hline(0, 63, 128, 1)
+    oled.vline(127, 0, 64, 1)
+    oled.rect(20, 30, 40, 12, 1)
+    oled.line(0, 0, 60, 25, 1)
+    oled.show()
+    assert model.ram == oled.buffer
+    for y in range(64):
+        for x in range(128):
+            assert model.visible(x, y) == oled.pixel(x, y), (x, y)
+
+
+def test_contrast_power_save_and_invert_show_in_the_model() -> None:
+    bus, model, oled = make()
+    oled.text_line(0, "Hi")
+    oled.show()
+    lit = model.lit_count()
+    assert lit > 0
+    bus.reset_counts()
+    oled.contrast(10)
+    assert model.contrast == 10 and bus.transactions == 1 and bus.bytes == 3
+    bright = model.to_png(scale=1)
+    oled.contrast(255)
+    assert model.contrast == 255 and model.to_png(scale=1) != bright
+    oled.power_save(True)
+    assert not model.display_on and model.lit_count() == 0
+    oled.power_save(False)
+    assert model.display_on and model.lit_count() == lit
+    oled.invert(True)
+    assert model.inverted and model.lit_count() == 128 * 64 - lit
+    oled.invert(False)
+    assert model.lit_count() == lit
+    assert model.unknown == []
+
+
+def test_writes_survive_a_bus_error() -> None:
+    bus, model, oled = make()
+    oled.text_line(2, "x")
+    del bus.devices[ADDR]  # the display drops off the bus
+    with pytest.raises(OSError):
+        oled.show()
+    bus.attach(ADDR, model)
+    assert oled.dirty_pages() == 1 << 2  # still dirty: sent again next time
+    assert oled.show() == 1 and model.ram == oled.buffer
+
+
+def test_model_decodes_page_mode_and_co_bit_commands() -> None:
+    # a micropython-lib style driver: each command byte with its own 0x80 control
+    # byte, and page addressing with 0xB0 | page and the column nibbles
+    bus = I2CBus()
+    model = bus.attach(ADDR, SSD1306Model())
+    assert isinstance(model, SSD1306Model)
+    for c in (0xAE, 0x20, 0x02, 0xA1, 0xC8, 0x81, 0x33, 0x8D, 0x14, 0xAF):
+        bus.writeto(ADDR, bytes((0x80, c)))
+    assert model.mem_mode == 2 and model.contrast == 0x33 and model.display_on
+    bus.writeto(ADDR, bytes((0x80, 0xB5, 0x80, 0x0A, 0x80, 0x11)))  # page 5, column 0x1A
+    bus.writeto_mem(ADDR, 0x40, b"\x01\x02\x03")
+    assert model.ram[5 * 128 + 0x1A:5 * 128 + 0x1D] == b"\x01\x02\x03"
+    # vertical mode: data walks down the pages of a 2-column window
+    bus.writeto(ADDR, bytes((0x00, 0x20, 0x01, 0x21, 4, 5, 0x22, 6, 7)))
+    bus.writeto(ADDR, bytes((0x40, 1, 2, 3, 4)))
+    assert (model.ram[6 * 128 + 4], model.ram[7 * 128 + 4],
+            model.ram[6 * 128 + 5], model.ram[7 * 128 + 5]) == (1, 2, 3, 4)
+    assert model.unknown == []
+    bus.writeto(ADDR, bytes((0x80, 0xFE)))
+    assert model.unknown == [0xFE]
+
+
+def test_png_is_valid(tmp_path: Path) -> None:
+    bus, model, oled = make()
+    oled.text_line(0, "Tapp")
+    oled.show()
+    path = model.save_png(tmp_path / "screen.png", scale=3)
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    length, kind = struct.unpack(">I4s", data[8:16])
+    assert kind == b"IHDR" and length == 13
+    w, h, depth, colour = struct.unpack(">IIBB", data[16:26])
+    assert (w, h, depth, colour) == ((128 + 4) * 3, (64 + 4) * 3, 8, 0)
+    assert zlib.crc32(data[12:29]) & 0xFFFFFFFF == struct.unpack(">I", data[29:33])[0]
+    # decode IDAT and check a lit and a dark pixel
+    pos = 33
+    idat = b""
+    while pos < len(data):
+        n, k = struct.unpack(">I4s", data[pos:pos + 8])
+        if k == b"IDAT":
+            idat += data[pos + 8:pos + 8 + n]
+        pos += 12 + n
+    raw = zlib.decompress(idat)
+    assert len(raw) == h * (w + 1)
+    stride = w + 1
+
+    def px(x: int, y: int) -> int:
+        return raw[((y + 2) * 3) * stride + 1 + (x + 2) * 3]
+
+    lit = next((x, y) for y in range(8) for x in range(128) if model.visible(x, y))
+    assert px(*lit) > 0 and px(127, 63) == 0
+    assert data.endswith(b"IEND\xaeB`\x82")
+
+
+def test_terminal_render() -> None:
+    bus, model, oled = make()
+    oled.fill_rect(0, 0, 4, 1, 1)  # row 0 only: upper half blocks
+    oled.fill_rect(0, 3, 2, 1, 1)  # row 3 only: lower half in text row 1
+    oled.fill_rect(0, 4, 3, 2, 1)  # rows 4-5: full blocks in text row 2
+    oled.show()
+    lines = model.to_text().split("\n")
+    assert len(lines) == 32
+    assert lines[0] == "▀▀▀▀" and lines[1] == "▄▄" and lines[2] == "███"
+    assert model.to_text(ascii_only=True).split("\n")[:3] == ['""""', ",,", "###"]
+    oled.text_line(0, "Herzblatt")
+    oled.show()
+    print("\n" + "\n".join(model.to_text().split("\n")[:4]))
+
+
+def test_fbuf_text_matches_micropython_framebuf() -> None:
+    # the host stand-in draws text exactly like the device's C framebuf
+    code = (
+        "import framebuf, binascii\n"
+        "b = bytearray(1024)\n"
+        "fb = framebuf.FrameBuffer(b, 128, 64, framebuf.MONO_VLSB)\n"
+        "fb.text('W\\xfcrttemberg 0123', 3, 5, 1)\n"
+        "fb.fill_rect(0, 40, 50, 9, 1)\n"
+        "fb.text('OK', 8, 41, 0)\n"
+        "fb.line(0, 0, 127, 63, 1)\n"
+        "fb.rect(60, 30, 20, 10, 1)\n"
+        "print(binascii.hexlify(b).decode())\n"
+    )
+    try:
+        r = mpvm.run_unix(code)
+    except mpvm.MPVMError as e:
+        pytest.fail(str(e), pytrace=False)
+    assert r.returncode == 0, r.stdout + r.stderr
+    buf = bytearray(1024)
+    fb = fbuf.FrameBuffer(buf, 128, 64, fbuf.MONO_VLSB)
+    fb.text("W\xfcrttemberg 0123", 3, 5, 1)
+    fb.fill_rect(0, 40, 50, 9, 1)
+    fb.text("OK", 8, 41, 0)
+    fb.line(0, 0, 127, 63, 1)
+    fb.rect(60, 30, 20, 10, 1)
+    assert buf.hex() == r.stdout.strip()

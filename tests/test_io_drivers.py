@@ -1,0 +1,250 @@
+"""Buttons, seat LEDs and buzzer drivers (firmware/drivers/) against host_sim/pins.py.
+
+Buttons: emulated pins pressed and released on a fake clock, with contact
+bounce. LEDs: the WS2812 byte stream (GRB) decoded back into colours per seat.
+Buzzer: the PWM model's record of frequency and duty over time.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from host_sim.pins import ButtonPin, FakeClock, NeoPixelModel, Pin, PWMModel, WS2812Decoder
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT / "firmware") not in sys.path:
+    sys.path.insert(0, str(ROOT / "firmware"))
+
+from drivers import buttons, buzzer, leds  # noqa: E402
+
+# ---------------------------------------------------------------- buttons
+
+
+def pad_and_pins(**kw):
+    clock = FakeClock(1000)
+    pins = [ButtonPin(n) for n in ("prev", "next", "ok")]
+    pad = buttons.ButtonPad(*pins, ticks_ms=clock, **kw)
+    return clock, pins, pad
+
+
+def run(clock: FakeClock, pad: buttons.ButtonPad, ms: int, step: int = 1) -> list[str]:
+    """Poll every ``step`` ms for ``ms`` ms; return the event names seen."""
+    out = []
+    for _ in range(ms // step):
+        clock.advance(step)
+        ev = pad.poll()
+        if ev:
+            out.append(buttons.EVENT_NAMES[ev])
+    return out
+
+
+def test_short_press() -> None:
+    clock, (prev, nxt, ok), pad = pad_and_pins()
+    assert run(clock, pad, 50) == []
+    ok.press()
+    assert run(clock, pad, 100) == []  # nothing until released
+    ok.release()
+    assert run(clock, pad, 50) == ["ok"]
+    assert run(clock, pad, 1000) == []
+
+
+def test_long_press_fires_once_while_held() -> None:
+    clock, (prev, nxt, ok), pad = pad_and_pins(long_ms=700)
+    nxt.press()
+    events = []
+    for t in range(1, 1500):
+        clock.advance(1)
+        ev = pad.poll()
+        if ev:
+            events.append((t, buttons.EVENT_NAMES[ev]))
+    # the press is confirmed 20 ms after the level settled (first poll, t=1) and
+    # counts from then: LONG 700 ms after t=1
+    assert events == [(701, "next_long")]
+    nxt.release()
+    assert run(clock, pad, 100) == []  # no short press after a long one
+
+
+def test_bounce_shorter_than_debounce_is_ignored() -> None:
+    clock, (prev, nxt, ok), pad = pad_and_pins(debounce_ms=20)
+    seen: list[int] = []
+
+    def poll() -> None:
+        ev = pad.poll()
+        if ev:
+            seen.append(ev)
+
+    # a glitch: 5 ms of chatter that ends released again
+    prev.bounce(clock, final_pressed=False, pattern_ms=(2, 1, 1, 1), poll=poll)
+    assert run(clock, pad, 100) == [] and seen == []
+    # a real press with 7 ms of bounce, then a release with bounce
+    prev.bounce(clock, final_pressed=True, pattern_ms=(1, 3, 2, 1), poll=poll)
+    assert run(clock, pad, 200) == [] and seen == []
+    prev.bounce(clock, final_pressed=False, pattern_ms=(2, 2, 3), poll=poll)
+    assert [buttons.EVENT_NAMES[e] for e in seen] + run(clock, pad, 50) == ["prev"]
+
+
+def test_press_shorter_than_debounce_is_ignored() -> None:
+    clock, (prev, nxt, ok), pad = pad_and_pins(debounce_ms=20)
+    ok.press()
+    assert run(clock, pad, 15) == []
+    ok.release()
+    assert run(clock, pad, 100) == []
+
+
+def test_button_held_at_start_up_gives_no_event() -> None:
+    clock = FakeClock()
+    pin = ButtonPin("ok")
+    pin.press()
+    b = buttons.Button(pin, clock)
+    got = []
+    for _ in range(1000):
+        clock.advance(2)
+        got.append(b.poll())
+    pin.release()
+    for _ in range(50):
+        clock.advance(2)
+        got.append(b.poll())
+    assert set(got) == {buttons.NONE}
+    pin.press()
+    for _ in range(20):
+        clock.advance(2)
+        b.poll()
+    pin.release()
+    for _ in range(20):
+        clock.advance(2)
+        got.append(b.poll())
+    assert got.count(buttons.SHORT) == 1
+
+
+def test_simultaneous_events_are_kept_for_the_next_poll() -> None:
+    clock, (prev, nxt, ok), pad = pad_and_pins()
+    prev.press()
+    ok.press()
+    run(clock, pad, 30)
+    prev.release()
+    ok.release()
+    # both releases are confirmed at the same poll: one event per poll, none lost
+    assert run(clock, pad, 25) == ["prev", "ok"]
+    assert pad.poll() == buttons.NONE
+
+
+def test_single_button_active_high_and_pin_irq_model() -> None:
+    clock = FakeClock()
+    pin = Pin("x", Pin.IN, Pin.PULL_DOWN)
+    edges: list[int] = []
+    pin.irq(lambda p: edges.append(p.value()), Pin.IRQ_RISING)
+    b = buttons.Button(pin, clock, active_low=False, debounce_ms=10, long_ms=300)
+    pin.drive(1)
+    assert edges == [1]
+    for _ in range(50):
+        clock.advance(1)
+        assert b.poll() == buttons.NONE
+    pin.drive(0)
+    got = []
+    for _ in range(20):
+        clock.advance(1)
+        got.append(b.poll())
+    assert got.count(buttons.SHORT) == 1 and edges == [1]
+
+
+# ---------------------------------------------------------------- WS2812 seat LEDs
+
+
+def test_seat_colours_decoded_from_the_wire() -> None:
+    np = NeoPixelModel(Pin("led", Pin.OUT), 5)
+    sl = leds.SeatLeds(np, 5, brightness=255)
+    sl.set_all(leds.IDLE)
+    sl.set(0, leds.TURN)
+    sl.set(2, leds.REFUSED)
+    sl.set(4, leds.WINNER)
+    assert sl.show()
+    assert np.colours == [(0, 0, 255), (40, 40, 40), (255, 0, 0), (40, 40, 40), (255, 180, 0)]
+    # GRB on the wire: red (255, 0, 0) at seat 2 is bytes 00 ff 00
+    assert bytes(np.buf[6:9]) == b"\x00\xff\x00"
+    assert not sl.show()  # nothing changed: no write
+    assert np.writes == 1 and np.decoder.bytes == 15
+    print(f"\nseat LEDs: {np.writes} write of {np.decoder.bytes} bytes for 5 seats")
+
+
+def test_brightness_scaling() -> None:
+    np = NeoPixelModel(None, 3)
+    sl = leds.SeatLeds(np, 3, brightness=64)
+    sl.set(1, leds.PLAYED)
+    sl.show()
+    assert np.colours[1] == (0, 255 * 64 // 255, 0)
+    assert np.colours[0] == (0, 0, 0)
+    sl.set_brightness(128)
+    assert sl.show()
+    assert np.colours[1] == (0, 128, 0)
+    sl.set_brightness(0)
+    sl.show()
+    assert np.colours == [(0, 0, 0)] * 3
+    assert len(leds.STATE_NAMES) == len(leds.COLOURS)
+
+
+def test_decoder_grb_order() -> None:
+    d = WS2812Decoder(2)
+    d.feed(bytes([1, 2, 3, 4, 5, 6, 7]))  # a trailing byte goes to no LED
+    assert d.colours == [(2, 1, 3), (5, 4, 6)]
+
+
+# ---------------------------------------------------------------- buzzer
+
+
+def play(seq: tuple[int, ...], poll_ms: int = 5, until: int = 2000):
+    clock = FakeClock(0)
+    pwm = PWMModel(Pin("bz", Pin.OUT), clock)
+    bz = buzzer.Buzzer(pwm, clock)
+    clock.advance(100)
+    bz.play(seq)
+    while clock.now < 100 + until:
+        clock.advance(poll_ms)
+        if not bz.update():
+            break
+    clock.advance(50)
+    return bz, pwm
+
+
+@pytest.mark.parametrize("name", sorted(buzzer.SOUNDS))
+def test_tone_sequences(name: str) -> None:
+    seq = buzzer.SOUNDS[name]
+    bz, pwm = play(seq, poll_ms=1)
+    notes = [(f, ms) for f, ms in zip(seq[::2], seq[1::2], strict=True)]
+    got = pwm.tones()
+    assert got[0][2] == 0  # silent before
+    assert got[-1][2] == 0 and not pwm.sounding and not bz.playing  # silent after
+    played = [(f, ms) for _, ms, f in got[1:-1]]
+    assert played == [(f, ms) for f, ms in notes], got
+    assert got[1][0] == 100  # starts at once
+
+
+def test_trick_won_arpeggio() -> None:
+    bz, pwm = play(buzzer.TRICK_WON, poll_ms=10)
+    assert [(t, f) for t, _, f in pwm.tones()] == [
+        (0, 0), (100, 1047), (170, 1319), (240, 1568), (360, 0)]
+    assert all(d == 32768 for _, _, d in pwm.log[1:-1] if d)
+
+
+def test_slow_polling_catches_up() -> None:
+    # polled every 100 ms, notes shorter than that are skipped over without drift
+    bz, pwm = play(buzzer.REJECT, poll_ms=100)
+    assert pwm.tones()[-1][0] == 100 + 500  # ended at the first poll after 420 ms
+    assert not bz.playing
+
+
+def test_mute_and_stop() -> None:
+    clock = FakeClock()
+    pwm = PWMModel(None, clock)
+    bz = buzzer.Buzzer(pwm, clock)
+    bz.muted = True
+    bz.play(buzzer.ACCEPT)
+    assert not pwm.sounding and bz.playing
+    bz.muted = False
+    bz.play(buzzer.ERROR)
+    assert pwm.sounding and pwm.freq() == 200
+    clock.advance(10)
+    bz.stop()
+    assert not pwm.sounding and not bz.update()
