@@ -1,0 +1,739 @@
+"""NXP MFRC522 NFC reader driver: ISO/IEC 14443A UIDs (4, 7, 10 bytes), debounced polling.
+
+The SPI bus, each reader's chip-select pin and the optional shared reset pin
+are injected (``machine.SPI`` / ``machine.Pin`` on the device, ``host_sim``'s
+emulated bus on the host); the driver never constructs them. Several readers
+share one bus, one chip-select each; only the reader being polled has its RF
+field on.
+
+References: NXP MFRC522 product data sheet rev. 3.9 ("DS"), ISO/IEC 14443-3
+("14443-3").
+
+One poll of one reader (``MFRC522.scan``):
+
+1. field on (TxControlReg Tx1RFEn|Tx2RFEn, DS 9.3.2.5), wait the guard time;
+2. WUPA (7-bit short frame, 14443-3 "REQA and WUPA"): wakes IDLE *and* HALT tags, so a
+   card that someone left halted is not taken for removed;
+3. per cascade level: ANTICOLLISION (SEL, NVB 0x20) -> 4 UID bytes + BCC
+   (checked); SELECT (SEL, NVB 0x70, UID, BCC, CRC_A) -> SAK + CRC_A (checked);
+   SAK bit 2 (cascade bit) set means the UID goes on at the next level and the
+   first byte was the cascade tag 0x88 (14443-3 "select sequence");
+4. field off: every tag drops to POWER-OFF and comes back IDLE next time.
+
+CRC_A is computed by the chip's CRC coprocessor (CalcCRC command, DS 10.3.1.4,
+preset 0x6363 from ModeReg). A reader remembers the last SELECT frame and SAK
+it checked per cascade level, so a card that stays on the reader costs no
+CalcCRC at all after the first poll.
+
+Results: a clean timeout on WUPA (TimerIRq, nothing received) is the only
+"absent". A collision (ErrorReg.CollErr, two tags answering) is COLLISION; any
+other error after a tag answered (parity, CRC, protocol, BCC, bad length,
+timeout in the middle of the anticollision) is ERROR -- a card is there.
+
+``ReaderSet`` debounces: a card counts once it was seen with the same UID in
+``confirm`` consecutive polls (default 2), it is gone after ``release``
+consecutive misses (default 3); ERROR polls are neither a miss nor a sighting,
+``error_polls`` of them in a row (default 3) report ERROR.
+
+Wiring (only main.py knows the board; pins come from boards/)::
+
+    readers = ReaderSet([MFRC522(spi, cs) for cs in seat_cs_pins], rst=reset_pin)
+    readers.init()                      # number of readers that passed the self-check
+    while True:
+        changed = readers.poll_all()    # bit i: reader i's reported state changed
+        for i in range(readers.n):
+            if changed & (1 << i):
+                handle(i, readers.status[i], readers.uid_view(i))
+
+Everything a poll touches is allocated at import (scratch buffers shared by
+all readers, which are polled one at a time) or in the constructors (about
+1.3 KB per reader on the 64-bit unix port): ``poll()`` and ``poll_all()``
+allocate nothing (proved with ``micropython.heap_lock()`` by
+tests/mp/mptest_mfrc522.py). UIDs are bytes/bytearrays, never ints.
+"""
+
+try:
+    from micropython import const
+except ImportError:  # CPython
+    const = lambda x: x  # noqa: E731  (a def would clash with the stub's signature in pyright)
+
+import time
+
+
+def _cpython_sleep_us(us):
+    time.sleep(us / 1000000)
+
+
+# time.sleep_us on MicroPython; the drivers take a sleep_us callable (the
+# emulator passes its virtual clock's), this is only the default
+_sleep_us = getattr(time, "sleep_us", _cpython_sleep_us)
+
+
+# ---------------------------------------------------------------- public status codes
+ABSENT = const(0)
+PRESENT = const(1)
+COLLISION = const(2)
+ERROR = const(3)
+
+# ---------------------------------------------------------------- registers (DS 9.2)
+_COMMAND = const(0x01)
+_COMIRQ = const(0x04)
+_DIVIRQ = const(0x05)
+_ERROR = const(0x06)
+_FIFODATA = const(0x09)
+_FIFOLEVEL = const(0x0A)
+_CONTROL = const(0x0C)
+_BITFRAMING = const(0x0D)
+_COLL = const(0x0E)
+_MODE = const(0x11)
+_TXCONTROL = const(0x14)
+_TXASK = const(0x15)
+_CRCRESULT_MSB = const(0x21)
+_CRCRESULT_LSB = const(0x22)
+_RFCFG = const(0x26)
+_TMODE = const(0x2A)
+_TPRESCALER = const(0x2B)
+_TRELOAD_HI = const(0x2C)
+_TRELOAD_LO = const(0x2D)
+_VERSION = const(0x37)
+
+# SPI address byte (DS 8.1.2.3): bit 7 = read, address in bits 6..1, bit 0 = 0
+_RD_FIFO = const(0x92)  # 0x80 | (_FIFODATA << 1)
+_WR_FIFO = const(0x12)  # _FIFODATA << 1
+
+# commands (DS 10.3, table 149)
+_CMD_IDLE = const(0x00)
+_CMD_CALC_CRC = const(0x03)
+_CMD_TRANSCEIVE = const(0x0C)
+_CMD_SOFT_RESET = const(0x0F)
+_POWER_DOWN = const(0x10)  # CommandReg bit 4, reads 1 while the chip wakes up
+
+# ComIrqReg (DS 9.3.1.5); writing bit 7 (Set1) = 0 clears the written 1-bits
+_RX_IRQ = const(0x20)
+_IDLE_IRQ = const(0x10)
+_ERR_IRQ = const(0x02)
+_TIMER_IRQ = const(0x01)
+_DONE_IRQS = const(0x33)  # RxIRq | IdleIRq | ErrIRq | TimerIRq
+_CRC_IRQ = const(0x04)  # DivIrqReg (DS 9.3.1.6)
+# ErrorReg (DS 9.3.1.7)
+_COLL_ERR = const(0x08)
+_BAD_FRAME_ERRS = const(0x17)  # BufferOvfl | CRCErr | ParityErr | ProtocolErr
+
+# Timer (DS 8.5, 9.3.3.10 TModeReg/TPrescalerReg, 9.3.3.11 TReloadReg):
+# f_timer = 13.56 MHz / (2 * TPrescaler + 1); TPrescaler = 0x0A9 = 169 gives
+# 339 / 13.56 MHz = 25 us per tick. Timeout = (TReload + 1) ticks = 60 * 25 us
+# = 1.5 ms. TAuto (TModeReg bit 7) starts the timer at the end of every
+# transmission and the first received bits stop it, so the timeout only has to
+# cover the tag's frame delay time (~91 us, 14443-3 "frame delay time"),
+# never the answer itself.
+_TMODE_VAL = const(0x80)  # TAuto = 1, TPrescaler_Hi = 0
+_TPRESCALER_VAL = const(0xA9)  # TPrescaler_Lo
+_TRELOAD_VAL = const(59)  # TReloadReg = 0x003B
+_TXASK_VAL = const(0x40)  # Force100ASK: ISO 14443A modulation (DS 9.3.2.6)
+_MODE_VAL = const(0x3D)  # TxWaitRF, PolMFin, CRCPreset = 01 -> 0x6363 (DS 9.3.2.2)
+
+# waits (us) from StartSend to the first ComIrqReg read: transmit + frame
+# delay time + answer at 106 kbit/s (9.44 us per bit, 9 bits per byte)
+_WAIT_REQ = const(400)  # WUPA: 7 bits out, ATQA (2 bytes) back
+_WAIT_ANTICOLL = const(750)  # 2 bytes out, 5 bytes back
+_WAIT_SELECT = const(1200)  # 9 bytes out, SAK + CRC back
+_WAIT_HLTA = const(1700)  # 4 bytes out, nothing back: the whole timeout
+_POLL_US = const(250)  # between ComIrqReg reads
+_POLL_MAX = const(16)  # reads before giving up: 16 * 250 us = 4 ms > timeout
+_CRC_POLL_MAX = const(8)
+
+# ISO/IEC 14443-3 commands
+_WUPA = const(0x52)
+_HLTA = const(0x50)
+_CASCADE_TAG = const(0x88)
+_SAK_CASCADE = const(0x04)
+
+# internal frame results
+_OK = const(0)
+_TIMEOUT = const(1)
+_COLLIDED = const(2)
+_BAD = const(3)
+_NEXT_LEVEL = const(4)
+
+_FRAME_MAX = const(9)  # longest frame sent: SELECT
+_RX_MAX = const(16)
+UID_MAX = const(10)
+
+VERSIONS = (0x91, 0x92)  # VersionReg: MFRC522 v1.0 / v2.0 (DS 9.3.4.8)
+
+
+def _eq(a, b, n):
+    """a[:n] == b[:n] without allocating (slices would)."""
+    while n:
+        n -= 1
+        if a[n] != b[n]:
+            return False
+    return True
+
+
+def _cp(dst, src, n):
+    """dst[:n] = src[:n] without allocating."""
+    while n:
+        n -= 1
+        dst[n] = src[n]
+
+
+# MicroPython puts a call's frame on the heap when locals + stack exceed 11
+# words (py/objfun.c, VM_MAX_STATE_ON_STACK), and on the C stack when the heap
+# is locked -- so heap_lock() alone would not notice. The poll path is therefore
+# split into small functions (checked with micropython.mem_total() in
+# tests/mp/mptest_mfrc522.py).
+
+
+class _Scratch:
+    """SPI and FIFO buffers. The readers on a bus are polled one at a time, so
+    they all share one set (made at import), with every prefix view made once:
+    slicing a buffer in the poll path would allocate."""
+
+    def __init__(self):
+        # one-register access: address byte + data byte
+        self.w2 = bytearray(2)
+        self.r2 = bytearray(2)
+        # FIFO write bursts: address byte + frame
+        self.fw = bytearray(1 + _FRAME_MAX)
+        self.fw[0] = _WR_FIFO
+        mv = memoryview(self.fw)
+        self.fwv = [mv[: n + 1] for n in range(_FRAME_MAX + 1)]
+        self.fw3 = mv[3:]  # SELECT: CLn (4), BCC, CRC_A (2)
+        self.fw4 = mv[4:]
+        self.cw = bytearray(4)  # CRC check of an answer (<= 3 bytes)
+        self.cw[0] = _WR_FIFO
+        self.cwv3 = memoryview(self.cw)
+        # FIFO read: n address bytes + 0x00 out, the data back after the first byte
+        self.ft = bytearray(_RX_MAX + 1)
+        for i in range(_RX_MAX + 1):
+            self.ft[i] = _RD_FIFO
+        self.fr = bytearray(_RX_MAX + 1)
+        mt = memoryview(self.ft)
+        mr = memoryview(self.fr)
+        self.ftv = [mt[:n] for n in range(_RX_MAX + 2)]
+        self.frv = [mr[:n] for n in range(_RX_MAX + 2)]
+        self.frv1 = [mr[1: 1 + n] for n in range(_RX_MAX + 1)]
+        self.one = mt[:1]  # the FIFO read address alone
+        self.a1 = bytearray(1)  # one register address alone (readinto-only SPI)
+        self.frame = mr[1:]
+        # two registers in one transaction: FIFOLevelReg + ControlReg, CRCResultReg L/H
+        self.q_level = bytearray((0x80 | (_FIFOLEVEL << 1), 0x80 | (_CONTROL << 1), 0))
+        self.q_crc = bytearray((0x80 | (_CRCRESULT_LSB << 1), 0x80 | (_CRCRESULT_MSB << 1), 0))
+        self.q_r = bytearray(3)
+
+
+_S = _Scratch()
+
+
+class MFRC522:
+    """One MFRC522 on a shared SPI bus with its own chip-select pin."""
+
+    # the shared scratch buffers, as class attributes: no per-reader copies
+    _w2 = _S.w2
+    _r2 = _S.r2
+    _fw = _S.fw
+    _fwv = _S.fwv
+    _fw3 = _S.fw3
+    _fw4 = _S.fw4
+    _cw = _S.cw
+    _cwv3 = _S.cwv3
+    _ft = _S.ft
+    _fr = _S.fr
+    _ftv = _S.ftv
+    _frv = _S.frv
+    _frv1 = _S.frv1
+    _one = _S.one
+    _a1 = _S.a1
+    frame = _S.frame  # the last answer on the bus: valid right after a frame
+    _q_level = _S.q_level
+    _q_crc = _S.q_crc
+    _q_r = _S.q_r
+
+    def __init__(self, spi, cs, rst=None, sleep_us=None, gain=None):
+        self._spi = spi
+        self._cs = cs
+        self._rst = rst
+        self._sleep = sleep_us if sleep_us is not None else _sleep_us
+        self._gain = gain
+        self._wr_rd = hasattr(spi, "write_readinto")
+        cs.value(1)
+        self.version = 0
+        self.ok = False
+        self.errors = 0  # ErrorReg of the last failed frame
+        self.sak = 0
+        self.uid = bytearray(UID_MAX)
+        self.uid_len = 0
+        mv = memoryview(self.uid)
+        self._uid_at = [mv[3 * k:] for k in range(3)]  # where cascade level k's bytes go
+        self.rx_len = 0
+        self.rx_bits = 0  # valid bits in the last byte, 0 = all 8
+        self._txctl = 0x80  # TxControlReg reset value: field off
+        # per cascade level: the last SELECT tail (CLn, BCC, CRC_A) and the last
+        # SAK + CRC_A that CalcCRC checked, with a valid flag each
+        self._sel_ok = bytearray(3)
+        self._sak_good = bytearray(3)
+        self._sel_cache = bytearray(3 * 7)
+        self._sak_cache = bytearray(3 * 3)
+        mv = memoryview(self._sel_cache)
+        self._selv = [mv[7 * k: 7 * k + 7] for k in range(3)]
+        mv = memoryview(self._sak_cache)
+        self._sakv = [mv[3 * k: 3 * k + 3] for k in range(3)]
+        self._hlta_crc = -1
+
+    # ---------------------------------------------------------------- register access
+    def _write(self, reg, value):
+        b = self._w2
+        b[0] = reg << 1
+        b[1] = value
+        self._cs.value(0)
+        self._spi.write(b)
+        self._cs.value(1)
+
+    def _read(self, reg):
+        b = self._w2
+        b[0] = 0x80 | (reg << 1)
+        b[1] = 0
+        self._cs.value(0)
+        if self._wr_rd:
+            self._spi.write_readinto(b, self._r2)
+            v = self._r2[1]
+        else:
+            self._a1[0] = b[0]
+            self._spi.write(self._a1)
+            self._spi.readinto(self._frv[1], 0)
+            v = self._fr[0]
+        self._cs.value(1)
+        return v
+
+    def _read_pair(self, q):
+        """Two registers in one read transaction; values in self._q_r[1], [2]."""
+        r = self._q_r
+        if self._wr_rd:
+            self._cs.value(0)
+            self._spi.write_readinto(q, r)
+            self._cs.value(1)
+        else:
+            r[1] = self._read((q[0] >> 1) & 0x3F)
+            r[2] = self._read((q[1] >> 1) & 0x3F)
+
+    def _write_fifo(self, mv):
+        self._cs.value(0)
+        self._spi.write(mv)
+        self._cs.value(1)
+
+    def _read_fifo(self, n):
+        """n bytes from the FIFO in one transaction; they land in self.frame."""
+        self._cs.value(0)
+        if self._wr_rd:
+            self._ft[n] = 0
+            self._spi.write_readinto(self._ftv[n + 1], self._frv[n + 1])
+            self._ft[n] = _RD_FIFO
+        else:  # readinto clocks the FIFO address byte out for every byte
+            self._spi.write(self._one)
+            self._spi.readinto(self._frv1[n], _RD_FIFO)
+        self._cs.value(1)
+
+    # ---------------------------------------------------------------- setup
+    def reset(self):
+        """SoftReset (DS 10.3.1.10): registers to reset values, field off; True when awake."""
+        self._write(_COMMAND, _CMD_SOFT_RESET)
+        self._txctl = 0x80
+        n = 20
+        while n:
+            self._sleep(50)
+            if not self._read(_COMMAND) & _POWER_DOWN:
+                return True
+            n -= 1
+        return False
+
+    def init(self, hard_reset=True):
+        """Reset, check VersionReg, set timer and modulation, field off. True if usable."""
+        self.ok = False
+        if hard_reset and self._rst is not None:
+            hard_reset_pin(self._rst, self._sleep)
+        if not self.reset():
+            return False
+        self.version = self._read(_VERSION)
+        if self.version not in VERSIONS:
+            return False
+        self._write(_TMODE, _TMODE_VAL)
+        self._write(_TPRESCALER, _TPRESCALER_VAL)
+        self._write(_TRELOAD_HI, _TRELOAD_VAL >> 8)
+        self._write(_TRELOAD_LO, _TRELOAD_VAL & 0xFF)
+        self._write(_TXASK, _TXASK_VAL)
+        self._write(_MODE, _MODE_VAL)
+        if self._gain is not None:  # RxGain, RFCfgReg bits 6..4 (DS 9.3.3.6)
+            self._write(_RFCFG, (self._gain & 0x07) << 4)
+        self.antenna(False)
+        for k in range(3):
+            self._sel_ok[k] = 0
+            self._sak_good[k] = 0
+        self.ok = True
+        return True
+
+    def antenna(self, on):
+        """RF field on/off: TxControlReg Tx1RFEn | Tx2RFEn (DS 9.3.2.5)."""
+        v = (self._txctl | 0x03) if on else (self._txctl & 0xFC)
+        self._write(_TXCONTROL, v)
+        self._txctl = v
+
+    # ---------------------------------------------------------------- frames
+    def _transceive(self, n, tx_last_bits, wait_us):
+        """Send self._fw[1:1+n] (last byte: tx_last_bits bits, 0 = 8), wait for the answer.
+
+        Returns _OK (answer in self.frame[:self.rx_len]), _TIMEOUT (clean: the
+        timer ran out and nothing was received), _COLLIDED or _BAD.
+        """
+        self._send(n, tx_last_bits)
+        self._sleep(wait_us)
+        return self._outcome(self._wait_irq())
+
+    def _send(self, n, tx_last_bits):
+        self._write(_COMMAND, _CMD_IDLE)  # stop whatever runs (DS 10.3.1.1)
+        self._write(_COMIRQ, 0x7F)  # Set1 = 0: clear every interrupt flag
+        self._write(_FIFOLEVEL, 0x80)  # FlushBuffer
+        self._write_fifo(self._fwv[n])
+        self._write(_BITFRAMING, tx_last_bits)  # RxAlign 0, StartSend 0 (DS 9.3.1.14)
+        self._write(_COMMAND, _CMD_TRANSCEIVE)
+        self._write(_BITFRAMING, 0x80 | tx_last_bits)  # StartSend
+
+    def _wait_irq(self):
+        """Bounded poll of ComIrqReg for RxIRq|IdleIRq|ErrIRq|TimerIRq; 0 if none came."""
+        left = _POLL_MAX
+        while left:
+            irq = self._read(_COMIRQ)
+            if irq & _DONE_IRQS:
+                return irq
+            left -= 1
+            self._sleep(_POLL_US)
+        return 0
+
+    def _outcome(self, irq):
+        if not irq:
+            self.errors = 0
+            return _BAD  # the chip never finished: not a clean timeout
+        if irq & _ERR_IRQ:
+            err = self._read(_ERROR)
+            self.errors = err
+            if err & _COLL_ERR:
+                return _COLLIDED
+            if err & _BAD_FRAME_ERRS:
+                return _BAD
+        if irq & _RX_IRQ:
+            return self._fetch()
+        if irq & _TIMER_IRQ:
+            return _TIMEOUT
+        return _BAD
+
+    def _fetch(self):
+        self._read_pair(self._q_level)
+        n = self._q_r[1] & 0x7F
+        self.rx_bits = self._q_r[2] & 0x07
+        if n == 0 or n > _RX_MAX:
+            self.rx_len = 0
+            return _BAD
+        self._read_fifo(n)
+        self.rx_len = n
+        return _OK
+
+    def _calc_crc(self, mv):
+        """CRC_A of mv[1:] (mv[0] is the FIFO write address) by the chip (DS 10.3.1.4).
+
+        Returns the 16-bit CRC (low byte is sent first) or -1 if the chip never finished.
+        """
+        self._write(_COMMAND, _CMD_IDLE)
+        self._write(_DIVIRQ, _CRC_IRQ)  # Set2 = 0: clear CRCIRq
+        self._write(_FIFOLEVEL, 0x80)
+        self._write_fifo(mv)
+        self._write(_COMMAND, _CMD_CALC_CRC)
+        left = _CRC_POLL_MAX
+        while not self._read(_DIVIRQ) & _CRC_IRQ:
+            left -= 1
+            if not left:
+                return -1
+            self._sleep(10)
+        self._read_pair(self._q_crc)
+        # CalcCRC stays active until another command: every frame starts with Idle
+        return self._q_r[1] | (self._q_r[2] << 8)
+
+    def _select_crc(self, level):
+        """CRC_A bytes for the SELECT frame in self._fw[1:8], from cache or CalcCRC."""
+        f = self._fw
+        c = self._selv[level]
+        if self._sel_ok[level] and _eq(c, self._fw3, 5):
+            f[8] = c[5]
+            f[9] = c[6]
+            return True
+        crc = self._calc_crc(self._fwv[7])
+        if crc < 0:
+            return False
+        f[8] = crc & 0xFF
+        f[9] = crc >> 8
+        _cp(c, self._fw3, 7)
+        self._sel_ok[level] = 1
+        return True
+
+    def _sak_ok(self, level):
+        """SAK + CRC_A in self.frame[:3] valid? (CRC over data + CRC is 0; cached)."""
+        c = self._sakv[level]
+        if self._sak_good[level] and _eq(c, self.frame, 3):
+            return True
+        self._copy_sak()
+        if self._calc_crc(self._cwv3) != 0:
+            return False
+        _cp(c, self.frame, 3)
+        self._sak_good[level] = 1
+        return True
+
+    def _copy_sak(self):
+        cw = self._cw
+        f = self.frame
+        cw[1] = f[0]
+        cw[2] = f[1]
+        cw[3] = f[2]
+
+    def _wupa(self):
+        self._fw[1] = _WUPA
+        r = self._transceive(1, 7, _WAIT_REQ)  # short frame: 7 bits
+        if r == _OK and (self.rx_len != 2 or self.rx_bits):
+            return _BAD  # ATQA is 2 whole bytes
+        return r
+
+    def _select_uid(self):
+        """Anticollision + SELECT for every cascade level; UID into self.uid."""
+        for level in range(3):
+            r = self._cascade(level)
+            if r != _NEXT_LEVEL:
+                return r
+        return _BAD
+
+    def _cascade(self, level):
+        """One cascade level (14443-3 "select sequence"): _OK when the UID is complete."""
+        f = self._fw
+        f[1] = 0x93 + 2 * level  # SEL: 0x93, 0x95, 0x97
+        f[2] = 0x20  # NVB: 2 bytes, no UID bits known
+        r = self._transceive(2, 0, _WAIT_ANTICOLL)
+        if r != _OK:
+            return _BAD if r == _TIMEOUT else r
+        if not self._uid_part_ok():
+            return _BAD
+        f[2] = 0x70  # NVB: 7 bytes, SELECT
+        _cp(self._fw3, self.frame, 5)
+        if not self._select_crc(level):
+            return _BAD
+        r = self._transceive(9, 0, _WAIT_SELECT)
+        if r != _OK:
+            return _BAD if r == _TIMEOUT else r
+        if self.rx_len != 3 or self.rx_bits or not self._sak_ok(level):
+            return _BAD
+        return self._take_uid(level)
+
+    def _uid_part_ok(self):
+        """5 whole bytes: 4 UID bytes and their BCC (XOR)."""
+        if self.rx_len != 5 or self.rx_bits:
+            return False
+        f = self.frame
+        return f[0] ^ f[1] ^ f[2] ^ f[3] == f[4]
+
+    def _take_uid(self, level):
+        sak = self.frame[0]
+        if sak & _SAK_CASCADE:  # UID not complete: CLn was 0x88 + 3 UID bytes
+            if self._fw[3] != _CASCADE_TAG:
+                return _BAD
+            _cp(self._uid_at[level], self._fw4, 3)
+            return _NEXT_LEVEL
+        _cp(self._uid_at[level], self._fw3, 4)
+        self.uid_len = 3 * level + 4
+        self.sak = sak
+        return _OK
+
+    # ---------------------------------------------------------------- public
+    def scan(self, settle_us=5000, keep_field=False):
+        """Read the UID of the card on this reader once (not debounced).
+
+        Returns ABSENT, PRESENT (UID in self.uid[:self.uid_len]), COLLISION or
+        ERROR. The field is switched on for the scan and off after it unless
+        keep_field (then a second WUPA after a timeout catches a card that was
+        left ACTIVE, which drops to IDLE on the first one).
+        """
+        self.uid_len = 0
+        if not self.ok:
+            return ERROR
+        if not self._txctl & 0x03:
+            self.antenna(True)
+            # guard time: tags need the field a few ms before the first command
+            self._sleep(settle_us)
+        r = self._wupa()
+        if r == _TIMEOUT and keep_field:
+            r = self._wupa()
+        if r == _OK:
+            r = self._select_uid()
+        if not keep_field:
+            self.antenna(False)
+        if r == _OK:
+            return PRESENT
+        if r == _TIMEOUT:
+            return ABSENT
+        if r == _COLLIDED:
+            return COLLISION
+        return ERROR
+
+    def halt(self):
+        """HLTA to the selected card: True when it did not answer, i.e. it is halted.
+
+        14443-3 "HLTA command": a PICC never answers HLTA; any answer is a failure.
+        Only meaningful with the field still on, after ``scan(keep_field=True)``.
+        """
+        if not self._txctl & 0x03:
+            return False
+        if self._hlta_crc < 0:
+            f = self._fw
+            f[1] = _HLTA
+            f[2] = 0
+            self._hlta_crc = self._calc_crc(self._fwv[2])
+            if self._hlta_crc < 0:
+                return False
+        f = self._fw
+        f[1] = _HLTA
+        f[2] = 0
+        f[3] = self._hlta_crc & 0xFF
+        f[4] = self._hlta_crc >> 8
+        return self._transceive(4, 0, _WAIT_HLTA) == _TIMEOUT
+
+
+def hard_reset_pin(rst, sleep_us):
+    """Pulse NRSTPD low (hard power-down, DS 8.6.1) and wait for the oscillator (DS 8.8)."""
+    rst.value(0)
+    sleep_us(100)
+    rst.value(1)
+    sleep_us(50000)
+
+
+class ReaderSet:
+    """Several MFRC522 on one bus (shared reset), polled one at a time, debounced.
+
+    After ``poll(i)`` the reported state of reader i is ``status[i]`` (ABSENT,
+    PRESENT, COLLISION, ERROR) and, when PRESENT, ``uid_view(i)`` / ``uid(i)``.
+    """
+
+    def __init__(self, readers, rst=None, confirm=2, release=3, error_polls=3,
+                 settle_us=5000, keep_field=False, sleep_us=None):
+        self.readers = readers
+        self._rst = rst
+        self._sleep = sleep_us if sleep_us is not None else _sleep_us
+        n = len(readers)
+        self.n = n
+        self.confirm = confirm
+        self.release = release
+        self.error_polls = error_polls
+        self.settle_us = settle_us
+        self.keep_field = keep_field and n == 1
+        self.status = bytearray(n)  # reported (debounced) state
+        self.raw = bytearray(n)  # result of the last scan
+        self.uid_lens = bytearray(n)
+        self.uids = bytearray(UID_MAX * n)
+        self._cand = bytearray(UID_MAX * n)  # candidate being confirmed
+        self._cand_len = bytearray(n)
+        self._cand_kind = bytearray(n)
+        self._seen = bytearray(n)
+        self._miss = bytearray(n)
+        self._errs = bytearray(n)
+        mv = memoryview(self.uids)
+        # views of each reader's UID for the lengths 0, 4, 7, 10 (index: length // 3)
+        self._views = [[mv[UID_MAX * i: UID_MAX * i + k] for k in (0, 4, 7, 10)]
+                       for i in range(n)]
+        self._uidv = [mv[UID_MAX * i:] for i in range(n)]
+        mv = memoryview(self._cand)
+        self._candv = [mv[UID_MAX * i:] for i in range(n)]
+
+    def init(self):
+        """Hard-reset all readers once (shared pin), then init each; count of usable ones."""
+        if self._rst is not None:
+            hard_reset_pin(self._rst, self._sleep)
+        good = 0
+        for i in range(self.n):
+            rd = self.readers[i]
+            if rd.init(hard_reset=False):
+                good += 1
+                self.status[i] = ABSENT
+            else:
+                self.status[i] = ERROR
+            self.uid_lens[i] = 0
+            self._seen[i] = 0
+            self._miss[i] = 0
+            self._errs[i] = 0
+            self._cand_kind[i] = ABSENT
+        return good
+
+    def uid_view(self, i):
+        """The reported UID of reader i as a memoryview (no allocation); empty if none."""
+        return self._views[i][self.uid_lens[i] // 3]
+
+    def uid(self, i):
+        """The reported UID of reader i as bytes (allocates; for the app, not the poll path)."""
+        return bytes(self.uid_view(i))
+
+    def poll(self, i):
+        """Scan reader i once and debounce; 1 if its reported state changed, else 0."""
+        rd = self.readers[i]
+        raw = rd.scan(self.settle_us, self.keep_field)
+        self.raw[i] = raw
+        if raw == ABSENT:
+            return self._missed(i)
+        self._miss[i] = 0  # something answered: never a miss
+        if raw == ERROR:
+            return self._failed(i)
+        self._errs[i] = 0
+        return self._sighted(i, raw, rd)
+
+    def poll_all(self):
+        """Poll every reader in turn; bit i of the result is set if reader i changed."""
+        changed = 0
+        for i in range(self.n):
+            if self.poll(i):
+                changed |= 1 << i
+        return changed
+
+    def _missed(self, i):
+        self._seen[i] = 0
+        self._errs[i] = 0
+        if self._miss[i] < 255:
+            self._miss[i] += 1
+        if self.status[i] != ABSENT and self._miss[i] >= self.release:
+            self.status[i] = ABSENT
+            self.uid_lens[i] = 0
+            return 1
+        return 0
+
+    def _failed(self, i):
+        if self._errs[i] < 255:
+            self._errs[i] += 1
+        if self.status[i] != ERROR and self._errs[i] >= self.error_polls:
+            self.status[i] = ERROR
+            self.uid_lens[i] = 0
+            return 1
+        return 0
+
+    def _sighted(self, i, raw, rd):
+        n = rd.uid_len if raw == PRESENT else 0
+        if self._is_cand(i, raw, n, rd.uid):
+            if self._seen[i] < 255:
+                self._seen[i] += 1
+        else:
+            self._cand_kind[i] = raw
+            self._cand_len[i] = n
+            _cp(self._candv[i], rd.uid, n)
+            self._seen[i] = 1
+        if self._seen[i] < self.confirm:
+            return 0
+        if self.status[i] == raw and self.uid_lens[i] == n and _eq(self._uidv[i], rd.uid, n):
+            return 0  # already reported
+        self.status[i] = raw
+        _cp(self._uidv[i], rd.uid, n)
+        self.uid_lens[i] = n
+        return 1
+
+    def _is_cand(self, i, raw, n, uid):
+        return (self._cand_kind[i] == raw and self._cand_len[i] == n
+                and _eq(self._candv[i], uid, n))

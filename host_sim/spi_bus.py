@@ -1,0 +1,159 @@
+"""Emulated SPI bus with chip-select and reset pins, and a virtual clock.
+
+The bus offers the ``machine.SPI`` API the firmware drivers use
+(``write``, ``read``, ``readinto``, ``write_readinto``) and ``Pin``-like
+objects (``value()``, ``on()``, ``off()``, ``__call__``). A device is selected
+while its chip-select pin is low; every byte clocked while it is selected is
+passed to the device's ``exchange(mosi) -> miso``. A byte clocked while no
+device (or more than one) is selected raises ``BusError``: that is a driver bug.
+
+Time is virtual (``Clock``, microseconds): each transaction costs
+``overhead_us`` (the host's cost of one driver call with a chip-select toggle)
+and each byte ``8 / baudrate`` seconds. ``sleep_us`` advances the same clock, so
+drivers that take a ``sleep_us`` callable can be given ``bus.sleep_us`` and a
+chip's timer and tag answers happen at the right moments relative to the
+driver's register accesses. Nothing here ever sleeps for real.
+"""
+
+from __future__ import annotations
+
+
+class BusError(RuntimeError):
+    """Bytes clocked with no device (or several devices) selected."""
+
+
+class Clock:
+    """Virtual time in microseconds (a float)."""
+
+    def __init__(self) -> None:
+        self.now_us = 0.0
+
+    def advance(self, us: float) -> None:
+        if us > 0:
+            self.now_us += us
+
+    def sleep_us(self, us: float) -> None:
+        self.advance(us)
+
+    def ticks_us(self) -> int:
+        return int(self.now_us)
+
+
+class Pin:
+    """An output pin as the firmware sees it (``machine.Pin`` subset).
+
+    Listeners are called with the new level on every change.
+    """
+
+    def __init__(self, name: str, value: int = 1) -> None:
+        self.name = name
+        self._value = 1 if value else 0
+        self._listeners: list = []
+        self.changes = 0
+
+    def listen(self, fn) -> None:
+        self._listeners.append(fn)
+
+    def value(self, v=None):
+        if v is None:
+            return self._value
+        v = 1 if v else 0
+        if v != self._value:
+            self._value = v
+            self.changes += 1
+            for fn in self._listeners:
+                fn(v)
+        return None
+
+    def __call__(self, v=None):
+        return self.value(v)
+
+    def on(self) -> None:
+        self.value(1)
+
+    def off(self) -> None:
+        self.value(0)
+
+    def init(self, *args, **kw) -> None:  # machine.Pin.init: accepted and ignored
+        if "value" in kw:
+            self.value(kw["value"])
+
+    def __repr__(self) -> str:
+        return "Pin(%r, %d)" % (self.name, self._value)
+
+
+class SpiBus:
+    """One SPI bus; devices attach with their own chip-select pin (active low)."""
+
+    def __init__(self, baudrate: int = 1_000_000, overhead_us: float = 10.0,
+                 clock: Clock | None = None) -> None:
+        self.clock = clock or Clock()
+        self.baudrate = baudrate
+        self.overhead_us = overhead_us
+        self._devices: list = []  # (cs pin, device)
+        self._selected: list = []
+        self.transactions = 0
+        self.bytes = 0
+
+    # ------------------------------------------------------------ wiring
+    def pin(self, name: str, value: int = 1) -> Pin:
+        return Pin(name, value)
+
+    def attach(self, device, cs: Pin):
+        """Connect a device (``select()``, ``exchange(b)``, ``deselect()``) on ``cs``."""
+        self._devices.append((cs, device))
+        cs.listen(lambda v, d=device: self._cs_changed(d, v))
+        if cs.value() == 0:
+            self._cs_changed(device, 0)
+        return device
+
+    def _cs_changed(self, device, level: int) -> None:
+        if level == 0:
+            self.clock.advance(self.overhead_us)
+            self.transactions += 1
+            self._selected.append(device)
+            device.select()
+        else:
+            if device in self._selected:
+                self._selected.remove(device)
+                device.deselect()
+
+    def sleep_us(self, us: float) -> None:
+        self.clock.advance(us)
+
+    def ticks_us(self) -> int:
+        return self.clock.ticks_us()
+
+    # ------------------------------------------------------------ byte level
+    def _xfer(self, mosi: int) -> int:
+        if len(self._selected) != 1:
+            raise BusError("%d devices selected while clocking a byte" % len(self._selected))
+        self.clock.advance(8e6 / self.baudrate)
+        self.bytes += 1
+        return self._selected[0].exchange(mosi & 0xFF) & 0xFF
+
+    # ------------------------------------------------------------ machine.SPI API
+    def init(self, *args, **kw) -> None:
+        if "baudrate" in kw:
+            self.baudrate = kw["baudrate"]
+
+    def deinit(self) -> None:
+        pass
+
+    def write(self, buf) -> None:
+        for b in bytes(buf):
+            self._xfer(b)
+
+    def read(self, nbytes: int, write: int = 0x00) -> bytes:
+        return bytes(self._xfer(write) for _ in range(nbytes))
+
+    def readinto(self, buf, write: int = 0x00) -> None:
+        for i in range(len(buf)):
+            buf[i] = self._xfer(write)
+
+    def write_readinto(self, write_buf, read_buf) -> None:
+        wb = bytes(write_buf)
+        if len(wb) != len(read_buf):
+            raise ValueError("buffers must be the same length")
+        for i, b in enumerate(wb):
+            read_buf[i] = self._xfer(b)

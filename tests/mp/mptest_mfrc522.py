@@ -1,0 +1,329 @@
+# The MFRC522 driver (firmware/drivers/mfrc522.py) under real MicroPython:
+# polls allocate nothing (micropython.heap_lock() around ReaderSet.poll for an
+# empty reader, a new card, a card that stays, a 4-byte and a 7-byte UID) and
+# the debounce reports the right states.
+#
+# host_sim's chip model is CPython-only, so this file carries a tiny chip fake
+# that answers like an MFRC522 with no card / with one card, without timing
+# (the full model is exercised by tests/test_mfrc522.py). The fake itself is
+# allocation-free, so it can run with the heap locked too.
+from drivers import mfrc522 as M
+
+try:
+    import micropython
+except ImportError:  # CPython
+    micropython = None
+
+
+def _crc_byte(crc, b):
+    crc ^= b
+    k = 8
+    while k:
+        crc = (crc >> 1) ^ 0x8408 if crc & 1 else crc >> 1
+        k -= 1
+    return crc
+
+
+def _crc_a(buf, start, n):
+    crc = 0x6363
+    while n:
+        crc = _crc_byte(crc, buf[start])
+        start += 1
+        n -= 1
+    return crc
+
+
+class FakeChip:
+    """Registers, FIFO, Transceive/CalcCRC answered at once (no timer model)."""
+
+    def __init__(self):
+        self.regs = bytearray(64)
+        self.regs[0x37] = 0x92
+        self.fifo = bytearray(64)
+        self.flen = 0
+        self.fpos = 0
+        self.uid = bytearray(10)
+        self.uid_len = 0  # 0: no card
+        self.level = 0
+        self.addr = -1
+        self.reads = 0
+        self.writes = 0
+
+    def put(self, uid):
+        for i in range(len(uid)):
+            self.uid[i] = uid[i]
+        self.uid_len = len(uid)
+
+    def begin(self):
+        self.addr = -1
+
+    def xfer(self, b):
+        if self.addr < 0:
+            self.addr = b
+            return 0
+        a = (self.addr >> 1) & 0x3F
+        if self.addr & 0x80:  # read: b is the next address byte
+            v = self._read(a)
+            self.addr = b if b & 0x80 else 0x7E
+            return v
+        self._write(a, b)
+        return 0
+
+    def _read(self, a):
+        self.reads += 1
+        if a == 0x09:
+            if self.fpos < self.flen:
+                v = self.fifo[self.fpos]
+                self.fpos += 1
+                return v
+            return 0
+        if a == 0x0A:
+            return self.flen - self.fpos
+        return self.regs[a]
+
+    def _write(self, a, v):
+        self.writes += 1
+        r = self.regs
+        if a == 0x01:
+            self._command(v & 0x0F)
+        elif a == 0x04 or a == 0x05:
+            if v & 0x80:
+                r[a] |= v & 0x7F
+            else:
+                r[a] &= ~v & 0x7F
+        elif a == 0x09:
+            if self.flen < 64:
+                self.fifo[self.flen] = v
+                self.flen += 1
+        elif a == 0x0A:
+            if v & 0x80:
+                self.flen = self.fpos = 0
+        elif a == 0x0D:
+            r[a] = v
+            if v & 0x80 and r[1] == 0x0C:
+                self._send(v & 0x07)
+        else:
+            r[a] = v
+
+    def _command(self, cmd):
+        self.regs[1] = 0 if cmd == 0x0F else cmd
+        if cmd == 0x03:  # CalcCRC over the FIFO
+            c = _crc_a(self.fifo, self.fpos, self.flen - self.fpos)
+            self.regs[0x21] = c >> 8
+            self.regs[0x22] = c & 0xFF
+            self.regs[0x05] |= 0x04
+            self.flen = self.fpos = 0
+
+    def _answer(self, n):
+        self.flen = n
+        self.fpos = 0
+        self.regs[0x04] |= 0x20  # RxIRq
+        self.regs[0x0C] &= 0xF8
+
+    def _silence(self):
+        self.flen = self.fpos = 0
+        self.regs[0x04] |= 0x01  # TimerIRq
+
+    def _send(self, last_bits):
+        f = self.fifo
+        n = self.flen - self.fpos
+        if not self.uid_len or not self.regs[0x14] & 0x03:
+            self._silence()
+        elif n == 1 and last_bits == 7 and f[0] == 0x52:
+            f[0] = 0x44 if self.uid_len == 7 else 0x04  # ATQA
+            f[1] = 0
+            self._answer(2)
+        elif n == 2 and f[1] == 0x20:
+            self._anticoll()
+        elif n == 9 and f[1] == 0x70:
+            self._select()
+        else:
+            self._silence()
+
+    def _anticoll(self):
+        f = self.fifo
+        u = self.uid
+        if f[0] == 0x93 and self.uid_len == 7:
+            f[0] = 0x88
+            f[1] = u[0]
+            f[2] = u[1]
+            f[3] = u[2]
+        else:
+            o = 3 if f[0] == 0x95 else 0
+            f[0] = u[o]
+            f[1] = u[o + 1]
+            f[2] = u[o + 2]
+            f[3] = u[o + 3]
+        f[4] = f[0] ^ f[1] ^ f[2] ^ f[3]
+        self._answer(5)
+
+    def _select(self):
+        f = self.fifo
+        if self.uid_len == 7:
+            f[0] = 0x04 if f[0] == 0x93 else 0x00  # cascade bit at CL1
+        else:
+            f[0] = 0x08
+        c = _crc_a(f, 0, 1)
+        f[1] = c & 0xFF
+        f[2] = c >> 8
+        self._answer(3)
+
+
+class FakeBus:
+    def __init__(self):
+        self.selected = None
+        self.bytes = 0
+
+    def write(self, buf):
+        c = self.selected
+        for i in range(len(buf)):
+            c.xfer(buf[i])
+        self.bytes += len(buf)
+
+    def write_readinto(self, wbuf, rbuf):
+        c = self.selected
+        for i in range(len(wbuf)):
+            rbuf[i] = c.xfer(wbuf[i])
+        self.bytes += len(wbuf)
+
+
+class FakePin:
+    def __init__(self, bus, chip):
+        self.v = 1
+        self.bus = bus
+        self.chip = chip
+
+    def value(self, v=None):
+        if v is None:
+            return self.v
+        self.v = v
+        if v:
+            self.bus.selected = None
+        else:
+            self.bus.selected = self.chip
+            self.chip.begin()
+        return None
+
+
+def _nosleep(us):
+    pass
+
+
+def _setup(nreaders=2):
+    bus = FakeBus()
+    chips = []
+    readers = []
+    for _ in range(nreaders):
+        chip = FakeChip()
+        cs = FakePin(bus, chip)
+        chips.append(chip)
+        readers.append(M.MFRC522(bus, cs, sleep_us=_nosleep))
+    rs = M.ReaderSet(readers, sleep_us=_nosleep)
+    assert rs.init() == nreaders
+    return bus, chips, rs
+
+
+def _locked(fn):
+    """Run the zero-argument fn with the heap locked (MicroPython); its result."""
+    if micropython is None:
+        return fn()
+    micropython.heap_lock()
+    try:
+        return fn()
+    finally:
+        micropython.heap_unlock()
+
+
+UID7 = b"\x04\xa1\xb2\xc3\xd4\xe5\xf6"
+UID4 = b"\xde\xad\xbe\xef"
+
+
+def test_absent_poll_allocates_nothing():
+    bus, chips, rs = _setup()
+
+    def polls():
+        c = 0
+        for _ in range(5):
+            c |= rs.poll(0)
+            c |= rs.poll_all()
+        return c
+
+    assert _locked(polls) == 0
+    assert rs.status[0] == M.ABSENT and rs.status[1] == M.ABSENT
+
+
+def test_present_and_new_card_polls_allocate_nothing():
+    bus, chips, rs = _setup()
+    chips[0].put(UID7)
+    chips[1].put(UID4)
+
+    def polls():
+        c = 0
+        for _ in range(4):
+            c |= rs.poll_all()
+        return c
+
+    # first sight, confirmation, then steady: all with the heap locked
+    assert _locked(polls) == 3
+    assert rs.status[0] == M.PRESENT and rs.uid(0) == UID7
+    assert rs.status[1] == M.PRESENT and rs.uid(1) == UID4
+    # a swap to another card, also locked
+    chips[0].put(b"\x04\x11\x22\x33\x44\x55\x66")
+    assert _locked(polls) == 1
+    assert rs.uid(0) == b"\x04\x11\x22\x33\x44\x55\x66"
+    # removal: released after three misses
+    chips[0].uid_len = 0
+
+    def three():
+        return rs.poll(0) + rs.poll(0) * 10 + rs.poll(0) * 100
+
+    assert _locked(three) == 100
+    assert rs.status[0] == M.ABSENT and rs.uid(0) == b""
+
+
+def test_mem_total_flat_over_polls():
+    if micropython is None or not hasattr(micropython, "mem_total"):
+        return  # the wasm port and CPython lack an exact allocation counter
+    bus, chips, rs = _setup(1)
+    chips[0].put(UID7)
+    rs.poll(0)
+    rs.poll(0)
+    rs.poll(0)
+    before = micropython.mem_total()
+    rs.poll(0)
+    rs.poll(0)
+    used = micropython.mem_total() - before
+    assert used == 0, "a present-card poll allocated %d bytes" % used
+    chips[0].put(UID4)  # a new card: CalcCRC for SELECT and SAK, not cached yet
+    before = micropython.mem_total()
+    rs.poll(0)
+    used = micropython.mem_total() - before
+    assert used == 0, "a new-card poll allocated %d bytes" % used
+    chips[0].uid_len = 0
+    rs.poll(0)
+    before = micropython.mem_total()
+    rs.poll(0)
+    used = micropython.mem_total() - before
+    assert used == 0, "an absent poll allocated %d bytes" % used
+
+
+def test_debounce_numbers():
+    bus, chips, rs = _setup(1)
+    chips[0].put(UID4)
+    assert rs.poll(0) == 0 and rs.status[0] == M.ABSENT  # seen once: not yet
+    assert rs.poll(0) == 1 and rs.status[0] == M.PRESENT
+    chips[0].uid_len = 0
+    assert rs.poll(0) == 0 and rs.poll(0) == 0  # two misses: still there
+    assert rs.status[0] == M.PRESENT
+    assert rs.poll(0) == 1 and rs.status[0] == M.ABSENT
+
+
+def test_register_traffic_of_an_empty_poll():
+    bus, chips, rs = _setup(1)
+    chip = chips[0]
+    chip.reads = chip.writes = 0
+    bus.bytes = 0
+    rs.poll(0)
+    accesses = chip.reads + chip.writes
+    assert accesses < 30, accesses
+    assert chip.regs[0x14] & 0x03 == 0  # field off again
