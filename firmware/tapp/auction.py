@@ -33,6 +33,10 @@ class Auction:
         self.declarer = -1
         self.done = False
 
+    def declarable(self):
+        """Contracts the declarer may name after the auction (protocols B, E)."""
+        return []
+
     def _outranking(self):
         """Contract rows ranked strictly above the current one."""
         rank = self.contract[C_RANK] if self.contract else 0
@@ -162,4 +166,324 @@ class TwoRounds(Auction):
         return E.OK
 
 
-PROTOCOLS = {"A": NamedBids, "C": TwoRounds}
+
+LEVEL_WORDS = ("", "spiele", "besser", "am_besten")
+
+
+class Levels(Auction):
+    """Protocol B: level words with holding, one round (RULES.md 1.8 B, 2.4).
+
+    The contract is declared afterwards: any at level 1, Solo or Heart Solo at
+    level 2, Heart Solo at level 3 (``declarable``).
+    """
+
+    def __init__(self, order, contracts):
+        Auction.__init__(self, order, contracts)
+        self.level = 0
+        self.holder = -1
+        self.challenger = -1
+
+    def turn(self):
+        if self.done:
+            return -1
+        return self.holder if self.challenger >= 0 else self.order[self.pos]
+
+    def legal(self):
+        if self.done:
+            return []
+        if self.challenger >= 0:
+            return [("hold", None), ("pass", None)]
+        out = [("pass", None)]
+        if self.level < 3:
+            out.append((LEVEL_WORDS[self.level + 1], None))
+        return out
+
+    def call(self, seat, word, row, trump):
+        if self.done:
+            return E.WRONG_PHASE
+        if seat != self.turn():
+            return E.NOT_YOUR_TURN
+        if self.challenger >= 0:
+            if word == "pass":
+                self.holder = self.challenger
+            elif word != "hold":
+                return E.ILLEGAL_CALL
+            self.challenger = -1
+            self._next()
+            return E.OK
+        if word == "pass":
+            self._next()
+            return E.OK
+        if self.level >= 3 or word != LEVEL_WORDS[self.level + 1]:
+            return E.ILLEGAL_CALL
+        self.level += 1
+        if self.holder < 0:
+            self.holder = seat
+            self._next()
+        else:
+            self.challenger = seat
+        return E.OK
+
+    def _next(self):
+        self.pos += 1
+        if self.pos >= len(self.order):
+            self.done = True
+            self.declarer = self.holder
+
+    def declarable(self):
+        # level 1: any; level 2: rank >= 2 (Solo, Heart Solo); level 3: Heart Solo
+        low = 1 if self.level <= 1 else 2 if self.level == 2 else 3
+        return [row for row in self.contracts if row[C_RANK] >= low]
+
+
+def ladder_target(step):
+    """Haferl ladder (RULES.md 1.8 D, D24): step 0 and 1 aim at 61, then +5."""
+    return 61 if step <= 1 else 61 + 5 * (step - 1)
+
+
+MAX_STEP = 12
+
+
+class Ladder(Auction):
+    """Protocol D: the Haferl ladder with ``vorn`` (RULES.md 1.8 D, 2.6, 2.7).
+
+    ``lowest`` gives each seat's lowest opening step (the Berliner rule: only
+    the privileged seat may open at step 0).
+    """
+
+    def __init__(self, order, contracts, privileged=-1):
+        Auction.__init__(self, order, contracts)
+        self.privileged = privileged   # Berliner: who may bid Pick-up; -1 = anybody
+        self.holder = -1
+        self.step = -1
+        self.challenger = -1
+        self.waiting = 0               # 0 next speaker, 1 holder answers, 2 challenger bids
+        self.challenged = False        # did any other player make a positive bid?
+        self.target = 61
+
+    def turn(self):
+        if self.done:
+            return -1
+        if self.waiting == 1:
+            return self.holder
+        if self.waiting == 2:
+            return self.challenger
+        return self.order[self.pos]
+
+    def _word(self, step):
+        return "spiele" if step == 0 else "auch" if step == 1 else "mehr"
+
+    def _lowest(self, seat):
+        return 1 if self.privileged >= 0 and seat != self.privileged else 0
+
+    def _next_step(self, seat):
+        return self._lowest(seat) if self.holder < 0 else self.step + 1
+
+    def legal(self):
+        if self.done:
+            return []
+        if self.waiting == 1:
+            return [("vorn", None), ("pass", None)]
+        out = [("pass", None)]  # type: list
+        nxt = self._next_step(self.turn())
+        if nxt <= MAX_STEP:
+            out.append((self._word(nxt), ladder_target(nxt) if nxt >= 2 else None))
+        return out
+
+    def call(self, seat, word, row, value):
+        """``value`` is the target of a ``mehr`` bid (or -1)."""
+        if self.done:
+            return E.WRONG_PHASE
+        if seat != self.turn():
+            return E.NOT_YOUR_TURN
+        if self.waiting == 1:             # the holder answers a challenge
+            if word == "vorn":
+                self.waiting = 2
+            elif word == "pass":
+                self.holder = self.challenger
+                self._duel_over()
+            else:
+                return E.ILLEGAL_CALL
+            return E.OK
+        if word == "pass":
+            if self.waiting == 2:
+                self._duel_over()
+            else:
+                self._advance()
+            return E.OK
+        nxt = self._next_step(seat)
+        if nxt > MAX_STEP or word != self._word(nxt):
+            return E.ILLEGAL_CALL
+        if nxt >= 2 and value >= 0 and value != ladder_target(nxt):
+            return E.ILLEGAL_CALL
+        self.step = nxt
+        if self.holder < 0:
+            self.holder = seat
+            self._advance()
+        else:
+            self.challenger = seat
+            self.challenged = True
+            self.waiting = 1
+        return E.OK
+
+    def _duel_over(self):
+        self.challenger = -1
+        self.waiting = 0
+        self._advance()
+
+    def _advance(self):
+        self.pos += 1
+        if self.pos >= len(self.order):
+            self.done = True
+            self.declarer = self.holder
+            if self.holder >= 0:
+                self.contract = self.contracts[0 if self.step == 0 else 1]
+                self.target = ladder_target(self.step)
+
+    def raise_to(self, value):
+        """Self-raise (D28) to a higher step's target; an error code."""
+        for step in range(self.step + 1, MAX_STEP + 1):
+            if ladder_target(step) == value and value > self.target:
+                self.step = step
+                self.contract = self.contracts[1]
+                self.target = value
+                return E.OK
+        return E.ILLEGAL_CALL
+
+
+class Scharf(Auction):
+    """Protocol E: ``spiele``, then Hearts priority (RULES.md 1.8 E, D30)."""
+
+    def __init__(self, order, contracts):
+        Auction.__init__(self, order, contracts)
+        self.bidders = []
+        self.round = 1
+
+    def turn(self):
+        if self.done:
+            return -1
+        return self.order[self.pos] if self.round == 1 else self.bidders[self.pos]
+
+    def legal(self):
+        if self.done:
+            return []
+        if self.round == 1:
+            return [("spiele", None), ("pass", None)]
+        return [("herz", None), ("nicht_herz", None)]
+
+    def _row(self, cid):
+        for row in self.contracts:
+            if row[0] == cid:
+                return row
+        return None
+
+    def call(self, seat, word, row, trump):
+        if self.done:
+            return E.WRONG_PHASE
+        if seat != self.turn():
+            return E.NOT_YOUR_TURN
+        if self.round == 1:
+            if word == "spiele":
+                self.bidders.append(seat)
+            elif word != "pass":
+                return E.ILLEGAL_CALL
+            self.pos += 1
+            if self.pos == len(self.order):
+                self._round_one_over()
+            return E.OK
+        if word == "herz":
+            self.declarer = seat
+            self.contract = self._row("heart_solo")
+            self.done = True
+        elif word == "nicht_herz":
+            self.pos += 1
+            if self.pos == len(self.bidders):
+                self.declarer = self.bidders[0]
+                self.contract = self._row("solo")
+                self.done = True
+        else:
+            return E.ILLEGAL_CALL
+        return E.OK
+
+    def _round_one_over(self):
+        self.pos = 0
+        self.round = 2
+        if len(self.bidders) <= 1:
+            self.done = True
+            self.declarer = self.bidders[0] if self.bidders else -1
+
+    def declarable(self):
+        """The sole bidder chooses Solo, Heart Solo or Frage."""
+        return list(self.contracts)
+
+
+class AskInTurn(Auction):
+    """Protocol F: the first to say ``spiele`` is soloist (RULES.md 1.8 F, D34)."""
+
+    def turn(self):
+        return -1 if self.done else self.order[self.pos]
+
+    def legal(self):
+        return [] if self.done else [("spiele", None), ("pass", None)]
+
+    def call(self, seat, word, row, trump):
+        if self.done:
+            return E.WRONG_PHASE
+        if seat != self.turn():
+            return E.NOT_YOUR_TURN
+        if word == "spiele":
+            self.declarer = seat
+            self.contract = self.contracts[0]
+            self.done = True
+        elif word == "pass":
+            self.pos += 1
+            self.done = self.pos == len(self.order)
+        else:
+            return E.ILLEGAL_CALL
+        return E.OK
+
+    def never_asked(self):
+        """Seats after the soloist in asking order: Muhr's contra right (2.11)."""
+        return self.order[self.pos + 1:] if self.declarer >= 0 else []
+
+
+class SuitBids(Auction):
+    """Protocol G: ascending suit bids round the table (RULES.md 1.8 G, D40)."""
+
+    def __init__(self, order, contracts):
+        Auction.__init__(self, order, contracts)
+        self.out = []
+
+    def turn(self):
+        return -1 if self.done else self.order[self.pos]
+
+    def legal(self):
+        if self.done:
+            return []
+        return [("pass", None)] + [("bid", row) for row in self._outranking()]
+
+    def call(self, seat, word, row, trump):
+        if self.done:
+            return E.WRONG_PHASE
+        if seat != self.turn():
+            return E.NOT_YOUR_TURN
+        if word == "pass":
+            self.out.append(seat)
+        elif word == "bid":
+            if row is None or (self.contract and row[C_RANK] <= self.contract[C_RANK]):
+                return E.ILLEGAL_CONTRACT
+            self.contract = row
+            self.declarer = seat
+        else:
+            return E.ILLEGAL_CALL
+        n = len(self.order)
+        if len(self.out) == n or (self.declarer >= 0 and len(self.out) == n - 1):
+            self.done = True
+            return E.OK
+        self.pos = (self.pos + 1) % n
+        while self.order[self.pos] in self.out or self.order[self.pos] == self.declarer:
+            self.pos = (self.pos + 1) % n
+        return E.OK
+
+PROTOCOLS = {"A": NamedBids, "B": Levels, "C": TwoRounds, "D": Ladder, "E": Scharf,
+             "F": AskInTurn, "G": SuitBids}

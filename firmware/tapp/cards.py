@@ -51,6 +51,12 @@ DECKS = {
     "d36": (FULL_SUIT, FULL_SUIT, FULL_SUIT, FULL_SUIT),
     "d32": (_A_TO_7, _A_TO_7, _A_TO_7, _A_TO_7),
     "d24": (0x3F, 0x3F, 0x3F, 0x3F),
+    # Herzblatt (RULES.md 1.2, D36): A..J = 0x1F, A..8 = 0x7F, A..9 = 0x3F.
+    "hb2": (0x1F, 0x1F, 0x1F, 0x1F),
+    "hb3": (0x7F, 0x7F, 0x3F, 0x3F),   # no 7s, no H8/D8
+    "hb4": (_A_TO_7, _A_TO_7, 0xBF, 0xBF),  # no H8/D8
+    "hb4_7": (_A_TO_7, _A_TO_7, 0x7F, 0x7F),  # option four_player_removed = H7,D7
+    "hb5": (_A_TO_7, _A_TO_7, _A_TO_7, _A_TO_7),
 }
 
 

@@ -7,7 +7,7 @@ is refused (RULES.md 3.2); in open mode duties are recorded as assertions and a
 revoke is proven when a later card contradicts one (RULES.md 3.3).
 """
 from . import errors as E
-from .auction import PROTOCOLS, trump_fits
+from .auction import PROTOCOLS, Ladder
 from .cards import (
     BETTEL_ORDER,
     CARD_BIT,
@@ -15,6 +15,7 @@ from .cards import (
     CARD_RANK,
     CARD_SUIT,
     DECKS,
+    HEARTS,
     NORMAL_ORDER,
     mask_count,
 )
@@ -79,18 +80,28 @@ class Deal:
         self.talon = [0, 0, 0, 0]
         self.talon_known = False
         self.phase = HANDS
-        self.auction = PROTOCOLS[rules.auction](rules.bidding_order(active), rules.contracts)
+        order = rules.bidding_order(active)
+        if rules.options.get("berliner"):
+            # RULES.md 2.7, D29: only the last seat in the bidding may bid Pick-up
+            self.auction = Ladder(order, rules.contracts, active[-1])
+        else:
+            self.auction = PROTOCOLS[rules.auction](order, rules.contracts)
         self.declarer = -1
         self.contract = NO_CONTRACT
         self.trump = -1
+        self.target = rules.target
         self.strength = NORMAL_ORDER
-        self.steps = []
+        self.exchanged = False
+        self.rufer_done = False
+        self.raise_ok = False                # Haferl self-raise window (D28)
         self.announced = []
         self.rufer_card = -1                 # called card now with the declarer
         # trick state
         self.tcards = [0] * self.nact
         self.tcount = 0
         self.led = -1
+        self.overtrump = rules.overtrump     # RULES.md 1.5 rule 4 (herzblatt family)
+        self.top_trump = -1                  # strength of the best trump in this trick
         self.leader = active[0]
         self.turn = active[0]
         self.trick_no = 1
@@ -104,11 +115,12 @@ class Deal:
         # open-mode assertions: key = trick * 8 + position, 0 = none
         self.void_at = [0] * (4 * n)
         self.void_rule = [0] * (4 * n)
+        self.above_at = [0] * (2 * n)
+        self.above_b = [0] * (2 * n)
         self.rev_seat = [0] * MAX_REVOKES
         self.rev_key = [0] * MAX_REVOKES
         self.rev_rule = [0] * MAX_REVOKES
         self.rev_count = 0
-        self.rev_new = -1                    # index of a revoke proven by the last card
 
     # ----- hands -------------------------------------------------------------
 
@@ -163,41 +175,63 @@ class Deal:
     # ----- after the auction ---------------------------------------------------
 
     def end_auction(self):
-        """Set declarer, contract and the steps before play (exchange, declare, rufer)."""
+        """Set declarer and contract; the steps before play follow (``_next_step``)."""
         a = self.auction
         self.declarer = a.declarer
         row = a.contract
-        if a.declarer < 0 or row is None:
+        if a.declarer < 0:
             row = self.rules.all_pass
             if row is None:
                 self.phase = DONE  # thrown in (D02)
                 return
+        self.target = getattr(a, "target", self.rules.target)
+        self.raise_ok = (isinstance(a, Ladder) and not a.challenged
+                         and bool(self.rules.options.get("self_raise")))
+        if row is None:
+            self.phase = DECLARE   # the declarer names the contract (protocols B, E)
+            return
+        self.set_contract(row, a.trump if a.declarer >= 0 else -1)
+
+    def set_contract(self, row, trump):
         self.contract = row   # Ramsch when all passed: everyone for himself
-        self.trump = a.trump if a.declarer >= 0 else -1
-        if row[C_TRUMP] >= 0:
-            self.trump = row[C_TRUMP]
+        self.trump = row[C_TRUMP] if row[C_TRUMP] >= 0 else trump
         if row[C_ORDER] == ORDER_BETTEL and self.rules.bettel_order:
             self.strength = BETTEL_ORDER
-        steps = []
-        if row[C_TALON] == TALON_EXCHANGE:
-            steps.append(EXCHANGE)
-        if row[C_TRUMP] in (TRUMP_CHOOSE, TRUMP_ANY) and self.trump < 0:
-            steps.append(DECLARE)
-        if self.rules.is_rufer(row):
-            steps.append(RUFER)
-        self.steps = steps
         self._next_step()
 
     def _next_step(self):
-        if self.steps:
-            self.phase = self.steps.pop(0)
+        """Contract, exchange, trump, Rufer call, then play (RULES.md 2.x "Exchange")."""
+        row = self.contract
+        if row is NO_CONTRACT:
+            self.phase = DECLARE
+        elif row[C_TALON] == TALON_EXCHANGE and not self.exchanged:
+            self.phase = EXCHANGE
+        elif self.trump < 0 and row[C_TRUMP] in (TRUMP_CHOOSE, TRUMP_ANY):
+            self.phase = DECLARE
+        elif self.rules.is_rufer(row) and not self.rufer_done:
+            self.phase = RUFER
         else:
             self.phase = PLAY
 
+    def trump_choices(self):
+        """Suits the declarer may name now (RULES.md 2.6 herz_neischaugn, 2.7)."""
+        t = self.contract[C_TRUMP]
+        if t >= 0:
+            return (t,)
+        if t == TRUMP_CHOOSE:
+            return (0, 1, 3)
+        opts = self.rules.options
+        if self.contract[C_TALON] == TALON_EXCHANGE and (
+                opts.get("herz_neischaugn") or (opts.get("berliner_hearts")
+                                                and self.declarer == self.active[-1])):
+            return (HEARTS,)
+        return (0, 1, 2, 3)
+
     def declare_trump(self, trump):
-        if not trump_fits(self.contract, trump) or trump < 0:
+        if trump not in self.trump_choices():
             return E.ILLEGAL_CONTRACT
         self.trump = trump
+        self.raise_ok = False
         self._next_step()
         return E.OK
 
@@ -232,6 +266,8 @@ class Deal:
         if discard is None:
             for s in range(4):
                 self.aside[s] = 0  # the talon went into an unknown hand
+        self.exchanged = True
+        self.raise_ok = False
         self._next_step()
         return E.OK
 
@@ -262,6 +298,7 @@ class Deal:
                 self.hands[holder * 4 + s] &= ~bit
                 self.hands[holder * 4 + gs] |= gbit
             self.rufer_card = card
+        self.rufer_done = True
         self._next_step()
         return E.OK
 
@@ -304,14 +341,20 @@ class Deal:
                     tr = self.trump
                     if tr >= 0 and s != tr and hands[base + tr]:
                         return E.MUST_TRUMP
+                elif self.overtrump and s == self.trump and self.top_trump >= 0:
+                    top = self.top_trump
+                    if self.strength[CARD_RANK[card]] < top and \
+                            hands[base + s] & ((1 << (8 - top)) - 1):
+                        return E.MUST_OVERTRUMP
             hands[base + s] = hands[base + s] & ~bit
         else:
             if self.card_holder(card) >= 0:
                 return E.NOT_IN_HAND
-            self.rev_new = -1
             self._assert_open(seat, card, s, tc)
         self.used[s] |= bit
         self.tcards[tc] = card
+        if s == self.trump and self.strength[CARD_RANK[card]] > self.top_trump:
+            self.top_trump = self.strength[CARD_RANK[card]]
         if tc == 0:
             self.led = s
         tc += 1
@@ -332,6 +375,8 @@ class Deal:
             self.void_at[k] = 0
         if card == self.rufer_card and seat != self.declarer:
             self._revoke(seat, self.trick_no * 8 + tc, RUFER_CARD)
+        if self.overtrump and s == self.trump:
+            self._overtrump_open(seat, self.strength[CARD_RANK[card]], tc)
         if tc:
             led = self.led
             if s != led:
@@ -347,6 +392,27 @@ class Deal:
                         self.void_at[k] = key
                         self.void_rule[k] = E.MUST_TRUMP
 
+    def _overtrump_open(self, seat, st, tc):
+        """RULES.md 3.3 rule 3: a trump not beating ``b`` on a trump lead asserts
+        no trump above ``b``; a later trump above ``b`` proves must_overtrump."""
+        for slot in (seat, seat + self.n):
+            at = self.above_at[slot]
+            if at and st > self.above_b[slot]:
+                self._revoke(seat, at, E.MUST_OVERTRUMP)
+                self.above_at[seat] = 0
+                self.above_at[seat + self.n] = 0
+                break
+        top = self.top_trump
+        if tc and self.led == self.trump and 0 <= st < top:
+            key = self.trick_no * 8 + tc
+            if not self.above_at[seat]:          # slot 1: the earliest assertion
+                self.above_at[seat] = key
+                self.above_b[seat] = top
+            slot = seat + self.n                 # slot 2: the strongest one
+            if not self.above_at[slot] or top < self.above_b[slot]:
+                self.above_at[slot] = key
+                self.above_b[slot] = top
+
     def _revoke(self, seat, key, rule):
         i = self.rev_count
         if i < MAX_REVOKES:
@@ -354,8 +420,6 @@ class Deal:
             self.rev_key[i] = key
             self.rev_rule[i] = rule
             self.rev_count = i + 1
-            if self.rev_new < 0:
-                self.rev_new = i
 
     def _finish_trick(self):
         tcards = self.tcards
@@ -386,6 +450,7 @@ class Deal:
         self.last_winner = winner
         self.last_points = pts
         self.tcount = 0
+        self.top_trump = -1
         self.trick_no += 1
         self.leader = winner
         self.turn = winner
@@ -424,8 +489,15 @@ class Deal:
                 suits = (led,)
             elif tr >= 0 and hands[base + tr]:
                 suits = (tr,)
+        beat = 0x1FF
+        if self.overtrump and self.tcount and self.led == self.trump and self.top_trump >= 0:
+            m = hands[base + self.trump] & ((1 << (8 - self.top_trump)) - 1)
+            if m:
+                beat = m
         for s in suits:
             m = hands[base + s]
+            if s == self.trump:
+                m &= beat
             r = 0
             while m:
                 if m & 1:

@@ -3,17 +3,10 @@
 One object per session holds everything the deal and settlement code needs to
 know about the variant, so they never look at variant ids themselves.
 """
+from .announce import DOUBLING_CALLS
 from .cards import DECKS, mask_count
-from .variants import (
-    C_GOAL,
-    C_ID,
-    C_RANK,
-    C_VALUE,
-    GOAL_ALL_TRICKS,
-    VARIANTS,
-    HeaderError,
-    resolve_options,
-)
+from .catalog import PRESETS, VARIANTS
+from .variants import C_GOAL, C_ID, C_VALUE, GOAL_ALL_TRICKS, HeaderError, resolve_options
 
 
 def _int_field(header, key, lo, hi):
@@ -24,16 +17,31 @@ def _int_field(header, key, lo, hi):
     return v
 
 
+def _variant(header):
+    """(variant id, table, options given) with presets expanded."""
+    vid = header.get("variant")
+    given = header.get("options")
+    if isinstance(vid, str) and vid in PRESETS:
+        base, preset = PRESETS[vid]
+        merged = dict(preset)
+        if isinstance(given, dict):
+            merged.update(given)
+        elif given is not None:
+            raise HeaderError("options must be an object")
+        return base, VARIANTS[base], merged
+    table = VARIANTS.get(vid) if isinstance(vid, str) else None
+    if table is None:
+        raise HeaderError("unknown variant: " + str(vid))
+    return vid, table, given
+
+
 class Rules:
     def __init__(self, header):
         if not isinstance(header, dict):
             raise HeaderError("header must be a JSON object")
         if header.get("record") != 1:
             raise HeaderError("not a version 1 record (\"record\": 1 missing)")
-        vid = header.get("variant")
-        table = VARIANTS.get(vid) if isinstance(vid, str) else None
-        if table is None:
-            raise HeaderError("unknown variant: " + str(vid))
+        vid, table, given = _variant(header)
         self.variant = vid
         self.table = table
         n = _int_field(header, "players", 2, 6)
@@ -52,9 +60,29 @@ class Rules:
         if not isinstance(seats, list) or len(seats) != n:
             raise HeaderError("seats must list one name per player")
         self.seats = seats
-        opts = resolve_options(table, header.get("options"))
+        opts = resolve_options(table, given)
         self.options = opts
         self.direction = table["direction"]
+        self._deck_and_deal(table, opts, n)
+        self.sit_out = table.get("sit_out", False) and n == 4
+        self.active_count = n - 1 if self.sit_out else n
+        self.hand_size = (mask_count(DECKS[self.deck]) - self.talon_size) // self.active_count
+        self.auction = table["auction"]
+        self.contracts = self._contracts(table, opts)
+        self.all_pass = table.get("all_pass")
+        if opts.get("all_pass") == "last_trick":
+            self.all_pass = table.get("last_trick_game")
+        self.bettel_order = opts.get("bettel_order", "bettel") == "bettel"
+        self.settle_kind = table["settle"]
+        self.announcements = self._announcements(table, opts)
+        self.draw = table.get("draw", True)
+        self.target = table.get("target", 61)
+        self.overtrump = table.get("overtrump", False)
+        self.revoke_forfeit = opts["revoke_penalty"] == "forfeit"
+        self.ante = opts.get("bank_ante", 0) if opts.get("payment") == "per_point" \
+            else opts.get("pot_ante", 0) if self.settle_kind == "haferl" else 0
+
+    def _deck_and_deal(self, table, opts, n):
         deck = table["deck"][n]
         deal = table["deal"][n]
         if opts.get("pack") == 32:
@@ -62,6 +90,8 @@ class Rules:
                 raise HeaderError("pack 32 needs 4 players (RULES.md 2.3)")
             deck = "d32"
             deal = table["deal32"][n]
+        if n == 4 and deck == "hb4" and opts.get("four_player_removed") == "H7,D7":
+            deck = "hb4_7"
         self.deck = deck
         self.deal_pattern = deal
         talon = 0
@@ -69,17 +99,6 @@ class Rules:
             if p < 0:
                 talon -= p
         self.talon_size = talon
-        self.sit_out = table.get("sit_out", False) and n == 4
-        self.active_count = n - 1 if self.sit_out else n
-        self.hand_size = (mask_count(DECKS[deck]) - talon) // self.active_count
-        self.auction = table["auction"]
-        self.contracts = self._contracts(table, opts)
-        self.all_pass = table.get("all_pass")
-        self.bettel_order = opts.get("bettel_order", "bettel") == "bettel"
-        self.settle_kind = table["settle"]
-        self.announcements = table["announce"]
-        self.draw = table.get("draw", True)
-        self.revoke_forfeit = opts["revoke_penalty"] == "forfeit"
 
     def _contracts(self, table, opts):
         rows = table["contracts"]
@@ -90,6 +109,14 @@ class Rules:
             (r[:C_VALUE] + (fv,) + r[C_VALUE + 1:]) if r[C_ID] == "frage" else r
             for r in rows
         )
+
+    def _announcements(self, table, opts):
+        calls = table["announce"]
+        doubling = opts.get("doubling")
+        if doubling is None:
+            return calls
+        keep = 0 if doubling == "off" else 2 if doubling == "kontra_re" else 5
+        return tuple(c for c in calls if c not in DOUBLING_CALLS[keep:])
 
     def next_of(self, seat):
         return (seat + self.direction) % self.players
@@ -119,7 +146,5 @@ class Rules:
         return row[C_GOAL] == GOAL_ALL_TRICKS and row[C_ID].endswith("_rufer")
 
     def all_tricks_announced(self, announced):
+        """An announcement that ends the deal at the first lost trick (D15)."""
         return "tout" in announced
-
-    def rank(self, row):
-        return row[C_RANK]

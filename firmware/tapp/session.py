@@ -6,11 +6,12 @@ events without the last one (DESIGN.md principle 2: event-sourced).
 """
 from . import deal as D
 from . import errors as E
+from .announce import check as announce_check
 from .auction import trump_fits
 from .cards import CARD_BIT, CARD_CODES, CARD_SUIT, DECKS, card_index, suit_index
 from .rules import Rules
 from .settle import settle
-from .variants import C_ID
+from .variants import C_ID, NO_CONTRACT
 
 
 class Reject(Exception):
@@ -29,8 +30,9 @@ class Session:
         rules = Rules(header)
         self.rules = rules
         n = rules.players
-        self.balances = [rules.options.get("start_balance", 0)] * n
-        self.pot_total = 0
+        # RECORD.md convention 10: session-start antes (bank, Haferl) and start balance
+        self.balances = [rules.options.get("start_balance", 0) - rules.ante] * n
+        self.pot_total = rules.ante * n
         self.dealer = rules.first_dealer   # who deals next
         self.deal = None
         self.log = []                      # accepted events of the deal in progress
@@ -205,11 +207,18 @@ class Session:
                 raise Reject(E.ILLEGAL_CONTRACT)
         if call == "declare":
             return self._declare(deal, seat, row, trump)
+        if call == "raise":
+            return self._raise(deal, seat, ev.get("value"))
         if deal.phase != D.AUCTION:
             raise Reject(E.WRONG_PHASE)
         a = deal.auction
         if seat not in deal.active:
             raise Reject(E.NOT_YOUR_TURN)
+        if self.rules.auction == "D":        # the ladder's mehr carries a target
+            value = ev.get("value")
+            if value is not None and not _int(value):
+                raise Reject(E.BAD_EVENT)
+            trump = value if value is not None else -1
         err = a.call(seat, call, row, trump)
         if err:
             raise Reject(err)
@@ -220,11 +229,17 @@ class Session:
         return {"ok": True}
 
     def _declare(self, deal, seat, row, trump):
-        """Name the trump, or repeat what is fixed (RECORD.md convention 6)."""
+        """Name the contract and/or trump, or repeat what is fixed (convention 6)."""
         if deal.phase not in (D.EXCHANGE, D.DECLARE, D.RUFER) and not deal.can_announce():
             raise Reject(E.WRONG_PHASE)
         if seat != deal.declarer:
             raise Reject(E.NOT_YOUR_TURN)
+        if deal.contract is NO_CONTRACT:
+            # protocols B and E: the declarer chooses among what his bid allows
+            if row is None or row not in deal.auction.declarable() or not trump_fits(row, trump):
+                raise Reject(E.ILLEGAL_CONTRACT)
+            deal.set_contract(row, trump)
+            return {"ok": True}
         if row is not None and row is not deal.contract:
             raise Reject(E.ILLEGAL_CONTRACT)
         if deal.phase == D.DECLARE:
@@ -233,6 +248,21 @@ class Session:
                 raise Reject(err)
         elif trump >= 0 and trump != deal.trump:
             raise Reject(E.ILLEGAL_CONTRACT if deal.trump >= 0 else E.WRONG_PHASE)
+        return {"ok": True}
+
+    def _raise(self, deal, seat, value):
+        """Haferl self-raise (RULES.md 2.6, D28): a Hand game at a higher target."""
+        if deal.phase not in (D.EXCHANGE, D.DECLARE):
+            raise Reject(E.WRONG_PHASE)
+        if seat != deal.declarer:
+            raise Reject(E.NOT_YOUR_TURN)
+        if not _int(value):
+            raise Reject(E.BAD_EVENT)
+        if not deal.raise_ok or deal.auction.raise_to(value):
+            raise Reject(E.ILLEGAL_CALL)
+        deal.target = value
+        deal.raise_ok = False
+        deal.set_contract(deal.auction.contract, -1)
         return {"ok": True}
 
     def _declarer_step(self, ev, phase):
@@ -280,9 +310,9 @@ class Session:
         what = ev.get("what")
         if not isinstance(what, str):
             raise Reject(E.BAD_EVENT)
-        if (what not in self.rules.announcements or not deal.can_announce()
-                or seat != deal.declarer or what in deal.announced):
-            raise Reject(E.ILLEGAL_ANNOUNCE)
+        err = announce_check(self.rules, deal, seat, what)
+        if err:
+            raise Reject(err)
         deal.announced.append(what)
         return {"ok": True}
 
@@ -325,7 +355,7 @@ class Session:
     def _finish(self):
         """Settle the finished deal and book it into the session ledger."""
         rules = self.rules
-        result, pay, pot = settle(rules, self.deal, self.pot_total)
+        result, pay, pot, over = settle(rules, self.deal, self.pot_total)
         for s in range(rules.players):
             self.balances[s] += pay[s]
         self.pot_total += pot
@@ -334,6 +364,9 @@ class Session:
         result["balances"] = list(self.balances)
         result["pot_total"] = self.pot_total
         result["next_dealer"] = self.dealer
+        if rules.options.get("end_when_broke") and min(self.balances) <= 0:
+            over = True   # RULES.md 2.8
+        self.session_over = over
         if self.session_over:
             result["session_over"] = True
         self.log = []
@@ -369,14 +402,19 @@ class Session:
         if deal.phase == D.AUCTION:
             for word, row in deal.auction.legal():
                 ev = {"ev": "bid", "seat": seat, "call": word}
-                if row is not None:
+                if isinstance(row, int):
+                    ev["value"] = row          # the ladder's target
+                elif row is not None:
                     ev["contract"] = row[C_ID]
                 out.append(ev)
+        elif deal.phase == D.DECLARE and deal.contract is NO_CONTRACT:
+            for row in deal.auction.declarable():
+                out.append({"ev": "bid", "seat": seat, "call": "declare",
+                            "contract": row[C_ID]})
         elif deal.phase == D.DECLARE:
-            for t in "CSHD":
-                if trump_fits(deal.contract, suit_index(t)):
-                    out.append({"ev": "bid", "seat": seat, "call": "declare",
-                                "contract": deal.contract[C_ID], "trump": t})
+            for t in deal.trump_choices():
+                out.append({"ev": "bid", "seat": seat, "call": "declare",
+                            "contract": deal.contract[C_ID], "trump": "CSHD"[t]})
         return out
 
     def legal_cards(self):

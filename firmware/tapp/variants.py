@@ -28,6 +28,7 @@ GOAL_POINTS = 0      # d >= target
 GOAL_NO_TRICK = 1    # Bettel
 GOAL_ALL_TRICKS = 2  # Rufer, Durch
 GOAL_RAMSCH = 3      # fewest points, everyone for himself
+GOAL_LAST_TRICK = 4  # braun_solo all passed: the last trick wins
 
 ORDER_NORMAL = 0
 ORDER_BETTEL = 1
@@ -35,8 +36,14 @@ ORDER_BETTEL = 1
 # The contract of a deal before (or without) an auction winner: thrown in.
 NO_CONTRACT = ("", 0, TRUMP_NONE, TALON_UNUSED, GOAL_POINTS, 0, ORDER_NORMAL)
 
-AUCTION_NAMED = "A"      # RULES.md 1.8 protocol A
-AUCTION_TWO_ROUNDS = "C"  # RULES.md 1.8 protocol C
+# Auction protocols of RULES.md 1.8 (auction.PROTOCOLS maps them to classes).
+AUCTION_NAMED = "A"
+AUCTION_LEVELS = "B"
+AUCTION_TWO_ROUNDS = "C"
+AUCTION_LADDER = "D"
+AUCTION_SCHARF = "E"
+AUCTION_ASK = "F"
+AUCTION_SUITS = "G"
 
 _F = (TALON_EXCHANGE, GOAL_POINTS)
 _D = (TALON_DECLARER, GOAL_POINTS)
@@ -103,12 +110,6 @@ TAPP_MODERN = {
                 "ramsch_tie": ("all_tied_pay", "none_pay")},
 }
 
-VARIANTS = {
-    "wuerttemberg": WUERTTEMBERG,
-    "tapp_classic": TAPP_CLASSIC,
-    "tapp_modern": TAPP_MODERN,
-}
-
 # Options every variant has (RULES.md 3.4).
 COMMON_OPTIONS = {"revoke_penalty": "forfeit"}
 COMMON_CHOICES = {"revoke_penalty": ("forfeit", "none")}
@@ -116,6 +117,32 @@ COMMON_CHOICES = {"revoke_penalty": ("forfeit", "none")}
 
 class HeaderError(Exception):
     """A record header the engine cannot play by (one-line reason)."""
+
+
+def parse_rate(key, v):
+    """A rational rate: an int, ``"a/b"`` or ``[a, b]`` -> (a, b) with b > 0."""
+    if _is_int(v) and v >= 0:
+        return (v, 1)
+    if isinstance(v, str) and v.count("/") == 1:
+        a, b = v.split("/")
+        if a.isdigit() and b.isdigit() and int(b) > 0:
+            return (int(a), int(b))
+    if isinstance(v, list) and len(v) == 2 and _is_int(v[0]) and _is_int(v[1]) \
+            and v[0] >= 0 and v[1] > 0:
+        return (v[0], v[1])
+    raise HeaderError("option " + key + " must be a rate such as 1, \"1/2\" or [1, 2]")
+
+
+def parse_pair(key, v):
+    """Simple/schneider amounts: ``"25/30"`` or ``[25, 30]`` -> (25, 30)."""
+    if isinstance(v, (str, list)):
+        return parse_rate(key, v)
+    raise HeaderError("option " + key + " must be simple/schneider amounts such as [25, 30]")
+
+
+PARSERS = {"rate_frage": parse_rate, "rate_solo": parse_rate,
+           "fixed_frage": parse_pair, "fixed_solo": parse_pair,
+           "fixed_heart_solo": parse_pair}
 
 
 def _is_int(v):
@@ -140,7 +167,10 @@ def resolve_options(table, given):
         if k not in opts:
             raise HeaderError("unknown option: " + str(k))
         allowed = choices.get(k) or COMMON_CHOICES.get(k)
-        if allowed is not None:
+        parse = PARSERS.get(k)
+        if parse is not None:
+            v = parse(k, v)
+        elif allowed is not None:
             if v not in allowed or isinstance(v, bool) != isinstance(allowed[0], bool):
                 raise HeaderError("bad value for option " + k + ": " + str(v))
         elif not _is_int(v) or v < 0:
@@ -149,8 +179,3 @@ def resolve_options(table, given):
     return opts
 
 
-def contract_by_id(table, cid):
-    for row in table["contracts"]:
-        if row[C_ID] == cid:
-            return row
-    return None

@@ -3,7 +3,8 @@ import argparse
 import sys
 
 from tapp.record import replay_stream
-from tapp.variants import VARIANTS, HeaderError
+from tapp.catalog import variant_ids
+from tapp.variants import HeaderError
 
 
 def cmd_replay(args):
@@ -70,7 +71,7 @@ def build_parser():
     r.set_defaults(func=cmd_replay)
 
     s = sub.add_parser("simulate", help="play random legal deals and write the record")
-    s.add_argument("--variant", required=True, choices=sorted(VARIANTS))
+    s.add_argument("--variant", required=True, choices=variant_ids())
     s.add_argument("--players", type=int, default=3)
     s.add_argument("--deals", type=int, default=1)
     s.add_argument("--seed", type=int, default=1)
@@ -79,7 +80,7 @@ def build_parser():
     s.set_defaults(func=cmd_simulate)
 
     d = sub.add_parser("demo", help="play one simulated deal and show it trick by trick")
-    d.add_argument("--variant", default="tapp_modern", choices=sorted(VARIANTS))
+    d.add_argument("--variant", default="tapp_modern", choices=variant_ids())
     d.add_argument("--players", type=int, default=3)
     d.add_argument("--seed", type=int, default=None)
     d.add_argument("--deals", type=int, default=1)

@@ -8,9 +8,16 @@ import json
 import random
 
 from tapp import deal as D
+from tapp.announce import check as announce_check
+from tapp.auction import MAX_STEP, ladder_target
 from tapp.cards import CARD_CODES, DECKS, mask_cards
 from tapp.session import Session
 from tapp.variants import C_ID, C_TRUMP, TRUMP_ANY, TRUMP_CHOOSE
+
+
+def deal_raise_ok(session):
+    deal = session.deal
+    return deal.raise_ok and deal.phase in (D.EXCHANGE, D.DECLARE)
 
 
 class Simulator:
@@ -70,7 +77,9 @@ class Simulator:
         while len(self.results) == n_before:
             phase = s.deal.phase
             seat = s.turn()
-            if phase in (D.AUCTION, D.DECLARE):
+            if deal_raise_ok(s) and rng.random() < 0.3:
+                self._raise(seat)
+            elif phase in (D.AUCTION, D.DECLARE):
                 ev = rng.choice(s.legal_calls())
                 row = s.rules.contract(ev.get("contract", ""))
                 if (phase == D.AUCTION and row is not None
@@ -96,6 +105,12 @@ class Simulator:
         else:
             self._emit(ev)
 
+    def _raise(self, seat):
+        a = self.shadow.deal.auction
+        targets = [ladder_target(st) for st in range(a.step + 1, MAX_STEP + 1)]
+        self._emit({"ev": "bid", "seat": seat, "call": "raise",
+                    "value": self.rng.choice(targets)})
+
     def _rufer(self, seat):
         deal = self.shadow.deal
         own = mask_cards(deal.hands, seat * 4)
@@ -116,8 +131,9 @@ class Simulator:
             self.events.append({"ev": "hand", "seat": deal.declarer, "cards": cards})
             return
         for what in s.rules.announcements:
-            if what not in deal.announced and self.rng.random() < 0.1:
-                self._emit({"ev": "announce", "seat": deal.declarer, "what": what})
+            for seat in deal.active:
+                if announce_check(s.rules, deal, seat, what) == 0 and self.rng.random() < 0.15:
+                    self._emit({"ev": "announce", "seat": seat, "what": what})
 
     def _exposed(self):
         for ev in reversed(self.events):
