@@ -7,7 +7,13 @@ from mpscen import Lcg, feed, finish_with_points, new_session, random_deal_event
 
 from tapp import errors as E
 from tapp.cards import (
-    BETTEL_ORDER, CARD_CODES, DECKS, NORMAL_ORDER, card_index, mask_count, mask_points,
+    BETTEL_ORDER,
+    CARD_CODES,
+    DECKS,
+    NORMAL_ORDER,
+    card_index,
+    mask_count,
+    mask_points,
 )
 from tapp.jsonout import dumps
 from tapp.record import _crc32_soft, crc_hex, parse_line, with_crc

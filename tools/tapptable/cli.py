@@ -2,8 +2,8 @@
 import argparse
 import sys
 
-from tapp.record import replay_stream
 from tapp.catalog import variant_ids
+from tapp.record import replay_stream
 from tapp.variants import HeaderError
 
 
