@@ -63,6 +63,19 @@ def play(seat, card):
     return {"ev": "play", "seat": seat, "card": card}
 
 
+def bid_value(seat, call, value):
+    """A ladder call carrying a target: ``mehr`` (Haferl steps) or ``raise`` (D28)."""
+    return {"ev": "bid", "seat": seat, "call": call, "value": value}
+
+
+def announce(seat, what):
+    return {"ev": "announce", "seat": seat, "what": what}
+
+
+def exchange(seat, discard):
+    return {"ev": "exchange", "seat": seat, "discard": discard}
+
+
 # ----- dealing ---------------------------------------------------------------------------
 
 

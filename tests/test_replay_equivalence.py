@@ -21,6 +21,15 @@ CASES = [
     ("tapp_modern", 3, {}), ("tapp_modern", 4, {}), ("tapp_modern", 4, {"pack": 32}),
     ("tapp_modern", 3, {"first_bidder": "middlehand", "bettel_order": "normal",
                         "ramsch_tie": "none_pay"}),
+    ("tarock_simple", 4, {"doubling": "extended"}),
+    ("tarock_simple", 3, {"payment": "fixed", "rounding": "nearest5"}),
+    ("tarock_bettel", 3, {"payment": "per_point", "doubling": "kontra_re"}),
+    ("haferltarock", 4, {"self_raise": True, "shortfall": "refill", "pot_ante": 20}),
+    ("berliner", 3, {"berliner_hearts": True}),
+    ("scharfer_tarock", 4, {"doubling": "kontra_re"}),
+    ("herzblatt", 2, {}), ("herzblatt", 5, {}),
+    ("herzblatt_muhr", 3, {}), ("herzblatt_muhr", 4, {"schneider_limit": 30}),
+    ("braun_solo", 4, {"all_pass": "last_trick"}),
 ]
 
 

@@ -166,6 +166,32 @@ def test_random_deals_keep_120_points_and_zero_sum():
             assert r["pot_total"] == total
 
 
+def test_random_deals_every_variant_and_player_count():
+    """Issue 3 variants: every player count, 120 points, zero-sum, running ledger."""
+    rng = Lcg(11)
+    for variant, counts, opts in (
+            ("tarock_simple", (3, 4), {"doubling": "extended"}),
+            ("tarock_bettel", (3, 4), {"payment": "per_point"}),
+            ("haferltarock", (3, 4), {"doubling": "kontra_re", "pot_ante": 500}),
+            ("berliner", (3,), {"berliner_hearts": True}),
+            ("scharfer_tarock", (3, 4), {}),
+            ("herzblatt", (2, 3, 4, 5), {}),
+            ("herzblatt_muhr", (2, 3, 4, 5), {}),
+            ("braun_solo", (3, 5), {"all_pass": "last_trick"})):
+        for players in counts:
+            s = new_session(variant, players, options=opts)
+            pot = s.pot_total
+            for _ in range(3):
+                if s.session_over:
+                    break
+                r = random_deal_events(s, rng)
+                if r["points"] is not None:
+                    assert sum(r["points"]) == 120, (variant, r)
+                assert sum(r["payments"]) + r["pot"] == 0, (variant, r)
+                pot += r["pot"]
+                assert r["pot_total"] == pot
+
+
 def test_canonical_json_and_crc_lines():
     assert dumps({"card": "S7", "ok": False, "error": "x"}) == \
         '{"ok":false,"error":"x","card":"S7"}'

@@ -15,7 +15,16 @@ from tools.tapptable.simulate import Simulator
 
 BENCH_VM = os.path.join(os.path.dirname(__file__), "bench_vm.py")
 VARIANTS = (("wuerttemberg", 3, {}), ("tapp_classic", 3, {}), ("tapp_modern", 3, {}),
-            ("tapp_modern", 4, {}), ("tapp_modern", 4, {"pack": 32}))
+            ("tapp_modern", 4, {}), ("tapp_modern", 4, {"pack": 32}),
+            ("tarock_simple", 3, {"payment": "fixed"}), ("tarock_simple", 4, {"payment": "fixed"}),
+            ("tarock_bettel", 3, {}), ("haferltarock", 3, {"shortfall": "refill"}),
+            ("berliner", 3, {"shortfall": "refill"}), ("scharfer_tarock", 3, {}),
+            ("herzblatt", 2, {}), ("herzblatt", 3, {}), ("herzblatt", 4, {}),
+            ("herzblatt", 5, {}), ("herzblatt_muhr", 4, {}), ("braun_solo", 4, {}))
+
+
+def _name(variant, players, opts):
+    return "%s/%d%s" % (variant, players, " pack32" if opts.get("pack") == 32 else "")
 
 
 def _parse(text):
@@ -56,7 +65,7 @@ def run_bench(args):
             with open(path, "w") as f:
                 f.write("\n".join(sim.record_lines()) + "\n")
             cp, mp = _engine_numbers(path, deals)
-            name = "%s/%d%s" % (variant, players, " pack32" if opts else "")
+            name = _name(variant, players, opts)
             if isinstance(mp, str):
                 print("%-22s %12.2f %12d   MicroPython failed: %s" % (
                     name, cp["ns_per_play"] / 1000, cp["us_per_deal"], mp))
@@ -82,6 +91,5 @@ def run_bench(args):
         t0 = time.perf_counter()
         deals_per_second(rules, rate_deals)
         dt = time.perf_counter() - t0
-        print("%-22s %12d" % ("%s/%d%s" % (variant, players, " pack32" if opts else ""),
-                              rate_deals / dt))
+        print("%-22s %12d" % (_name(variant, players, opts), rate_deals / dt))
     return 0

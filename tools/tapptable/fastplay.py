@@ -8,7 +8,7 @@ import random
 from tapp import deal as D
 from tapp.cards import DECKS, mask_cards
 from tapp.settle import settle
-from tapp.variants import C_TRUMP, TRUMP_ANY, TRUMP_CHOOSE
+from tapp.variants import NO_CONTRACT
 
 
 def random_deal(rules, dealer, rng, deck_cards, pot=0):
@@ -35,9 +35,10 @@ def random_deal(rules, dealer, rng, deck_cards, pot=0):
             pool = mask_cards(deal.hands, decl * 4) + mask_cards(deal.talon)
             deal.exchange(rng.sample(pool, rules.talon_size))
         elif ph == D.DECLARE:
-            t = deal.contract[C_TRUMP]
-            deal.declare_trump(choice((0, 1, 3) if t == TRUMP_CHOOSE else (0, 1, 2, 3))
-                               if t in (TRUMP_CHOOSE, TRUMP_ANY) else t)
+            if deal.contract is NO_CONTRACT:
+                deal.set_contract(choice(a.declarable()), -1)
+            else:
+                deal.declare_trump(choice(deal.trump_choices()))
         elif ph == D.RUFER:
             decl = deal.declarer
             own = mask_cards(deal.hands, decl * 4)
