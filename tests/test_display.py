@@ -23,19 +23,13 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT / "firmware") not in sys.path:
     sys.path.insert(0, str(ROOT / "firmware"))
 
-from drivers import fbuf, ssd1306  # noqa: E402
+from drivers import fbuf  # noqa: E402
+from host_sim.rig import display_rig  # noqa: E402
 
 ADDR = 0x3C
 
 
-def make(log: bool = False):
-    bus = I2CBus()
-    model = bus.attach(ADDR, SSD1306Model())
-    assert isinstance(model, SSD1306Model)
-    if log:
-        bus.log = []
-    oled = ssd1306.SSD1306(bus, ADDR)
-    return bus, model, oled
+make = display_rig
 
 
 def test_init_sequence_configures_the_panel() -> None:

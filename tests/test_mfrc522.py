@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import importlib
 import sys
-import time
 import types
 from pathlib import Path
 from types import SimpleNamespace
@@ -26,6 +25,7 @@ import pytest
 
 from host_sim import mfrc522_model as R
 from host_sim.mfrc522_model import MFRC522Model, Tag, crc_a
+from host_sim.rig import poll_cost, reader_rig
 from host_sim.spi_bus import BusError, SpiBus
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -40,21 +40,7 @@ UID7B = bytes.fromhex("0411223344556f")
 UID10 = bytes.fromhex("04010203040506070809")
 
 
-def make_table(n: int = 1, *, version: int = 0x92, trace: bool = False, spi_wrap=None,
-               **rs_kw):
-    """n MFRC522 models on one emulated bus (shared reset), the real driver on top."""
-    bus = SpiBus()
-    rst = bus.pin("rst")
-    chips, readers = [], []
-    spi = spi_wrap(bus) if spi_wrap else bus
-    for i in range(n):
-        cs = bus.pin("cs%d" % i)
-        chips.append(MFRC522Model(bus, cs, name="r%d" % i, rst=rst, version=version,
-                                  trace=trace))
-        readers.append(M.MFRC522(spi, cs, sleep_us=bus.sleep_us))
-    rs = M.ReaderSet(readers, rst=rst, sleep_us=bus.sleep_us, **rs_kw)
-    good = rs.init()
-    return SimpleNamespace(bus=bus, rst=rst, chips=chips, readers=readers, rs=rs, good=good)
+make_table = reader_rig
 
 
 def polls(t, i: int, k: int) -> list[tuple[int, bytes]]:
@@ -66,18 +52,7 @@ def polls(t, i: int, k: int) -> list[tuple[int, bytes]]:
     return out
 
 
-def cost(t, i: int) -> dict:
-    """Bus traffic and virtual time of one poll of reader i."""
-    for c in t.chips:
-        c.reset_stats()
-    t0 = t.bus.clock.now_us
-    w0 = time.perf_counter()
-    t.rs.poll(i)
-    d = t.chips[i].counts()
-    d["us"] = t.bus.clock.now_us - t0
-    d["wall_us"] = (time.perf_counter() - w0) * 1e6
-    d["others"] = sum(c.stats["transactions"] for j, c in enumerate(t.chips) if j != i)
-    return d
+cost = poll_cost
 
 
 # ------------------------------------------------------------------ raw register access

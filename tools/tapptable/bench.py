@@ -10,6 +10,7 @@ import time
 
 from tapp.rules import Rules
 from tools import mpvm
+from tools.tapptable.bench_drivers import print_driver_bench
 from tools.tapptable.fastplay import deals_per_second
 from tools.tapptable.simulate import Simulator
 
@@ -92,4 +93,6 @@ def run_bench(args):
         deals_per_second(rules, rate_deals)
         dt = time.perf_counter() - t0
         print("%-22s %12d" % (_name(variant, players, opts), rate_deals / dt))
+    print()
+    print_driver_bench()
     return 0
