@@ -34,8 +34,13 @@ def describe(ev, seats):
 def run_demo(args):
     seed = args.seed if args.seed is not None else random.randrange(1, 10 ** 6)
     seats = NAMES[:args.players]
-    sim = Simulator(args.variant, args.players, seed, seats=seats)
-    sim.run(args.deals)
+    # show a deal played to its last trick: skip seeds whose deal ends early
+    for _ in range(100):
+        sim = Simulator(args.variant, args.players, seed, seats=seats)
+        sim.run(args.deals)
+        if all(r["points"] is not None and not _ended_early(r, sim) for r in sim.results):
+            break
+        seed += 1
     lines = sim.record_lines()
     print("Simulated %s, %d players, seed %d (repeat with --seed %d)" % (
         args.variant, args.players, seed, seed))
@@ -67,6 +72,10 @@ def run_demo(args):
     for line in lines[1:]:
         print("  %-60s => %s" % (line, rep.feed(line)))
     return 0
+
+
+def _ended_early(result, sim):
+    return sum(result["tricks"]) < sim.shadow.rules.hand_size
 
 
 def show_result(r, seats):
