@@ -6,7 +6,16 @@ know about the variant, so they never look at variant ids themselves.
 from .announce import DOUBLING_CALLS
 from .cards import DECKS, mask_count
 from .catalog import PRESETS, VARIANTS
-from .variants import C_GOAL, C_ID, C_VALUE, GOAL_ALL_TRICKS, HeaderError, resolve_options
+from .variants import (
+    C_GOAL,
+    C_ID,
+    C_TRUMP,
+    C_VALUE,
+    GOAL_ALL_TRICKS,
+    TRUMP_ANY,
+    HeaderError,
+    resolve_options,
+)
 
 
 def _int_field(header, key, lo, hi):
@@ -101,14 +110,17 @@ class Rules:
         self.talon_size = talon
 
     def _contracts(self, table, opts):
+        """Contract rows with the options that change them applied."""
         rows = table["contracts"]
         fv = opts.get("frage_value")
-        if fv is None:
-            return rows
-        return tuple(
-            (r[:C_VALUE] + (fv,) + r[C_VALUE + 1:]) if r[C_ID] == "frage" else r
-            for r in rows
-        )
+        if fv is not None:   # tapp_modern: value of the Frage (D10)
+            rows = tuple((r[:C_VALUE] + (fv,) + r[C_VALUE + 1:]) if r[C_ID] == "frage" else r
+                         for r in rows)
+        if opts.get("frage_trump") == "any" and self.variant == "tarock_simple":
+            # D16 option: the Frage trump is the declarer's free choice
+            rows = tuple((r[:C_TRUMP] + (TRUMP_ANY,) + r[C_TRUMP + 1:])
+                         if r[C_ID] == "frage" else r for r in rows)
+        return rows
 
     def _announcements(self, table, opts):
         calls = table["announce"]

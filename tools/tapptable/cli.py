@@ -42,8 +42,9 @@ def cmd_simulate(args):
         with open(args.out, "w", encoding="utf-8") as f:
             f.write(text)
         last = sim.results[-1]
-        print("wrote %d deals (%d events) to %s; balances %s" % (
-            args.deals, len(sim.events), args.out, last["balances"]))
+        print("wrote %d deals (%d events) to %s; balances %s%s" % (
+            len(sim.results), len(sim.events), args.out, last["balances"],
+            "; the session ended (pot/bank rules)" if sim.shadow.session_over else ""))
     else:
         sys.stdout.write(text)
     return 0

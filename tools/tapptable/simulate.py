@@ -144,7 +144,10 @@ class Simulator:
         return False
 
     def run(self, deals):
+        """Play up to ``deals`` deals; fewer if the bank or Haferl ends the session."""
         for _ in range(deals):
+            if self.shadow.session_over:
+                break
             self.play_deal()
         return self.results
 
