@@ -43,8 +43,9 @@ class Auction:
         return [row for row in self.contracts if row[C_RANK] > rank]
 
 
-class NamedBids(Auction):
-    """Protocol A: named bids with holding, one round (RULES.md 1.8 A, D03)."""
+class Holding(Auction):
+    """Protocols A and B: one round; the holder answers a later bid at once with
+    ``hold`` (he keeps the lead and takes the bid) or ``pass`` (RULES.md 1.8)."""
 
     def __init__(self, order, contracts):
         Auction.__init__(self, order, contracts)
@@ -54,19 +55,14 @@ class NamedBids(Auction):
     def turn(self):
         if self.done:
             return -1
-        if self.challenger >= 0:
-            return self.holder
-        return self.order[self.pos]
-
-    def _rank(self):
-        return self.contract[C_RANK] if self.contract else 0
+        return self.holder if self.challenger >= 0 else self.order[self.pos]
 
     def legal(self):
         if self.done:
             return []
         if self.challenger >= 0:
             return [("hold", None), ("pass", None)]
-        return [("pass", None)] + [("bid", row) for row in self._outranking()]
+        return [("pass", None)] + self._bids()
 
     def call(self, seat, word, row, trump):
         if self.done:
@@ -86,12 +82,9 @@ class NamedBids(Auction):
         if word == "pass":
             self._next()
             return E.OK
-        if word != "bid":
-            return E.ILLEGAL_CALL
-        if row is None or row[C_RANK] <= self._rank() or not trump_fits(row, trump):
-            return E.ILLEGAL_CONTRACT
-        self.contract = row
-        self.trump = trump
+        err = self._bid(word, row, trump)
+        if err:
+            return err
         if self.holder < 0:
             self.holder = seat
             self._next()
@@ -104,6 +97,29 @@ class NamedBids(Auction):
         if self.pos >= len(self.order):
             self.done = True
             self.declarer = self.holder
+
+    def _bids(self):
+        return []
+
+    def _bid(self, word, row, trump):
+        return E.ILLEGAL_CALL
+
+
+class NamedBids(Holding):
+    """Protocol A: named bids, any higher contract (RULES.md 1.8 A, D03)."""
+
+    def _bids(self):
+        return [("bid", row) for row in self._outranking()]
+
+    def _bid(self, word, row, trump):
+        if word != "bid":
+            return E.ILLEGAL_CALL
+        rank = self.contract[C_RANK] if self.contract else 0
+        if row is None or row[C_RANK] <= rank or not trump_fits(row, trump):
+            return E.ILLEGAL_CONTRACT
+        self.contract = row
+        self.trump = trump
+        return E.OK
 
 
 class TwoRounds(Auction):
@@ -170,65 +186,25 @@ class TwoRounds(Auction):
 LEVEL_WORDS = ("", "spiele", "besser", "am_besten")
 
 
-class Levels(Auction):
-    """Protocol B: level words with holding, one round (RULES.md 1.8 B, 2.4).
+class Levels(Holding):
+    """Protocol B: level words (RULES.md 1.8 B, 2.4).
 
     The contract is declared afterwards: any at level 1, Solo or Heart Solo at
     level 2, Heart Solo at level 3 (``declarable``).
     """
 
     def __init__(self, order, contracts):
-        Auction.__init__(self, order, contracts)
+        Holding.__init__(self, order, contracts)
         self.level = 0
-        self.holder = -1
-        self.challenger = -1
 
-    def turn(self):
-        if self.done:
-            return -1
-        return self.holder if self.challenger >= 0 else self.order[self.pos]
+    def _bids(self):
+        return [(LEVEL_WORDS[self.level + 1], None)] if self.level < 3 else []
 
-    def legal(self):
-        if self.done:
-            return []
-        if self.challenger >= 0:
-            return [("hold", None), ("pass", None)]
-        out = [("pass", None)]
-        if self.level < 3:
-            out.append((LEVEL_WORDS[self.level + 1], None))
-        return out
-
-    def call(self, seat, word, row, trump):
-        if self.done:
-            return E.WRONG_PHASE
-        if seat != self.turn():
-            return E.NOT_YOUR_TURN
-        if self.challenger >= 0:
-            if word == "pass":
-                self.holder = self.challenger
-            elif word != "hold":
-                return E.ILLEGAL_CALL
-            self.challenger = -1
-            self._next()
-            return E.OK
-        if word == "pass":
-            self._next()
-            return E.OK
+    def _bid(self, word, row, trump):
         if self.level >= 3 or word != LEVEL_WORDS[self.level + 1]:
             return E.ILLEGAL_CALL
         self.level += 1
-        if self.holder < 0:
-            self.holder = seat
-            self._next()
-        else:
-            self.challenger = seat
         return E.OK
-
-    def _next(self):
-        self.pos += 1
-        if self.pos >= len(self.order):
-            self.done = True
-            self.declarer = self.holder
 
     def declarable(self):
         # level 1: any; level 2: rank >= 2 (Solo, Heart Solo); level 3: Heart Solo
