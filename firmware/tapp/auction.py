@@ -33,6 +33,21 @@ class Auction:
         self.declarer = -1
         self.done = False
 
+    def call(self, seat, word, row, arg):
+        """One call; ``arg`` is the named trump, or a ladder bid's target (-1: none)."""
+        if self.done:
+            return E.WRONG_PHASE
+        if seat != self.turn():
+            return E.NOT_YOUR_TURN
+        return self._call(seat, word, row, arg)
+
+    def _call(self, seat, word, row, arg):
+        return E.ILLEGAL_CALL
+
+    def turn(self):
+        """Seat to speak, -1 once the auction is over."""
+        return -1 if self.done else self.order[self.pos]
+
     def declarable(self):
         """Contracts the declarer may name after the auction (protocols B, E)."""
         return []
@@ -64,11 +79,7 @@ class Holding(Auction):
             return [("hold", None), ("pass", None)]
         return [("pass", None)] + self._bids()
 
-    def call(self, seat, word, row, trump):
-        if self.done:
-            return E.WRONG_PHASE
-        if seat != self.turn():
-            return E.NOT_YOUR_TURN
+    def _call(self, seat, word, row, trump):
         if self.challenger >= 0:
             if word == "hold":
                 self.trump = -1  # the holder names his own suit later
@@ -145,11 +156,7 @@ class TwoRounds(Auction):
         out = [] if self.contract is None else [("weg", None)]
         return out + [("bid", row) for row in self._outranking()]
 
-    def call(self, seat, word, row, trump):
-        if self.done:
-            return E.WRONG_PHASE
-        if seat != self.turn():
-            return E.NOT_YOUR_TURN
+    def _call(self, seat, word, row, trump):
         if word == "pass":
             word = "weg"  # RECORD.md convention 6
         if self.round == 1:
@@ -266,12 +273,8 @@ class Ladder(Auction):
             out.append((self._word(nxt), ladder_target(nxt) if nxt >= 2 else None))
         return out
 
-    def call(self, seat, word, row, value):
+    def _call(self, seat, word, row, value):
         """``value`` is the target of a ``mehr`` bid (or -1)."""
-        if self.done:
-            return E.WRONG_PHASE
-        if seat != self.turn():
-            return E.NOT_YOUR_TURN
         if self.waiting == 1:             # the holder answers a challenge
             if word == "vorn":
                 self.waiting = 2
@@ -353,11 +356,7 @@ class Scharf(Auction):
                 return row
         return None
 
-    def call(self, seat, word, row, trump):
-        if self.done:
-            return E.WRONG_PHASE
-        if seat != self.turn():
-            return E.NOT_YOUR_TURN
+    def _call(self, seat, word, row, trump):
         if self.round == 1:
             if word == "spiele":
                 self.bidders.append(seat)
@@ -396,17 +395,10 @@ class Scharf(Auction):
 class AskInTurn(Auction):
     """Protocol F: the first to say ``spiele`` is soloist (RULES.md 1.8 F, D34)."""
 
-    def turn(self):
-        return -1 if self.done else self.order[self.pos]
-
     def legal(self):
         return [] if self.done else [("spiele", None), ("pass", None)]
 
-    def call(self, seat, word, row, trump):
-        if self.done:
-            return E.WRONG_PHASE
-        if seat != self.turn():
-            return E.NOT_YOUR_TURN
+    def _call(self, seat, word, row, trump):
         if word == "spiele":
             self.declarer = seat
             self.contract = self.contracts[0]
@@ -430,19 +422,12 @@ class SuitBids(Auction):
         Auction.__init__(self, order, contracts)
         self.out = []
 
-    def turn(self):
-        return -1 if self.done else self.order[self.pos]
-
     def legal(self):
         if self.done:
             return []
         return [("pass", None)] + [("bid", row) for row in self._outranking()]
 
-    def call(self, seat, word, row, trump):
-        if self.done:
-            return E.WRONG_PHASE
-        if seat != self.turn():
-            return E.NOT_YOUR_TURN
+    def _call(self, seat, word, row, trump):
         if word == "pass":
             self.out.append(seat)
         elif word == "bid":
