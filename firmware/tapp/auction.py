@@ -320,9 +320,10 @@ class Ladder(Auction):
                 self.target = ladder_target(self.step)
 
     def raise_to(self, value):
-        """Self-raise (D28) to a higher step's target; an error code."""
+        """Self-raise (D28) to a higher step, named by its target (from Pick-up,
+        61 names Hand 61); an error code."""
         for step in range(self.step + 1, MAX_STEP + 1):
-            if ladder_target(step) == value and value > self.target:
+            if ladder_target(step) == value:
                 self.step = step
                 self.contract = self.contracts[1]
                 self.target = value
