@@ -13,7 +13,7 @@ import json
 import os
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from tapp.cards import CARD_CODES, DECKS, mask_cards
@@ -215,6 +215,20 @@ def test_card_points_add_up_to_120(rec):
             assert pts == own
             assert res["tricks"] == [sum(1 for t in tricks if t["winner"] == s) for s in range(n)]
             assert res["won"] is None
+            if "penalty" not in res:  # RULES.md 2.3 Ramsch, Jungfer, D13 ties
+                top = max(pts)
+                losers = [s for s in range(n) if pts[s] == top]
+                if len(losers) == n or (len(losers) > 1
+                                        and rec.options.get("ramsch_tie") == "none_pay"):
+                    losers = []
+                want = [0] * n
+                for lo in losers:
+                    for s in range(n):
+                        if s not in losers:
+                            amount = 10 if res["tricks"][s] == 0 else 5
+                            want[lo] -= amount
+                            want[s] += amount
+                assert res["payments"] == want
             continue
         decl = res["declarer"]
         d, e = res["points"]
@@ -574,17 +588,21 @@ def test_monkey_streams_never_raise_and_rejections_change_nothing(config, mode, 
     lines = []
     outs = []
     pending = {}
-    for _ in range(data.draw(st.integers(10, 120), label="events")):
+    for _ in range(data.draw(st.integers(20, 200), label="events")):
         ev = monkey_event(data.draw, rep.session, players, mode, pending)
         line = dumps(ev)
         lines.append(line)
         outs.append(feed_checked(rep, line))
-    for o in parsed(outs):
-        if "result" in o:
-            res = o["result"]
-            assert sum(res["payments"]) + res["pot"] == 0
-            if res["points"] is not None:
-                assert sum(res["points"]) == 120
+    results = [o["result"] for o in parsed(outs) if "result" in o]
+    for res in results:
+        assert sum(res["payments"]) + res["pot"] == 0
+        if res["points"] is not None:
+            assert sum(res["points"]) == 120
+        if "settled_points" in res:
+            assert sum(res["settled_points"]) == 120
+    event("deals finished: %d" % min(len(results), 3))   # --hypothesis-show-statistics
+    if any("penalty" in res for res in results):
+        event("a revoke decided a deal")
     check_rejections_inert(header, lines, outs, data)
     # Event sourcing: an accepted event inside a deal followed by undo is the same as
     # that event never having been there (RECORD.md convention 11).
@@ -975,6 +993,118 @@ def test_open_mode_bettel_ouvert_exposed_hand_is_enforced():
     run_script(h, steps)
 
 
+def play_out(rep):
+    """Strict mode: play the deal to its end, always the first legal card; the result."""
+    while True:
+        seat = rep.session.turn()
+        card = rep.session.legal_cards()[0]
+        out = json.loads(rep.feed(dumps(play(seat, card))))
+        assert out["ok"] is True, out
+        if "result" in out:
+            return out["result"]
+
+
+def test_error_codes_tapp_classic_hold_declare_and_tout():
+    # clockwise, dealer 0: forehand 1, middlehand 2, rearhand 0
+    steps = [
+        (W_DEAL(), "ok"),
+        (bid(1, "bid", contract="frage"), "ok"),
+        (bid(2, "bid", contract="suit_solo", trump="H"), "illegal_contract"),  # C, S or D
+        (bid(2, "bid", contract="suit_solo", trump="S"), "ok"),
+        (bid(0, "pass"), "not_your_turn"),                    # the holder answers first
+        (bid(1, "bid", contract="heart_solo"), "illegal_call"),  # only hold or pass now
+        (bid(1, "hold"), "ok"),                               # seat 1 keeps suit_solo
+        (bid(0, "pass"), "ok"),
+        (play(1, "CA"), "wrong_phase"),                       # the trump is not named yet
+        ({"ev": "exchange", "seat": 1, "discard": W_TALON}, "wrong_phase"),
+        ({"ev": "announce", "seat": 1, "what": "tout"}, "illegal_announce"),
+        (bid(2, "declare", contract="suit_solo", trump="C"), "not_your_turn"),
+        (bid(1, "declare", contract="suit_solo", trump="H"), "illegal_contract"),
+        (bid(1, "declare", contract="suit_solo"), "illegal_contract"),  # no trump named
+        (bid(1, "declare", contract="frage", trump="C"), "illegal_contract"),
+        (bid(1, "declare", contract="suit_solo", trump="C"), "ok"),
+        (bid(1, "declare", contract="suit_solo", trump="D"), "illegal_contract"),
+        ({"ev": "announce", "seat": 2, "what": "tout"}, "illegal_announce"),
+        ({"ev": "announce", "seat": 1, "what": "tout"}, "ok"),
+        ({"ev": "announce", "seat": 1, "what": "tout"}, "illegal_announce"),  # once
+        (play(1, "D8"), "not_in_hand"),                       # the untouched tapp
+        (play(1, "CA"), "ok"),
+        ({"ev": "announce", "seat": 1, "what": "tout"}, "illegal_announce"),  # too late
+    ]
+    rep, _ = run_script(make_header("tapp_classic", 3), steps)
+    res = play_out(rep)   # seat 1 holds every trump and the two top spades
+    assert res == {
+        "declarer": 1, "contract": "suit_solo", "trump": "C", "target": None,
+        "points": [120, 0], "tricks": [11, 0], "won": True, "schneider": False,
+        "schwarz": True, "multiplier": 1, "payments": [-60, 120, -60], "pot": 0,
+        "balances": [-60, 120, -60], "pot_total": 0, "next_dealer": 1,
+    }
+
+
+# tapp_modern, dealer 0 (anticlockwise): forehand 2, middlehand 1, rearhand 0
+M_HANDS = [W_HANDS[0], W_HANDS[2], W_HANDS[1]]
+
+
+def test_error_codes_tapp_modern_rufer_strict():
+    deal = {"ev": "deal", "dealer": 0, "hands": M_HANDS, "talon": W_TALON}
+    steps = [
+        (deal, "ok"),
+        (bid(2, "spiele"), "ok"),
+        (bid(1, "weg"), "ok"),
+        (bid(0, "weg"), "ok"),
+        (bid(2, "bid", contract="suit_rufer", trump="C"), "ok"),
+        (play(2, "CA"), "wrong_phase"),                       # call the card first
+        ({"ev": "rufer", "seat": 1, "card": "HA", "give": "S10"}, "not_your_turn"),
+        ({"ev": "rufer", "seat": 2, "card": "CA", "give": "SA"}, "illegal_call"),  # his own
+        ({"ev": "rufer", "seat": 2, "card": "HA", "give": None}, "illegal_call"),  # not tapp
+        ({"ev": "rufer", "seat": 2, "card": "D8", "give": "SA"}, "illegal_call"),  # in tapp
+        ({"ev": "rufer", "seat": 2, "card": "HA", "give": "HK"}, "not_in_hand"),
+        ({"ev": "rufer", "seat": 2, "card": "HA", "give": "X9"}, "unknown_card"),
+        ({"ev": "rufer", "seat": 2, "card": "H5", "give": "S10"}, "unknown_card"),
+        ({"ev": "rufer", "seat": 2, "card": "HA"}, "illegal_call"),   # give missing = tapp
+        ({"ev": "rufer", "seat": 2, "card": "HA", "give": "S10"}, "ok"),
+        ({"ev": "rufer", "seat": 2, "card": "HA", "give": "S10"}, "wrong_phase"),
+        (play(2, "S10"), "not_in_hand"),                      # given away
+        (play(2, "HA"), "ok"),                                # called, now his
+        (play(1, "S10"), "must_follow"),                      # seat 1 still has hearts
+        (play(1, "H10"), "ok"),
+        (play(0, "D9"), "must_follow"),
+        (play(0, "HJ"), {"ok": True, "trick": {"n": 1, "leader": 2,
+                                               "cards": ["HA", "H10", "HJ"],
+                                               "winner": 2, "points": 23}}),
+    ]
+    run_script(make_header("tapp_modern", 3), steps)
+
+
+def test_open_mode_rufer_card_played_by_a_defender():
+    h = make_header("tapp_modern", 3, "open")
+    steps = [
+        ({"ev": "deal", "dealer": 0, "hands": None, "talon": None}, "ok"),
+        (bid(2, "spiele"), "ok"),
+        (bid(1, "weg"), "ok"),
+        (bid(0, "weg"), "ok"),
+        (bid(2, "bid", contract="suit_rufer", trump="C"), "ok"),
+        ({"ev": "rufer", "seat": 2, "card": "HA", "give": "S10"}, "ok"),
+        (play(2, "H7"), "ok"),
+        (play(1, "HA"), {"ok": True, "revoke": {"seat": 1, "trick": 1, "rule": "rufer_card"}}),
+        (play(0, "H6"), {
+            "ok": True,
+            "trick": {"n": 1, "leader": 2, "cards": ["H7", "HA", "H6"], "winner": 1,
+                      "points": 11},
+            "result": {  # D15: the lost trick ends the Rufer; 3.4: a defender offended
+                "declarer": 2, "contract": "suit_rufer", "trump": "C", "target": None,
+                "points": [109, 11], "tricks": [0, 1], "won": True, "schneider": False,
+                "schwarz": False, "multiplier": 1, "payments": [-15, -15, 30], "pot": 0,
+                "balances": [-15, -15, 30], "pot_total": 0, "next_dealer": 2,
+                "penalty": {"seat": 1, "trick": 1, "rule": "rufer_card"}}}),
+        (play(2, "H8"), "wrong_phase"),                       # the deal is over
+        ({"ev": "undo"}, "wrong_phase"),
+        ({"ev": "deal", "dealer": 0, "hands": None, "talon": None}, "bad_event"),
+        ({"ev": "deal", "dealer": 2, "hands": None, "talon": None}, "ok"),
+    ]
+    run_script(h, steps)
+
+
 # ------------------------------------------- robustness: deep nesting and bad headers
 
 
@@ -998,14 +1128,30 @@ def test_deeply_nested_header_is_a_header_error():
                      '"options":' + "[" * 5000 + "]" * 5000 + "}")
 
 
+HEADER_VARIANTS = ["wuerttemberg", "tapp_classic", "tapp_modern", "tarock_simple",
+                   "tarock_bettel", "haferltarock", "berliner", "scharfer_tarock", "herzblatt",
+                   "herzblatt_muhr", "braun_solo", "x", ""]
+OPTION_NAMES = ["pot", "pot_ante", "tout_factor", "pack", "first_bidder", "frage_value",
+                "bettel_order", "ramsch_tie", "revoke_penalty", "rate_frage", "rate_solo",
+                "fixed_frage", "fixed_solo", "fixed_heart_solo", "payment", "bank_ante",
+                "doubling", "start_balance", "shortfall", "rounding", "stake", "players"]
+OPTION_VALUES = st.sampled_from([True, False, 0, 2, 3, 32, 36, -1, 1.5, None, "1/2", "1/0",
+                                 "a/b", "/", "2/", "\u00b2/1", "1/\u00b9", "25/30", [1, 2],
+                                 [1, 0], [25, 30], "forehand", "middlehand", "none", "off",
+                                 "kontra_re", "per_point", "fixed", "refill", "up5"])
+
+
 @_settings(150)
 @given(st.dictionaries(
     st.sampled_from(["record", "variant", "players", "seats", "options", "first_dealer",
                      "mode", "x"]),
-    junk_values | st.sampled_from([1, 3, 4, "wuerttemberg", "tapp_modern", "open",
-                                   {"pack": 32}, {"pot": True}, ["a", "b", "c"]]),
+    junk_values | st.sampled_from([1, 3, 4, "open", ["a", "b", "c"]])
+    | st.sampled_from(HEADER_VARIANTS)
+    | st.dictionaries(st.sampled_from(OPTION_NAMES), OPTION_VALUES | junk_values, max_size=3),
     max_size=8))
 def test_bad_headers_raise_only_header_error(header):
+    """A header the engine cannot play by is a HeaderError (what ``tapptable replay``
+    reports as "bad header"), never another exception."""
     base = {"record": 1, "variant": "tapp_modern", "players": 4, "first_dealer": 0}
     base.update(header)
     try:
@@ -1014,3 +1160,13 @@ def test_bad_headers_raise_only_header_error(header):
         return
     out = feed_checked(rep, '{"ev":"undo"}')
     assert json.loads(out) == {"ok": False, "error": "wrong_phase"}
+
+
+@pytest.mark.parametrize("value", ["\u00b2/1", "1/\u00b2"],
+                         ids=["superscript_numerator", "superscript_denominator"])
+def test_rate_option_with_unicode_digit_is_a_header_error(value):
+    """str.isdigit() accepts superscript digits that int() refuses."""
+    header = {"record": 1, "variant": "tarock_simple", "players": 3, "first_dealer": 0,
+              "options": {"rate_frage": value}}
+    with pytest.raises(HeaderError):
+        open_session(dumps(header))

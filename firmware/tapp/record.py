@@ -46,11 +46,24 @@ def with_crc(text):
     return text + "\t" + crc_hex(text)
 
 
+def _is_hex(text):
+    for ch in text:
+        if ch not in "0123456789abcdefABCDEF":
+            return False
+    return True
+
+
+def is_blank(line):
+    """Blank lines get no outcome; only spaces, tabs and line ends count as blank
+    (str.strip's idea of whitespace differs between CPython and MicroPython)."""
+    return line.strip(" \t\r\n") == ""
+
+
 def parse_line(line):
     """The JSON object of one record line, or None if the line is corrupt."""
     line = line.strip("\r\n")
     tab = line.rfind("\t")
-    if tab >= 0 and len(line) - tab == 9:
+    if tab >= 0 and len(line) - tab == 9 and _is_hex(line[tab + 1:]):
         text = line[:tab]
         if crc_hex(text) != line[tab + 1:].lower():
             return None
@@ -78,7 +91,7 @@ class Replayer:
 
     def feed(self, line):
         """Outcome line for one event line, or None for a blank line."""
-        if not line.strip():
+        if is_blank(line):
             return None
         ev = parse_line(line)
         if ev is None:
@@ -92,7 +105,7 @@ def replay_stream(readline, write):
     Returns 0, or raises HeaderError for a missing or bad header.
     """
     header = readline()
-    while header and not header.strip():
+    while header and is_blank(header):
         header = readline()
     if not header:
         raise HeaderError("empty record: no header line")

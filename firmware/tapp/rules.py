@@ -48,7 +48,8 @@ class Rules:
     def __init__(self, header):
         if not isinstance(header, dict):
             raise HeaderError("header must be a JSON object")
-        if header.get("record") != 1:
+        version = header.get("record")
+        if version != 1 or isinstance(version, bool):
             raise HeaderError("not a version 1 record (\"record\": 1 missing)")
         vid, table, given = _variant(header)
         self.variant = vid

@@ -119,13 +119,23 @@ class HeaderError(Exception):
     """A record header the engine cannot play by (one-line reason)."""
 
 
+def _digits(text):
+    """ASCII digits only (str.isdigit also accepts superscripts and other scripts)."""
+    if not text:
+        return False
+    for ch in text:
+        if ch < "0" or ch > "9":
+            return False
+    return True
+
+
 def parse_rate(key, v):
     """A rational rate: an int, ``"a/b"`` or ``[a, b]`` -> (a, b) with b > 0."""
     if _is_int(v) and v >= 0:
         return (v, 1)
     if isinstance(v, str) and v.count("/") == 1:
         a, b = v.split("/")
-        if a.isdigit() and b.isdigit() and int(b) > 0:
+        if _digits(a) and _digits(b) and int(b) > 0:
             return (int(a), int(b))
     if isinstance(v, list) and len(v) == 2 and _is_int(v[0]) and _is_int(v[1]) \
             and v[0] >= 0 and v[1] > 0:
