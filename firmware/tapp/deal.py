@@ -395,13 +395,15 @@ class Deal:
     def _overtrump_open(self, seat, st, tc):
         """RULES.md 3.3 rule 3: a trump not beating ``b`` on a trump lead asserts
         no trump above ``b``; a later trump above ``b`` proves must_overtrump."""
-        for slot in (seat, seat + self.n):
+        slot = seat
+        while slot < 2 * self.n:    # the two assertion slots, no tuple: no allocation
             at = self.above_at[slot]
             if at and st > self.above_b[slot]:
                 self._revoke(seat, at, E.MUST_OVERTRUMP)
                 self.above_at[seat] = 0
                 self.above_at[seat + self.n] = 0
                 break
+            slot += self.n
         top = self.top_trump
         if tc and self.led == self.trump and 0 <= st < top:
             key = self.trick_no * 8 + tc

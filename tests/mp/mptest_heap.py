@@ -29,14 +29,21 @@ def _start_play(variant, players, mode, seed):
         for i, seat in enumerate(active):
             hands[seat] = [CARD_CODES[c] for c in cards[i * k:(i + 1) * k]]
         s.apply({"ev": "deal", "dealer": s.dealer, "hands": hands, "talon": None})
-        # forehand plays the cheapest point game: a Solo-like contract, no exchange
-        for ev in s.legal_calls():
-            if ev.get("contract") in ("solo", "heart_solo", "suit_solo"):
-                s.apply(ev)
-                break
+        # forehand plays a point game (Solo-like, or the soloist's spiele), the rest pass
+        first = True
         while s.deal.phase == D.AUCTION:
-            s.apply({"ev": "bid", "seat": s.turn(), "call": "pass"
-                     if variant != "tapp_modern" else "weg"})
+            calls = s.legal_calls()
+            pick = [ev for ev in calls if first and (
+                ev.get("contract") in ("solo", "heart_solo", "suit_solo")
+                or ev["call"] == "spiele")]
+            pick = pick or [ev for ev in calls if ev.get("contract") in (
+                "solo", "heart_solo", "suit_solo")]
+            pick = pick or [ev for ev in calls if ev["call"] in ("pass", "weg")] or calls
+            s.apply(pick[0])
+            first = False
+        if s.deal.phase == D.EXCHANGE:   # lay the picked-up skat back
+            s.apply({"ev": "exchange", "seat": s.deal.declarer,
+                     "discard": [CARD_CODES[c] for c in mask_cards(s.deal.talon)]})
         if s.deal.phase == D.DECLARE:
             s.apply(s.legal_calls()[0])
         if s.deal.phase == D.PLAY:
@@ -91,3 +98,47 @@ def test_refused_cards_allocate_nothing():
         if micropython is not None:
             micropython.heap_unlock()
     assert wrong_turn == 5 and unknown == 1
+
+
+def _open_twin(variant, players, seed):
+    """A strict session at its first card and an open-mode twin fed the same
+    events, with the hands and discards left unknown as at an open table."""
+    s = _start_play(variant, players, "strict", seed)
+    o = new_session(variant, players, mode="open", first_dealer=s.deal.dealer)
+    for ev in s.log:
+        if ev["ev"] == "deal":
+            ev = {"ev": "deal", "dealer": ev["dealer"], "hands": None, "talon": None}
+        elif ev["ev"] == "exchange":
+            ev = {"ev": "exchange", "seat": ev["seat"], "discard": None}
+        out = o.apply(ev)
+        assert out["ok"], (ev, out)
+    return s, o
+
+
+def test_open_mode_card_play_allocates_nothing():
+    """Open mode records void and over-trump assertions: still no allocation."""
+    for variant, players, seed in (("wuerttemberg", 3, 4), ("herzblatt", 4, 2)):
+        s, o = _open_twin(variant, players, seed)
+        assert o.deal.phase == D.PLAY and o.deal.trump == s.deal.trump
+        sd, od = s.deal, o.deal
+        plays = 0
+        while sd.phase == D.PLAY:
+            seat = sd.turn
+            cards = sd.legal_cards(seat)
+            card = cards[-1]
+            last = sd.trick_no == sd.ntricks and sd.tcount == sd.nact - 1
+            assert sd.play(seat, card) == 0
+            if last:
+                assert od.play(seat, card) == 0
+                break
+            if micropython is not None:
+                micropython.heap_lock()
+            try:
+                err = od.play(seat, card)
+            finally:
+                if micropython is not None:
+                    micropython.heap_unlock()
+            assert err == 0, err
+            plays += 1
+        assert plays == sd.ntricks * sd.nact - 1
+        assert od.seat_points == sd.seat_points
