@@ -26,16 +26,23 @@ from tapp.cards import card_index
 from tapp.session import Session
 
 
-def load(path):
-    with open(path) as f:
-        header = json.loads(f.readline())
-        deals = []
+def deals_of(path):
+    """(header, iterator of each deal's event list): one deal in memory at a time."""
+    f = open(path)
+    header = json.loads(f.readline())
+
+    def gen():
+        deal = []
         for line in f:
             ev = json.loads(line)
-            if ev["ev"] == "deal":
-                deals.append([])
-            deals[-1].append(ev)
-    return header, deals
+            if ev["ev"] == "deal" and deal:
+                yield deal
+                deal = []
+            deal.append(ev)
+        if deal:
+            yield deal
+        f.close()
+    return header, gen()
 
 
 def split(deal_events):
@@ -54,78 +61,82 @@ def mem_total():
 
 
 def run(path):
-    header, deals = load(path)
-    prepared = [split(d) for d in deals]
-    # whole deals through the fold (event dicts, outcomes built)
-    s = Session(header)
-    t0 = ticks_us()
+    header, deals = deals_of(path)
+    whole = Session(header)      # whole deals through the fold (outcomes built)
+    fast = Session(header)       # card plays only, timed and heap-counted
+    locked = Session(header) if micropython is not None else None
+    n_deals = plays = t_deals = t_play = alloc = total = 0
+    lock_ok = lock_failed = 0
     for d in deals:
-        for ev in d:
-            s.apply(ev)
-    t_deals = ticks_diff(ticks_us(), t0)
-    # card plays only, and heap allocated by them
-    s = Session(header)
-    plays = 0
-    t_play = 0
-    alloc = 0
-    total = 0
-    gc.collect()
-    for pre, cards in prepared:
-        for ev in pre:
-            s.apply(ev)
-        play = s.play_card
-        gc.collect()
-        gc.disable()
-        a0 = gc.mem_alloc() if hasattr(gc, "mem_alloc") else 0
-        m0 = mem_total()
+        n_deals += 1
         t0 = ticks_us()
-        for seat, card in cards:
-            play(seat, card)
-        t_play += ticks_diff(ticks_us(), t0)
-        m1 = mem_total()
-        a1 = gc.mem_alloc() if hasattr(gc, "mem_alloc") else 0
-        gc.enable()
-        total += m1 - m0
-        alloc += a1 - a0
+        for ev in d:
+            whole.apply(ev)
+        t_deals += ticks_diff(ticks_us(), t0)
+        pre, cards = split(d)
+        dt, da, dm = timed_plays(fast, pre, cards)
+        t_play += dt
+        alloc += da
+        total += dm
         plays += len(cards)
-        if cards:
-            s._finish()
-    print("deals", len(deals))
+        if locked is not None:
+            ok, failed = locked_plays(locked, pre, cards)
+            lock_ok += ok
+            lock_failed += failed
+    print("deals", n_deals)
     print("plays", plays)
-    print("us_per_deal", t_deals // max(1, len(deals)))
+    print("us_per_deal", t_deals // max(1, n_deals))
     print("ns_per_play", t_play * 1000 // max(1, plays))
     print("alloc_bytes_per_play_x1000", alloc * 1000 // max(1, plays))
     print("mem_total_bytes_per_play_x1000", total * 1000 // max(1, plays) if total >= 0 else -1)
-    if micropython is not None:
-        locked_run(header, prepared)
+    if locked is not None:
+        print("heap_locked_plays", lock_ok)
+        print("heap_locked_failures", lock_failed)
 
 
-def locked_run(header, prepared):
-    """Every card play except a deal's last, with the heap locked (DESIGN.md 4)."""
-    s = Session(header)
-    ok = 0
-    failed = 0
-    for pre, cards in prepared:
-        for ev in pre:
-            s.apply(ev)
-        play = s.play_card
-        last = len(cards) - 1
-        for i, (seat, card) in enumerate(cards):
-            if i == last:
-                play(seat, card)
-                break
-            micropython.heap_lock()
-            try:
-                play(seat, card)
-                ok += 1
-            except MemoryError:
-                failed += 1
-            finally:
-                micropython.heap_unlock()
-        if cards:
-            s._finish()
-    print("heap_locked_plays", ok)
-    print("heap_locked_failures", failed)
+def timed_plays(s, pre, cards):
+    """(microseconds, gc.mem_alloc growth, mem_total growth) of a deal's card plays."""
+    for ev in pre:
+        s.apply(ev)
+    play = s.play_card
+    gc.collect()
+    gc.disable()
+    a0 = gc.mem_alloc() if hasattr(gc, "mem_alloc") else 0
+    m0 = mem_total()
+    t0 = ticks_us()
+    for seat, card in cards:
+        play(seat, card)
+    dt = ticks_diff(ticks_us(), t0)
+    m1 = mem_total()
+    a1 = gc.mem_alloc() if hasattr(gc, "mem_alloc") else 0
+    gc.enable()
+    if cards:
+        s._finish()
+    return dt, a1 - a0, m1 - m0
+
+
+def locked_plays(s, pre, cards):
+    """Every card play but the deal's last with the heap locked (DESIGN.md 4)."""
+    for ev in pre:
+        s.apply(ev)
+    play = s.play_card
+    ok = failed = 0
+    last = len(cards) - 1
+    for i, (seat, card) in enumerate(cards):
+        if i == last:
+            play(seat, card)
+            break
+        micropython.heap_lock()
+        try:
+            play(seat, card)
+            ok += 1
+        except MemoryError:
+            failed += 1
+        finally:
+            micropython.heap_unlock()
+    if cards:
+        s._finish()
+    return ok, failed
 
 
 if __name__ == "__main__":
