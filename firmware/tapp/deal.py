@@ -140,12 +140,13 @@ class Deal:
         self.talon_known = True
 
     def card_holder(self, card):
-        """Seat whose known hand holds ``card``, else -1."""
-        s = CARD_SUIT[card]
-        bit = CARD_BIT[card]
-        for seat in self.active:
-            if self.known[seat] and self.hands[seat * 4 + s] & bit:
+        """Seat whose known hand holds ``card``, else -1 (on the card-play path)."""
+        i = 0
+        while i < self.nact:
+            seat = self.active[i]
+            if self.known[seat] and self.hands[seat * 4 + CARD_SUIT[card]] & CARD_BIT[card]:
                 return seat
+            i += 1
         return -1
 
     def all_hands_known(self):
@@ -306,12 +307,25 @@ class Deal:
         return self.phase == PLAY and self.trick_no == 1 and self.tcount == 0
 
     # ----- trick play ------------------------------------------------------------
+    #
+    # The card-play path allocates nothing, not even VM frames: MicroPython puts a
+    # call's frame on the heap (freed on return) when its locals plus stack exceed
+    # 11 words, so these functions are kept small and loop with ``while`` (a ``for``
+    # over a list holds a 4-slot iterator on the stack).  ``micropython.mem_total()``
+    # around a play stays flat (tests/mp/mptest_heap.py, ``tapptable bench``).
 
     def play(self, seat, card):
         """Play ``card`` for ``seat``; an error code, the state unchanged on error.
 
         Check order per RECORD.md convention 12.
         """
+        err = self._refusal(seat, card)
+        if err:
+            return err
+        self._take(seat, card)
+        return E.OK
+
+    def _refusal(self, seat, card):
         if self.phase != PLAY:
             return E.WRONG_PHASE
         if card < 0:
@@ -326,94 +340,107 @@ class Deal:
             return E.CARD_USED
         if self.aside[s] & bit:
             return E.NOT_IN_HAND
-        hands = self.hands
-        base = seat * 4
-        known = self.known[seat]
-        tc = self.tcount
-        if known:
-            if not hands[base + s] & bit:
-                return E.NOT_IN_HAND
-            if tc:
-                led = self.led
-                if s != led:
-                    if hands[base + led]:
-                        return E.MUST_FOLLOW
-                    tr = self.trump
-                    if tr >= 0 and s != tr and hands[base + tr]:
-                        return E.MUST_TRUMP
-                elif self.overtrump and s == self.trump and self.top_trump >= 0:
-                    top = self.top_trump
-                    if self.strength[CARD_RANK[card]] < top and \
-                            hands[base + s] & ((1 << (8 - top)) - 1):
-                        return E.MUST_OVERTRUMP
-            hands[base + s] = hands[base + s] & ~bit
-        else:
-            if self.card_holder(card) >= 0:
-                return E.NOT_IN_HAND
-            self._assert_open(seat, card, s, tc)
-        self.used[s] |= bit
-        self.tcards[tc] = card
-        if s == self.trump and self.strength[CARD_RANK[card]] > self.top_trump:
-            self.top_trump = self.strength[CARD_RANK[card]]
-        if tc == 0:
-            self.led = s
-        tc += 1
-        if tc < self.nact:
-            self.tcount = tc
-            self.turn = self.next_seat[seat]
-            return E.OK
-        self.tcount = tc
-        self._finish_trick()
+        if not self.known[seat]:
+            return E.NOT_IN_HAND if self.card_holder(card) >= 0 else E.OK
+        if not self.hands[seat * 4 + s] & bit:
+            return E.NOT_IN_HAND
+        if self.tcount:
+            return self._duty(seat * 4, s, card)
         return E.OK
 
-    def _assert_open(self, seat, card, s, tc):
+    def _duty(self, base, s, card):
+        """RULES.md 1.5 rules 1, 2 and 4 for a known hand (``base`` = seat * 4)."""
+        led = self.led
+        if s != led:
+            if self.hands[base + led]:
+                return E.MUST_FOLLOW
+            if self.trump >= 0 and s != self.trump and self.hands[base + self.trump]:
+                return E.MUST_TRUMP
+            return E.OK
+        if self.overtrump and s == self.trump and self.top_trump >= 0:
+            return self._overtrump_duty(base, card)
+        return E.OK
+
+    def _overtrump_duty(self, base, card):
+        top = self.top_trump
+        if self.strength[CARD_RANK[card]] < top and \
+                self.hands[base + self.trump] & ((1 << (8 - top)) - 1):
+            return E.MUST_OVERTRUMP
+        return E.OK
+
+    def _take(self, seat, card):
+        """The accepted card goes to the trick."""
+        s = CARD_SUIT[card]
+        if self.known[seat]:
+            self.hands[seat * 4 + s] &= ~CARD_BIT[card]
+        else:
+            self._assert_open(seat, card)
+        self.used[s] |= CARD_BIT[card]
+        self.tcards[self.tcount] = card
+        if s == self.trump and self.strength[CARD_RANK[card]] > self.top_trump:
+            self.top_trump = self.strength[CARD_RANK[card]]
+        if self.tcount == 0:
+            self.led = s
+        self.tcount += 1
+        if self.tcount < self.nact:
+            self.turn = self.next_seat[seat]
+        else:
+            self._finish_trick()
+
+    def _assert_open(self, seat, card):
         """RULES.md 3.3: prove earlier assertions, then record new ones."""
+        s = CARD_SUIT[card]
         k = seat * 4 + s
-        at = self.void_at[k]
-        if at:
-            self._revoke(seat, at, self.void_rule[k])
+        if self.void_at[k]:
+            self._revoke(seat, self.void_at[k], self.void_rule[k])
             self.void_at[k] = 0
         if card == self.rufer_card and seat != self.declarer:
-            self._revoke(seat, self.trick_no * 8 + tc, RUFER_CARD)
+            self._revoke(seat, self.trick_no * 8 + self.tcount, RUFER_CARD)
         if self.overtrump and s == self.trump:
-            self._overtrump_open(seat, self.strength[CARD_RANK[card]], tc)
-        if tc:
-            led = self.led
-            if s != led:
-                key = self.trick_no * 8 + tc
-                k = seat * 4 + led
-                if not self.void_at[k]:
-                    self.void_at[k] = key
-                    self.void_rule[k] = E.MUST_FOLLOW
-                tr = self.trump
-                if tr >= 0 and led != tr and s != tr:
-                    k = seat * 4 + tr
-                    if not self.void_at[k]:
-                        self.void_at[k] = key
-                        self.void_rule[k] = E.MUST_TRUMP
+            self._prove_overtrump(seat, self.strength[CARD_RANK[card]])
+            self._assert_overtrump(seat, self.strength[CARD_RANK[card]])
+        if self.tcount and s != self.led:
+            self._assert_void(seat, s)
 
-    def _overtrump_open(self, seat, st, tc):
-        """RULES.md 3.3 rule 3: a trump not beating ``b`` on a trump lead asserts
-        no trump above ``b``; a later trump above ``b`` proves must_overtrump."""
+    def _assert_void(self, seat, s):
+        """Rules 1 and 2: a card off the led suit asserts void in it (and in trumps)."""
+        key = self.trick_no * 8 + self.tcount
+        k = seat * 4 + self.led
+        if not self.void_at[k]:
+            self.void_at[k] = key
+            self.void_rule[k] = E.MUST_FOLLOW
+        if self.trump >= 0 and self.led != self.trump and s != self.trump:
+            k = seat * 4 + self.trump
+            if not self.void_at[k]:
+                self.void_at[k] = key
+                self.void_rule[k] = E.MUST_TRUMP
+
+    def _prove_overtrump(self, seat, st):
+        """Rule 3 proof: a trump above a ``b`` he asserted nothing above."""
         slot = seat
-        while slot < 2 * self.n:    # the two assertion slots, no tuple: no allocation
+        while slot < 2 * self.n:    # slot 1 the earliest assertion, slot 2 the strongest
             at = self.above_at[slot]
             if at and st > self.above_b[slot]:
                 self._revoke(seat, at, E.MUST_OVERTRUMP)
                 self.above_at[seat] = 0
                 self.above_at[seat + self.n] = 0
-                break
+                return
             slot += self.n
+
+    def _assert_overtrump(self, seat, st):
+        """Rule 3: on a trump lead, a trump not beating the best one asserts that
+        he holds none above it."""
         top = self.top_trump
-        if tc and self.led == self.trump and 0 <= st < top:
-            key = self.trick_no * 8 + tc
-            if not self.above_at[seat]:          # slot 1: the earliest assertion
-                self.above_at[seat] = key
-                self.above_b[seat] = top
-            slot = seat + self.n                 # slot 2: the strongest one
-            if not self.above_at[slot] or top < self.above_b[slot]:
-                self.above_at[slot] = key
-                self.above_b[slot] = top
+        if not (self.tcount and self.led == self.trump and 0 <= st < top):
+            return
+        key = self.trick_no * 8 + self.tcount
+        if not self.above_at[seat]:
+            self.above_at[seat] = key
+            self.above_b[seat] = top
+        slot = seat + self.n
+        if not self.above_at[slot] or top < self.above_b[slot]:
+            self.above_at[slot] = key
+            self.above_b[slot] = top
 
     def _revoke(self, seat, key, rule):
         i = self.rev_count
@@ -423,32 +450,40 @@ class Deal:
             self.rev_rule[i] = rule
             self.rev_count = i + 1
 
-    def _finish_trick(self):
-        tcards = self.tcards
-        strength = self.strength
-        trump = self.trump
-        best = tcards[0]
+    def _winner_index(self):
+        """Position in the trick of the card that wins it (RULES.md 1.5)."""
+        best = self.tcards[0]
         bi = 0
-        pts = CARD_POINTS[best]
-        for i in range(1, self.nact):
-            c = tcards[i]
-            pts += CARD_POINTS[c]
-            cs = CARD_SUIT[c]
-            bs = CARD_SUIT[best]
-            if cs == bs:
-                if strength[CARD_RANK[c]] > strength[CARD_RANK[best]]:
+        i = 1
+        while i < self.nact:
+            c = self.tcards[i]
+            if CARD_SUIT[c] == CARD_SUIT[best]:
+                if self.strength[CARD_RANK[c]] > self.strength[CARD_RANK[best]]:
                     best = c
                     bi = i
-            elif cs == trump:
+            elif CARD_SUIT[c] == self.trump:
                 best = c
                 bi = i
-        leader = self.leader
-        winner = self.active[(self.pos_of[leader] + bi) % self.nact]
+            i += 1
+        return bi
+
+    def _trick_points(self):
+        """Card points of the trick; the trick is copied for the outcome."""
+        pts = 0
+        i = 0
+        while i < self.nact:
+            pts += CARD_POINTS[self.tcards[i]]
+            self.last_cards[i] = self.tcards[i]
+            i += 1
+        return pts
+
+    def _finish_trick(self):
+        bi = self._winner_index()
+        pts = self._trick_points()
+        winner = self.active[(self.pos_of[self.leader] + bi) % self.nact]
         self.seat_points[winner] += pts
         self.seat_tricks[winner] += 1
-        for i in range(self.nact):
-            self.last_cards[i] = tcards[i]
-        self.last_leader = leader
+        self.last_leader = self.leader
         self.last_winner = winner
         self.last_points = pts
         self.tcount = 0
@@ -464,14 +499,13 @@ class Deal:
 
     def _goal_decided(self, winner):
         """RULES.md D15: a trick-goal contract ends at the trick that decides it."""
-        decl = self.declarer
-        if decl < 0:
+        if self.declarer < 0:
             return False
         goal = self.contract[C_GOAL]
         if goal == GOAL_NO_TRICK:
-            return winner == decl
+            return winner == self.declarer
         if goal == GOAL_ALL_TRICKS or self.rules.all_tricks_announced(self.announced):
-            return winner != decl
+            return winner != self.declarer
         return False
 
     # ----- questions -----------------------------------------------------------

@@ -142,3 +142,28 @@ def test_open_mode_card_play_allocates_nothing():
             plays += 1
         assert plays == sd.ntricks * sd.nact - 1
         assert od.seat_points == sd.seat_points
+
+
+def test_card_play_allocates_no_frames_either():
+    """heap_lock() hides VM frames that go to the heap when unlocked; the unix
+    port's mem_total() counts every byte ever allocated, so it must stay flat."""
+    mem_total = getattr(micropython, "mem_total", None)
+    for variant, players, seed in (("tapp_classic", 3, 6), ("herzblatt", 5, 3)):
+        s, o = _open_twin(variant, players, seed)
+        sd, od = s.deal, o.deal
+        grew = 0
+        plays = 0
+        while sd.phase == D.PLAY:
+            seat = sd.turn
+            card = sd.legal_cards(seat)[0]
+            if sd.trick_no == sd.ntricks and sd.tcount == sd.nact - 1:
+                break          # the deal's last card settles (allocates by design)
+            m0 = mem_total() if mem_total else 0
+            a = sd.play(seat, card)
+            b = od.play(seat, card)
+            m1 = mem_total() if mem_total else 0
+            assert a == 0 and b == 0, (a, b)
+            grew += m1 - m0
+            plays += 1
+        assert plays == sd.ntricks * sd.nact - 1
+        assert grew == 0, (variant, grew)
