@@ -18,4 +18,7 @@ def test_bench_quick_prints_every_table():
         assert heading in out
     engine_rows = [line for line in out.splitlines() if line.endswith(" fail")]
     assert len(engine_rows) >= 17
+    # heap_lock failures, mem_total and mem_alloc growth per card play: all zero
     assert all(line.split()[-2].startswith("0/") for line in engine_rows), engine_rows
+    assert all(line.split()[-3] == "0.0" and line.split()[-4] == "0.0"
+               for line in engine_rows), engine_rows
