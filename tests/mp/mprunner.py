@@ -51,8 +51,18 @@ def _unlock_heap():
 
 
 def _tests_of(module):
+    """(name, zero-argument callable) per test; a test parametrized through
+    tests/mp/pytest.py becomes one entry per case, named ``test[i]``."""
     names = sorted(n for n in dir(module) if n.startswith("test_"))
-    return [(n, getattr(module, n)) for n in names if callable(getattr(module, n))]
+    out = []
+    for n in names:
+        fn = getattr(module, n)
+        if hasattr(fn, "cases"):
+            for i, args in enumerate(fn.cases()):
+                out.append(("%s[%d]" % (n, i), lambda f=fn.fn, a=args: f(*a)))
+        elif callable(fn):
+            out.append((n, fn))
+    return out
 
 
 def run(module_names):
