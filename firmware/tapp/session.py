@@ -7,7 +7,7 @@ events without the last one (DESIGN.md principle 2: event-sourced).
 from . import deal as D
 from . import errors as E
 from .announce import check as announce_check
-from .auction import trump_fits
+from .auction import MAX_STEP, ladder_target, trump_fits
 from .cards import CARD_BIT, CARD_CODES, CARD_SUIT, DECKS, card_index, suit_index
 from .rules import Rules
 from .settle import settle
@@ -415,6 +415,26 @@ class Session:
             for t in deal.trump_choices():
                 out.append({"ev": "bid", "seat": seat, "call": "declare",
                             "contract": deal.contract[C_ID], "trump": "CSHD"[t]})
+        if deal.raise_ok and deal.phase in (D.EXCHANGE, D.DECLARE):
+            # Haferl self-raise (D28): every higher step, named by its target
+            step = deal.auction.step + 1
+            while step <= MAX_STEP:
+                out.append({"ev": "bid", "seat": deal.declarer, "call": "raise",
+                            "value": ladder_target(step)})
+                step += 1
+        return out
+
+    def legal_announcements(self):
+        """Event dicts of the announcements any seat may make now (Tout, 66/Du,
+        Kontra, Re, ...); empty once the first card is led."""
+        deal = self.deal
+        out = []
+        if deal is None or not deal.can_announce():
+            return out
+        for what in self.rules.announcements:
+            for seat in deal.active:
+                if announce_check(self.rules, deal, seat, what) == E.OK:
+                    out.append({"ev": "announce", "seat": seat, "what": what})
         return out
 
     def legal_cards(self):

@@ -8,16 +8,9 @@ import json
 import random
 
 from tapp import deal as D
-from tapp.announce import check as announce_check
-from tapp.auction import MAX_STEP, ladder_target
 from tapp.cards import CARD_CODES, DECKS, mask_cards
 from tapp.session import Session
 from tapp.variants import C_ID, C_TRUMP, TRUMP_ANY, TRUMP_CHOOSE
-
-
-def deal_raise_ok(session):
-    deal = session.deal
-    return deal.raise_ok and deal.phase in (D.EXCHANGE, D.DECLARE)
 
 
 class Simulator:
@@ -77,10 +70,11 @@ class Simulator:
         while len(self.results) == n_before:
             phase = s.deal.phase
             seat = s.turn()
-            if deal_raise_ok(s) and rng.random() < 0.3:
-                self._raise(seat)
+            raises = [ev for ev in s.legal_calls() if ev["call"] == "raise"]
+            if raises and rng.random() < 0.3:
+                self._emit(rng.choice(raises))
             elif phase in (D.AUCTION, D.DECLARE):
-                ev = rng.choice(s.legal_calls())
+                ev = rng.choice([ev for ev in s.legal_calls() if ev["call"] != "raise"])
                 row = s.rules.contract(ev.get("contract", ""))
                 if (phase == D.AUCTION and row is not None
                         and row[C_TRUMP] in (TRUMP_CHOOSE, TRUMP_ANY) and rng.random() < 0.5):
@@ -105,12 +99,6 @@ class Simulator:
         else:
             self._emit(ev)
 
-    def _raise(self, seat):
-        a = self.shadow.deal.auction
-        targets = [ladder_target(st) for st in range(a.step + 1, MAX_STEP + 1)]
-        self._emit({"ev": "bid", "seat": seat, "call": "raise",
-                    "value": self.rng.choice(targets)})
-
     def _rufer(self, seat):
         deal = self.shadow.deal
         own = mask_cards(deal.hands, seat * 4)
@@ -130,10 +118,14 @@ class Simulator:
             cards = [CARD_CODES[c] for c in mask_cards(deal.hands, deal.declarer * 4)]
             self.events.append({"ev": "hand", "seat": deal.declarer, "cards": cards})
             return
-        for what in s.rules.announcements:
-            for seat in deal.active:
-                if announce_check(s.rules, deal, seat, what) == 0 and self.rng.random() < 0.15:
-                    self._emit({"ev": "announce", "seat": seat, "what": what})
+        made = True
+        while made:   # each call may open the next (Kontra -> Re -> Supp ...)
+            made = False
+            for ev in s.legal_announcements():
+                if self.rng.random() < 0.15:
+                    self._emit(ev)
+                    made = True
+                    break
 
     def _exposed(self):
         for ev in reversed(self.events):
