@@ -99,3 +99,16 @@ def test_simulate_command_output_replays(tmp_path, variant, players):
     outs = [json.loads(line) for line in rep.stdout.splitlines()]
     assert outs and all(o["ok"] for o in outs)
     assert sum("result" in o for o in outs) >= 1
+
+
+def test_replay_explain_and_stdin():
+    record = "\n".join([
+        '{"record":1,"variant":"wuerttemberg","players":3,"first_dealer":0}',
+        '{"ev":"play","seat":0,"card":"HA"}', "not json", ""])
+    rep = subprocess.run([sys.executable, "-m", "tools.tapptable.cli", "replay", "--explain",
+                          "-"], input=record, capture_output=True, text=True, check=True)
+    assert rep.stdout.splitlines() == [
+        '{"ok":false,"error":"wrong_phase","seat":0,"card":"HA"}',
+        '{"ok":false,"error":"bad_event"}']
+    assert "event 1: wrong_phase: Not possible at this point of the deal" in rep.stderr
+    assert "event 2: bad_event: Unreadable or incomplete event" in rep.stderr

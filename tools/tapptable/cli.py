@@ -1,5 +1,6 @@
 """``tapptable`` command line: one subcommand per job."""
 import argparse
+import json
 import sys
 
 from tapp.catalog import variant_ids
@@ -10,22 +11,45 @@ from tapp.variants import HeaderError
 def cmd_replay(args):
     """Print one outcome line per event of a record (RECORD.md)."""
     if args.runtime == "micropython":
+        if args.file == "-":
+            print("tapptable replay: --runtime micropython needs a file", file=sys.stderr)
+            return 2
         from tools.tapptable.mpreplay import replay_in_micropython
         return replay_in_micropython(args.file, sys.stdout.write)
     try:
-        f = open(args.file, encoding="utf-8")
+        f = sys.stdin if args.file == "-" else open(args.file, encoding="utf-8")
     except OSError as exc:
         print("tapptable replay: cannot read %s: %s" % (args.file, exc.strerror), file=sys.stderr)
         return 2
-    with f:
-        try:
-            return replay_stream(f.readline, sys.stdout.write)
-        except HeaderError as exc:
-            print("tapptable replay: %s: bad header: %s" % (args.file, exc), file=sys.stderr)
-            return 2
-        except UnicodeDecodeError:
-            print("tapptable replay: %s: not UTF-8 text" % args.file, file=sys.stderr)
-            return 2
+    write = sys.stdout.write
+    if args.explain:
+        write = _explaining(write)
+    try:
+        return replay_stream(f.readline, write)
+    except HeaderError as exc:
+        print("tapptable replay: %s: bad header: %s" % (args.file, exc), file=sys.stderr)
+        return 2
+    except UnicodeDecodeError:
+        print("tapptable replay: %s: not UTF-8 text" % args.file, file=sys.stderr)
+        return 2
+    finally:
+        if f is not sys.stdin:
+            f.close()
+
+
+def _explaining(write):
+    """Wrap ``write`` so each rejected event is also explained on stderr."""
+    from tapp.errors import MESSAGES, NAMES
+    count = [0]
+
+    def out(line):
+        count[0] += 1
+        write(line)
+        if line.startswith('{"ok":false'):
+            code = json.loads(line).get("error", "bad_event")
+            text = MESSAGES[NAMES.index(code)] if code in NAMES else code
+            print("event %d: %s: %s" % (count[0], code, text), file=sys.stderr)
+    return out
 
 
 def cmd_simulate(args):
@@ -66,7 +90,9 @@ def build_parser():
     sub.required = True
 
     r = sub.add_parser("replay", help="print the outcome line of every event of a record")
-    r.add_argument("file")
+    r.add_argument("file", help="record file, or - for standard input")
+    r.add_argument("--explain", action="store_true",
+                   help="also explain every rejected event on standard error")
     r.add_argument("--runtime", choices=("cpython", "micropython"), default="cpython",
                    help="run the engine here or inside the MicroPython VM")
     r.set_defaults(func=cmd_replay)
