@@ -29,7 +29,7 @@ NAMES = (
 
 MESSAGES = (
     "OK",
-    "Unknown card: not a card code of RULES.md",
+    "Unknown card: not a known card code",
     "This card is not part of the session's deck",
     "This card has already been played in this deal",
     "That card is not in this player's hand",
