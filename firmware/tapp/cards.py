@@ -102,7 +102,3 @@ def mask_points(masks, base=0):
             m &= m - 1
             total += RANK_POINTS[r]
     return total
-
-
-def deck_cards(deck):
-    return mask_cards(deck)

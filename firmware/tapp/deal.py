@@ -17,7 +17,6 @@ from .cards import (
     DECKS,
     HEARTS,
     NORMAL_ORDER,
-    mask_count,
 )
 from .variants import (
     C_GOAL,
@@ -541,9 +540,6 @@ class Deal:
                 m >>= 1
                 r += 1
         return out
-
-    def cards_left(self, seat):
-        return mask_count(self.hands, seat * 4)
 
     def deciding_revoke(self):
         """Index of the revoke that decides the settlement (D41), or -1."""

@@ -46,9 +46,6 @@ MESSAGES = (
 )
 
 
-def name(code):
-    return NAMES[code]
-
-
-def message(code):
-    return MESSAGES[code]
+def message_for(name):
+    """The human message for a stable error word (as in outcome lines)."""
+    return MESSAGES[NAMES.index(name)] if name in NAMES else name

@@ -89,8 +89,15 @@ class Rules:
         self.target = table.get("target", 61)
         self.overtrump = table.get("overtrump", False)
         self.revoke_forfeit = opts["revoke_penalty"] == "forfeit"
-        self.ante = opts.get("bank_ante", 0) if opts.get("payment") == "per_point" \
-            else opts.get("pot_ante", 0) if self.settle_kind == "haferl" else 0
+        self.ante = self._session_ante(opts)
+
+    def _session_ante(self, opts):
+        """Each person's session-start ante into the bank or Haferl (convention 10)."""
+        if opts.get("payment") == "per_point":
+            return opts["bank_ante"]      # RULES.md 2.4: the bank (Kasse)
+        if self.settle_kind == "haferl":
+            return opts["pot_ante"]       # RULES.md 2.6: the Haferl
+        return 0                          # no bank (the Tapp pot antes per deal)
 
     def _deck_and_deal(self, table, opts, n):
         deck = table["deck"][n]

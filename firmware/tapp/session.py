@@ -8,7 +8,7 @@ from . import deal as D
 from . import errors as E
 from .announce import check as announce_check
 from .auction import MAX_STEP, ladder_target, trump_fits
-from .cards import CARD_BIT, CARD_CODES, CARD_SUIT, DECKS, card_index, suit_index
+from .cards import CARD_BIT, CARD_CODES, CARD_SUIT, DECKS, SUITS, card_index, suit_index
 from .rules import Rules
 from .settle import settle
 from .variants import C_ID, NO_CONTRACT
@@ -37,7 +37,6 @@ class Session:
         self.deal = None
         self.log = []                      # accepted events of the deal in progress
         self.session_over = False
-        self.deals_done = 0
         self._handlers = {
             "deal": self._deal, "hand": self._hand, "bid": self._bid,
             "exchange": self._exchange, "rufer": self._rufer,
@@ -360,7 +359,6 @@ class Session:
             self.balances[s] += pay[s]
         self.pot_total += pot
         self.dealer = rules.next_of(self.dealer)
-        self.deals_done += 1
         result["balances"] = list(self.balances)
         result["pot_total"] = self.pot_total
         result["next_dealer"] = self.dealer
@@ -414,7 +412,7 @@ class Session:
         elif deal.phase == D.DECLARE:
             for t in deal.trump_choices():
                 out.append({"ev": "bid", "seat": seat, "call": "declare",
-                            "contract": deal.contract[C_ID], "trump": "CSHD"[t]})
+                            "contract": deal.contract[C_ID], "trump": SUITS[t]})
         if deal.raise_ok and deal.phase in (D.EXCHANGE, D.DECLARE):
             # Haferl self-raise (D28): every higher step, named by its target
             step = deal.auction.step + 1

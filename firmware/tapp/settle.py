@@ -5,6 +5,7 @@ per-seat payments and the pot/bank change; amounts are integers throughout
 (money in the session's unit, rational rates as numerator/denominator).
 """
 from .announce import multiplier
+from .cards import suit_letter
 from .deal import RULE_NAMES
 from .variants import (
     C_GOAL,
@@ -32,10 +33,6 @@ def round_money(kind, a, b):
     if kind == "nearest5":
         return 5 * ((2 * a + 5 * b) // (10 * b))
     return ceil_div(a, b)
-
-
-def _suit(trump):
-    return "CSHD"[trump] if trump >= 0 else None
 
 
 class Ledger:
@@ -149,7 +146,7 @@ def settle(rules, deal, pot_before):
         c = multiplier(deal.announced)
         result["declarer"] = deal.declarer
         result["contract"] = row[C_ID]
-        result["trump"] = _suit(deal.trump)
+        result["trump"] = suit_letter(deal.trump)
         result["target"] = None if o.trick_goal else o.target
         result["points"] = [o.d, o.e]
         result["tricks"] = [o.dt, o.et]

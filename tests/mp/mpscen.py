@@ -3,37 +3,21 @@
 Plain Python that runs unchanged under CPython, the unix port and the 32-bit
 WebAssembly port: no pytest, no random module (a small LCG instead).
 """
+from scenario import finish, new_session, ok
+
 from tapp import deal as D
 from tapp.cards import CARD_CODES, DECKS, mask_cards
-from tapp.session import Session
 
-
-def header(variant, players=3, mode="strict", options=None, first_dealer=0):
-    return {"record": 1, "variant": variant, "players": players, "mode": mode,
-            "options": options or {}, "first_dealer": first_dealer}
+__all__ = ["Lcg", "feed", "finish", "new_session", "random_deal_events"]
 
 
 def feed(session, events):
-    """Apply events, each must be accepted; return the last outcome."""
+    """Apply events, each must be accepted (tricks and results too); return the
+    last outcome."""
     out = None
     for ev in events:
-        out = session.apply(ev)
-        assert out["ok"], (ev, out)
+        out = ok(session, ev)
     return out
-
-
-def finish_with_points(session, decl_points, decl_tricks=None):
-    """End the deal in progress with the declarer side holding ``decl_points``."""
-    deal = session.deal
-    decl = deal.declarer
-    defenders = [s for s in deal.active if s != decl]
-    deal.seat_points[defenders[0]] = 120 - decl_points
-    if decl_tricks is None:
-        decl_tricks = 6
-    deal.seat_tricks[decl] = decl_tricks
-    deal.seat_tricks[defenders[0]] = deal.ntricks - decl_tricks
-    deal.phase = D.DONE
-    return session._finish()
 
 
 class Lcg:
@@ -89,6 +73,3 @@ def random_deal_events(session, rng):
         assert out["ok"], (ev, out)
     return out["result"]
 
-
-def new_session(variant, players=3, mode="strict", options=None, first_dealer=0):
-    return Session(header(variant, players, mode, options, first_dealer))

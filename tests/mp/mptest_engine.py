@@ -3,7 +3,7 @@
 Run by tests/mp/mprunner.py inside the unix port (strict heap) and the 32-bit
 WebAssembly port, and by pytest through tests/test_engine_mp_suite.py.
 """
-from mpscen import Lcg, feed, finish_with_points, new_session, random_deal_events
+from mpscen import Lcg, feed, finish, new_session, random_deal_events
 
 from tapp import errors as E
 from tapp.cards import (
@@ -143,7 +143,7 @@ def test_ex7_values_through_the_fold():
                       "trump": trump}])
         if contract == "frage":
             feed(s, [{"ev": "exchange", "seat": 0, "discard": ["S6", "D7", "D6"]}])
-        r = finish_with_points(s, d)
+        r = finish(s, d)
         assert r["payments"] == [2 * want, -want, -want], (contract, r)
 
 

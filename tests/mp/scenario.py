@@ -12,7 +12,7 @@ from tapp.cards import CARD_CODES, DECKS, mask_cards
 from tapp.session import Session
 
 ANTON, BERTA, CHARLOTTE, DIETER = 0, 1, 2, 3
-SEAT_NAMES = ["Anton", "Berta", "Charlotte", "Dieter"]
+SEAT_NAMES = ["Anton", "Berta", "Charlotte", "Dieter", "Emil"]  # RULES.md section 4, plus a fifth
 _INITIAL = {"A": ANTON, "B": BERTA, "C": CHARLOTTE, "D": DIETER}
 
 

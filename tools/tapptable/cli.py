@@ -39,7 +39,7 @@ def cmd_replay(args):
 
 def _explaining(write):
     """Wrap ``write`` so each rejected event is also explained on stderr."""
-    from tapp.errors import MESSAGES, NAMES
+    from tapp.errors import message_for
     count = [0]
 
     def out(line):
@@ -47,8 +47,7 @@ def _explaining(write):
         write(line)
         if line.startswith('{"ok":false'):
             code = json.loads(line).get("error", "bad_event")
-            text = MESSAGES[NAMES.index(code)] if code in NAMES else code
-            print("event %d: %s: %s" % (count[0], code, text), file=sys.stderr)
+            print("event %d: %s: %s" % (count[0], code, message_for(code)), file=sys.stderr)
     return out
 
 
