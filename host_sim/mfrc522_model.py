@@ -34,6 +34,9 @@ SELECT per cascade level (cascade tag 0x88, BCC, SAK cascade bit 0x04), HLTA,
 field off -> POWER-OFF -> IDLE on power-up. Faults: ``mute`` (never answers),
 ``crc_error`` (bad CRC_A on SAK), ``bcc_error``, ``parity_error`` and ``flaky``
 (a pattern of 1/0, one entry per power-up: answers only in the 1 cycles).
+Reader faults: ``brownout()`` (a supply dip resets every register and drops the
+field), ``disconnect(miso=0x00, power=True)`` / ``reconnect()`` (the chip stops
+answering on SPI, optionally unpowered, and comes back).
 
 Timing uses the bus's virtual clock: 106 kbit/s bits of 128/fc, frame delay
 time 1236/fc. Host-side only (CPython).
@@ -358,6 +361,8 @@ class MFRC522Model:
         self.unsupported: list[int] = []
         self.field_ons = 0
         self.powered = True
+        self.connected = True  # False after disconnect(): SPI reads _miso, writes are lost
+        self._miso = 0x00
         self._hard_pd = False
         self.stats = Counter()
         self.reg_accesses = Counter()
@@ -427,6 +432,33 @@ class MFRC522Model:
     def clear(self) -> None:
         self.remove(*list(self.tags))
 
+    # -------------------------------------------------------------- supply and wiring faults
+    def brownout(self) -> None:
+        """A supply dip: every register back to its reset value (DS 9.2), the field off
+        (tags drop to POWER-OFF and come back IDLE at the next power-up), a running
+        command and pending frames lost. What a SoftReset does, unasked."""
+        self.stats["brownouts"] += 1
+        self._reset_registers()
+
+    def disconnect(self, miso: int = 0x00, power: bool = True) -> None:
+        """The reader stops answering: a loose SPI wire or chip-select. Every MISO byte
+        reads ``miso`` (0x00 when the line is pulled low, 0xFF when pulled high) and
+        writes are lost. With ``power=False`` the supply wire is loose too: the field
+        drops, and ``reconnect()`` brings the chip back with reset registers."""
+        self.stats["disconnects"] += 1
+        self.connected = False
+        self._miso = miso & 0xFF
+        if not power:
+            self.powered = False
+            self._apply_field()
+
+    def reconnect(self) -> None:
+        """The wire is back; an unpowered chip comes back as after a power-up."""
+        self.connected = True
+        if not self.powered:
+            self.powered = True
+            self._reset_registers()
+
     # -------------------------------------------------------------- pins
     def _rst_changed(self, level: int) -> None:
         if level == 0:
@@ -453,6 +485,8 @@ class MFRC522Model:
     def exchange(self, mosi: int) -> int:
         self.stats["bytes"] += 1
         self._sync()
+        if not self.connected:
+            return self._miso
         if self._hard_pd:
             return 0x00
         if self._addr is None:  # address byte

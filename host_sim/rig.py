@@ -17,7 +17,10 @@ OLED_ADDR = 0x3C
 
 
 def reader_rig(n=1, *, version=0x92, trace=False, spi_wrap=None, **readerset_kw):
-    """n MFRC522 models on one emulated bus (shared reset), the real driver on top."""
+    """n MFRC522 models on one emulated bus (shared reset), the real driver on top.
+
+    The ReaderSet's clock (``ticks_ms``, for the recovery back-off) is the bus's
+    virtual clock unless given; ``rig.ticks_ms()`` reads it."""
     bus = SpiBus()
     rst = bus.pin("rst")
     chips, readers = [], []
@@ -27,9 +30,16 @@ def reader_rig(n=1, *, version=0x92, trace=False, spi_wrap=None, **readerset_kw)
         chips.append(MFRC522Model(bus, cs, name="r%d" % i, rst=rst, version=version,
                                   trace=trace))
         readers.append(M.MFRC522(spi, cs, sleep_us=bus.sleep_us))
+    readerset_kw.setdefault("ticks_ms", lambda: bus_ticks_ms(bus))
     rs = M.ReaderSet(readers, rst=rst, sleep_us=bus.sleep_us, **readerset_kw)
     good = rs.init()
-    return SimpleNamespace(bus=bus, rst=rst, chips=chips, readers=readers, rs=rs, good=good)
+    return SimpleNamespace(bus=bus, rst=rst, chips=chips, readers=readers, rs=rs, good=good,
+                           ticks_ms=lambda: bus_ticks_ms(bus))
+
+
+def bus_ticks_ms(bus):
+    """The bus's virtual clock as ``time.ticks_ms()`` values (modulo 2**30)."""
+    return int(bus.clock.now_us // 1000) & 0x3FFFFFFF
 
 
 def poll_cost(rig, i):

@@ -644,3 +644,199 @@ def test_pypi_pi_rc522_reads_4_and_7_byte_uids(pirc522) -> None:
     assert readers[0].read_id() is None
     print("\npi-rc522 empty poll: %d register reads" % chip.stats["reads"])
     assert chip.stats["reads"] > 1000
+
+
+# ================================================================== recovery
+
+
+def _advance_ms(t, ms: float) -> None:
+    t.bus.clock.advance(ms * 1000)
+
+
+def test_model_brownout_resets_registers_and_tags() -> None:
+    t = make_table()
+    chip, tag = t.chips[0], Tag(UID7)
+    chip.place(tag)
+    assert t.readers[0].scan(keep_field=True) == M.PRESENT and tag.state == Tag.ACTIVE
+    chip.brownout()
+    assert chip.regs[R.TMODE] == 0 and chip.regs[R.TRELOAD_LO] == 0
+    assert chip.regs[R.MODE] == 0x3F and not chip.field_on
+    assert tag.state == Tag.POWER_OFF and chip.stats["brownouts"] == 1
+    assert not t.readers[0].check() and not t.readers[0].ok
+
+
+def test_model_disconnect_and_reconnect() -> None:
+    t = make_table()
+    chip, rd_ = t.chips[0], t.readers[0]
+    chip.disconnect()
+    assert rd_._read(0x37) == 0x00 and not rd_.check()
+    chip.reconnect()
+    assert rd_._read(0x37) == 0x92  # the registers survived: only the wire was loose
+    assert rd_.init() and rd_.check()
+    chip.disconnect(miso=0xFF, power=False)
+    assert rd_._read(0x37) == 0xFF and not chip.field_on
+    chip.reconnect()
+    assert chip.regs[R.TMODE] == 0  # unpowered: back with reset values
+    assert not rd_.check()
+
+
+def test_every_placement_after_a_brownout_is_read() -> None:
+    """The bug: after a supply dip the set reported ERROR forever."""
+    t = make_table(2)
+    for i in range(2):
+        t.chips[i].brownout()
+    seen = 0
+    for k in range(40):
+        i = k % 2
+        tag = Tag(bytes((4, k, 1, 2, 3, 4, 0x80)))
+        t.chips[i].place(tag)
+        got = polls(t, i, 3)
+        seen += got[-1] == (M.PRESENT, tag.uid)
+        assert all(s != M.ERROR for s, _ in got)
+        t.chips[i].remove(tag)
+        assert polls(t, i, 3)[-1] == (M.ABSENT, b"")
+        if k % 7 == 3:
+            t.chips[i].brownout()  # with the card gone, and again later
+    assert seen == 40
+    # dips at start and after k = 3, 10, 17, 24, 31 (38's is never polled)
+    assert [t.rs.faults(i) for i in range(2)] == [3, 4]
+    assert [t.rs.recoveries(i) for i in range(2)] == [3, 4]
+    assert not t.rs.down(0) and not t.rs.down(1)
+
+
+@pytest.mark.parametrize("when", ["empty", "card stays", "card swapped"])
+def test_brownout_recovers_in_one_poll(when: str) -> None:
+    t = make_table()
+    chip = t.chips[0]
+    a = Tag(UID7)
+    if when != "empty":
+        chip.place(a)
+        assert polls(t, 0, 2)[-1] == (M.PRESENT, UID7)
+    chip.brownout()
+    if when == "card swapped":
+        chip.remove(a)
+        chip.place(Tag(UID4))  # a new card's SELECT needs CalcCRC: wrong preset now
+    want = {"empty": (M.ABSENT, b""), "card stays": (M.PRESENT, UID7),
+            "card swapped": (M.PRESENT, UID4)}[when]
+    got = polls(t, 0, 4)
+    assert got[-1] == want and all(s != M.ERROR for s, _ in got)
+    assert t.readers[0].check()
+    assert t.rs.faults(0) == t.rs.recoveries(0) == 1  # found even with the card staying
+
+
+@pytest.mark.parametrize("miso", [0x00, 0xFF])
+def test_disconnected_reader_backs_off_and_comes_back(miso: int) -> None:
+    t = make_table(2)
+    chip, tag = t.chips[0], Tag(UID7)
+    chip.place(tag)
+    polls(t, 0, 2)
+    chip.disconnect(miso=miso)
+    assert t.rs.poll(0) == 1 and t.rs.status[0] == M.ERROR and t.rs.uid(0) == b""
+    assert t.rs.down(0) and t.rs.faults(0) == 1 and t.rs.recoveries(0) == 0
+    # while down, a poll returns at once: no bus traffic, no virtual time
+    chip.reset_stats()
+    t0 = t.bus.clock.now_us
+    assert [t.rs.poll(0) for _ in range(5)] == [0] * 5
+    assert chip.stats["transactions"] == 0 and t.bus.clock.now_us == t0
+    # retries at 100, 200, 400, 800, 1600, 2000, 2000 ms after each failure
+    tries = []
+    start = t.ticks_ms()
+    for _ in range(9000):
+        _advance_ms(t, 1)
+        n = chip.stats["transactions"]
+        t.rs.poll(0)
+        if chip.stats["transactions"] != n:
+            tries.append(t.ticks_ms() - start)
+        if len(tries) == 7:
+            break
+    gaps = [b - a for a, b in zip([0] + tries, tries, strict=False)]
+    assert [abs(g - w) <= 10 for g, w in zip(gaps, [100, 200, 400, 800, 1600, 2000, 2000],
+                                             strict=True)] == [True] * 7, gaps
+    assert t.rs.status[0] == M.ERROR and t.rs.faults(0) == 1
+    # the other reader kept working all along
+    t.chips[1].place(Tag(UID4))
+    assert polls(t, 1, 2)[-1] == (M.PRESENT, UID4)
+    chip.reconnect()
+    _advance_ms(t, 2000)
+    # back: from ERROR straight to the card, no ABSENT in between
+    assert polls(t, 0, 2) == [(M.ERROR, b""), (M.PRESENT, UID7)]
+    assert not t.rs.down(0) and t.rs.recoveries(0) == 1
+    chip.remove(tag)
+    assert polls(t, 0, 3)[-1] == (M.ABSENT, b"")
+
+
+def test_recovered_empty_reader_reports_absent_after_release_misses() -> None:
+    t = make_table()
+    t.chips[0].disconnect(power=False)
+    assert t.rs.poll(0) == 1 and t.rs.status[0] == M.ERROR
+    t.chips[0].reconnect()
+    _advance_ms(t, 100)
+    assert polls(t, 0, 3) == [(M.ERROR, b"")] * 2 + [(M.ABSENT, b"")]
+    assert t.rs.recoveries(0) == 1
+
+
+def test_reader_missing_at_start_joins_later() -> None:
+    t = make_table(2)
+    t.chips[1].disconnect()
+    assert t.rs.init() == 1
+    assert t.rs.status[1] == M.ERROR and t.rs.down(1) and t.rs.faults(1) == 1
+    t.chips[1].reconnect()
+    t.chips[1].place(Tag(UID4))
+    assert t.rs.poll(1) == 0 and t.rs.down(1)  # not before the back-off
+    _advance_ms(t, 100)
+    assert polls(t, 1, 2)[-1] == (M.PRESENT, UID4)
+    assert t.rs.recoveries(1) == 1
+
+
+def test_supply_that_dips_whenever_the_field_comes_on_backs_off() -> None:
+    t = make_table()
+    chip = t.chips[0]
+
+    def dip(c, on):
+        if on:
+            c.brownout()
+
+    chip.field_listeners.append(dip)
+    attempts = 0
+    for _ in range(2000):  # 2000 polls, 5 ms apart: ~10 s (+ the polls' own time)
+        _advance_ms(t, 5)
+        before = chip.stats["soft_resets"]
+        t.rs.poll(0)
+        attempts += chip.stats["soft_resets"] - before
+    # one instant re-init, then retries after 100, 200, ... 2000 ms: not one per poll
+    assert 8 <= attempts <= 14, attempts
+    assert t.rs.status[0] == M.ERROR and t.rs.down(0)
+    chip.field_listeners.remove(dip)
+    _advance_ms(t, 2000)
+    assert polls(t, 0, 4)[-1] == (M.ABSENT, b"")  # the supply is fine again
+    assert not t.rs.down(0)
+
+
+def test_garbled_card_is_not_a_reader_fault() -> None:
+    t = make_table()
+    t.chips[0].place(Tag(UID7, crc_error=True))
+    assert [s for s, _ in polls(t, 0, 5)] == [M.ABSENT] * 2 + [M.ERROR] * 3
+    assert t.rs.faults(0) == 0 and not t.rs.down(0) and t.rs.errors(0) == 5
+
+
+def test_ticks_diff_wraps_at_2_pow_30() -> None:
+    top = (1 << 30) - 1
+    assert M.ticks_diff(5, top - 4) == 10
+    assert M.ticks_diff(top - 4, 5) == -10
+    assert M.ticks_diff(1000, 900) == 100
+    assert M.ticks_diff(0, 1 << 29) == -(1 << 29)
+    assert 0 <= M.ticks_ms() <= top
+
+
+def test_backoff_across_the_ticks_wrap() -> None:
+    clock = [(1 << 30) - 50]
+    t = make_table(ticks_ms=lambda: clock[0])
+    t.chips[0].disconnect()
+    t.rs.poll(0)
+    assert t.rs.down(0)
+    clock[0] = 30  # 80 ms later, past the wrap
+    t.chips[0].reconnect()
+    assert t.rs.poll(0) == 0 and t.rs.down(0)
+    clock[0] = 50  # 100 ms
+    t.rs.poll(0)
+    assert not t.rs.down(0) and t.rs.recoveries(0) == 1

@@ -35,6 +35,27 @@ timeout in the middle of the anticollision) is ERROR -- a card is there.
 consecutive misses (default 3); ERROR polls are neither a miss nor a sighting,
 ``error_polls`` of them in a row (default 3) report ERROR.
 
+Readers recover. After an ERROR scan the set asks the chip whether it still
+holds the configuration ``init()`` wrote (``MFRC522.check()``: TModeReg and
+TReloadReg in one read transaction). A supply dip resets every register, so an
+empty reader then never finishes a frame (no timer) and a new card's SELECT
+carries a wrong CRC; a reader that stopped answering reads 0x00 or 0xFF. Such a
+*reader fault* (as opposed to a garbled card, which keeps its ERROR debounce) is
+counted (``faults(i)``) and the reader re-initialised at once (SoftReset, no
+hard reset: the reset pin is shared). If that fails the reader is *down*: it
+reports ERROR, polls of it cost no bus traffic and return at once, and it is
+re-initialised again after ``retry_ms`` (100 ms), doubling up to
+``retry_max_ms`` (2 s), on the injected ``ticks_ms`` clock -- nothing ever
+sleeps for a back-off. Each successful re-initialisation is counted
+(``recoveries(i)``); the reported state then goes from ERROR straight to the
+debounced truth (PRESENT after ``confirm`` sightings or ABSENT after
+``release`` misses), never through a premature ABSENT. Readers that failed
+``init()`` at start-up are down in the same way, so a reader plugged in late
+joins the game.
+
+Ticks are ``time.ticks_ms()`` values taken modulo 2**30 (``ticks_ms()`` below;
+the RP2040's own period) and compared with the wrap-safe ``ticks_diff()``.
+
 Wiring (only main.py knows the board; pins come from boards/)::
 
     readers = ReaderSet([MFRC522(spi, cs) for cs in seat_cs_pins], rst=reset_pin)
@@ -67,6 +88,33 @@ def _cpython_sleep_us(us):
 # time.sleep_us on MicroPython; the drivers take a sleep_us callable (the
 # emulator passes its virtual clock's), this is only the default
 _sleep_us = getattr(time, "sleep_us", _cpython_sleep_us)
+
+_TICKS_MAX = const(0x3FFFFFFF)  # ticks wrap at 2**30, as time.ticks_ms on the RP2040
+_TICKS_HALF = const(0x20000000)
+
+
+def _cpython_ticks_ms():
+    return int(time.time() * 1000)
+
+
+_time_ticks_ms = getattr(time, "ticks_ms", _cpython_ticks_ms)
+
+
+def ticks_ms():
+    """Milliseconds modulo 2**30 (the default clock of ``ReaderSet``)."""
+    return _time_ticks_ms() & _TICKS_MAX
+
+
+def ticks_diff(a, b):
+    """a - b for ticks modulo 2**30, wrap-safe, in [-2**29, 2**29). Small ints only:
+    no intermediate value reaches 2**30, so nothing is allocated on 32-bit ports."""
+    d = (a - b) & _TICKS_MAX
+    if d >= _TICKS_HALF:
+        d = d - _TICKS_HALF - _TICKS_HALF
+    return d
+
+
+_default_ticks = ticks_ms
 
 
 # ---------------------------------------------------------------- public status codes
@@ -217,9 +265,13 @@ class _Scratch:
         self.one = mt[:1]  # the FIFO read address alone
         self.a1 = bytearray(1)  # one register address alone (readinto-only SPI)
         self.frame = mr[1:]
-        # two registers in one transaction: FIFOLevelReg + ControlReg, CRCResultReg L/H
-        self.q_level = bytearray((0x80 | (_FIFOLEVEL << 1), 0x80 | (_CONTROL << 1), 0))
+        # registers in one transaction: FIFOLevelReg + ControlReg + TModeReg (which
+        # init() set: reads its reset value 0 after a supply dip), CRCResultReg L/H
+        self.q_level = bytearray((0x80 | (_FIFOLEVEL << 1), 0x80 | (_CONTROL << 1),
+                                  0x80 | (_TMODE << 1), 0))
+        self.q_r4 = bytearray(4)
         self.q_crc = bytearray((0x80 | (_CRCRESULT_LSB << 1), 0x80 | (_CRCRESULT_MSB << 1), 0))
+        self.q_cfg = bytearray((0x80 | (_TMODE << 1), 0x80 | (_TRELOAD_LO << 1), 0))
         self.q_r = bytearray(3)
 
 
@@ -248,7 +300,9 @@ class MFRC522:
     frame = _S.frame  # the last answer on the bus: valid right after a frame
     _q_level = _S.q_level
     _q_crc = _S.q_crc
+    _q_cfg = _S.q_cfg
     _q_r = _S.q_r
+    _q_r4 = _S.q_r4
 
     def __init__(self, spi, cs, rst=None, sleep_us=None, gain=None):
         self._spi = spi
@@ -308,14 +362,20 @@ class MFRC522:
 
     def _read_pair(self, q):
         """Two registers in one read transaction; values in self._q_r[1], [2]."""
-        r = self._q_r
+        self._read_regs(q, self._q_r)
+
+    def _read_regs(self, q, r):
+        """len(q) - 1 registers (addresses q[:-1]) in one read transaction; r[1:] the values."""
         if self._wr_rd:
             self._cs.value(0)
             self._spi.write_readinto(q, r)
             self._cs.value(1)
         else:
-            r[1] = self._read((q[0] >> 1) & 0x3F)
-            r[2] = self._read((q[1] >> 1) & 0x3F)
+            k = 1
+            n = len(q)
+            while k < n:
+                r[k] = self._read((q[k - 1] >> 1) & 0x3F)
+                k += 1
 
     def _write_fifo(self, mv):
         self._cs.value(0)
@@ -372,6 +432,18 @@ class MFRC522:
         self.ok = True
         return True
 
+    def check(self):
+        """Does the chip still hold what init() wrote? One read transaction
+        (TModeReg, TReloadReg low byte). False (and ``ok`` cleared) after a supply
+        dip reset the registers, or when the chip does not answer at all (MISO
+        reads 0x00 or 0xFF)."""
+        self._read_pair(self._q_cfg)
+        r = self._q_r
+        if r[1] == _TMODE_VAL and r[2] == _TRELOAD_VAL & 0xFF:
+            return True
+        self.ok = False
+        return False
+
     def antenna(self, on):
         """RF field on/off: TxControlReg Tx1RFEn | Tx2RFEn (DS 9.3.2.5)."""
         v = (self._txctl | 0x03) if on else (self._txctl & 0xFC)
@@ -410,9 +482,11 @@ class MFRC522:
         return 0
 
     def _outcome(self, irq):
-        if not irq:
+        if not irq or irq & 0x80:
+            # the chip never finished (not a clean timeout), or bit 7 (Set1, write
+            # only) read as 1: MISO stuck high, nobody is answering
             self.errors = 0
-            return _BAD  # the chip never finished: not a clean timeout
+            return _BAD
         if irq & _ERR_IRQ:
             err = self._read(_ERROR)
             self.errors = err
@@ -427,9 +501,13 @@ class MFRC522:
         return _BAD
 
     def _fetch(self):
-        self._read_pair(self._q_level)
-        n = self._q_r[1] & 0x7F
-        self.rx_bits = self._q_r[2] & 0x07
+        r = self._q_r4
+        self._read_regs(self._q_level, r)
+        n = r[1] & 0x7F
+        self.rx_bits = r[2] & 0x07
+        if r[3] != _TMODE_VAL:  # the chip lost what init() wrote: a supply dip
+            self.rx_len = 0
+            return _BAD
         if n == 0 or n > _RX_MAX:
             self.rx_len = 0
             return _BAD
@@ -615,13 +693,18 @@ class ReaderSet:
 
     After ``poll(i)`` the reported state of reader i is ``status[i]`` (ABSENT,
     PRESENT, COLLISION, ERROR) and, when PRESENT, ``uid_view(i)`` / ``uid(i)``.
+    A reader whose chip was reset by a supply dip or stopped answering is
+    re-initialised with a back-off (module docstring); ``down(i)``,
+    ``faults(i)``, ``recoveries(i)`` and ``errors(i)`` tell the application.
     """
 
     def __init__(self, readers, rst=None, confirm=2, release=3, error_polls=3,
-                 settle_us=5000, keep_field=False, sleep_us=None):
+                 settle_us=5000, keep_field=False, sleep_us=None, ticks_ms=None,
+                 retry_ms=100, retry_max_ms=2000):
         self.readers = readers
         self._rst = rst
         self._sleep = sleep_us if sleep_us is not None else _sleep_us
+        self._ticks = ticks_ms if ticks_ms is not None else _default_ticks
         n = len(readers)
         self.n = n
         self.confirm = confirm
@@ -629,6 +712,8 @@ class ReaderSet:
         self.error_polls = error_polls
         self.settle_us = settle_us
         self.keep_field = keep_field and n == 1
+        self.retry_ms = retry_ms
+        self.retry_max_ms = retry_max_ms
         self.status = bytearray(n)  # reported (debounced) state
         self.raw = bytearray(n)  # result of the last scan
         self.uid_lens = bytearray(n)
@@ -639,6 +724,14 @@ class ReaderSet:
         self._seen = bytearray(n)
         self._miss = bytearray(n)
         self._errs = bytearray(n)
+        # recovery: down flag, when it went down / last retried, current back-off
+        self._down = bytearray(n)
+        self._fresh = bytearray(n)  # re-initialised, no clean scan since
+        self._down_at = [0] * n
+        self._backoff = [0] * n
+        self._faults = [0] * n
+        self._recoveries = [0] * n
+        self._errors = [0] * n
         mv = memoryview(self.uids)
         # views of each reader's UID for the lengths 0, 4, 7, 10 (index: length // 3)
         self._views = [[mv[UID_MAX * i: UID_MAX * i + k] for k in (0, 4, 7, 10)]
@@ -648,22 +741,26 @@ class ReaderSet:
         self._candv = [mv[UID_MAX * i:] for i in range(n)]
 
     def init(self):
-        """Hard-reset all readers once (shared pin), then init each; count of usable ones."""
+        """Hard-reset all readers once (shared pin), then init each; count of usable ones.
+
+        A reader that fails is down (ERROR) and retried by ``poll`` with the back-off.
+        """
         if self._rst is not None:
             hard_reset_pin(self._rst, self._sleep)
         good = 0
         for i in range(self.n):
-            rd = self.readers[i]
-            if rd.init(hard_reset=False):
+            self._restart(i)
+            self._down[i] = 0
+            self._fresh[i] = 0
+            self._backoff[i] = 0
+            self.uid_lens[i] = 0
+            if self.readers[i].init(hard_reset=False):
                 good += 1
                 self.status[i] = ABSENT
             else:
                 self.status[i] = ERROR
-            self.uid_lens[i] = 0
-            self._seen[i] = 0
-            self._miss[i] = 0
-            self._errs[i] = 0
-            self._cand_kind[i] = ABSENT
+                self._faults[i] += 1
+                self._go_down(i, self._ticks())
         return good
 
     def uid_view(self, i):
@@ -674,16 +771,52 @@ class ReaderSet:
         """The reported UID of reader i as bytes (allocates; for the app, not the poll path)."""
         return bytes(self.uid_view(i))
 
+    def down(self, i):
+        """True while reader i is waiting to be re-initialised (it reports ERROR)."""
+        return self._down[i] != 0
+
+    def faults(self, i):
+        """How often reader i went down: it failed init(), or lost its configuration
+        (a supply dip) or stopped answering in the middle of the game."""
+        return self._faults[i]
+
+    def recoveries(self, i):
+        """How often reader i was re-initialised successfully after a fault."""
+        return self._recoveries[i]
+
+    def errors(self, i):
+        """How many scans of reader i ended in ERROR (garbled answers, faults)."""
+        return self._errors[i]
+
     def poll(self, i):
-        """Scan reader i once and debounce; 1 if its reported state changed, else 0."""
+        """Scan reader i once and debounce; 1 if its reported state changed, else 0.
+
+        A down reader is only re-initialised, when its back-off has run out (then
+        scanned in the same poll if that worked); before that the poll returns 0
+        at once, without bus traffic.
+        """
+        if self._down[i]:
+            now = self._ticks()
+            if ticks_diff(now, self._down_at[i]) < self._backoff[i]:
+                return 0
+            if not self._revive(i):
+                self._go_down(i, now)
+                return 0
         rd = self.readers[i]
         raw = rd.scan(self.settle_us, self.keep_field)
         self.raw[i] = raw
+        if raw == ERROR:
+            self._errors[i] += 1
+            if not rd.check():
+                return self._fault(i)
+            self._miss[i] = 0  # something answered: never a miss
+            return self._failed(i)
+        if self._fresh[i]:  # the first clean scan since a re-init: healthy again
+            self._fresh[i] = 0
+            self._backoff[i] = 0
         if raw == ABSENT:
             return self._missed(i)
-        self._miss[i] = 0  # something answered: never a miss
-        if raw == ERROR:
-            return self._failed(i)
+        self._miss[i] = 0
         self._errs[i] = 0
         return self._sighted(i, raw, rd)
 
@@ -695,6 +828,58 @@ class ReaderSet:
                 changed |= 1 << i
         return changed
 
+    # ---------------------------------------------------------------- recovery
+    def _restart(self, i):
+        """Forget the debounce of reader i (not its reported state)."""
+        self._seen[i] = 0
+        self._miss[i] = 0
+        self._errs[i] = 0
+        self._cand_kind[i] = ABSENT
+        self._cand_len[i] = 0
+
+    def _revive(self, i):
+        """Re-initialise reader i (SoftReset; the reset pin is shared): True if it works.
+
+        The back-off stays until a scan comes back clean, so a reader that loses
+        its registers again at once (a supply that dips whenever the field comes
+        on) is retried ever more slowly instead of on every poll.
+        """
+        if not self.readers[i].init(hard_reset=False):
+            return False
+        self._down[i] = 0
+        self._fresh[i] = 1
+        self._recoveries[i] += 1
+        self._restart(i)
+        return True
+
+    def _go_down(self, i, now):
+        """Reader i could not be (kept) initialised: retry after the (doubled) back-off."""
+        b = self._backoff[i]
+        if b == 0:
+            b = self.retry_ms
+        else:
+            b += b
+            if b > self.retry_max_ms:
+                b = self.retry_max_ms
+        self._backoff[i] = b
+        self._down_at[i] = now
+        self._down[i] = 1
+
+    def _fault(self, i):
+        """The chip lost its configuration or does not answer: re-initialise it at
+        once (unless it already lost it again since the last re-initialisation);
+        if that fails it is down and reports ERROR."""
+        self._faults[i] += 1
+        if not self._fresh[i] and self._revive(i):
+            return 0  # this poll is neither a sighting nor a miss
+        self._go_down(i, self._ticks())
+        if self.status[i] != ERROR:
+            self.status[i] = ERROR
+            self.uid_lens[i] = 0
+            return 1
+        return 0
+
+    # ---------------------------------------------------------------- debounce
     def _missed(self, i):
         self._seen[i] = 0
         self._errs[i] = 0

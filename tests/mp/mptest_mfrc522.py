@@ -1,7 +1,9 @@
 # The MFRC522 driver (firmware/drivers/mfrc522.py) under real MicroPython:
 # polls allocate nothing (micropython.heap_lock() around ReaderSet.poll for an
-# empty reader, a new card, a card that stays, a 4-byte and a 7-byte UID) and
-# the debounce reports the right states.
+# empty reader, a new card, a card that stays, a 4-byte and a 7-byte UID, and
+# the recovery path: a supply dip found and fixed in one poll, a reader that
+# stops answering, backs off and comes back) and the debounce reports the
+# right states.
 #
 # host_sim's chip model is CPython-only, so this file carries a tiny chip fake
 # that answers like an MFRC522 with no card / with one card, without timing
@@ -48,6 +50,16 @@ class FakeChip:
         self.addr = -1
         self.reads = 0
         self.writes = 0
+        self.dead = False  # disconnected: every MISO byte reads self.miso
+        self.miso = 0
+
+    def brownout(self):
+        """A supply dip: registers back to reset (modelled as 0), the field off."""
+        r = self.regs
+        for a in range(64):
+            r[a] = 0
+        r[0x37] = 0x92
+        self.flen = self.fpos = 0
 
     def put(self, uid):
         for i in range(len(uid)):
@@ -58,6 +70,8 @@ class FakeChip:
         self.addr = -1
 
     def xfer(self, b):
+        if self.dead:
+            return self.miso
         if self.addr < 0:
             self.addr = b
             return 0
@@ -122,7 +136,8 @@ class FakeChip:
 
     def _silence(self):
         self.flen = self.fpos = 0
-        self.regs[0x04] |= 0x01  # TimerIRq
+        if self.regs[0x2A] & 0x80:  # TAuto: the timer runs out (not after a dip)
+            self.regs[0x04] |= 0x01  # TimerIRq
 
     def _send(self, last_bits):
         f = self.fifo
@@ -209,6 +224,13 @@ def _nosleep(us):
     pass
 
 
+CLOCK = [0]  # the injected ticks_ms clock (ms), set by the tests
+
+
+def _ticks():
+    return CLOCK[0]
+
+
 def _setup(nreaders=2):
     bus = FakeBus()
     chips = []
@@ -218,7 +240,8 @@ def _setup(nreaders=2):
         cs = FakePin(bus, chip)
         chips.append(chip)
         readers.append(M.MFRC522(bus, cs, sleep_us=_nosleep))
-    rs = M.ReaderSet(readers, sleep_us=_nosleep)
+    CLOCK[0] = 1000
+    rs = M.ReaderSet(readers, sleep_us=_nosleep, ticks_ms=_ticks)
     assert rs.init() == nreaders
     return bus, chips, rs
 
@@ -327,3 +350,99 @@ def test_register_traffic_of_an_empty_poll():
     accesses = chip.reads + chip.writes
     assert accesses < 30, accesses
     assert chip.regs[0x14] & 0x03 == 0  # field off again
+
+
+def test_supply_dip_recovers_in_one_poll_allocating_nothing():
+    bus, chips, rs = _setup()
+    chips[0].brownout()  # empty reader: no timer any more, every frame "never ends"
+    chips[1].put(UID7)
+    rs.poll_all()
+    rs.poll_all()
+    chips[1].brownout()  # a card that stays: the lost TModeReg shows in the first answer
+
+    def polls():
+        c = 0
+        for _ in range(4):
+            c |= rs.poll_all()
+        return c
+
+    assert _locked(polls) == 0  # nothing the application would notice
+    assert rs.faults(0) == 1 and rs.recoveries(0) == 1 and rs.status[0] == M.ABSENT
+    assert rs.faults(1) == 1 and rs.recoveries(1) == 1 and rs.uid(1) == UID7
+    chips[0].put(UID4)  # a new card after the dip: read as usual
+    assert _locked(polls) == 1 and rs.uid(0) == UID4
+
+
+def test_dead_reader_backs_off_and_comes_back_allocating_nothing():
+    bus, chips, rs = _setup()
+    chips[0].put(UID7)
+    rs.poll(0)
+    rs.poll(0)
+    chip = chips[0]
+
+    def goes_down():
+        chip.dead = True
+        chip.miso = 0xFF
+        return rs.poll(0) * 10 + rs.poll(0)
+
+    assert _locked(goes_down) == 10  # reported once, then quiet
+    assert rs.status[0] == M.ERROR and rs.down(0) and rs.faults(0) == 1
+
+    def waits():
+        chip.reads = 0
+        CLOCK[0] += 99
+        r = rs.poll(0)
+        return r * 1000 + chip.reads  # no bus traffic before the back-off ran out
+
+    assert _locked(waits) == 0
+
+    def retries():
+        chip.reads = 0
+        CLOCK[0] += 1  # 100 ms: the first retry, still dead
+        rs.poll(0)
+        CLOCK[0] += 199
+        rs.poll(0)  # 199 ms after it: not yet (200 ms now)
+        n = chip.reads
+        chip.dead = False
+        CLOCK[0] += 1
+        return n * 10 + rs.poll(0) + rs.poll(0)
+
+    assert _locked(retries) > 0
+    assert not rs.down(0) and rs.recoveries(0) == 1
+    assert rs.status[0] == M.PRESENT and rs.uid(0) == UID7
+
+
+def test_mem_total_flat_over_recovery():
+    if micropython is None or not hasattr(micropython, "mem_total"):
+        return
+    bus, chips, rs = _setup(1)
+    chip = chips[0]
+    rs.poll(0)
+    chip.brownout()
+    before = micropython.mem_total()
+    rs.poll(0)  # fault found, re-initialised
+    rs.poll(0)
+    used = micropython.mem_total() - before
+    assert used == 0, "a supply-dip recovery allocated %d bytes" % used
+    assert rs.recoveries(0) == 1
+    chip.dead = True
+    before = micropython.mem_total()
+    rs.poll(0)  # down
+    CLOCK[0] += 100
+    rs.poll(0)  # retry fails: back-off doubles
+    CLOCK[0] += 200
+    chip.dead = False
+    rs.poll(0)  # back
+    used = micropython.mem_total() - before
+    assert used == 0, "a down/retry/recover cycle allocated %d bytes" % used
+    assert rs.recoveries(0) == 2 and not rs.down(0)
+
+
+def test_ticks_diff_32_bit():
+    top = 0x3FFFFFFF
+    assert M.ticks_diff(5, top - 4) == 10
+    assert M.ticks_diff(top - 4, 5) == -10
+    assert M.ticks_diff(0, 0x20000000) == -0x20000000
+    assert M.ticks_diff(0x1FFFFFFF, 0) == 0x1FFFFFFF
+    t = M.ticks_ms()
+    assert 0 <= t <= top
