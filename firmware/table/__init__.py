@@ -1,0 +1,1 @@
+"""The device application: table state machine, card presence, screens, journal."""

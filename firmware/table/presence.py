@@ -1,0 +1,339 @@
+"""Card presence arbiter: what the readers report in, settled card events out.
+
+Sits between ``drivers.mfrc522.ReaderSet`` and the game. After every poll of
+reader i the application feeds what the set reports for it (``status[i]`` and
+``uid_view(i)``; ``feed(readers, i, now)`` does exactly that) with the time
+(``time.ticks_ms()`` modulo 2**30, compared wrap-safe), then drains the events:
+
+    arb = Presence(readers.n)
+    while True:
+        for i in range(readers.n):
+            readers.poll(i)
+            arb.feed(readers, i, ticks_ms())
+            while arb.pending():
+                ev = arb.pop()          # EV_* code; arb.reader, arb.uid_view()
+                ...
+
+Events (``pop()`` returns the code; the reader and the UID of the event are in
+``reader`` and ``uid[:uid_len]`` / ``uid_view()`` until the next ``pop()``):
+
+========================  ==================================================
+``EV_PLACED``             a card has settled on ``reader``: seen there, and
+                          on no other reader, for ``settle_ms``
+``EV_LIFTED``             the card placed on ``reader`` has gone: the reader
+                          has not seen it for ``gone_ms`` (it reported empty
+                          or another card), or it has settled on another
+                          reader (then this comes right before that
+                          ``EV_PLACED``)
+``EV_COLLISION``          ``reader`` reports two cards at once (no UID)
+``EV_COLLISION_OVER``     ``reader`` reports one card or none again
+``EV_FAULT``              ``reader`` reports ERROR (a dead or recovering
+                          reader, or a card whose answers stay garbled)
+``EV_BACK``               ``reader`` reports something else again
+``EV_OVERFLOW``           the queue was full: events after this one were
+                          lost (``overflows`` counts them); resynchronise
+                          from ``placed_len(i)`` / ``placed_uid(i, buf)``
+========================  ==================================================
+
+Guarantees (tests/test_presence.py, tests/test_reader_chaos.py):
+
+* one ``EV_PLACED`` per stay: the same UID reported again on the same reader
+  (after a collision, a fault, a drop-out shorter than ``gone_ms``) is no new
+  placement; a card placed there stays placed while the reader reports a
+  collision or an error (the reader cannot tell, so nothing changes);
+* a card is placed on at most one reader at any time: a UID that two readers
+  report at once belongs to no new reader until exactly one reader has seen it
+  for ``settle_ms``; then it is lifted from where it was placed and placed
+  there (a card placed on reader A that reader B also reports stays placed on
+  A, and nothing happens if it settles back on A);
+* a card that goes before it settled causes no event at all;
+* nothing is dropped silently: when the queue is full one ``EV_OVERFLOW``
+  takes the last slot and every event that does not fit counts in
+  ``overflows``.
+
+Everything is preallocated in the constructor (UIDs of up to 10 bytes live in
+bytearray slots); ``observe``/``feed``/``pop`` allocate nothing (proved with
+``micropython.heap_lock()`` and ``mem_total()`` in tests/mp/mptest_presence.py).
+Pure logic: no clock, no I/O, no driver import.
+"""
+
+try:
+    from micropython import const
+except ImportError:  # CPython
+    const = lambda x: x  # noqa: E731
+
+# reader states, as drivers.mfrc522.ReaderSet reports them in status[i]
+ABSENT = const(0)
+PRESENT = const(1)
+COLLISION = const(2)
+ERROR = const(3)
+
+# event codes
+EV_NONE = const(0)
+EV_PLACED = const(1)
+EV_LIFTED = const(2)
+EV_COLLISION = const(3)
+EV_COLLISION_OVER = const(4)
+EV_FAULT = const(5)
+EV_BACK = const(6)
+EV_OVERFLOW = const(7)
+
+EVENT_NAMES = ("none", "placed", "lifted", "collision", "collision_over", "reader_fault",
+               "reader_back", "overflow")
+
+UID_MAX = const(10)
+
+_TICKS_MAX = const(0x3FFFFFFF)  # ticks modulo 2**30, as time.ticks_ms on the RP2040
+_TICKS_HALF = const(0x20000000)
+
+
+def ticks_diff(a, b):
+    """a - b for ticks modulo 2**30, wrap-safe; no intermediate value reaches 2**30."""
+    d = (a - b) & _TICKS_MAX
+    if d >= _TICKS_HALF:
+        d = d - _TICKS_HALF - _TICKS_HALF
+    return d
+
+
+def _eq(a, ao, b, bo, n):
+    """a[ao:ao+n] == b[bo:bo+n] without slicing."""
+    while n:
+        n -= 1
+        if a[ao + n] != b[bo + n]:
+            return False
+    return True
+
+
+def _cp(dst, do, src, so, n):
+    """dst[do:do+n] = src[so:so+n] without slicing."""
+    while n:
+        n -= 1
+        dst[do + n] = src[so + n]
+
+
+class Presence:
+    """The arbiter for ``n`` readers (see the module docstring).
+
+    ``settle_ms``: how long a card must be seen on one reader alone before it is
+    placed; ``gone_ms``: how long a placed card may be unseen (the reader
+    reports empty or another card) before it is lifted; ``queue``: event slots.
+    """
+
+    def __init__(self, n, settle_ms=100, gone_ms=200, queue=16):
+        if queue < 2:
+            raise ValueError("queue needs 2 slots or more")
+        self.n = n
+        self.settle_ms = settle_ms
+        self.gone_ms = gone_ms
+        # what each reader reports now
+        self._kind = bytearray(n)
+        self._seen = bytearray(UID_MAX * n)
+        self._seen_len = bytearray(n)
+        self._since = [0] * n  # seen alone since
+        self._amb = bytearray(n)  # the UID it sees is reported by another reader too
+        # the card placed on each reader
+        self._held = bytearray(UID_MAX * n)
+        self._held_len = bytearray(n)
+        self._gone = bytearray(n)
+        self._gone_at = [0] * n
+        self._fault = bytearray(n)
+        self._coll = bytearray(n)
+        # the event ring
+        self._q_code = bytearray(queue)
+        self._q_reader = bytearray(queue)
+        self._q_len = bytearray(queue)
+        self._q_uid = bytearray(UID_MAX * queue)
+        self._head = 0
+        self._count = 0
+        self.overflows = 0  # events lost because the queue was full
+        # the event last popped
+        self.reader = 0
+        self.uid = bytearray(UID_MAX)
+        self.uid_len = 0
+        mv = memoryview(self.uid)
+        self._uidv = [mv[:k] for k in range(UID_MAX + 1)]
+
+    # ---------------------------------------------------------------- input
+    def feed(self, readers, i, now):
+        """Observe what a ``ReaderSet`` reports for reader i after polling it."""
+        self.observe(i, readers.status[i], readers.uid_view(i), now)
+
+    def observe(self, i, status, uid, now):
+        """Reader i reports ``status`` (ABSENT, PRESENT, COLLISION, ERROR) and, when
+        PRESENT, the UID in ``uid`` (all of it: bytes, bytearray or memoryview of
+        1..10 bytes) at time ``now`` (ticks_ms). Call it after every poll of the
+        reader, changed or not: settling and lifting happen on these calls."""
+        n = len(uid) if status == PRESENT else 0
+        if n > UID_MAX:
+            n = UID_MAX
+        if status == PRESENT and not n:
+            status = ABSENT
+        self._edges(i, status)
+        self._kind[i] = status
+        if n:
+            self._see(i, uid, n, now)
+        else:
+            self._seen_len[i] = 0
+            self._amb[i] = 0
+        if self._held_len[i]:
+            self._check_held(i, now)
+        if n and not self._amb[i] and not self._holds_seen(i):
+            if ticks_diff(now, self._since[i]) >= self.settle_ms:
+                self._take(i)
+
+    def _edges(self, i, status):
+        if status == ERROR:
+            if not self._fault[i]:
+                self._fault[i] = 1
+                self._push(EV_FAULT, i, self._seen, 0, 0)
+            return
+        if self._fault[i]:
+            self._fault[i] = 0
+            self._push(EV_BACK, i, self._seen, 0, 0)
+        if status == COLLISION:
+            if not self._coll[i]:
+                self._coll[i] = 1
+                self._push(EV_COLLISION, i, self._seen, 0, 0)
+        elif self._coll[i]:
+            self._coll[i] = 0
+            self._push(EV_COLLISION_OVER, i, self._seen, 0, 0)
+
+    def _see(self, i, uid, n, now):
+        o = UID_MAX * i
+        if self._seen_len[i] != n or not _eq(self._seen, o, uid, 0, n):
+            _cp(self._seen, o, uid, 0, n)
+            self._seen_len[i] = n
+            self._since[i] = now
+            self._amb[i] = 0
+        if self._seen_elsewhere(i):
+            self._amb[i] = 1
+        elif self._amb[i]:  # alone from now on
+            self._amb[i] = 0
+            self._since[i] = now
+
+    def _seen_elsewhere(self, i):
+        n = self._seen_len[i]
+        o = UID_MAX * i
+        s = self._seen
+        j = 0
+        while j < self.n:
+            if j != i and self._seen_len[j] == n and _eq(s, UID_MAX * j, s, o, n):
+                return True
+            j += 1
+        return False
+
+    def _holds_seen(self, i):
+        n = self._held_len[i]
+        return n == self._seen_len[i] and _eq(self._held, UID_MAX * i, self._seen, UID_MAX * i, n)
+
+    def _check_held(self, i, now):
+        k = self._kind[i]
+        if k == PRESENT and self._holds_seen(i):
+            self._gone[i] = 0
+            return
+        if k != ABSENT and k != PRESENT:
+            return  # a collision or an error: the reader cannot tell, keep it
+        if not self._gone[i]:
+            self._gone[i] = 1
+            self._gone_at[i] = now
+        if ticks_diff(now, self._gone_at[i]) >= self.gone_ms:
+            self._lift(i)
+
+    def _take(self, i):
+        """The UID reader i sees has settled there: lift it wherever else it is
+        placed, lift what reader i held, place it on reader i."""
+        n = self._seen_len[i]
+        o = UID_MAX * i
+        j = 0
+        while j < self.n:
+            if j != i and self._held_len[j] == n and _eq(self._held, UID_MAX * j,
+                                                        self._seen, o, n):
+                self._lift(j)
+            j += 1
+        if self._held_len[i]:
+            self._lift(i)
+        _cp(self._held, o, self._seen, o, n)
+        self._held_len[i] = n
+        self._gone[i] = 0
+        self._push(EV_PLACED, i, self._held, o, n)
+
+    def _lift(self, i):
+        self._push(EV_LIFTED, i, self._held, UID_MAX * i, self._held_len[i])
+        self._held_len[i] = 0
+        self._gone[i] = 0
+
+    # ---------------------------------------------------------------- output
+    def _push(self, code, i, src, so, n):
+        cap = len(self._q_code)
+        c = self._count
+        if c >= cap - 1:
+            if c == cap - 1:  # the last slot: say that events are being lost
+                code = EV_OVERFLOW
+                n = 0
+            else:
+                self.overflows += 1
+                return
+            self.overflows += 1
+        t = self._head + c
+        if t >= cap:
+            t -= cap
+        self._q_code[t] = code
+        self._q_reader[t] = i
+        self._q_len[t] = n
+        _cp(self._q_uid, UID_MAX * t, src, so, n)
+        self._count = c + 1
+
+    def pending(self):
+        """Number of events waiting in the queue."""
+        return self._count
+
+    def pop(self):
+        """The oldest event's code (EV_NONE when there is none); its reader and UID
+        are in ``reader``, ``uid[:uid_len]`` / ``uid_view()`` until the next pop."""
+        if not self._count:
+            return EV_NONE
+        h = self._head
+        code = self._q_code[h]
+        n = self._q_len[h]
+        self.reader = self._q_reader[h]
+        self.uid_len = n
+        _cp(self.uid, 0, self._q_uid, UID_MAX * h, n)
+        h += 1
+        if h == len(self._q_code):
+            h = 0
+        self._head = h
+        self._count -= 1
+        return code
+
+    def uid_view(self):
+        """The UID of the event last popped, as a memoryview (no allocation)."""
+        return self._uidv[self.uid_len]
+
+    # ---------------------------------------------------------------- state
+    def placed_len(self, i):
+        """Length of the UID of the card placed on reader i; 0 if none."""
+        return self._held_len[i]
+
+    def placed_uid(self, i, buf):
+        """Copy the UID of the card placed on reader i into buf; its length (0: none)."""
+        n = self._held_len[i]
+        _cp(buf, 0, self._held, UID_MAX * i, n)
+        return n
+
+    def where(self, uid):
+        """The reader the card with this UID is placed on, or -1."""
+        n = len(uid)
+        i = 0
+        while i < self.n:
+            if self._held_len[i] == n and _eq(self._held, UID_MAX * i, uid, 0, n):
+                return i
+            i += 1
+        return -1
+
+    def fault(self, i):
+        """True while reader i reports ERROR."""
+        return self._fault[i] != 0
+
+    def collision(self, i):
+        """True while reader i reports two cards."""
+        return self._coll[i] != 0
