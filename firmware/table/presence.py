@@ -95,20 +95,27 @@ def ticks_diff(a, b):
     return d
 
 
-def _eq(a, ao, b, bo, n):
-    """a[ao:ao+n] == b[bo:bo+n] without slicing."""
+def _eq(a, b, n):
+    """a[:n] == b[:n] without slicing."""
     while n:
         n -= 1
-        if a[ao + n] != b[bo + n]:
+        if a[n] != b[n]:
             return False
     return True
 
 
-def _cp(dst, do, src, so, n):
-    """dst[do:do+n] = src[so:so+n] without slicing."""
+def _cp(dst, src, n):
+    """dst[:n] = src[:n] without slicing."""
     while n:
         n -= 1
-        dst[do + n] = src[so + n]
+        dst[n] = src[n]
+
+
+# MicroPython puts a call's frame on the heap when its locals + value stack
+# exceed 11 words (and on the C stack while the heap is locked, where
+# heap_lock() would not notice), so the functions below are kept small and the
+# UID slots are reached through views made once (three-argument _eq/_cp);
+# micropython.mem_total() in tests/mp/mptest_presence.py checks it.
 
 
 class Presence:
@@ -152,6 +159,10 @@ class Presence:
         self.uid_len = 0
         mv = memoryview(self.uid)
         self._uidv = [mv[:k] for k in range(UID_MAX + 1)]
+        self._seenv = _slots(self._seen, n)
+        self._heldv = _slots(self._held, n)
+        self._qv = _slots(self._q_uid, queue)
+        self._uid_none = self._uidv[0]
 
     # ---------------------------------------------------------------- input
     def feed(self, readers, i, now):
@@ -163,45 +174,44 @@ class Presence:
         PRESENT, the UID in ``uid`` (all of it: bytes, bytearray or memoryview of
         1..10 bytes) at time ``now`` (ticks_ms). Call it after every poll of the
         reader, changed or not: settling and lifting happen on these calls."""
-        n = len(uid) if status == PRESENT else 0
-        if n > UID_MAX:
-            n = UID_MAX
-        if status == PRESENT and not n:
+        if status == PRESENT and not len(uid):
             status = ABSENT
         self._edges(i, status)
         self._kind[i] = status
-        if n:
-            self._see(i, uid, n, now)
+        if status == PRESENT:
+            self._see(i, uid, now)
         else:
             self._seen_len[i] = 0
             self._amb[i] = 0
         if self._held_len[i]:
             self._check_held(i, now)
-        if n and not self._amb[i] and not self._holds_seen(i):
-            if ticks_diff(now, self._since[i]) >= self.settle_ms:
-                self._take(i)
+        if status == PRESENT:
+            self._settle(i, now)
 
     def _edges(self, i, status):
         if status == ERROR:
             if not self._fault[i]:
                 self._fault[i] = 1
-                self._push(EV_FAULT, i, self._seen, 0, 0)
+                self._push(EV_FAULT, i, self._uid_none, 0)
             return
         if self._fault[i]:
             self._fault[i] = 0
-            self._push(EV_BACK, i, self._seen, 0, 0)
+            self._push(EV_BACK, i, self._uid_none, 0)
         if status == COLLISION:
             if not self._coll[i]:
                 self._coll[i] = 1
-                self._push(EV_COLLISION, i, self._seen, 0, 0)
+                self._push(EV_COLLISION, i, self._uid_none, 0)
         elif self._coll[i]:
             self._coll[i] = 0
-            self._push(EV_COLLISION_OVER, i, self._seen, 0, 0)
+            self._push(EV_COLLISION_OVER, i, self._uid_none, 0)
 
-    def _see(self, i, uid, n, now):
-        o = UID_MAX * i
-        if self._seen_len[i] != n or not _eq(self._seen, o, uid, 0, n):
-            _cp(self._seen, o, uid, 0, n)
+    def _see(self, i, uid, now):
+        n = len(uid)
+        if n > UID_MAX:
+            n = UID_MAX
+        s = self._seenv[i]
+        if self._seen_len[i] != n or not _eq(s, uid, n):
+            _cp(s, uid, n)
             self._seen_len[i] = n
             self._since[i] = now
             self._amb[i] = 0
@@ -213,18 +223,17 @@ class Presence:
 
     def _seen_elsewhere(self, i):
         n = self._seen_len[i]
-        o = UID_MAX * i
-        s = self._seen
-        j = 0
-        while j < self.n:
-            if j != i and self._seen_len[j] == n and _eq(s, UID_MAX * j, s, o, n):
+        s = self._seenv[i]
+        j = self.n
+        while j:
+            j -= 1
+            if j != i and self._seen_len[j] == n and _eq(self._seenv[j], s, n):
                 return True
-            j += 1
         return False
 
     def _holds_seen(self, i):
         n = self._held_len[i]
-        return n == self._seen_len[i] and _eq(self._held, UID_MAX * i, self._seen, UID_MAX * i, n)
+        return n == self._seen_len[i] and _eq(self._heldv[i], self._seenv[i], n)
 
     def _check_held(self, i, now):
         k = self._kind[i]
@@ -239,49 +248,61 @@ class Presence:
         if ticks_diff(now, self._gone_at[i]) >= self.gone_ms:
             self._lift(i)
 
+    def _settle(self, i, now):
+        if self._amb[i] or self._holds_seen(i):
+            return
+        if ticks_diff(now, self._since[i]) >= self.settle_ms:
+            self._take(i)
+
     def _take(self, i):
         """The UID reader i sees has settled there: lift it wherever else it is
         placed, lift what reader i held, place it on reader i."""
         n = self._seen_len[i]
-        o = UID_MAX * i
-        j = 0
-        while j < self.n:
-            if j != i and self._held_len[j] == n and _eq(self._held, UID_MAX * j,
-                                                        self._seen, o, n):
+        s = self._seenv[i]
+        j = self.n
+        while j:
+            j -= 1
+            if j != i and self._held_len[j] == n and _eq(self._heldv[j], s, n):
                 self._lift(j)
-            j += 1
         if self._held_len[i]:
             self._lift(i)
-        _cp(self._held, o, self._seen, o, n)
+        _cp(self._heldv[i], s, n)
         self._held_len[i] = n
         self._gone[i] = 0
-        self._push(EV_PLACED, i, self._held, o, n)
+        self._push(EV_PLACED, i, s, n)
 
     def _lift(self, i):
-        self._push(EV_LIFTED, i, self._held, UID_MAX * i, self._held_len[i])
+        self._push(EV_LIFTED, i, self._heldv[i], self._held_len[i])
         self._held_len[i] = 0
         self._gone[i] = 0
 
     # ---------------------------------------------------------------- output
-    def _push(self, code, i, src, so, n):
+    def _room(self):
+        """The ring slot for the next event, or -1 when the queue is full (the
+        event is lost and counted). The last free slot gets the overflow mark."""
         cap = len(self._q_code)
         c = self._count
         if c >= cap - 1:
-            if c == cap - 1:  # the last slot: say that events are being lost
-                code = EV_OVERFLOW
-                n = 0
-            else:
-                self.overflows += 1
-                return
             self.overflows += 1
+            if c >= cap:
+                return -1
         t = self._head + c
         if t >= cap:
             t -= cap
+        self._count = c + 1
+        return t
+
+    def _push(self, code, i, src, n):
+        t = self._room()
+        if t < 0:
+            return
+        if self._count == len(self._q_code):  # it took the last slot
+            code = EV_OVERFLOW
+            n = 0
         self._q_code[t] = code
         self._q_reader[t] = i
         self._q_len[t] = n
-        _cp(self._q_uid, UID_MAX * t, src, so, n)
-        self._count = c + 1
+        _cp(self._qv[t], src, n)
 
     def pending(self):
         """Number of events waiting in the queue."""
@@ -293,11 +314,11 @@ class Presence:
         if not self._count:
             return EV_NONE
         h = self._head
-        code = self._q_code[h]
         n = self._q_len[h]
         self.reader = self._q_reader[h]
         self.uid_len = n
-        _cp(self.uid, 0, self._q_uid, UID_MAX * h, n)
+        _cp(self.uid, self._qv[h], n)
+        code = self._q_code[h]
         h += 1
         if h == len(self._q_code):
             h = 0
@@ -317,7 +338,7 @@ class Presence:
     def placed_uid(self, i, buf):
         """Copy the UID of the card placed on reader i into buf; its length (0: none)."""
         n = self._held_len[i]
-        _cp(buf, 0, self._held, UID_MAX * i, n)
+        _cp(buf, self._heldv[i], n)
         return n
 
     def where(self, uid):
@@ -325,7 +346,7 @@ class Presence:
         n = len(uid)
         i = 0
         while i < self.n:
-            if self._held_len[i] == n and _eq(self._held, UID_MAX * i, uid, 0, n):
+            if self._held_len[i] == n and _eq(self._heldv[i], uid, n):
                 return i
             i += 1
         return -1
@@ -337,3 +358,9 @@ class Presence:
     def collision(self, i):
         """True while reader i reports two cards."""
         return self._coll[i] != 0
+
+
+def _slots(buf, n):
+    """Views of the UID_MAX-byte slots of buf (made once)."""
+    mv = memoryview(buf)
+    return [mv[UID_MAX * k: UID_MAX * k + UID_MAX] for k in range(n)]

@@ -231,7 +231,7 @@ def _ticks():
     return CLOCK[0]
 
 
-def _setup(nreaders=2):
+def setup_readers(nreaders=2):
     bus = FakeBus()
     chips = []
     readers = []
@@ -262,7 +262,7 @@ UID4 = b"\xde\xad\xbe\xef"
 
 
 def test_absent_poll_allocates_nothing():
-    bus, chips, rs = _setup()
+    bus, chips, rs = setup_readers()
 
     def polls():
         c = 0
@@ -276,7 +276,7 @@ def test_absent_poll_allocates_nothing():
 
 
 def test_present_and_new_card_polls_allocate_nothing():
-    bus, chips, rs = _setup()
+    bus, chips, rs = setup_readers()
     chips[0].put(UID7)
     chips[1].put(UID4)
 
@@ -307,7 +307,7 @@ def test_present_and_new_card_polls_allocate_nothing():
 def test_mem_total_flat_over_polls():
     if micropython is None or not hasattr(micropython, "mem_total"):
         return  # the wasm port and CPython lack an exact allocation counter
-    bus, chips, rs = _setup(1)
+    bus, chips, rs = setup_readers(1)
     chips[0].put(UID7)
     rs.poll(0)
     rs.poll(0)
@@ -331,7 +331,7 @@ def test_mem_total_flat_over_polls():
 
 
 def test_debounce_numbers():
-    bus, chips, rs = _setup(1)
+    bus, chips, rs = setup_readers(1)
     chips[0].put(UID4)
     assert rs.poll(0) == 0 and rs.status[0] == M.ABSENT  # seen once: not yet
     assert rs.poll(0) == 1 and rs.status[0] == M.PRESENT
@@ -342,7 +342,7 @@ def test_debounce_numbers():
 
 
 def test_register_traffic_of_an_empty_poll():
-    bus, chips, rs = _setup(1)
+    bus, chips, rs = setup_readers(1)
     chip = chips[0]
     chip.reads = chip.writes = 0
     bus.bytes = 0
@@ -353,7 +353,7 @@ def test_register_traffic_of_an_empty_poll():
 
 
 def test_supply_dip_recovers_in_one_poll_allocating_nothing():
-    bus, chips, rs = _setup()
+    bus, chips, rs = setup_readers()
     chips[0].brownout()  # empty reader: no timer any more, every frame "never ends"
     chips[1].put(UID7)
     rs.poll_all()
@@ -374,7 +374,7 @@ def test_supply_dip_recovers_in_one_poll_allocating_nothing():
 
 
 def test_dead_reader_backs_off_and_comes_back_allocating_nothing():
-    bus, chips, rs = _setup()
+    bus, chips, rs = setup_readers()
     chips[0].put(UID7)
     rs.poll(0)
     rs.poll(0)
@@ -415,7 +415,7 @@ def test_dead_reader_backs_off_and_comes_back_allocating_nothing():
 def test_mem_total_flat_over_recovery():
     if micropython is None or not hasattr(micropython, "mem_total"):
         return
-    bus, chips, rs = _setup(1)
+    bus, chips, rs = setup_readers(1)
     chip = chips[0]
     rs.poll(0)
     chip.brownout()
