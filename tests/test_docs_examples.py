@@ -7,9 +7,10 @@ holding exactly the outcome lines the engine prints for it, one per event —
 what ``tapptable replay`` prints.  A record whose header the engine refuses is
 documented by a single outcome line ``bad header: <message>``.
 
-The tests replay each record through the engine and compare line by line, and
+The tests replay each record through the engine and compare line by line,
 check that every rules page of a variant family carries worked examples for
-each of its variants.
+each of its variants, and check that each variant's "Options" table lists
+exactly the engine's options with the engine's defaults and allowed values.
 """
 import json
 import re
@@ -17,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from tapp.catalog import variant_ids
+from tapp.catalog import PRESETS, VARIANTS, variant_ids
 from tapp.record import Replayer
-from tapp.variants import HeaderError
+from tapp.variants import COMMON_CHOICES, COMMON_OPTIONS, HeaderError
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 FENCE = re.compile(r"^(`{3,}|~{3,})\s*([^`\s]*)")
@@ -178,3 +179,81 @@ def test_examples_settle_deals():
     """The examples are worked settlements: most of them end a deal."""
     with_result = [e for e in EXAMPLES if any('"result":' in ln for ln in e.outcomes.lines)]
     assert len(with_result) >= len(FAMILY_PAGES) * 2
+
+
+# ----- the option tables of the variant pages match the engine ------------------------
+
+HEADING = re.compile(r"^## (2\.\d+) .*\(`(\w+)`\)")
+TICKED = re.compile(r"`([^`]+)`")
+
+
+def _engine_text(name, v):
+    """An option value as the docs write it: JSON words; a rate as a whole number
+    or a/b, a simple/schneider pair as a/b."""
+    if v is True or v is False:
+        return "true" if v else "false"
+    if isinstance(v, tuple):
+        if v[1] == 1 and not name.startswith("fixed_"):
+            return str(v[0])
+        return "%d/%d" % v
+    return str(v)
+
+
+def option_tables():
+    """{variant id: {option: (allowed-values cell, default cell)}} from the
+    "#### Options" table of every "## 2.x ... (`variant`)" section."""
+    out = {}
+    for page in FAMILY_PAGES:
+        vid = None
+        in_options = False
+        for line in (DOCS / page).read_text(encoding="utf-8").split("\n"):
+            if line.startswith("## "):
+                m = HEADING.match(line)
+                vid = m.group(2) if m else None
+                in_options = False
+                continue
+            if line.startswith("#"):
+                in_options = line.strip() == "#### Options"
+                continue
+            if not (vid and in_options and line.startswith("| `")):
+                continue
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            for name in TICKED.findall(cells[0]):
+                out.setdefault(vid, {})[name] = (cells[1], cells[2])
+    return out
+
+
+OPTION_TABLES = option_tables()
+
+
+@pytest.mark.parametrize("vid", sorted(VARIANTS))
+def test_option_table_matches_engine(vid):
+    table = VARIANTS[vid]
+    defaults = dict(COMMON_OPTIONS)
+    defaults.update(table["options"])
+    choices = dict(COMMON_CHOICES)
+    choices.update(table.get("choices", {}))
+    documented = OPTION_TABLES.get(vid, {})
+    assert set(documented) == set(defaults), (
+        "docs option table of %s: missing %s, unknown %s" % (
+            vid, sorted(set(defaults) - set(documented)),
+            sorted(set(documented) - set(defaults))))
+    for name, (allowed, default) in documented.items():
+        if "as in" in allowed:
+            continue    # a row that refers to another variant's table
+        shown = TICKED.findall(default.replace("*", ""))
+        assert len(shown) == 1 and shown[0] == _engine_text(name, defaults[name]), (
+            "%s option %s: docs default %s, engine %r" % (vid, name, default,
+                                                         defaults[name]))
+        for value in choices.get(name, ()):
+            assert _engine_text(name, value) in TICKED.findall(allowed), (
+                "%s option %s: value %r not listed in the docs (%s)" % (
+                    vid, name, value, allowed))
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_preset_option_table_names_engine_options(preset):
+    base, _fixed = PRESETS[preset]
+    documented = OPTION_TABLES.get(preset, {})
+    assert documented, "docs have no option table for the preset %s" % preset
+    assert set(documented) <= set(VARIANTS[base]["options"])
