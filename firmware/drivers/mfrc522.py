@@ -35,11 +35,13 @@ timeout in the middle of the anticollision) is ERROR -- a card is there.
 consecutive misses (default 3); ERROR polls are neither a miss nor a sighting,
 ``error_polls`` of them in a row (default 3) report ERROR.
 
-Readers recover. After an ERROR scan the set asks the chip whether it still
-holds the configuration ``init()`` wrote (``MFRC522.check()``: TModeReg and
-TReloadReg in one read transaction). A supply dip resets every register, so an
-empty reader then never finishes a frame (no timer) and a new card's SELECT
-carries a wrong CRC; a reader that stopped answering reads 0x00 or 0xFF. Such a
+Readers recover. After an ERROR or COLLISION scan the set asks the chip
+whether it still holds the configuration ``init()`` wrote
+(``MFRC522.check()``: TModeReg and TReloadReg in one read transaction). A
+supply dip resets every register, so an empty reader then never finishes a
+frame (no timer), a new card's SELECT carries a wrong CRC, and every answer
+shows it (TModeReg is read with FIFOLevelReg in the same transaction); a reader
+that stopped answering reads 0x00 (ERROR) or 0xFF (COLLISION). Such a
 *reader fault* (as opposed to a garbled card, which keeps its ERROR debounce) is
 counted (``faults(i)``) and the reader re-initialised at once (SoftReset, no
 hard reset: the reset pin is shared). If that fails the reader is *down*: it
@@ -65,6 +67,11 @@ Wiring (only main.py knows the board; pins come from boards/)::
         for i in range(readers.n):
             if changed & (1 << i):
                 handle(i, readers.status[i], readers.uid_view(i))
+    # health per reader: readers.down(i), faults(i), recoveries(i), errors(i)
+
+The table application feeds every poll's result to ``table.presence.Presence``
+(``feed(readers, i, now)``), which turns these debounced reports into settled
+placed/lifted events.
 
 Everything a poll touches is allocated at import (scratch buffers shared by
 all readers, which are polled one at a time) or in the constructors (about
@@ -482,11 +489,9 @@ class MFRC522:
         return 0
 
     def _outcome(self, irq):
-        if not irq or irq & 0x80:
-            # the chip never finished (not a clean timeout), or bit 7 (Set1, write
-            # only) read as 1: MISO stuck high, nobody is answering
+        if not irq:
             self.errors = 0
-            return _BAD
+            return _BAD  # the chip never finished: not a clean timeout
         if irq & _ERR_IRQ:
             err = self._read(_ERROR)
             self.errors = err
@@ -785,7 +790,8 @@ class ReaderSet:
         return self._recoveries[i]
 
     def errors(self, i):
-        """How many scans of reader i ended in ERROR (garbled answers, faults)."""
+        """How many scans of reader i ended in ERROR (garbled answers) or found the
+        chip faulty."""
         return self._errors[i]
 
     def poll(self, i):
@@ -805,10 +811,14 @@ class ReaderSet:
         rd = self.readers[i]
         raw = rd.scan(self.settle_us, self.keep_field)
         self.raw[i] = raw
+        if raw == ERROR or raw == COLLISION:
+            # a dead chip reads 0x00 (never finishes: ERROR) or 0xFF (every error
+            # bit, CollErr among them: COLLISION); a reset one never finishes either
+            if not rd.check():
+                self._errors[i] += 1
+                return self._fault(i)
         if raw == ERROR:
             self._errors[i] += 1
-            if not rd.check():
-                return self._fault(i)
             self._miss[i] = 0  # something answered: never a miss
             return self._failed(i)
         if self._fresh[i]:  # the first clean scan since a re-init: healthy again
