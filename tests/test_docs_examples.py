@@ -18,9 +18,10 @@ from pathlib import Path
 
 import pytest
 
+from tapp import variants
 from tapp.catalog import PRESETS, VARIANTS, variant_ids
 from tapp.record import Replayer
-from tapp.variants import COMMON_CHOICES, COMMON_OPTIONS, HeaderError
+from tapp.variants import COMMON_CHOICES, COMMON_OPTIONS, PARSERS, HeaderError
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 FENCE = re.compile(r"^(`{3,}|~{3,})\s*([^`\s]*)")
@@ -183,6 +184,8 @@ def test_examples_settle_deals():
 
 # ----- the option tables of the variant pages match the engine ------------------------
 
+# The engine's bounds of the whole-number options, where it has them.
+INT_RANGES = getattr(variants, "INT_OPTION_RANGES", None)
 HEADING = re.compile(r"^## (2\.\d+) .*\(`(\w+)`\)")
 TICKED = re.compile(r"`([^`]+)`")
 
@@ -249,6 +252,11 @@ def test_option_table_matches_engine(vid):
             assert _engine_text(name, value) in TICKED.findall(allowed), (
                 "%s option %s: value %r not listed in the docs (%s)" % (
                     vid, name, value, allowed))
+        if name not in choices and name not in PARSERS and INT_RANGES is not None:
+            lo, hi = INT_RANGES.get(name, (0, variants.MONEY_MAX))
+            assert "%d to %d" % (lo, hi) in allowed, (
+                "%s option %s: the docs should give the range %d to %d (%s)" % (
+                    vid, name, lo, hi, allowed))
 
 
 @pytest.mark.parametrize("preset", sorted(PRESETS))
