@@ -339,4 +339,4 @@ def _load_firmware_font() -> bytes:
     assert spec is not None and spec.loader is not None
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
-    return mod._FONT
+    return mod.FONT

@@ -39,8 +39,7 @@ def _replay(lines):
 @pytest.mark.parametrize("variant,players,mode", CASES)
 def test_simulated_records_replay_cleanly(variant, players, mode):
     sim = Simulator(variant, players, 1000 + players, mode, options=OPTIONS.get(variant))
-    sim.run(25)
-    lines = sim.record_lines()
+    lines = sim.record_lines(25)
     outs = _replay(lines)
     rejected = [(line, o) for line, o in zip(lines[1:], outs, strict=True) if not o["ok"]]
     assert rejected == []
@@ -64,8 +63,7 @@ def test_simulated_records_replay_cleanly(variant, players, mode):
 @pytest.mark.parametrize("variant,players,mode", CASES[::3])
 def test_mutated_records_never_crash(variant, players, mode):
     sim = Simulator(variant, players, 7, mode, options=OPTIONS.get(variant))
-    sim.run(4)
-    lines = sim.record_lines()
+    lines = sim.record_lines(4)
     rng = random.Random(players)
     for _ in range(20):
         mutated = [lines[0]]

@@ -77,8 +77,7 @@ class SimRecord:
     def __init__(self, variant, players, options, mode, seed, deals, first_dealer):
         sim = Simulator(variant, players, seed, mode, options=dict(options),
                         first_dealer=first_dealer)
-        sim.run(deals)
-        lines = sim.record_lines()
+        lines = sim.record_lines(deals)
         self.variant = variant
         self.players = players
         self.options = options
@@ -295,6 +294,13 @@ LINE_CHARS = st.characters(blacklist_characters="\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2
 scalars = (st.none() | st.booleans() | st.integers(-10, 10) | st.sampled_from(HUGE_INTS)
            | st.floats(allow_nan=True, allow_infinity=True) | st.text(LINE_CHARS, max_size=4)
            | st.sampled_from(CARD_POOL))
+json_values = st.recursive(   # short enough for a record line (4 KB)
+    st.none() | st.booleans() | st.integers(-10, 10) | st.sampled_from(HUGE_INTS[:-1])
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(st.characters(blacklist_categories=("Cs",)), max_size=4),
+    lambda inner: st.lists(inner, max_size=4)
+    | st.dictionaries(st.sampled_from(FIELD_POOL), inner, max_size=3),
+    max_leaves=12)
 junk_values = st.recursive(
     scalars,
     lambda inner: st.lists(inner, max_size=4)
@@ -496,9 +502,10 @@ def test_garbage_lines_anywhere_are_bad_event_and_inert(rec, data):
 @_settings(40)
 @given(rec=sim_records(max_deals=2), data=st.data())
 def test_unknown_keys_are_ignored(rec, data):
-    """RECORD.md: unknown keys are ignored (forward compatible), in events and header."""
+    """RECORD.md: unknown keys are ignored (forward compatible), in events and header.
+    Their values are valid JSON (RFC 8259: no NaN/Infinity, no lone surrogates)."""
     extra = st.dictionaries(st.sampled_from(["note", "ts", "x", "v2", "EV", "Seat", "card_"]),
-                            junk_values, min_size=1, max_size=3)
+                            json_values, min_size=1, max_size=3)
     lines = []
     for ev in rec.events:
         if data.draw(st.booleans()):
@@ -519,7 +526,6 @@ def monkey_event(draw, session, players, mode, pending):
     """
     if draw(st.integers(0, 9)) == 0:
         return random_event(draw, players)
-    deal = session.deal
     if not session.in_progress():
         hands = None
         talon = None
@@ -541,26 +547,27 @@ def monkey_event(draw, session, players, mode, pending):
                     hands = None
                 if draw(st.booleans()):
                     talon = None
-        return {"ev": "deal", "dealer": session.dealer, "hands": hands, "talon": talon}
-    phase = session.phase_name()
-    seat = session.turn()
+        return {"ev": "deal", "dealer": session.view.dealer(), "hands": hands, "talon": talon}
+    view = session.view
+    phase = view.phase()
+    seat = view.turn()
     if phase == "hands":
-        unknown = [s for s in sorted(pending) if not deal.known[s]]
+        unknown = [s for s in sorted(pending) if not view.hand_known(s)]
         if unknown:
             s = draw(st.sampled_from(unknown))
             return {"ev": "hand", "seat": s, "cards": pending[s]}
     if phase in ("auction", "declare"):
-        calls = session.legal_calls()
+        calls = view.legal_calls()
         if calls:
             return draw(st.sampled_from(calls))
     if phase == "exchange":
         if mode == "open":
             return {"ev": "exchange", "seat": seat, "discard": draw(st.sampled_from([None, []]))}
-        pool = mask_cards(deal.hands, seat * 4) + mask_cards(deal.talon)
+        pool = view.hand(seat) + view.talon()
         pick = draw(st.permutations(pool))[:session.rules.talon_size]
-        ev = {"ev": "exchange", "seat": seat, "discard": [CARD_CODES[c] for c in pick]}
+        ev = {"ev": "exchange", "seat": seat, "discard": pick}
         if draw(st.booleans()):
-            ev["take"] = [CARD_CODES[c] for c in mask_cards(deal.talon)]
+            ev["take"] = view.talon()
         return ev
     if phase == "rufer":
         return {"ev": "rufer", "seat": seat, "card": draw(st.sampled_from(ALL_CODES)),
@@ -568,10 +575,10 @@ def monkey_event(draw, session, players, mode, pending):
     if phase == "play":
         if draw(st.integers(0, 19)) == 0:
             return {"ev": "undo"}
-        if deal.can_announce() and draw(st.integers(0, 9)) == 0:
-            return {"ev": "announce", "seat": deal.declarer, "what": "tout"}
+        if view.trick_number() == 1 and not view.trick_size() and draw(st.integers(0, 9)) == 0:
+            return {"ev": "announce", "seat": view.declarer(), "what": "tout"}
         if mode == "strict":
-            cards = session.legal_cards()
+            cards = view.legal_cards()
             card = draw(st.sampled_from(cards)) if cards else "X9"
         else:
             card = draw(st.sampled_from(ALL_CODES))
@@ -879,8 +886,8 @@ def test_error_codes_tapp_modern_auction_strict():
     ]
     rep, _ = run_script(make_header("tapp_modern", 3), steps)
     # the deal plays out normally afterwards
-    seat = rep.session.turn()
-    card = rep.session.legal_cards()[0]
+    seat = rep.session.view.turn()
+    card = rep.session.view.legal_cards()[0]
     assert json.loads(rep.feed(dumps(play(seat, card))))["ok"] is True
 
 
@@ -951,7 +958,7 @@ def test_open_mode_revoke_is_reported_and_decides_the_deal():
     pool = [c for c in ALL_CODES if c not in used]
     res = None
     while res is None:
-        seat = rep.session.turn()
+        seat = rep.session.view.turn()
         for c in pool:
             out = json.loads(rep.feed(dumps(play(seat, c))))
             if out["ok"]:
@@ -996,8 +1003,8 @@ def test_open_mode_bettel_ouvert_exposed_hand_is_enforced():
 def play_out(rep):
     """Strict mode: play the deal to its end, always the first legal card; the result."""
     while True:
-        seat = rep.session.turn()
-        card = rep.session.legal_cards()[0]
+        seat = rep.session.view.turn()
+        card = rep.session.view.legal_cards()[0]
         out = json.loads(rep.feed(dumps(play(seat, card))))
         assert out["ok"] is True, out
         if "result" in out:

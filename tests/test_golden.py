@@ -46,8 +46,7 @@ def _replay(path):
 
 def _write_record(stem, variant, players, mode, options, deals):
     sim = Simulator(variant, players, 2026, mode, options=options)
-    sim.run(deals)
-    (HERE / (stem + ".jsonl")).write_text("\n".join(sim.record_lines()) + "\n")
+    (HERE / (stem + ".jsonl")).write_text("\n".join(sim.record_lines(deals)) + "\n")
 
 
 @pytest.mark.parametrize("game", GAMES, ids=[g[0] for g in GAMES])

@@ -63,8 +63,7 @@ def _records(tmp_path):
         for mode in ("strict", "open"):
             for seed in (1, 2):
                 sim = Simulator(variant, players, seed * 100 + i, mode, options=opts)
-                sim.run(6)
-                lines = sim.record_lines()
+                lines = sim.record_lines(6)
                 if seed == 2:
                     lines = _mutate(lines, random.Random(i))
                 p = tmp_path / ("%d_%s_%d_%s_%d.jsonl" % (i, variant, players, mode, seed))

@@ -14,7 +14,7 @@ MVLSB = MONO_VLSB
 
 # 8x8 glyphs for chr(32)..chr(127), 8 column bytes each, bit 0 = top row.
 # Dumped from MicroPython's framebuf.text() (font_petme128_8x8, MIT licence).
-_FONT = bytes.fromhex(
+FONT = bytes.fromhex(
     "00000000000000000000004f4f0000000007070000070700147f7f14147f7f1400242e6b6b3a1200006333180c666300"
     "00327f4d4d777250000000040603010000001c3e63410000000041633e1c0000082a3e1c1c3e2a080008083e3e080800"
     "000080e0600000000008080808080800000000606000000000406030180c0602003e7f49457f3e000040447f7f404000"
@@ -123,7 +123,7 @@ class FrameBuffer:
                 code = 127
             base = (code - 32) * 8
             for j in range(8):
-                col = _FONT[base + j]
+                col = FONT[base + j]
                 xx = x + j
                 if 0 <= xx < self.width:
                     for bit in range(8):

@@ -24,7 +24,7 @@ def check(rules, deal, seat, what):
             return E.OK if seat == decl else E.ILLEGAL_ANNOUNCE
         if seat == decl or seat not in deal.active:
             return E.ILLEGAL_ANNOUNCE
-        if rules.settle_kind == "muhr" and seat not in deal.auction.never_asked():
+        if rules.double_needs_unasked and seat not in deal.auction.never_asked():
             return E.ILLEGAL_ANNOUNCE       # 2.11: only defenders never asked
         return E.OK
     if seat != decl:

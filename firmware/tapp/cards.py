@@ -29,7 +29,7 @@ CARD_RANK = tuple(c % 9 for c in range(NCARDS))
 CARD_BIT = tuple(1 << (c % 9) for c in range(NCARDS))
 CARD_POINTS = tuple(RANK_POINTS[c % 9] for c in range(NCARDS))
 CARD_CODES = tuple(SUITS[c // 9] + RANKS[c % 9] for c in range(NCARDS))
-_CODE_INDEX = {code: i for i, code in enumerate(CARD_CODES)}
+CODE_INDEX = {code: i for i, code in enumerate(CARD_CODES)}
 
 # Lowest set bit index of every 9-bit mask, for allocation-free iteration.
 def _lowest_bit(m):
@@ -62,7 +62,7 @@ DECKS = {
 
 def card_index(code):
     """Card int for a code such as ``"S10"``, or -1 for an unknown code."""
-    return _CODE_INDEX.get(code, -1) if isinstance(code, str) else -1
+    return CODE_INDEX.get(code, -1) if isinstance(code, str) else -1
 
 
 def suit_index(letter):

@@ -39,6 +39,7 @@ HERZBLATT = _herzblatt((_SOLOIST,), AUCTION_ASK, "herzblatt", (), 66,
 HERZBLATT_MUHR = _herzblatt((_SOLOIST,), AUCTION_ASK, "muhr",
                             ("66", "du", "kontra", "re"), 61,
                             {"schneider_limit": 33}, {})
+HERZBLATT_MUHR["double_needs_unasked"] = True   # 2.11: only defenders never asked
 
 # RULES.md 2.12 (D40): ascending suit bids, Herzblatt settlement.
 BRAUN_SOLO = _herzblatt(tuple(

@@ -7,12 +7,10 @@ from .announce import DOUBLING_CALLS
 from .cards import DECKS, mask_count
 from .catalog import PRESETS, VARIANTS
 from .variants import (
-    C_GOAL,
+    C_FLAGS,
     C_ID,
-    C_TRUMP,
-    C_VALUE,
-    GOAL_ALL_TRICKS,
-    TRUMP_ANY,
+    F_OUVERT,
+    F_RUFER,
     HeaderError,
     resolve_options,
 )
@@ -48,9 +46,13 @@ class Rules:
     def __init__(self, header):
         if not isinstance(header, dict):
             raise HeaderError("header must be a JSON object")
+        from .variants import shown_value
         version = header.get("record")
-        if version != 1 or isinstance(version, bool):
+        if not isinstance(version, int) or isinstance(version, bool) or version != 1:
             raise HeaderError("not a version 1 record (\"record\": 1 missing)")
+        vid = header.get("variant")
+        if not isinstance(vid, str) or (vid not in VARIANTS and vid not in PRESETS):
+            raise HeaderError("unknown variant: " + shown_value(vid))
         vid, table, given = _variant(header)
         self.variant = vid
         self.table = table
@@ -69,6 +71,9 @@ class Rules:
             seats = ["Seat " + str(i + 1) for i in range(n)]
         if not isinstance(seats, list) or len(seats) != n:
             raise HeaderError("seats must list one name per player")
+        for name in seats:
+            if not isinstance(name, str):
+                raise HeaderError("seat names must be strings")
         self.seats = seats
         opts = resolve_options(table, given)
         self.options = opts
@@ -79,9 +84,10 @@ class Rules:
         self.hand_size = (mask_count(DECKS[self.deck]) - self.talon_size) // self.active_count
         self.auction = table["auction"]
         self.contracts = self._contracts(table, opts)
-        self.all_pass = table.get("all_pass")
+        all_pass = table.get("all_pass")   # the contract when everyone passes
         if opts.get("all_pass") == "last_trick":
-            self.all_pass = table.get("last_trick_game")
+            all_pass = table.get("last_trick_game")
+        self.all_pass = None if all_pass is None else all_pass + (0,)
         self.bettel_order = opts.get("bettel_order", "bettel") == "bettel"
         self.settle_kind = table["settle"]
         self.announcements = self._announcements(table, opts)
@@ -89,7 +95,20 @@ class Rules:
         self.target = table.get("target", 61)
         self.overtrump = table.get("overtrump", False)
         self.revoke_forfeit = opts["revoke_penalty"] == "forfeit"
+        self.start_balance = opts.get("start_balance", 0)
+        self.end_when_broke = bool(opts.get("end_when_broke"))
         self.ante = self._session_ante(opts)
+        # RULES.md 2.11: only defenders never asked may double (Muhr)
+        self.double_needs_unasked = table.get("double_needs_unasked", False)
+        # RULES.md 2.7, D29: only the last seat in the bidding may bid Pick-up
+        self.berliner = bool(opts.get("berliner"))
+        if opts.get("berliner_hearts") and not self.berliner:
+            raise HeaderError("option berliner_hearts needs berliner = true (RULES.md 2.7)")
+        # RULES.md 2.6 herz_neischaugn: a Pick-up game is played in Hearts;
+        # 2.7 berliner_hearts: so is the last seat's Pick-up
+        self.pickup_hearts = bool(opts.get("herz_neischaugn"))
+        self.last_seat_pickup_hearts = bool(opts.get("berliner_hearts"))
+        self.self_raise = bool(opts.get("self_raise"))   # RULES.md 2.6, D28
 
     def _session_ante(self, opts):
         """Each person's session-start ante into the bank or Haferl (convention 10)."""
@@ -118,17 +137,25 @@ class Rules:
         self.talon_size = talon
 
     def _contracts(self, table, opts):
-        """Contract rows with the options that change them applied."""
-        rows = table["contracts"]
-        fv = opts.get("frage_value")
-        if fv is not None:   # tapp_modern: value of the Frage (D10)
-            rows = tuple((r[:C_VALUE] + (fv,) + r[C_VALUE + 1:]) if r[C_ID] == "frage" else r
-                         for r in rows)
-        if opts.get("frage_trump") == "any" and self.variant == "tarock_simple":
-            # D16 option: the Frage trump is the declarer's free choice
-            rows = tuple((r[:C_TRUMP] + (TRUMP_ANY,) + r[C_TRUMP + 1:])
-                         if r[C_ID] == "frage" else r for r in rows)
-        return rows
+        """Contract rows with the options that change them applied, and their flags.
+
+        A table's ``row_options`` rows say which option changes which column of
+        which contract: ``(option, when, contract id, column, value)``; ``when``
+        None means "always, to the option's value" (tapp_modern ``frage_value``,
+        D10), else the change applies when the option equals ``when``
+        (tarock_simple ``frage_trump = any``, D16).  ``flags`` name the contracts
+        with special steps (C_FLAGS: Rufer call, exposed hand).
+        """
+        flags = table.get("flags", {})
+        rows = []
+        for row in table["contracts"]:
+            row = row + (flags.get(row[C_ID], 0),)
+            for option, when, cid, column, value in table.get("row_options", ()):
+                if cid == row[C_ID] and (when is None or opts.get(option) == when):
+                    new = opts[option] if when is None else value
+                    row = row[:column] + (new,) + row[column + 1:]
+            rows.append(row)
+        return tuple(rows)
 
     def _announcements(self, table, opts):
         calls = table["announce"]
@@ -163,7 +190,16 @@ class Rules:
         return None
 
     def is_rufer(self, row):
-        return row[C_GOAL] == GOAL_ALL_TRICKS and row[C_ID].endswith("_rufer")
+        """Does the declarer call a card after the exchange (tapp_modern Rufer, D12)?"""
+        return bool(row[C_FLAGS] & F_RUFER)
+
+    def is_ouvert(self, row):
+        """Is the declarer's hand exposed before the first lead (Bettel ouvert)?"""
+        return bool(row[C_FLAGS] & F_OUVERT)
+
+    def only_hearts(self, declarer, last_seat):
+        """After a Pick-up (exchange) game, must the declarer name Hearts (2.6, 2.7)?"""
+        return self.pickup_hearts or (self.last_seat_pickup_hearts and declarer == last_seat)
 
     def all_tricks_announced(self, announced):
         """An announcement that ends the deal at the first lost trick (D15)."""

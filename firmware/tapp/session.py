@@ -1,17 +1,23 @@
-"""Session: the fold of RECORD.md events into outcomes.
+"""Session: the fold of RECORD.md events into outcomes — the engine's one door.
 
 ``Session(header).apply(event_dict)`` answers every event with one outcome
-dict; a rejected event changes nothing.  Undo replays the deal's accepted
-events without the last one (DESIGN.md principle 2: event-sourced).
+dict; a rejected event changes nothing.  ``play(seat, card)`` is the same door
+for a card int (the device's hot path): it checks, logs, settles and rotates
+the dealer exactly like a ``play`` event and allocates nothing.  Everything
+that shows the game reads ``session.view`` (a read-only ``view.View``).  Undo
+replays the deal's accepted events without the last one (DESIGN.md principle 2).
 """
-from . import deal as D
 from . import errors as E
 from .announce import check as announce_check
-from .auction import MAX_STEP, ladder_target, trump_fits
-from .cards import CARD_BIT, CARD_CODES, CARD_SUIT, DECKS, SUITS, card_index, suit_index
+from .auction import trump_fits
+from .cards import CARD_BIT, CARD_CODES, CARD_SUIT, CODE_INDEX, DECKS, NCARDS, suit_index
+from .deal import AUCTION, DECLARE, DONE, EXCHANGE, HANDS, PLAY, RUFER, RULE_NAMES, Deal
 from .rules import Rules
 from .settle import settle
-from .variants import C_ID, NO_CONTRACT
+from .variants import NO_CONTRACT
+from .view import View
+
+MAX_PLAYS = NCARDS   # cards played in one deal, at most
 
 
 class Reject(Exception):
@@ -31,20 +37,30 @@ class Session:
         self.rules = rules
         n = rules.players
         # RECORD.md convention 10: session-start antes (bank, Haferl) and start balance
-        self.balances = [rules.options.get("start_balance", 0) - rules.ante] * n
-        self.pot_total = rules.ante * n
-        self.dealer = rules.first_dealer   # who deals next
-        self.deal = None
-        self.log = []                      # accepted events of the deal in progress
-        self.session_over = False
+        self._balances = [rules.start_balance - rules.ante] * n
+        self._pot = rules.ante * n
+        self._dealer = rules.first_dealer   # who deals next
+        self._deal = None
+        self._over = False
+        self._deals_played = 0
+        self._result = None
+        # The deal in progress as accepted events: those before its first card
+        # (with the number of redundant declares accepted after each, RECORD.md
+        # convention 6), then each card played as (seat, card) in a fixed buffer.
+        self._events = []
+        self._noops = []
+        self._plays = bytearray(2 * MAX_PLAYS)
+        self._nplays = 0
+        self._noop = False
         self._handlers = {
-            "deal": self._deal, "hand": self._hand, "bid": self._bid,
+            "deal": self._start_deal, "hand": self._hand, "bid": self._bid,
             "exchange": self._exchange, "rufer": self._rufer,
-            "announce": self._announce, "play": self._play,
+            "announce": self._announce, "play": self._play_event,
             "redeal": self._redeal, "undo": self._undo,
         }
+        self.view = View(self, rules)
 
-    # ----- the fold -----------------------------------------------------------
+    # ----- the door -----------------------------------------------------------
 
     def apply(self, ev):
         """Apply one event dict; return its outcome dict."""
@@ -54,29 +70,59 @@ class Session:
         handler = self._handlers.get(name) if isinstance(name, str) else None
         if handler is None:
             return {"ok": False, "error": "bad_event"}
+        self._noop = False
         try:
             out = handler(ev)
         except Reject as r:
-            out = {"ok": False, "error": E.NAMES[r.code]}
-            seat = ev.get("seat")
-            if _int(seat):
-                out["seat"] = seat
-            if ev.get("ev") == "play" and isinstance(ev.get("card"), str):
-                out["card"] = ev["card"]
+            return self._refusal(r.code, ev)
+        if name in ("undo", "redeal", "play") or not self.in_progress():
             return out
-        if name not in ("undo", "redeal"):
-            if self.in_progress():
-                self.log.append(ev)
-            else:
-                self.log = []
+        if self._noop:
+            self._noops[-1] += 1        # a no-op does not grow the log (convention 6)
+        else:
+            self._events.append(dict(ev))
+            self._noops.append(0)
         return out
 
+    def _refusal(self, code, ev):
+        """The outcome of a refused event; echoes only small, valid-looking values."""
+        out = {"ok": False, "error": E.NAMES[code]}
+        seat = ev.get("seat")
+        if _int(seat) and 0 <= seat < self.rules.players:
+            out["seat"] = seat
+        if ev.get("ev") == "play":
+            card = ev.get("card")
+            if isinstance(card, str) and card in CODE_INDEX:
+                out["card"] = card
+        return out
+
+    def play(self, seat, card):
+        """Play card int ``card`` for ``seat``: an error code (0 = accepted).
+
+        The same door as a ``play`` event (checks, log, trick, settlement,
+        dealer rotation); the outcome details are in ``view``.  Allocates
+        nothing except the ``result`` when the card ends the deal.
+        """
+        deal = self._deal
+        if deal is None or deal.phase != PLAY:
+            return E.WRONG_PHASE
+        err = deal.play(seat, card)
+        if err:
+            return err
+        i = self._nplays
+        self._plays[2 * i] = seat
+        self._plays[2 * i + 1] = card
+        self._nplays = i + 1
+        if deal.phase == DONE:
+            self._finish()
+        return E.OK
+
     def in_progress(self):
-        return self.deal is not None and self.deal.phase != D.DONE
+        return self._deal is not None and self._deal.phase != DONE
 
     def _need_deal(self):
-        deal = self.deal
-        if deal is None or deal.phase == D.DONE:
+        deal = self._deal
+        if deal is None or deal.phase == DONE:
             raise Reject(E.WRONG_PHASE)
         return deal
 
@@ -86,40 +132,54 @@ class Session:
             raise Reject(E.BAD_EVENT)
         return seat
 
-    def _card(self, code, deal):
+    def _card(self, code):
         """Card int for a code, checked against the session's deck."""
         if not isinstance(code, str):
             raise Reject(E.BAD_EVENT)
-        c = card_index(code)
+        c = CODE_INDEX.get(code, -1)
         if c < 0:
             raise Reject(E.UNKNOWN_CARD)
         if not DECKS[self.rules.deck][CARD_SUIT[c]] & CARD_BIT[c]:
             raise Reject(E.NOT_IN_DECK)
         return c
 
-    def _cards(self, codes, count, deal, seen):
+    def _cards(self, codes, count, seen):
         """Validate a card list: codes, deck, no card twice (``seen`` masks)."""
         if not isinstance(codes, list) or (count >= 0 and len(codes) != count):
             raise Reject(E.BAD_EVENT)
+        deck = DECKS[self.rules.deck]
+        index = CODE_INDEX
         out = []
         for code in codes:
-            c = self._card(code, deal)
+            c = index.get(code, -1) if isinstance(code, str) else -2
+            if c < 0:
+                raise Reject(E.UNKNOWN_CARD if c == -1 else E.BAD_EVENT)
             s = CARD_SUIT[c]
-            if seen[s] & CARD_BIT[c]:
+            bit = CARD_BIT[c]
+            if not deck[s] & bit:
+                raise Reject(E.NOT_IN_DECK)
+            if seen[s] & bit:
                 raise Reject(E.CARD_USED)
-            seen[s] |= CARD_BIT[c]
+            seen[s] |= bit
             out.append(c)
         return out
 
     # ----- deal, hands, redeal, undo --------------------------------------------
 
-    def _deal(self, ev):
-        if self.session_over or self.in_progress():
+    def _new_deal(self, deal):
+        self._deal = deal
+        self._events = []
+        self._noops = []
+        self._nplays = 0
+        self.view.attach(deal)
+
+    def _start_deal(self, ev):
+        if self._over or self.in_progress():
             raise Reject(E.WRONG_PHASE)
-        if ev.get("dealer") != self.dealer or not _int(ev.get("dealer")):
+        if ev.get("dealer") != self._dealer or not _int(ev.get("dealer")):
             raise Reject(E.BAD_EVENT)
         rules = self.rules
-        deal = D.Deal(rules, self.dealer)
+        deal = Deal(rules, self._dealer)
         hands = ev.get("hands")
         talon = ev.get("talon")
         seen = [0, 0, 0, 0]
@@ -132,15 +192,14 @@ class Session:
                     if h not in (None, []):
                         raise Reject(E.BAD_EVENT)
                 elif h is not None:
-                    deal.set_hand(seat, self._cards(h, rules.hand_size, deal, seen))
+                    deal.set_hand(seat, self._cards(h, rules.hand_size, seen))
         if talon is not None:
-            deal.set_talon(self._cards(talon, rules.talon_size, deal, seen))
+            deal.set_talon(self._cards(talon, rules.talon_size, seen))
         if not rules.strict:
-            deal.phase = D.AUCTION
+            deal.open_auction()
         elif deal.all_hands_known():
             deal.start_auction()
-        self.deal = deal
-        self.log = []
+        self._new_deal(deal)
         return {"ok": True}
 
     def _hand(self, ev):
@@ -149,10 +208,10 @@ class Session:
         if seat not in deal.active or deal.known[seat]:
             raise Reject(E.WRONG_PHASE)
         if self.rules.strict:
-            if deal.phase != D.HANDS:
+            if deal.phase != HANDS:
                 raise Reject(E.WRONG_PHASE)
         elif not (seat == deal.declarer and deal.can_announce()
-                  and deal.contract[C_ID] == "bettel_ouvert"):
+                  and self.rules.is_ouvert(deal.contract)):
             raise Reject(E.WRONG_PHASE)  # open mode: only the exposed Bettel hand
         seen = list(deal.aside)
         for s in range(4):
@@ -160,9 +219,9 @@ class Session:
             for other in deal.active:
                 if deal.known[other]:
                     seen[s] |= deal.hands[other * 4 + s]
-        cards = self._cards(ev.get("cards"), self.rules.hand_size, deal, seen)
+        cards = self._cards(ev.get("cards"), self.rules.hand_size, seen)
         deal.set_hand(seat, cards)
-        if deal.phase == D.HANDS and deal.all_hands_known():
+        if deal.phase == HANDS and deal.all_hands_known():
             deal.start_auction()
         return {"ok": True}
 
@@ -171,18 +230,33 @@ class Session:
         deal = self._need_deal()
         if deal.trick_no > 1:
             raise Reject(E.WRONG_PHASE)
-        self.deal = None
-        self.log = []
+        self._new_deal(None)
         return {"ok": True}
 
     def _undo(self, ev):
-        """RECORD.md convention 11: take back the last accepted event of the deal."""
+        """RECORD.md convention 11: take back the last accepted event of the deal.
+
+        A card or a real event is taken back by replaying the rest (at most one
+        deal's events: linear); a redundant declare only by its count."""
         self._need_deal()
-        events = self.log[:-1]
-        self.deal = None
-        self.log = []
-        for old in events:
-            self.apply(old)
+        events = self._events
+        noops = self._noops
+        plays = self._nplays
+        if plays:
+            plays -= 1
+        elif noops[-1]:
+            noops[-1] -= 1
+            return {"ok": True}
+        else:
+            events = events[:-1]
+            noops = noops[:-1]
+        saved = bytes(self._plays[:2 * plays])
+        self._new_deal(None)
+        for ev in events:
+            self.apply(ev)
+        self._noops = noops
+        for i in range(plays):
+            self.play(saved[2 * i], saved[2 * i + 1])
         return {"ok": True}
 
     # ----- auction, declaration, exchange, rufer, announcements ------------------
@@ -208,7 +282,7 @@ class Session:
             return self._declare(deal, seat, row, trump)
         if call == "raise":
             return self._raise(deal, seat, ev.get("value"))
-        if deal.phase != D.AUCTION:
+        if deal.phase != AUCTION:
             raise Reject(E.WRONG_PHASE)
         a = deal.auction
         if seat not in deal.active:
@@ -223,13 +297,13 @@ class Session:
             raise Reject(err)
         if a.done:
             deal.end_auction()
-            if deal.phase == D.DONE:
+            if deal.phase == DONE:
                 return {"ok": True, "result": self._finish()}
         return {"ok": True}
 
     def _declare(self, deal, seat, row, trump):
         """Name the contract and/or trump, or repeat what is fixed (convention 6)."""
-        if deal.phase not in (D.EXCHANGE, D.DECLARE, D.RUFER) and not deal.can_announce():
+        if deal.phase not in (EXCHANGE, DECLARE, RUFER) and not deal.can_announce():
             raise Reject(E.WRONG_PHASE)
         if seat != deal.declarer:
             raise Reject(E.NOT_YOUR_TURN)
@@ -241,27 +315,27 @@ class Session:
             return {"ok": True}
         if row is not None and row is not deal.contract:
             raise Reject(E.ILLEGAL_CONTRACT)
-        if deal.phase == D.DECLARE:
+        if deal.phase == DECLARE:
             err = deal.declare_trump(trump)
             if err:
                 raise Reject(err)
-        elif trump >= 0 and trump != deal.trump:
+            return {"ok": True}
+        if trump >= 0 and trump != deal.trump:
             raise Reject(E.ILLEGAL_CONTRACT if deal.trump >= 0 else E.WRONG_PHASE)
+        self._noop = True     # it repeats what is fixed: accepted, nothing changes
         return {"ok": True}
 
     def _raise(self, deal, seat, value):
         """Haferl self-raise (RULES.md 2.6, D28): a Hand game at a higher target."""
-        if deal.phase not in (D.EXCHANGE, D.DECLARE):
+        if deal.phase not in (EXCHANGE, DECLARE):
             raise Reject(E.WRONG_PHASE)
         if seat != deal.declarer:
             raise Reject(E.NOT_YOUR_TURN)
         if not _int(value):
             raise Reject(E.BAD_EVENT)
-        if not deal.raise_ok or deal.auction.raise_to(value):
-            raise Reject(E.ILLEGAL_CALL)
-        deal.target = value
-        deal.raise_ok = False
-        deal.set_contract(deal.auction.contract, -1)
+        err = deal.self_raise(value)
+        if err:
+            raise Reject(err)
         return {"ok": True}
 
     def _declarer_step(self, ev, phase):
@@ -275,17 +349,17 @@ class Session:
         return deal
 
     def _exchange(self, ev):
-        deal = self._declarer_step(ev, D.EXCHANGE)
+        deal = self._declarer_step(ev, EXCHANGE)
         take = ev.get("take")
         if take is not None:
-            cards = self._cards(take, -1, deal, [0, 0, 0, 0])
+            cards = self._cards(take, -1, [0, 0, 0, 0])
             if deal.talon_known and (len(cards) != self.rules.talon_size or any(
                     not deal.talon[CARD_SUIT[c]] & CARD_BIT[c] for c in cards)):
                 raise Reject(E.ILLEGAL_DISCARD)
         discard = ev.get("discard")
         cards = None
         if discard is not None and discard != []:
-            cards = self._cards(discard, -1, deal, [0, 0, 0, 0])
+            cards = self._cards(discard, -1, [0, 0, 0, 0])
         elif self.rules.strict:
             raise Reject(E.ILLEGAL_DISCARD)
         err = deal.exchange(cards)
@@ -294,10 +368,10 @@ class Session:
         return {"ok": True}
 
     def _rufer(self, ev):
-        deal = self._declarer_step(ev, D.RUFER)
-        card = self._card(ev.get("card"), deal)
+        deal = self._declarer_step(ev, RUFER)
+        card = self._card(ev.get("card"))
         give = ev.get("give")
-        g = -1 if give is None else self._card(give, deal)
+        g = -1 if give is None else self._card(give)
         err = deal.call_rufer(card, g)
         if err:
             raise Reject(err)
@@ -312,21 +386,21 @@ class Session:
         err = announce_check(self.rules, deal, seat, what)
         if err:
             raise Reject(err)
-        deal.announced.append(what)
+        deal.announce(what)
         return {"ok": True}
 
     # ----- play ---------------------------------------------------------------------
 
-    def _play(self, ev):
+    def _play_event(self, ev):
         deal = self._need_deal()
         seat = self._seat(ev)
-        if deal.phase != D.PLAY:
+        if deal.phase != PLAY:
             raise Reject(E.WRONG_PHASE)
         code = ev.get("card")
         if not isinstance(code, str):
             raise Reject(E.BAD_EVENT)
         revokes = deal.rev_count
-        err = deal.play(seat, card_index(code))
+        err = self.play(seat, CODE_INDEX.get(code, -1))
         if err:
             raise Reject(err)
         out = {"ok": True}  # type: dict
@@ -336,108 +410,55 @@ class Session:
                 "cards": [CARD_CODES[c] for c in deal.last_cards],
                 "winner": deal.last_winner, "points": deal.last_points,
             }
-        if deal.rev_count > revokes:
-            out["revoke"] = {"seat": deal.rev_seat[revokes],
-                             "trick": deal.rev_key[revokes] >> 3,
-                             "rule": D.RULE_NAMES[deal.rev_rule[revokes]]}
-        if deal.phase == D.DONE:
-            out["result"] = self._finish()
+        r = deal.earliest_revoke(revokes)   # one card may prove several (RULES.md 3.3)
+        if r >= 0:
+            out["revoke"] = {"seat": deal.rev_seat[r], "trick": deal.rev_key[r] >> 3,
+                             "rule": RULE_NAMES[deal.rev_rule[r]]}
+        if deal.phase == DONE:
+            out["result"] = self._result
         return out
-
-    def play_card(self, seat, card):
-        """Device hot path: play a card int, answer an error code (no allocation)."""
-        deal = self.deal
-        if deal is None:
-            return E.WRONG_PHASE
-        return deal.play(seat, card)
 
     def _finish(self):
         """Settle the finished deal and book it into the session ledger."""
         rules = self.rules
-        result, pay, pot, over = settle(rules, self.deal, self.pot_total)
+        result, pay, pot, over = settle(rules, self._deal, self._pot)
         for s in range(rules.players):
-            self.balances[s] += pay[s]
-        self.pot_total += pot
-        self.dealer = rules.next_of(self.dealer)
-        result["balances"] = list(self.balances)
-        result["pot_total"] = self.pot_total
-        result["next_dealer"] = self.dealer
-        if rules.options.get("end_when_broke") and min(self.balances) <= 0:
+            self._balances[s] += pay[s]
+        self._pot += pot
+        self._dealer = rules.next_of(self._dealer)
+        self._deals_played += 1
+        result["balances"] = list(self._balances)
+        result["pot_total"] = self._pot
+        result["next_dealer"] = self._dealer
+        if rules.end_when_broke and min(self._balances) <= 0:
             over = True   # RULES.md 2.8
-        self.session_over = over
-        if self.session_over:
+        self._over = over
+        if over:
             result["session_over"] = True
-        self.log = []
+        self._result = result
+        self._events = []
+        self._noops = []
+        self._nplays = 0
         return result
 
-    # ----- what may happen now ----------------------------------------------------------
+    # ----- read by the view ----------------------------------------------------------
 
-    def turn(self):
-        """Seat whose input is expected now, or -1."""
-        deal = self.deal
-        if deal is None or deal.phase == D.DONE or deal.phase == D.HANDS:
-            return -1
-        if deal.phase == D.AUCTION:
-            return deal.auction.turn()
-        if deal.phase == D.PLAY:
-            return deal.turn
-        return deal.declarer
+    def balance(self, seat):
+        return self._balances[seat]
 
-    def phase_name(self):
-        if self.deal is None:
-            return "over" if self.session_over else "deal"
-        if self.deal.phase == D.DONE:
-            return "over" if self.session_over else "deal"
-        return D.PHASE_NAMES[self.deal.phase]
+    def pot(self):
+        return self._pot
 
-    def legal_calls(self):
-        """Event dicts of the auction calls / declarations allowed now."""
-        deal = self.deal
-        out = []
-        if deal is None:
-            return out
-        seat = self.turn()
-        if deal.phase == D.AUCTION:
-            for word, row in deal.auction.legal():
-                ev = {"ev": "bid", "seat": seat, "call": word}
-                if isinstance(row, int):
-                    ev["value"] = row          # the ladder's target
-                elif row is not None:
-                    ev["contract"] = row[C_ID]
-                out.append(ev)
-        elif deal.phase == D.DECLARE and deal.contract is NO_CONTRACT:
-            for row in deal.auction.declarable():
-                out.append({"ev": "bid", "seat": seat, "call": "declare",
-                            "contract": row[C_ID]})
-        elif deal.phase == D.DECLARE:
-            for t in deal.trump_choices():
-                out.append({"ev": "bid", "seat": seat, "call": "declare",
-                            "contract": deal.contract[C_ID], "trump": SUITS[t]})
-        if deal.raise_ok and deal.phase in (D.EXCHANGE, D.DECLARE):
-            # Haferl self-raise (D28): every higher step, named by its target
-            step = deal.auction.step + 1
-            while step <= MAX_STEP:
-                out.append({"ev": "bid", "seat": deal.declarer, "call": "raise",
-                            "value": ladder_target(step)})
-                step += 1
-        return out
+    def dealer(self):
+        """Who deals the deal in progress, or else the next one."""
+        return self._dealer
 
-    def legal_announcements(self):
-        """Event dicts of the announcements any seat may make now (Tout, 66/Du,
-        Kontra, Re, ...); empty once the first card is led."""
-        deal = self.deal
-        out = []
-        if deal is None or not deal.can_announce():
-            return out
-        for what in self.rules.announcements:
-            for seat in deal.active:
-                if announce_check(self.rules, deal, seat, what) == E.OK:
-                    out.append({"ev": "announce", "seat": seat, "what": what})
-        return out
+    def deals_played(self):
+        return self._deals_played
 
-    def legal_cards(self):
-        """Card codes the seat to play may play (strict mode)."""
-        deal = self.deal
-        if deal is None:
-            return []
-        return [CARD_CODES[c] for c in deal.legal_cards(deal.turn)]
+    def session_over(self):
+        return self._over
+
+    def last_result(self):
+        """The ``result`` of the last settled deal (None before the first)."""
+        return self._result

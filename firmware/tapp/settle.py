@@ -6,7 +6,7 @@ per-seat payments and the pot/bank change; amounts are integers throughout
 """
 from .announce import multiplier
 from .cards import suit_letter
-from .deal import RULE_NAMES
+from .revokes import RULE_NAMES
 from .variants import (
     C_GOAL,
     C_ID,
@@ -114,8 +114,7 @@ class Outcome:
 
     def _penalise(self, deal, r, decl):
         offender = deal.rev_seat[r]
-        self.penalty = {"seat": offender, "trick": deal.rev_key[r] >> 3,
-                        "rule": RULE_NAMES[deal.rev_rule[r]]}
+        self.penalty = _penalty(deal, r)
         by_declarer = offender == decl
         if self.trick_goal:
             self.won = not by_declarer
@@ -127,6 +126,12 @@ class Outcome:
             d = self.target
         self.settled = d
         self.won = self._point_win(d)
+
+
+def _penalty(deal, r):
+    """The ``penalty`` result field for proven revoke ``r`` (RECORD.md convention 9)."""
+    return {"seat": deal.rev_seat[r], "trick": deal.rev_key[r] >> 3,
+            "rule": RULE_NAMES[deal.rev_rule[r]]}
 
 
 def settle(rules, deal, pot_before):
@@ -250,7 +255,7 @@ def _haferl(rules, deal, row, o, c, led, result):
     base = 61 if rules.options["raise_payment"] == "base61" else o.target
     w = max(5, d - 60)
     loss = max(5, base - d)
-    if row[C_ID] == "hand":
+    if row[C_VALUE] == "hand":   # the tariff class: a Hand game pays double
         _each(o, decl, led, 2 * (w if o.won else loss) * c)
     elif o.won:
         led.from_pot(decl, w * c)
@@ -268,7 +273,7 @@ def _scharf(rules, deal, row, o, c, led, result):
     if o.won:
         s = 10 + 10 * (d >= 91) + 10 * o.all_tricks
         result["schneider"] = d >= 91
-        if row[C_ID] == "frage":
+        if row[C_VALUE] == "frage":   # the tariff class: a Frage pays half
             s //= 2
     else:
         s = 10 + 10 * (d <= 30) + 10 * (o.et == deal.ntricks and o.e == 120)
@@ -317,14 +322,17 @@ def _everyone_for_himself(rules, deal, result, led):
     base = deal.contract[C_VALUE]
     r = deal.deciding_revoke()
     losers = []
-    if deal.contract[C_GOAL] == GOAL_LAST_TRICK:
+    if r >= 0 and rules.revoke_forfeit:
+        # RULES.md 3.4: the offender pays, nobody else (in the last-trick game
+        # too: 1 stake to every other player, 2.12)
+        losers = [deal.rev_seat[r]]
+        result["penalty"] = _penalty(deal, r)
+        if deal.contract[C_GOAL] == GOAL_LAST_TRICK:
+            base = rules.options["stake"]
+    elif deal.contract[C_GOAL] == GOAL_LAST_TRICK:
         for s in active:
             if s != deal.last_winner:
                 led.move(s, deal.last_winner, rules.options["stake"])
-    elif r >= 0 and rules.revoke_forfeit:
-        losers = [deal.rev_seat[r]]
-        result["penalty"] = {"seat": deal.rev_seat[r], "trick": deal.rev_key[r] >> 3,
-                             "rule": RULE_NAMES[deal.rev_rule[r]]}
     else:
         top = max(pts[s] for s in active)
         losers = [s for s in active if pts[s] == top]
@@ -332,10 +340,12 @@ def _everyone_for_himself(rules, deal, result, led):
             losers = []
         elif len(losers) > 1 and rules.options["ramsch_tie"] == "none_pay":
             losers = []
+    last_trick_game = deal.contract[C_GOAL] == GOAL_LAST_TRICK
     for lo in losers:
         for s in active:
             if s not in losers:
-                led.move(lo, s, base * 2 if deal.seat_tricks[s] == 0 else base)
+                jungfer = deal.seat_tricks[s] == 0 and not last_trick_game   # D13
+                led.move(lo, s, base * 2 if jungfer else base)
     result["declarer"] = None
     result["contract"] = deal.contract[C_ID]
     result["trump"] = None

@@ -10,6 +10,7 @@ from .variants import (
     AUCTION_LEVELS,
     AUCTION_NAMED,
     AUCTION_SCHARF,
+    C_TRUMP,
     GOAL_NO_TRICK,
     GOAL_POINTS,
     ORDER_BETTEL,
@@ -59,6 +60,8 @@ TAROCK_SIMPLE = _bavarian("d36", (-3, 4, 3, 4), AUCTION_LEVELS, (
     ("solo", 2, TRUMP_CHOOSE) + _H + ("solo", ORDER_NORMAL),
     ("heart_solo", 3, HEARTS) + _H + ("solo", ORDER_NORMAL),
 ), "tarock", _TAROCK_OPTIONS, _TAROCK_CHOICES)
+# D16 option: frage_trump = any makes the Frage trump the declarer's free choice
+TAROCK_SIMPLE["row_options"] = (("frage_trump", "any", "frage", C_TRUMP, TRUMP_ANY),)
 
 # RULES.md 2.5 (D22, D23): five named bids, protocol A, fixed payments by default.
 _BETTEL_OPTIONS = dict(_TAROCK_OPTIONS)

@@ -14,6 +14,10 @@ C_TALON = 3    # TALON_*
 C_GOAL = 4     # GOAL_*
 C_VALUE = 5    # settlement value, meaning depends on the variant's settle kind
 C_ORDER = 6    # rank order: ORDER_NORMAL or ORDER_BETTEL
+C_FLAGS = 7    # F_* bits; appended by Rules from the table's ``flags``
+
+F_RUFER = 1    # the declarer calls a card after the exchange (D12)
+F_OUVERT = 2   # the declarer's hand is exposed before the first lead
 
 TRUMP_NONE = -1
 TRUMP_CHOOSE = -2   # declarer names C, S or D
@@ -34,7 +38,7 @@ ORDER_NORMAL = 0
 ORDER_BETTEL = 1
 
 # The contract of a deal before (or without) an auction winner: thrown in.
-NO_CONTRACT = ("", 0, TRUMP_NONE, TALON_UNUSED, GOAL_POINTS, 0, ORDER_NORMAL)
+NO_CONTRACT = ("", 0, TRUMP_NONE, TALON_UNUSED, GOAL_POINTS, 0, ORDER_NORMAL, 0)
 
 # Auction protocols of RULES.md 1.8 (auction.PROTOCOLS maps them to classes).
 AUCTION_NAMED = "A"
@@ -100,6 +104,9 @@ TAPP_MODERN = {
     ),
     "all_pass": ("ramsch", 0, TRUMP_NONE, TALON_LAST_TRICK, GOAL_RAMSCH, 5,
                  ORDER_NORMAL),
+    "flags": {"suit_rufer": F_RUFER, "heart_rufer": F_RUFER, "bettel_ouvert": F_OUVERT},
+    # D10: the Frage's value is an option
+    "row_options": (("frage_value", None, "frage", C_VALUE, None),),
     "settle": "fixed",
     "announce": (),
     "draw": False,
@@ -159,14 +166,97 @@ def _is_int(v):
     return isinstance(v, int) and not isinstance(v, bool)
 
 
+# Bounds of the integer options (RFC 8259 numbers have none; the engine needs
+# some).  Money is in the session's smallest unit (cents): MONEY_MAX = 1000.00
+# is far above any table's stake, and small enough that a deal's largest
+# payment -- a fixed amount x 32 (Kontra..Hirsch), a Muhr stake x 3 x 2 x 4, a
+# per-point rate x 60 points x 2 (Durch) x 32 -- stays far below 2**30, the
+# small-int limit of the 32-bit device: no long ints, the same arithmetic on
+# every runtime, and a number CPython can always print.
+MONEY_MAX = 100000
+INT_OPTION_RANGES = {
+    "pot_ante": (0, MONEY_MAX),           # Tapp pot ante per deal, Haferl session ante
+    "frage_value": (0, MONEY_MAX),        # tapp_modern: the Frage's value (D10)
+    "bank_ante": (0, MONEY_MAX),          # per-point Tarock: session ante into the bank
+    "durch_bonus": (0, MONEY_MAX),        # fixed-payment Tarock: added for a Durch
+    "bettel_base": (0, MONEY_MAX),        # tarock_bettel: x4 is the Bettel's value
+    "stake": (0, MONEY_MAX),              # Herzblatt family: the unit stake
+    "start_balance": (0, 100 * MONEY_MAX),  # scharfer_tarock: every balance starts here
+    "schneider_limit": (0, 120),          # card points: a deal has 120 in all
+}
+RATE_MAX = 10000   # rate a/b per card point: a 0..10000, b 1..10000 (0.0001..10000)
+
+
+def shown_value(v):
+    """A header value for an error message: short, one line, and printed the same
+    by CPython and MicroPython (no float or container reprs, no dict order)."""
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if _is_int(v):
+        return str(v) if -1000000000 < v < 1000000000 else "a huge integer"
+    if isinstance(v, str):
+        return '"' + v + '"'
+    if isinstance(v, float):
+        return "a number with a fraction or exponent"
+    if isinstance(v, list):
+        return "a list"
+    if isinstance(v, dict):
+        return "an object"
+    return "a " + type(v).__name__
+
+
+def _same_kind(v, ref):
+    """``v`` has the type of ``ref`` (a choice): no 3.0 for 3, no true for 1."""
+    if isinstance(ref, bool):
+        return isinstance(v, bool)
+    if isinstance(ref, int):
+        return _is_int(v)
+    return isinstance(v, str)
+
+
 def resolve_options(table, given):
-    """Defaults overlaid with the header's options, each one checked."""
+    """Defaults overlaid with the header's options, each one checked: choices by
+    type and value, integers within INT_OPTION_RANGES, rates and amounts within
+    RATE_MAX and MONEY_MAX.  Options are checked in name order, so a header with
+    several bad ones gets the same message on every runtime (MicroPython's dicts
+    have no insertion order)."""
     opts = {}
     for src in (COMMON_OPTIONS, table["options"]):
         for k in src:
             opts[k] = src[k]
     if given is None:
         return opts
+    if not isinstance(given, dict):
+        raise HeaderError("options must be an object")
+    for k in given:
+        if not isinstance(k, str):
+            raise HeaderError("option names must be strings")
+    choices = table["choices"]
+    for k in sorted(given):
+        v = given[k]
+        if k == "players":
+            continue  # RULES.md lists it as an option; the header field rules
+        if k not in opts:
+            raise HeaderError("unknown option: " + shown_value(k))
+        allowed = choices.get(k) or COMMON_CHOICES.get(k)
+        parse = PARSERS.get(k)
+        if parse is not None:
+            v = parse(k, v)
+            top = RATE_MAX if parse is parse_rate else MONEY_MAX
+            if v[0] > top or v[1] > top:
+                raise HeaderError("option " + k + ": amounts must be at most " + str(top))
+        elif allowed is not None:
+            if not _same_kind(v, allowed[0]) or v not in allowed:
+                raise HeaderError("bad value for option " + k + ": " + shown_value(v))
+        else:
+            lo, hi = INT_OPTION_RANGES.get(k, (0, MONEY_MAX))
+            if not _is_int(v) or v < lo or v > hi:
+                raise HeaderError("option " + k + " must be an integer "
+                                  + str(lo) + ".." + str(hi))
+        opts[k] = v
+    return opts
     if not isinstance(given, dict):
         raise HeaderError("options must be an object")
     choices = table["choices"]

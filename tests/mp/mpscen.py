@@ -5,8 +5,8 @@ WebAssembly port: no pytest, no random module (a small LCG instead).
 """
 from scenario import finish, new_session, ok
 
-from tapp import deal as D
 from tapp.cards import CARD_CODES, DECKS, mask_cards
+from tapp.dealing import deal_out
 
 __all__ = ["Lcg", "feed", "finish", "new_session", "random_deal_events"]
 
@@ -44,32 +44,27 @@ def random_deal_events(session, rng):
     rules = session.rules
     cards = mask_cards(DECKS[rules.deck])
     rng.shuffle(cards)
-    dealer = session.dealer
-    active = rules.active_order(dealer)
-    hands = [[] for _ in range(rules.players)]
-    k = rules.hand_size
-    for i, seat in enumerate(active):
-        hands[seat] = [CARD_CODES[c] for c in cards[i * k:(i + 1) * k]]
+    dealer = session.view.dealer()
+    hands, _talon = deal_out(rules, dealer, [CARD_CODES[c] for c in cards])
     out = session.apply({"ev": "deal", "dealer": dealer, "hands": hands, "talon": None})
     assert out["ok"], out
+    view = session.view
     while "result" not in out:
-        deal = session.deal
-        seat = session.turn()
-        if deal.phase in (D.AUCTION, D.DECLARE):
-            ev = rng.choice(session.legal_calls())
-        elif deal.phase == D.EXCHANGE:
-            pool = mask_cards(deal.hands, seat * 4) + mask_cards(deal.talon)
+        seat = view.turn()
+        expects = view.expects()
+        if expects in ("call", "declare"):
+            ev = rng.choice(view.legal_calls())
+        elif expects == "discard":
+            pool = view.hand(seat) + view.talon()
             rng.shuffle(pool)
-            ev = {"ev": "exchange", "seat": seat,
-                  "discard": [CARD_CODES[c] for c in pool[:rules.talon_size]]}
-        elif deal.phase == D.RUFER:
-            own = mask_cards(deal.hands, seat * 4)
-            called = rng.choice([c for c in cards if c not in own])
-            give = None if called in mask_cards(deal.talon) else CARD_CODES[rng.choice(own)]
-            ev = {"ev": "rufer", "seat": seat, "card": CARD_CODES[called], "give": give}
+            ev = {"ev": "exchange", "seat": seat, "discard": pool[:rules.talon_size]}
+        elif expects == "rufer":
+            own = view.hand(seat)
+            called = rng.choice([CARD_CODES[c] for c in cards if CARD_CODES[c] not in own])
+            give = None if called in view.talon() else rng.choice(own)
+            ev = {"ev": "rufer", "seat": seat, "card": called, "give": give}
         else:
-            ev = {"ev": "play", "seat": seat, "card": rng.choice(session.legal_cards())}
+            ev = {"ev": "play", "seat": seat, "card": rng.choice(view.legal_cards())}
         out = session.apply(ev)
         assert out["ok"], (ev, out)
     return out["result"]
-

@@ -62,10 +62,10 @@ def test_protocol_a_hold_gives_the_holder_the_higher_contract():
     s = _w_session()
     feed(s, [{"ev": "bid", "seat": 0, "call": "bid", "contract": "frage"},
              {"ev": "bid", "seat": 1, "call": "bid", "contract": "solo"}])
-    assert s.turn() == 0
+    assert s.view.turn() == 0
     feed(s, [{"ev": "bid", "seat": 0, "call": "hold"},
              {"ev": "bid", "seat": 2, "call": "pass"}])
-    assert s.deal.declarer == 0 and s.deal.contract[0] == "solo"
+    assert s.view.declarer() == 0 and s.view.contract() == "solo"
 
 
 def test_strict_mode_refuses_revokes_and_keeps_state():
@@ -101,7 +101,7 @@ def test_must_trump_when_void_in_the_led_suit():
     assert out["trick"]["winner"] == 2
     feed(s, [{"ev": "play", "seat": 2, "card": "DK"},
              {"ev": "play", "seat": 0, "card": "D9"}])
-    assert s.legal_cards() == ["HA", "H10", "HK", "HQ", "HJ", "H9"]
+    assert s.view.legal_cards() == ["HA", "H10", "HK", "HQ", "HJ", "H9"]
     out = s.apply({"ev": "play", "seat": 1, "card": "CA"})
     assert out == {"ok": False, "error": "must_trump", "seat": 1, "card": "CA"}
     out = feed(s, [{"ev": "play", "seat": 1, "card": "H9"}])
@@ -180,9 +180,9 @@ def test_random_deals_every_variant_and_player_count():
             ("braun_solo", (3, 5), {"all_pass": "last_trick"})):
         for players in counts:
             s = new_session(variant, players, options=opts)
-            pot = s.pot_total
+            pot = s.view.pot()
             for _ in range(3):
-                if s.session_over:
+                if s.view.session_over():
                     break
                 r = random_deal_events(s, rng)
                 if r["points"] is not None:
@@ -209,7 +209,7 @@ def test_undo_takes_back_the_last_event():
     s = _w_session()
     feed(s, [{"ev": "bid", "seat": 0, "call": "bid", "contract": "frage"}])
     feed(s, [{"ev": "undo"}])
-    assert s.turn() == 0
+    assert s.view.turn() == 0
     feed(s, [{"ev": "undo"}])  # takes back the deal itself
-    assert s.deal is None
+    assert not s.view.in_deal()
     assert s.apply({"ev": "undo"})["error"] == "wrong_phase"

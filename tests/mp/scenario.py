@@ -7,8 +7,9 @@ only state card points it sets the trick totals on the live deal and calls the
 session's own settle-and-book step (``Session._finish``), so the real auction,
 exchange, settlement and ledger are still exercised without playing 33 cards.
 """
-from tapp import deal as D
 from tapp.cards import CARD_CODES, DECKS, mask_cards
+from tapp.dealing import deal_out
+from tapp.phases import DONE, PLAY
 from tapp.session import Session
 
 ANTON, BERTA, CHARLOTTE, DIETER = 0, 1, 2, 3
@@ -86,17 +87,8 @@ def ordered_deal(session):
     that the strict-mode ``deal`` event accepts.
     """
     rules = session.rules
-    cards = iter(mask_cards(DECKS[rules.deck]))
-    active = rules.active_order(session.dealer)
-    hands = [[] for _ in range(rules.players)]
-    talon = []
-    for packet in rules.deal_pattern:
-        if packet < 0:
-            talon.extend(CARD_CODES[next(cards)] for _ in range(-packet))
-        else:
-            for seat in active:
-                hands[seat].extend(CARD_CODES[next(cards)] for _ in range(packet))
-    return hands, talon
+    cards = [CARD_CODES[c] for c in mask_cards(DECKS[rules.deck])]
+    return deal_out(rules, session.view.dealer(), cards)
 
 
 def deal(session, hands=None, talon=None):
@@ -107,7 +99,7 @@ def deal(session, hands=None, talon=None):
     """
     if hands is None:
         hands, talon = ordered_deal(session)
-    ev = {"ev": "deal", "dealer": session.dealer, "hands": hands, "talon": talon}
+    ev = {"ev": "deal", "dealer": session.view.dealer(), "hands": hands, "talon": talon}
     if not session.rules.strict:
         ev["hands"] = None
         ev["talon"] = None
@@ -124,7 +116,7 @@ def check_hands(hands, talon, deck_size=36):
 def exchange_talon_back(session, hands_talon):
     """Frage exchange: the declarer picks up the talon and lays the same 3/4 cards away."""
     _hands, talon = hands_talon
-    seat = session.deal.declarer
+    seat = session.view.declarer()
     feed(session, [{"ev": "exchange", "seat": seat, "discard": list(talon)}])
 
 
@@ -138,8 +130,8 @@ def finish(session, d, declarer_tricks=None, early_end=False):
     split (all tricks to the declarer when ``e = 0``).  Returns the RECORD.md
     ``result`` dict from the session's settle-and-book step.
     """
-    deal_ = session.deal
-    assert deal_.phase == D.PLAY, "finish() needs a deal in the play phase"
+    deal_ = session._deal   # the test seam (module docstring)
+    assert deal_.phase == PLAY, "finish() needs a deal in the play phase"
     decl = deal_.declarer
     defenders = [s for s in deal_.active if s != decl]
     n = deal_.ntricks
@@ -154,7 +146,7 @@ def finish(session, d, declarer_tricks=None, early_end=False):
     deal_.seat_points = points
     deal_.seat_tricks = tricks
     deal_.early_end = early_end
-    deal_.phase = D.DONE
+    deal_.phase = DONE
     return session._finish()
 
 
@@ -164,13 +156,13 @@ def finish_ramsch(session, points, tricks, last_winner):
     ``points`` already include the tapp, so the seat points are set to them and
     the last-trick winner receives ``120 - sum`` = 0 extra from the engine.
     """
-    deal_ = session.deal
-    assert deal_.phase == D.PLAY and deal_.declarer < 0
+    deal_ = session._deal   # the test seam (module docstring)
+    assert deal_.phase == PLAY and deal_.declarer < 0
     assert sum(points) == 120
     deal_.seat_points = list(points)
     deal_.seat_tricks = list(tricks)
     deal_.last_winner = last_winner
-    deal_.phase = D.DONE
+    deal_.phase = DONE
     return session._finish()
 
 

@@ -430,7 +430,7 @@ def _ramsch(players, points, tricks, last_winner, **options):
     """All pass in tapp_modern (dealer Anton) -> Ramsch ended with final per-seat points."""
     s = new_session("tapp_modern", players=players, first_dealer=ANTON, options=options)
     deal(s)
-    feed(s, [bid(seat, "weg") for seat in s.deal.active])
+    feed(s, [bid(seat, "weg") for seat in s.view.active_seats()])
     return finish_ramsch(s, points, tricks, last_winner)
 
 
@@ -516,7 +516,7 @@ def _modern_frage_berta(d):
     discards 3."""
     s = new_session("tapp_modern", first_dealer=CHARLOTTE)
     dealt = deal(s)
-    assert s.deal.active == [BERTA, ANTON, CHARLOTTE]
+    assert s.view.active_seats() == [BERTA, ANTON, CHARLOTTE]
     feed(s, [bid(BERTA, "spiele"), bid(ANTON, "weg"), bid(CHARLOTTE, "weg"),
              bid(BERTA, "bid", "frage")])
     exchange_talon_back(s, dealt)

@@ -72,10 +72,10 @@ def test_convention10_session_start_antes(variant, players, options, balance, po
     never include them. start_balance (scharfer_tarock) is the balances' starting value."
     Seen through a thrown-in first deal (all pass, D02): nothing moves."""
     s = new_session(variant, players=players, first_dealer=players - 1, options=options)
-    assert s.balances == [balance] * players and s.pot_total == pot_total
+    assert s.view.balances() == [balance] * players and s.view.pot() == pot_total
     deal(s)
     out = None
-    for seat in s.deal.active:
+    for seat in s.view.active_seats():
         out = ok(s, bid(seat, PASS))
     r = out["result"]
     check_result(r, payments=[0] * players, pot=0, balances=[balance] * players,
@@ -95,8 +95,8 @@ def test_1_4_four_at_table_dealer_sits_out_seats(variant):
     s = new_session(variant, players=4, first_dealer=DIETER)
     hands, talon = deal(s)
     assert hands[DIETER] == []
-    assert s.deal.active == [ANTON, BERTA, CHARLOTTE]
-    assert s.turn() == ANTON
+    assert s.view.active_seats() == [ANTON, BERTA, CHARLOTTE]
+    assert s.view.turn() == ANTON
     # the dealer takes no part in the bidding
     refused(s, bid(DIETER, PASS), "not_your_turn")
 
@@ -124,7 +124,7 @@ def test_1_4_four_at_table_per_point_dealer_pays_nothing():
                  pot_total=385, next_dealer=ANTON)
     # next deal: dealer Anton sits out, F Berta, M Charlotte, R Dieter
     deal(s)
-    assert s.deal.active == [BERTA, CHARLOTTE, DIETER]
+    assert s.view.active_seats() == [BERTA, CHARLOTTE, DIETER]
 
 
 def test_1_4_four_at_table_fixed_dealer_pays_nothing():
@@ -146,7 +146,7 @@ def test_2_7_berliner_four_at_table_privilege_to_rearhand():
     deal(s)
     refused(s, bid(ANTON, "spiele"), "illegal_call")
     feed(s, [bid(ANTON, PASS), bid(BERTA, PASS), bid(CHARLOTTE, "spiele")])
-    assert s.deal.declarer == CHARLOTTE and s.deal.contract[0] == "pickup"
+    assert s.view.declarer() == CHARLOTTE and s.view.contract() == "pickup"
 
 
 # =====================================================================================
@@ -159,7 +159,7 @@ def _ex1(**options):
     Anton declares frage (Hearts), exchanges 3."""
     s = new_session("tarock_simple", first_dealer=CHARLOTTE, options=options)
     dealt = deal(s)
-    assert s.deal.active == [ANTON, BERTA, CHARLOTTE]
+    assert s.view.active_seats() == [ANTON, BERTA, CHARLOTTE]
     feed(s, [bid(ANTON, "spiele"), bid(BERTA, PASS), bid(CHARLOTTE, PASS),
              bid(ANTON, "declare", "frage")])
     exchange_talon_back(s, dealt)
@@ -259,7 +259,7 @@ def test_ex3_tarock_simple_per_point_durch():
     check_hands(EX3_HANDS, EX3_TALON)
     s = new_session("tarock_simple", first_dealer=BERTA)
     deal(s, EX3_HANDS, EX3_TALON)
-    assert s.deal.active == [CHARLOTTE, ANTON, BERTA]
+    assert s.view.active_seats() == [CHARLOTTE, ANTON, BERTA]
     feed(s, [bid(CHARLOTTE, "spiele"), bid(ANTON, PASS), bid(BERTA, PASS),
              bid(CHARLOTTE, "declare", "solo", "S")])
     out = play_tricks(s, EX3_TRICKS)
@@ -279,10 +279,10 @@ def _ex4_session():
     Berta hold; Anton pass. Berta holds level 2"."""
     s = new_session("tarock_simple", first_dealer=ANTON, options=FIXED)
     deal(s)
-    assert s.deal.active == [BERTA, CHARLOTTE, ANTON]
+    assert s.view.active_seats() == [BERTA, CHARLOTTE, ANTON]
     feed(s, [bid(BERTA, "spiele"), bid(CHARLOTTE, "besser"), bid(BERTA, "hold"),
              bid(ANTON, PASS)])
-    assert s.deal.declarer == BERTA
+    assert s.view.declarer() == BERTA
     return s
 
 
@@ -312,7 +312,7 @@ def test_ex4b_fixed_frage_lost_45_another_deal():
     feed(s, [bid(BERTA, "declare", "solo", "C")])
     finish(s, 95)
     dealt = deal(s)
-    assert s.deal.active == [CHARLOTTE, ANTON, BERTA]
+    assert s.view.active_seats() == [CHARLOTTE, ANTON, BERTA]
     feed(s, [bid(CHARLOTTE, PASS), bid(ANTON, "spiele"), bid(BERTA, PASS),
              bid(ANTON, "declare", "frage")])
     exchange_talon_back(s, dealt)
@@ -363,7 +363,7 @@ def _ex11_deal1(s, d):
     """EX11 Deal 1: "dealer Charlotte -> F Anton. Anton spiele, Berta pass, Charlotte pass. Anton
     picks up the Stock, discards 3, names Bells (D)"."""
     dealt = deal(s)
-    assert s.deal.active == [ANTON, BERTA, CHARLOTTE]
+    assert s.view.active_seats() == [ANTON, BERTA, CHARLOTTE]
     feed(s, [bid(ANTON, "spiele"), bid(BERTA, PASS), bid(CHARLOTTE, PASS)])
     exchange_talon_back(s, dealt)
     feed(s, [bid(ANTON, "declare", "pickup", "D")])
@@ -374,7 +374,7 @@ def test_ex11_haferl_deal1_pickup_won_78():
     """EX11: "3 players each antes 50 -> Haferl 150. Deal 1: ... d = 78 -> won, W = max(5, 18)
     = 18 from the Haferl. Payments: Anton +18, Haferl -18 (132)"."""
     s = new_session("haferltarock", first_dealer=CHARLOTTE)
-    assert s.pot_total == 150
+    assert s.view.pot() == 150
     r = _ex11_deal1(s, 78)
     check_result(r, declarer=ANTON, contract="pickup", trump="D", target=61, points=[78, 42],
                  won=True, multiplier=1, payments=[18, 0, 0], pot=-18,
@@ -389,7 +389,7 @@ def test_ex11_haferl_deal2_pickup_lost_52():
     s = new_session("haferltarock", first_dealer=CHARLOTTE)
     _ex11_deal1(s, 78)
     dealt = deal(s)
-    assert s.deal.active == [BERTA, CHARLOTTE, ANTON]
+    assert s.view.active_seats() == [BERTA, CHARLOTTE, ANTON]
     feed(s, [bid(BERTA, "spiele"), bid(CHARLOTTE, PASS), bid(ANTON, PASS)])
     exchange_talon_back(s, dealt)
     feed(s, [bid(BERTA, "declare", "pickup", "H")])
@@ -428,10 +428,10 @@ def _ex12(**options):
     feed(s, [bid(ANTON, "spiele"), bid(BERTA, "auch"), bid(ANTON, "vorn"),
              bid_value(BERTA, "mehr", 66), bid(ANTON, "vorn"), bid_value(BERTA, "mehr", 71),
              bid(ANTON, PASS)])
-    assert bid_value(CHARLOTTE, "mehr", 76) in s.legal_calls()
+    assert bid_value(CHARLOTTE, "mehr", 76) in s.view.legal_calls()
     refused(s, bid_value(CHARLOTTE, "mehr", 81), "illegal_call")  # every bid is the next step
     feed(s, [bid(CHARLOTTE, PASS)])
-    assert s.deal.declarer == BERTA and s.deal.contract[0] == "hand"
+    assert s.view.declarer() == BERTA and s.view.contract() == "hand"
     feed(s, [bid(BERTA, "declare", "hand", "S")])
     return s
 
@@ -532,12 +532,12 @@ def test_ex13_berliner_had_anton_opened():
     deal(s)
     refused(s, bid(ANTON, "spiele"), "illegal_call")
     feed(s, [bid(ANTON, "auch"), bid(BERTA, PASS)])
-    assert s.legal_calls() == [bid(CHARLOTTE, PASS), bid_value(CHARLOTTE, "mehr", 66)]
+    assert s.view.legal_calls() == [bid(CHARLOTTE, PASS), bid_value(CHARLOTTE, "mehr", 66)]
     refused(s, bid(CHARLOTTE, "spiele"), "illegal_call")
     refused(s, bid(CHARLOTTE, "auch"), "illegal_call")
     feed(s, [bid_value(CHARLOTTE, "mehr", 66), bid(ANTON, PASS)])
-    assert s.deal.declarer == CHARLOTTE and s.deal.contract[0] == "hand"
-    assert s.deal.target == 66
+    assert s.view.declarer() == CHARLOTTE and s.view.contract() == "hand"
+    assert s.view.target() == 66
 
 
 # =====================================================================================
@@ -697,7 +697,7 @@ def test_ex5d_scharf_herz_priority_all_tricks():
     deal(s, EX5D_HANDS, EX5D_TALON)
     feed(s, [bid(ANTON, "spiele"), bid(BERTA, "spiele"), bid(CHARLOTTE, PASS),
              bid(ANTON, "nicht_herz"), bid(BERTA, "herz")])
-    assert s.deal.declarer == BERTA
+    assert s.view.declarer() == BERTA
     # 2.8: "Only a declarer who was the sole bidder may choose Frage"
     refused(s, bid(BERTA, "declare", "frage"), "illegal_contract")
     out = play_tricks(s, [
@@ -964,7 +964,7 @@ def test_ex17_braun_solo_club_solo():
              bid(CHARLOTTE, PASS)])
     refused(s, bid(DIETER, "bid", "heart_solo"), "illegal_contract")  # must outrank
     feed(s, [bid(DIETER, "bid", "club_solo"), bid(ANTON, PASS), bid(BERTA, PASS)])
-    assert s.deal.declarer == DIETER
+    assert s.view.declarer() == DIETER
     exchange_talon_back(s, dealt)
     r = finish(s, 70)
     check_result(r, declarer=DIETER, contract="club_solo", trump="C", target=66,
@@ -1000,7 +1000,7 @@ def test_1_5_rule4_herzblatt_must_overtrump_strict():
     feed(s, [play(ANTON, "HQ")])
     out = refused(s, play(BERTA, "H9"), "must_overtrump")
     assert out == {"ok": False, "error": "must_overtrump", "seat": BERTA, "card": "H9"}
-    assert s.legal_cards() == ["HA"]
+    assert s.view.legal_cards() == ["HA"]
     feed(s, [play(BERTA, "HA")])
 
 
@@ -1010,7 +1010,7 @@ def test_1_5_rule4_herzblatt_no_higher_trump_any_trump():
     H10), but not a plain card."""
     s = _hb_soloist_berta()
     feed(s, [play(ANTON, "HQ"), play(BERTA, "HA")])
-    assert sorted(s.legal_cards()) == ["H10", "HK"]
+    assert sorted(s.view.legal_cards()) == ["H10", "HK"]
     refused(s, play(CHARLOTTE, "DK"), "must_follow")
     out = ok(s, play(CHARLOTTE, "HK"))
     assert out["trick"] == {"n": 1, "leader": ANTON, "cards": ["HQ", "HA", "HK"],

@@ -37,11 +37,10 @@ def run_demo(args):
     # show a deal played to its last trick: skip seeds whose deal ends early
     for _ in range(100):
         sim = Simulator(args.variant, args.players, seed, seats=seats)
-        sim.run(args.deals)
+        lines = sim.record_lines(args.deals)
         if all(r["points"] is not None and not _ended_early(r, sim) for r in sim.results):
             break
         seed += 1
-    lines = sim.record_lines()
     print("Simulated %s, %d players, seed %d (repeat with --seed %d)" % (
         args.variant, args.players, seed, seed))
     print()

@@ -1,16 +1,23 @@
 """Random legal games: the simulator's players (``tapptable simulate``).
 
-The players choose among exactly what the engine says may happen now
-(``Session.legal_calls`` / ``legal_cards``); they see the true hands through a
-strict-mode shadow session even when the record is written in open mode.
+The players choose among exactly what the engine's view says may happen now
+(``view.legal_calls`` / ``legal_masks`` / ``legal_announcements``) and act only
+through the session's door (``apply`` for calls, ``play`` for cards).  They see
+the true hands through a strict-mode shadow session even when the record is
+written in open mode.  Records stream: ``stream(deals)`` yields record lines
+as they are played and keeps nothing.
 """
 import json
 import random
 
-from tapp import deal as D
-from tapp.cards import CARD_CODES, DECKS, mask_cards
+from tapp.cards import CARD_CODES, DECKS, LOWEST_BIT, mask_cards
+from tapp.dealing import deal_out
 from tapp.session import Session
-from tapp.variants import C_ID, C_TRUMP, TRUMP_ANY, TRUMP_CHOOSE
+from tapp.variants import C_TRUMP, TRUMP_ANY, TRUMP_CHOOSE
+
+
+def _line(obj):
+    return json.dumps(obj, separators=(",", ":"))
 
 
 class Simulator:
@@ -25,74 +32,102 @@ class Simulator:
         shadow = dict(self.header)
         shadow["mode"] = "strict"
         self.shadow = Session(shadow)   # knows every hand: picks legal moves
+        self.view = self.shadow.view
         self.mode = mode
-        self.events = []
+        self.deck = mask_cards(DECKS[self.shadow.rules.deck])
+        self.masks = [0, 0, 0, 0]
+        self.sink = None                # a list collecting record events, or None
+        self._exposed_deal = -1         # open mode: deal whose Bettel ouvert hand is shown
         self.results = []
+
+    # ----- acting through the door ------------------------------------------------
 
     def _emit(self, ev, shadow_ev=None):
         out = self.shadow.apply(shadow_ev or ev)
         if not out.get("ok"):
             raise AssertionError("simulator made an illegal move: %r -> %r" % (ev, out))
-        self.events.append(ev)
+        if self.sink is not None:
+            self.sink.append(ev)
         if "result" in out:
             self.results.append(out["result"])
         return out
 
+    def _play(self, seat, card):
+        err = self.shadow.play(seat, card)
+        if err:
+            raise AssertionError("simulator played an illegal card: %s %s -> %d"
+                                 % (seat, CARD_CODES[card], err))
+        if self.sink is not None:
+            self.sink.append({"ev": "play", "seat": seat, "card": CARD_CODES[card]})
+        if not self.view.in_deal():
+            self.results.append(self.view.last_result())
+
+    # ----- the players -------------------------------------------------------------
+
     def deal_cards(self):
         rules = self.shadow.rules
-        dealer = self.shadow.dealer
-        cards = mask_cards(DECKS[rules.deck])
+        dealer = self.view.dealer()
+        cards = self.deck
         self.rng.shuffle(cards)
-        active = rules.active_order(dealer)
-        hands = [[] for _ in range(rules.players)]
-        talon = []
-        it = iter(cards)
-        for packet in rules.deal_pattern:  # RULES.md dealing: packets from forehand
-            if packet < 0:
-                talon.extend(next(it) for _ in range(-packet))
-            else:
-                for seat in active:
-                    hands[seat].extend(next(it) for _ in range(packet))
-        codes = [[CARD_CODES[c] for c in h] for h in hands]
-        tcodes = [CARD_CODES[c] for c in talon]
-        ev = {"ev": "deal", "dealer": dealer, "hands": codes, "talon": tcodes}
+        hands, talon = deal_out(rules, dealer, [CARD_CODES[c] for c in cards])
+        ev = {"ev": "deal", "dealer": dealer, "hands": hands, "talon": talon}
         if self.mode == "open":
             self._emit({"ev": "deal", "dealer": dealer, "hands": None, "talon": None}, ev)
         else:
             self._emit(ev)
 
+    def _random_card(self):
+        """A uniformly random legal card of the seat to play (no allocation)."""
+        masks = self.masks
+        k = int(self.rng.random() * self.view.legal_masks(masks))
+        s = 0
+        while True:
+            m = masks[s]
+            while m:
+                if not k:
+                    return s * 9 + LOWEST_BIT[m]
+                k -= 1
+                m &= m - 1
+            s += 1
+
     def play_deal(self):
         """Play one whole deal with random legal choices; return its result."""
         n_before = len(self.results)
         self.deal_cards()
-        s = self.shadow
+        view = self.view
         rng = self.rng
         while len(self.results) == n_before:
-            phase = s.deal.phase
-            seat = s.turn()
-            raises = [ev for ev in s.legal_calls() if ev["call"] == "raise"]
-            if raises and rng.random() < 0.3:
-                self._emit(rng.choice(raises))
-            elif phase in (D.AUCTION, D.DECLARE):
-                ev = rng.choice([ev for ev in s.legal_calls() if ev["call"] != "raise"])
-                row = s.rules.contract(ev.get("contract", ""))
-                if (phase == D.AUCTION and row is not None
+            expects = view.expects()
+            if expects == "card":
+                if view.trick_number() == 1 and not view.trick_size():
+                    self._maybe_announce()
+                self._play(view.turn(), self._random_card())
+                continue
+            seat = view.turn()
+            if expects in ("discard", "declare"):
+                raises = [ev for ev in view.legal_calls() if ev["call"] == "raise"]
+                if raises and rng.random() < 0.3:
+                    self._emit(rng.choice(raises))
+                    continue
+            if expects in ("call", "declare"):
+                ev = rng.choice([ev for ev in view.legal_calls() if ev["call"] != "raise"])
+                row = self.shadow.rules.contract(ev.get("contract", ""))
+                if (expects == "call" and row is not None
                         and row[C_TRUMP] in (TRUMP_CHOOSE, TRUMP_ANY) and rng.random() < 0.5):
                     ev["trump"] = rng.choice("CSD" if row[C_TRUMP] == TRUMP_CHOOSE else "CSHD")
                 self._emit(ev)
-            elif phase == D.EXCHANGE:
+            elif expects == "discard":
                 self._exchange(seat)
-            elif phase == D.RUFER:
+            elif expects == "rufer":
                 self._rufer(seat)
             else:
-                self._maybe_announce()
-                self._emit({"ev": "play", "seat": seat, "card": rng.choice(s.legal_cards())})
+                raise AssertionError("simulator stuck: expects %s" % expects)
         return self.results[-1]
 
     def _exchange(self, seat):
-        deal = self.shadow.deal
-        pool = mask_cards(deal.hands, seat * 4) + mask_cards(deal.talon)
-        discard = [CARD_CODES[c] for c in self.rng.sample(pool, self.shadow.rules.talon_size)]
+        view = self.view
+        pool = view.hand(seat) + view.talon()
+        discard = self.rng.sample(pool, self.shadow.rules.talon_size)
         ev = {"ev": "exchange", "seat": seat, "discard": discard}
         if self.mode == "open" and self.rng.random() < 0.5:
             self._emit({"ev": "exchange", "seat": seat, "discard": None}, ev)
@@ -100,50 +135,59 @@ class Simulator:
             self._emit(ev)
 
     def _rufer(self, seat):
-        deal = self.shadow.deal
-        own = mask_cards(deal.hands, seat * 4)
-        others = [c for c in mask_cards(DECKS[self.shadow.rules.deck]) if c not in own]
-        called = self.rng.choice(others)
-        in_talon = called in mask_cards(deal.talon)
-        give = None if in_talon else CARD_CODES[self.rng.choice(own)]
-        self._emit({"ev": "rufer", "seat": seat, "card": CARD_CODES[called], "give": give})
+        own = self.view.hand(seat)
+        others = [CARD_CODES[c] for c in self.deck if CARD_CODES[c] not in own]
+        called = self.rng.choice(sorted(others))
+        give = None if called in self.view.talon() else self.rng.choice(own)
+        self._emit({"ev": "rufer", "seat": seat, "card": called, "give": give})
 
     def _maybe_announce(self):
-        s = self.shadow
-        deal = s.deal
-        if not deal.can_announce() or deal.declarer < 0:
+        view = self.view
+        if view.declarer() < 0:
             return
-        if self.mode == "open" and deal.contract[C_ID] == "bettel_ouvert" \
-                and not self._exposed():
-            cards = [CARD_CODES[c] for c in mask_cards(deal.hands, deal.declarer * 4)]
-            self.events.append({"ev": "hand", "seat": deal.declarer, "cards": cards})
+        rules = self.shadow.rules
+        if self.mode == "open" and self._exposed_deal != view.deals_played() \
+                and rules.is_ouvert(rules.contract(view.contract())):
+            # open mode: the Bettel ouvert hand is laid open (RECORD.md "hand"
+            # event; the strict shadow knows it already)
+            self._exposed_deal = view.deals_played()
+            if self.sink is not None:
+                self.sink.append({"ev": "hand", "seat": view.declarer(),
+                                  "cards": view.hand(view.declarer())})
             return
         made = True
         while made:   # each call may open the next (Kontra -> Re -> Supp ...)
             made = False
-            for ev in s.legal_announcements():
+            for ev in view.legal_announcements():
                 if self.rng.random() < 0.15:
                     self._emit(ev)
                     made = True
                     break
 
-    def _exposed(self):
-        for ev in reversed(self.events):
-            if ev["ev"] == "hand":
-                return True
-            if ev["ev"] == "deal":
-                return False
-        return False
+    # ----- sessions --------------------------------------------------------------------
 
     def run(self, deals):
-        """Play up to ``deals`` deals; fewer if the bank or Haferl ends the session."""
+        """Play up to ``deals`` deals (fewer if the bank or Haferl ends the
+        session); the results.  Nothing of the record is kept."""
         for _ in range(deals):
-            if self.shadow.session_over:
+            if self.view.session_over():
                 break
             self.play_deal()
         return self.results
 
-    def record_lines(self):
-        lines = [json.dumps(self.header, separators=(",", ":"))]
-        lines += [json.dumps(ev, separators=(",", ":")) for ev in self.events]
-        return lines
+    def stream(self, deals):
+        """The record of up to ``deals`` new deals, line by line, as they are
+        played (the header first): memory does not grow with the deals."""
+        yield _line(self.header)
+        for _ in range(deals):
+            if self.view.session_over():
+                break
+            self.sink = []
+            self.play_deal()
+            for ev in self.sink:
+                yield _line(ev)
+            self.sink = None
+
+    def record_lines(self, deals):
+        """The whole record of ``deals`` new deals as a list of lines."""
+        return list(self.stream(deals))

@@ -1,0 +1,335 @@
+"""The read-only view of a session: what screens, LEDs, the console and tools show.
+
+Everything outside the engine reads the game through ``session.view`` and
+changes it only through ``Session.apply``/``Session.play``.  Methods that the
+device calls in steady play (``turn``, ``trick_size``, ``trick_card``,
+``trick_seat``, ``points``, ``legal_masks`` ...) answer ints and allocate
+nothing; the others build fresh lists or dicts, so a caller can never change
+the game through what it was given.  The shape follows OpenSpiel's observation
+strings: ``string_from(seat)`` tells what that seat may know.
+"""
+from .announce import check as announce_check
+from .announce import multiplier
+from .auction import MAX_STEP, ladder_target
+from .cards import CARD_CODES, SUITS, mask_cards, suit_letter
+from .phases import AUCTION, DECLARE, DONE, EXCHANGE, HANDS, PHASE_NAMES, PLAY, RUFER
+from .revokes import RULE_NAMES
+from .variants import C_ID, NO_CONTRACT
+
+# What the table waits for, per phase (``expects``).
+EXPECTS = ("hand", "call", "discard", "declare", "rufer", "card")
+
+
+class View:
+    """One per session, made by it; ``attach`` is the session's to call."""
+
+    def __init__(self, session, rules):
+        self._session = session
+        self._rules = rules
+        self._deal = None
+
+    def attach(self, deal):
+        """The session shows which deal is current (None: between deals)."""
+        self._deal = deal
+
+    # ----- the session ----------------------------------------------------------------
+
+    def variant(self):
+        return self._rules.variant
+
+    def mode(self):
+        return self._rules.mode
+
+    def players(self):
+        return self._rules.players
+
+    def seat_name(self, seat):
+        return self._rules.seats[seat]
+
+    def dealer(self):
+        """Dealer of the deal in progress, else of the next deal."""
+        return self._session.dealer()
+
+    def balance(self, seat):
+        return self._session.balance(seat)
+
+    def balances(self):
+        return [self._session.balance(s) for s in range(self._rules.players)]
+
+    def pot(self):
+        """The pot, bank or Haferl (RECORD.md ``pot_total``)."""
+        return self._session.pot()
+
+    def deals_played(self):
+        return self._session.deals_played()
+
+    def session_over(self):
+        return self._session.session_over()
+
+    def last_result(self):
+        """A copy of the last settled deal's ``result`` (None before the first)."""
+        r = self._session.last_result()
+        return None if r is None else dict(r)
+
+    # ----- where the deal stands ---------------------------------------------------
+
+    def in_deal(self):
+        """Is a deal in progress (dealt, not yet settled)?"""
+        return self._deal is not None and self._deal.phase != DONE
+
+    def phase(self):
+        """``deal`` (waiting for the next deal), ``hands``, ``auction``, ``exchange``,
+        ``declare``, ``rufer``, ``play`` or ``over`` (the session has ended)."""
+        if self._session.session_over():
+            return "over"
+        if not self.in_deal():
+            return "deal"
+        return PHASE_NAMES[self._deal.phase]
+
+    def expects(self):
+        """What input the table waits for: ``deal``, ``hand`` (hands to be
+        scanned), ``call``, ``discard``, ``declare`` (contract or trump),
+        ``rufer`` (the called card), ``card``, or ``over``."""
+        if self._session.session_over():
+            return "over"
+        if not self.in_deal():
+            return "deal"
+        return EXPECTS[self._deal.phase]
+
+    def turn(self):
+        """Seat whose input is expected now, or -1 (hands being scanned, no deal)."""
+        deal = self._deal
+        if deal is None or deal.phase == DONE or deal.phase == HANDS:
+            return -1
+        if deal.phase == AUCTION:
+            return deal.auction.turn()
+        if deal.phase == PLAY:
+            return deal.turn
+        return deal.declarer
+
+    def active_seats(self):
+        """Seats in this deal's play order, forehand first (a sitting-out dealer
+        is not among them)."""
+        if self._deal is None:
+            return self._rules.active_order(self._session.dealer())
+        return list(self._deal.active)
+
+    def is_active(self, seat):
+        deal = self._deal
+        return deal is not None and deal.pos_of[seat] >= 0
+
+    def hand_known(self, seat):
+        """Does the table know this seat's hand (strict mode, once scanned)?"""
+        return self._deal is not None and self._deal.known[seat]
+
+    # ----- contract --------------------------------------------------------------------
+
+    def declarer(self):
+        return -1 if self._deal is None else self._deal.declarer
+
+    def contract(self):
+        """Contract id, or None before it is known (or a thrown-in deal)."""
+        deal = self._deal
+        if deal is None or deal.contract is NO_CONTRACT:
+            return None
+        return deal.contract[C_ID]
+
+    def trump(self):
+        """Trump suit letter, or None."""
+        return None if self._deal is None else suit_letter(self._deal.trump)
+
+    def target(self):
+        return self._rules.target if self._deal is None else self._deal.target
+
+    def announcements(self):
+        return [] if self._deal is None else list(self._deal.announced)
+
+    def multiplier(self):
+        """The doubling factor of the Kontra/Re chain so far (1 without)."""
+        return 1 if self._deal is None else multiplier(self._deal.announced)
+
+    # ----- tricks (allocation-free for the display) ------------------------------------
+
+    def trick_number(self):
+        """Number of the trick being played (1-based)."""
+        return 0 if self._deal is None else self._deal.trick_no
+
+    def trick_size(self):
+        """Cards on the table in the current trick."""
+        return 0 if self._deal is None else self._deal.tcount
+
+    def trick_card(self, i):
+        """Card int of the i-th card of the current trick."""
+        return self._deal.tcards[i]
+
+    def trick_seat(self, i):
+        """Seat that played the i-th card of the current trick."""
+        deal = self._deal
+        return deal.active[(deal.pos_of[deal.leader] + i) % deal.nact]
+
+    def trick(self):
+        """The current trick as ``[[seat, code], ...]``."""
+        return [[self.trick_seat(i), CARD_CODES[self.trick_card(i)]]
+                for i in range(self.trick_size())]
+
+    def last_winner(self):
+        """Winner of the last completed trick, or -1."""
+        return -1 if self._deal is None else self._deal.last_winner
+
+    def last_points(self):
+        return 0 if self._deal is None else self._deal.last_points
+
+    def last_trick(self):
+        """The last completed trick as in a ``trick`` outcome, or None."""
+        deal = self._deal
+        if deal is None or deal.last_winner < 0:
+            return None
+        return {"n": deal.trick_no - 1, "leader": deal.last_leader,
+                "cards": [CARD_CODES[c] for c in deal.last_cards],
+                "winner": deal.last_winner, "points": deal.last_points}
+
+    def points(self, seat):
+        """Card points ``seat`` has taken in tricks this deal."""
+        return 0 if self._deal is None else self._deal.seat_points[seat]
+
+    def tricks_won(self, seat):
+        return 0 if self._deal is None else self._deal.seat_tricks[seat]
+
+    def revokes(self):
+        """Revokes proven so far (open mode), earliest offence first."""
+        deal = self._deal
+        if deal is None:
+            return []
+        out = [{"seat": deal.rev_seat[i], "trick": deal.rev_key[i] >> 3,
+                "rule": RULE_NAMES[deal.rev_rule[i]], "key": deal.rev_key[i]}
+               for i in range(deal.rev_count)]
+        out.sort(key=lambda r: r["key"])
+        for r in out:
+            del r["key"]
+        return out
+
+    # ----- hidden information (strict mode; the console guards it) --------------------
+
+    def hand(self, seat):
+        """Codes of ``seat``'s known hand, or None if the table does not know it."""
+        deal = self._deal
+        if deal is None or not deal.known[seat]:
+            return None
+        return [CARD_CODES[c] for c in mask_cards(deal.hands, seat * 4)]
+
+    def talon(self):
+        """Codes known to lie in the talon (or discards), or None if unknown."""
+        deal = self._deal
+        if deal is None or not deal.talon_known:
+            return None
+        return [CARD_CODES[c] for c in mask_cards(deal.talon)]
+
+    # ----- what may happen now ---------------------------------------------------------
+
+    def legal_masks(self, out):
+        """Per-suit masks of the cards the seat to play may play (strict mode),
+        written into ``out`` (4 ints); returns their count.  Allocates nothing."""
+        deal = self._deal
+        if deal is None:
+            out[0] = out[1] = out[2] = out[3] = 0
+            return 0
+        return deal.legal_masks(out)
+
+    def legal_cards(self):
+        """Card codes the seat to play may play (strict mode; [] when unknown)."""
+        masks = [0, 0, 0, 0]
+        self.legal_masks(masks)
+        return [CARD_CODES[c] for c in mask_cards(masks)]
+
+    def legal_calls(self):
+        """Event dicts of the auction calls / declarations / self-raises allowed now."""
+        deal = self._deal
+        out = []
+        if deal is None or deal.phase == DONE:
+            return out
+        seat = self.turn()
+        if deal.phase == AUCTION:
+            for word, row in deal.auction.legal():
+                ev = {"ev": "bid", "seat": seat, "call": word}
+                if isinstance(row, int):
+                    ev["value"] = row          # the ladder's target
+                elif row is not None:
+                    ev["contract"] = row[C_ID]
+                out.append(ev)
+        elif deal.phase == DECLARE and deal.contract is NO_CONTRACT:
+            for row in deal.auction.declarable():
+                out.append({"ev": "bid", "seat": seat, "call": "declare",
+                            "contract": row[C_ID]})
+        elif deal.phase == DECLARE:
+            for t in deal.trump_choices():
+                out.append({"ev": "bid", "seat": seat, "call": "declare",
+                            "contract": deal.contract[C_ID], "trump": SUITS[t]})
+        if deal.raise_ok and deal.phase in (EXCHANGE, DECLARE):
+            # Haferl self-raise (D28): every higher step, named by its target
+            step = deal.auction.step + 1
+            while step <= MAX_STEP:
+                out.append({"ev": "bid", "seat": deal.declarer, "call": "raise",
+                            "value": ladder_target(step)})
+                step += 1
+        return out
+
+    def legal_announcements(self):
+        """Event dicts of the announcements any seat may make now (Tout, 66/Du,
+        Kontra, Re, ...); empty once the first card is led."""
+        deal = self._deal
+        out = []
+        if deal is None or not deal.can_announce():
+            return out
+        for what in self._rules.announcements:
+            for seat in deal.active:
+                if announce_check(self._rules, deal, seat, what) == 0:
+                    out.append({"ev": "announce", "seat": seat, "what": what})
+        return out
+
+    def exposed_hand_due(self):
+        """Open mode: must the declarer's hand be shown (Bettel ouvert) before
+        the first lead, and has it not been yet?"""
+        deal = self._deal
+        return (deal is not None and not self._rules.strict and deal.can_announce()
+                and deal.declarer >= 0 and self._rules.is_ouvert(deal.contract)
+                and not deal.known[deal.declarer])
+
+    def rufer_pending(self):
+        return self._deal is not None and self._deal.phase == RUFER
+
+    # ----- text -----------------------------------------------------------------------
+
+    def string_from(self, seat=-1):
+        """A few lines of what ``seat`` may see (-1: a spectator; no hidden hands)."""
+        rules = self._rules
+        lines = ["%s %d players, %s; deal %d, dealer %s" % (
+            rules.variant, rules.players, rules.mode, self.deals_played() + 1,
+            rules.seats[self.dealer()])]
+        phase = self.phase()
+        turn = self.turn()
+        line = "phase %s" % phase
+        if turn >= 0:
+            line += ", %s to %s" % (rules.seats[turn], self.expects())
+        lines.append(line)
+        if self.contract() is not None:
+            line = "contract %s by %s" % (self.contract(), rules.seats[self.declarer()])
+            if self.trump():
+                line += ", trump %s" % self.trump()
+            if self.multiplier() > 1:
+                line += ", x%d" % self.multiplier()
+            if self.announcements():
+                line += ", announced " + " ".join(self.announcements())
+            lines.append(line)
+        if self.trick_size():
+            lines.append("trick %d: " % self.trick_number() + " ".join(
+                "%s %s" % (rules.seats[s], c) for s, c in self.trick()))
+        last = self.last_trick()
+        if last is not None:
+            lines.append("last trick %d won by %s (%d points)" % (
+                last["n"], rules.seats[last["winner"]], last["points"]))
+        if seat >= 0 and self.hand(seat) is not None:
+            lines.append("hand of %s: %s" % (rules.seats[seat], " ".join(self.hand(seat))))
+        lines.append("balances " + ", ".join(
+            "%s %d" % (rules.seats[s], self.balance(s)) for s in range(rules.players))
+            + (", pot %d" % self.pot() if self.pot() else ""))
+        return "\n".join(lines)

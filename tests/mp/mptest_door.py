@@ -1,0 +1,221 @@
+"""The engine's one door and its view: whole deals through ``Session.play`` and
+``Session.apply``, settlement, dealer rotation, undo, bounded no-ops, the
+dealing helper, and the three rule clarifications as named tests.
+
+Runs under CPython (pytest collects it through tests/mp/) and inside both
+MicroPython VMs (tests/test_micropython.py).
+"""
+from mpscen import Lcg, new_session
+
+from tapp.cards import CARD_CODES, DECKS, LOWEST_BIT, mask_cards, mask_count
+from tapp.dealing import TALON, deal_out, receivers
+from tapp.rules import Rules
+from tapp.variants import HeaderError
+
+CASES = (("wuerttemberg", 3), ("tapp_modern", 4), ("haferltarock", 4), ("herzblatt", 5),
+         ("scharfer_tarock", 3), ("braun_solo", 3))
+
+
+def _random_card(view, masks, rng):
+    n = view.legal_masks(masks)
+    k = rng.below(n)
+    s = 0
+    while True:
+        m = masks[s]
+        while m:
+            if not k:
+                return s * 9 + LOWEST_BIT[m]
+            k -= 1
+            m &= m - 1
+        s += 1
+
+
+def _play_deal(s, rng, twin=None):
+    """One random deal: calls through ``apply``, cards through ``play``; the
+    twin gets the very same inputs as event dicts.  Returns the result."""
+    view = s.view
+    cards = mask_cards(DECKS[s.rules.deck])
+    rng.shuffle(cards)
+    hands, talon = deal_out(s.rules, view.dealer(), [CARD_CODES[c] for c in cards])
+    events = [{"ev": "deal", "dealer": view.dealer(), "hands": hands, "talon": talon}]
+    masks = [0, 0, 0, 0]
+    out = s.apply(events[0])
+    assert out == {"ok": True}, out
+    while view.in_deal():
+        seat = view.turn()
+        expects = view.expects()
+        if expects == "card":
+            card = _random_card(view, masks, rng)
+            assert s.play(seat, card) == 0
+            events.append({"ev": "play", "seat": seat, "card": CARD_CODES[card]})
+            continue
+        if expects in ("call", "declare"):
+            ev = rng.choice(view.legal_calls())
+        elif expects == "discard":
+            ev = {"ev": "exchange", "seat": seat,
+                  "discard": (view.hand(seat) + view.talon())[:s.rules.talon_size]}
+        else:
+            own = view.hand(seat)
+            called = [CARD_CODES[c] for c in mask_cards(DECKS[s.rules.deck])
+                      if CARD_CODES[c] not in own][0]
+            ev = {"ev": "rufer", "seat": seat, "card": called,
+                  "give": None if called in view.talon() else own[0]}
+        out = s.apply(ev)
+        assert out["ok"], (ev, out)
+        events.append(ev)
+    if twin is not None:
+        for ev in events:
+            last = twin.apply(ev)
+            assert last["ok"], (ev, last)
+        assert last["result"] == view.last_result(), (last, view.last_result())
+    return view.last_result()
+
+
+def test_whole_deals_through_play_settle_and_rotate():
+    """``Session.play`` logs, settles and rotates exactly like ``play`` events."""
+    for variant, players in CASES:
+        s = new_session(variant, players)
+        twin = new_session(variant, players)
+        rng = Lcg(7)
+        for k in range(3):
+            if s.view.session_over():
+                break
+            dealer = s.view.dealer()
+            result = _play_deal(s, rng, twin)
+            assert s.view.deals_played() == k + 1
+            assert result["next_dealer"] == s.view.dealer() == s.rules.next_of(dealer)
+            assert result["balances"] == s.view.balances() == twin.view.balances()
+            assert result["pot_total"] == s.view.pot()
+            # the old dealer may not deal again (RECORD.md convention 4)
+            if not s.view.session_over():
+                stale = s.apply({"ev": "deal", "dealer": dealer, "hands": None, "talon": None})
+                assert stale == {"ok": False, "error": "bad_event"}, stale
+
+
+def test_undo_after_a_card_takes_back_the_card():
+    s = new_session("wuerttemberg", 3)
+    view = s.view
+    rng = Lcg(3)
+    masks = [0, 0, 0, 0]
+    while True:
+        cards = mask_cards(DECKS[s.rules.deck])
+        rng.shuffle(cards)
+        hands, talon = deal_out(s.rules, view.dealer(), [CARD_CODES[c] for c in cards])
+        s.apply({"ev": "deal", "dealer": view.dealer(), "hands": hands, "talon": talon})
+        s.apply({"ev": "bid", "seat": view.turn(), "call": "bid", "contract": "frage"})
+        while view.expects() == "call":
+            s.apply({"ev": "bid", "seat": view.turn(), "call": "pass"})
+        if view.expects() == "discard":
+            break
+        s.apply({"ev": "redeal", "reason": "test"})
+    decl = view.declarer()
+    assert s.apply({"ev": "exchange", "seat": decl, "discard": view.talon()})["ok"]
+    seat = view.turn()
+    card = _random_card(view, masks, rng)
+    assert s.play(seat, card) == 0 and view.trick_size() == 1
+    assert s.apply({"ev": "undo"}) == {"ok": True}
+    assert view.expects() == "card" and view.trick_size() == 0 and view.turn() == seat
+    assert s.apply({"ev": "undo"}) == {"ok": True}          # now the exchange
+    assert view.expects() == "discard"
+
+
+def test_redundant_declares_do_not_grow_the_state():
+    """RECORD.md convention 6: accepted, nothing changes, nothing is logged;
+    each undo of one is O(1), then undo takes back the real event before."""
+    s = new_session("wuerttemberg", 3)
+    view = s.view
+    hands, talon = deal_out(s.rules, 0, [CARD_CODES[c] for c in mask_cards(DECKS["d36"])])
+    s.apply({"ev": "deal", "dealer": 0, "hands": hands, "talon": talon})
+    s.apply({"ev": "bid", "seat": view.turn(), "call": "bid", "contract": "solo"})
+    while view.expects() == "call":
+        s.apply({"ev": "bid", "seat": view.turn(), "call": "pass"})
+    decl = view.declarer()
+    assert view.expects() == "card" and view.contract() == "solo"
+    declare = {"ev": "bid", "seat": decl, "call": "declare", "contract": "solo"}
+    for _ in range(300):
+        assert s.apply(declare) == {"ok": True}
+    for _ in range(300):
+        assert s.apply({"ev": "undo"}) == {"ok": True}
+        assert view.contract() == "solo"
+    assert s.apply({"ev": "undo"}) == {"ok": True}     # the last pass
+    assert view.expects() == "call"
+
+
+def test_view_answers_are_copies():
+    s = new_session("tapp_modern", 3)
+    hands, talon = deal_out(s.rules, 0, [CARD_CODES[c] for c in mask_cards(DECKS["d36"])])
+    s.apply({"ev": "deal", "dealer": 0, "hands": hands, "talon": talon})
+    view = s.view
+    seat = view.turn()
+    view.hand(seat).clear()
+    view.balances()[0] = 999
+    view.legal_calls().clear()
+    assert len(view.hand(seat)) == s.rules.hand_size
+    assert view.balances()[0] == 0 and view.legal_calls()
+    assert view.phase() == "auction" and view.expects() == "call"
+
+
+def test_dealing_helper_follows_the_packet_order():
+    for variant, players in CASES:
+        rules = Rules({"record": 1, "variant": variant, "players": players, "first_dealer": 0})
+        seats = receivers(rules, 1)
+        assert len(seats) == mask_count(DECKS[rules.deck])
+        assert seats.count(TALON) == rules.talon_size
+        for seat in rules.active_order(1):
+            assert seats.count(seat) == rules.hand_size
+        hands, talon = deal_out(rules, 1, list(range(len(seats))))
+        assert sorted(sum(hands, []) + talon) == list(range(len(seats)))
+    # tapp_modern, 3 players: 4 to each from forehand (seat 2: direction -1), then 3, tapp 3, 4
+    rules = Rules({"record": 1, "variant": "tapp_modern", "players": 3, "first_dealer": 0})
+    assert receivers(rules, 0)[:13] == [2] * 4 + [1] * 4 + [0] * 4 + [2]
+
+
+# ----- the three clarifications (RULES.md 3.3/3.4, 2.12, 2.7) ---------------------------
+
+def _replay(header, events):
+    s = new_session(**header)
+    outs = [s.apply(ev) for ev in events]
+    for out in outs:
+        assert out["ok"], outs
+    return outs
+
+
+def _plays(seats_cards):
+    return [{"ev": "play", "seat": int(x[0]), "card": x[1:]} for x in seats_cards.split()]
+
+
+def test_one_card_proving_two_revokes_names_the_earliest():
+    """Herzblatt, 2 players, open.  Trick 4: Bert leads H10, Anna plays HK below
+    it (asserting no trump above the Ten: over-trump duty).  Trick 5: on Bert's
+    CK she throws SK (asserting no clubs and no hearts).  Her HA then proves
+    both a must_trump (trick 5) and a must_overtrump (trick 4): the earliest
+    offence is named (RULES.md 3.3)."""
+    events = [{"ev": "deal", "dealer": 1, "hands": None, "talon": None},
+              {"ev": "bid", "seat": 0, "call": "spiele"},
+              {"ev": "exchange", "seat": 0, "discard": ["DQ", "DJ"]}]
+    events += _plays("0CA 1CJ 0C10 1CQ 0HJ 1HQ 1H10 0HK 1CK 0SK 1SQ 0SA 0HA")
+    outs = _replay({"variant": "herzblatt", "players": 2, "first_dealer": 1, "mode": "open"},
+                   events)
+    assert outs[-1]["revoke"] == {"seat": 0, "trick": 4, "rule": "must_overtrump"}
+
+
+def test_braun_solo_last_trick_game_revoke_offender_pays_everyone():
+    events = [{"ev": "deal", "dealer": 0, "hands": None, "talon": None}]
+    events += [{"ev": "bid", "seat": s, "call": "pass"} for s in (1, 2, 0)]
+    events += _plays("1CA 2C8 0S9 1HA 2C9 0H10 1D10 2S8 0D9 1S10 2SJ 0SA 0DK 1DQ 2H9 "
+                     "0SK 1CQ 2HJ 0SQ 1CK 2HQ 0DJ 1HK 2C10")
+    outs = _replay({"variant": "braun_solo", "players": 3, "first_dealer": 0, "mode": "open",
+                    "options": {"all_pass": "last_trick"}}, events)
+    result = outs[-1]["result"]
+    assert result["payments"] == [10, 10, -20]
+    assert result["penalty"] == {"seat": 2, "trick": 2, "rule": "must_follow"}
+
+
+def test_berliner_hearts_without_berliner_is_a_bad_header():
+    try:
+        new_session("haferltarock", 3, options={"berliner_hearts": True})
+    except HeaderError as exc:
+        assert "berliner_hearts" in str(exc) and "berliner" in str(exc)
+    else:
+        raise AssertionError("berliner_hearts without berliner was accepted")
+    new_session("berliner", 3, options={"berliner_hearts": True})   # the preset: fine
