@@ -21,12 +21,13 @@ MAX_REVOKES = 16
 class RevokeProofs:
     """The assertion tables and proven revokes of one deal (mixed into Deal)."""
 
-    def init_proofs(self, n):
+    def init_proofs(self, n, ntricks):
         # key = trick * 8 + position, 0 = none
         self.void_at = [0] * (4 * n)
         self.void_rule = [0] * (4 * n)
-        self.above_at = [0] * (2 * n)
-        self.above_b = [0] * (2 * n)
+        self.claim_width = ntricks          # "no trump above b" claims: key, b
+        self.claim_at = [0] * (n * ntricks)
+        self.claim_b = [0] * (n * ntricks)
         self.rev_seat = [0] * MAX_REVOKES
         self.rev_key = [0] * MAX_REVOKES
         self.rev_rule = [0] * MAX_REVOKES
@@ -61,31 +62,37 @@ class RevokeProofs:
                 self.void_rule[k] = E.MUST_TRUMP
 
     def _prove_overtrump(self, seat, st):
-        """Rule 3 proof: a trump above a ``b`` he asserted nothing above."""
-        slot = seat
-        while slot < 2 * self.n:    # slot 1 the earliest assertion, slot 2 the strongest
-            at = self.above_at[slot]
-            if at and st > self.above_b[slot]:
-                self._revoke(seat, at, E.MUST_OVERTRUMP)
-                self.above_at[seat] = 0
-                self.above_at[seat + self.n] = 0
-                return
-            slot += self.n
+        """Rule 3 proof: a trump above some ``b`` he asserted nothing above proves
+        every such claim; the earliest is the revoke, all of them are used up."""
+        key = self._claims_below(seat * self.claim_width, st)
+        if key:
+            self._revoke(seat, key, E.MUST_OVERTRUMP)
+
+    def _claims_below(self, i, st):
+        """Clear the seat's claims (slots from ``i``) with ``b`` below strength
+        ``st``; the earliest key among them, or 0.  (Few locals: a small frame.)"""
+        k = self.claim_width
+        key = 0
+        while k:
+            if self.claim_at[i] and st > self.claim_b[i]:
+                if not key or self.claim_at[i] < key:
+                    key = self.claim_at[i]
+                self.claim_at[i] = 0
+            i += 1
+            k -= 1
+        return key
 
     def _assert_overtrump(self, seat, st):
         """Rule 3: on a trump lead, a trump not beating the best one asserts that
-        he holds none above it."""
+        he holds none above it (one claim per trick: ``ntricks`` slots a seat)."""
         top = self.top_trump
         if not (self.tcount and self.led == self.trump and 0 <= st < top):
             return
-        key = self.trick_no * 8 + self.tcount
-        if not self.above_at[seat]:
-            self.above_at[seat] = key
-            self.above_b[seat] = top
-        slot = seat + self.n
-        if not self.above_at[slot] or top < self.above_b[slot]:
-            self.above_at[slot] = key
-            self.above_b[slot] = top
+        i = seat * self.claim_width
+        while self.claim_at[i]:
+            i += 1
+        self.claim_at[i] = self.trick_no * 8 + self.tcount
+        self.claim_b[i] = top
 
     def _revoke(self, seat, key, rule):
         i = self.rev_count

@@ -41,7 +41,7 @@ class Tricks(RevokeProofs):
         self.last_winner = -1
         self.last_points = 0
         self.early_end = False
-        self.init_proofs(n)
+        self.init_proofs(n, self.ntricks)
 
     # ----- trick play ------------------------------------------------------------
     #

@@ -219,3 +219,18 @@ def test_berliner_hearts_without_berliner_is_a_bad_header():
     else:
         raise AssertionError("berliner_hearts without berliner was accepted")
     new_session("berliner", 3, options={"berliner_hearts": True})   # the preset: fine
+
+
+def test_a_middle_over_trump_claim_is_not_forgotten():
+    """Herzblatt, 5 players, open: Bert plays H9 under H10 (trick 1), H8 under
+    HQ (trick 2) and H7 under HJ (trick 3), then HK at trick 4.  HK proves the
+    claims of tricks 2 and 3 (not trick 1: HK is below the Ten); the earliest
+    proven one, trick 2, is the revoke (RULES.md 3.3)."""
+    events = [{"ev": "deal", "dealer": 4, "hands": None, "talon": None},
+              {"ev": "bid", "seat": 0, "call": "spiele"},
+              {"ev": "exchange", "seat": 0, "discard": None}]
+    events += _plays("0H10 1H9 2C8 3S8 4D9 0HQ 1H8 2C9 3S9 4D10 0HJ 1H7 2C10 3S10 4DJ "
+                     "0HA 1HK")
+    outs = _replay({"variant": "herzblatt", "players": 5, "first_dealer": 4, "mode": "open"},
+                   events)
+    assert outs[-1]["revoke"] == {"seat": 1, "trick": 2, "rule": "must_overtrump"}
