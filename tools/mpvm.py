@@ -167,6 +167,20 @@ def _run(cmd: list[str], what: str, *, timeout: float, stdin: str | bytes | None
         raise MPVMTimeout(what, timeout, text(e.stdout), text(e.stderr)) from None
 
 
+def _unix_cmd(script: Script, args: Iterable[str], heapsize: str | int | None,
+              extra_path: Iterable[Script], env: Mapping[str, str] | None
+              ) -> tuple[list[str], dict[str, str]]:
+    path, code = _split_script(script)
+    cmd = [str(unix_binary())]
+    if heapsize is not None:
+        cmd += ["-X", f"heapsize={heapsize}"]
+    cmd += ["-c", code] if code is not None else [str(path)]
+    cmd += [str(a) for a in args]
+    run_env = dict(os.environ if env is None else env)
+    run_env["MICROPYPATH"] = micropypath(extra_path)
+    return cmd, run_env
+
+
 def run_unix(
     script: Script,
     args: Iterable[str] = (),
@@ -186,16 +200,34 @@ def run_unix(
     ``extra_path`` folders go on sys.path before firmware/ and tests/mp/.
     ``cwd`` defaults to the repo root. ``stdin`` is fed to the VM's stdin.
     """
-    path, code = _split_script(script)
-    cmd = [str(unix_binary())]
-    if heapsize is not None:
-        cmd += ["-X", f"heapsize={heapsize}"]
-    cmd += ["-c", code] if code is not None else [str(path)]
-    cmd += [str(a) for a in args]
-    run_env = dict(os.environ if env is None else env)
-    run_env["MICROPYPATH"] = micropypath(extra_path)
+    cmd, run_env = _unix_cmd(script, args, heapsize, extra_path, env)
     return _run(cmd, "MicroPython (unix port)", timeout=timeout, stdin=stdin,
                 cwd=cwd if cwd is not None else repo_root(), env=run_env)
+
+
+def _wasm_cmd(path: Path | None, code: str | None, tmp: str, args: Iterable[str],
+              files: Mapping[str, Script] | None, heapsize: str | int | None,
+              cwd: str | None) -> list[str]:
+    root = repo_root()
+    cmd = [node_binary(), str(wasm_runner())]
+    if heapsize is not None:
+        cmd += ["--heapsize", str(heapsize)]
+    if cwd is not None:
+        cmd += ["--cwd", cwd]
+    for vm_path, host in (files or {}).items():
+        host_path = Path(host)
+        if not host_path.is_absolute():
+            host_path = root / host_path
+        if not host_path.is_file():
+            raise FileNotFoundError(f"file for the wasm VM not found: {host_path}")
+        if not vm_path.startswith("/"):
+            raise ValueError(f"in-VM path must be absolute: {vm_path!r}")
+        cmd += ["--file", f"{host_path}={vm_path}"]
+    if code is not None:
+        path = Path(tmp) / "main.py"
+        path.write_text(code)
+    assert path is not None
+    return cmd + ["--", str(path)] + [str(a) for a in args]
 
 
 def run_wasm(
@@ -222,29 +254,78 @@ def run_wasm(
     to stderr and gives status 1; a runner/JS failure gives status 2.
     """
     path, code = _split_script(script)
-    root = repo_root()
-    cmd = [node_binary(), str(wasm_runner())]
-    if heapsize is not None:
-        cmd += ["--heapsize", str(heapsize)]
-    if cwd is not None:
-        cmd += ["--cwd", cwd]
-    for vm_path, host in (files or {}).items():
-        host_path = Path(host)
-        if not host_path.is_absolute():
-            host_path = root / host_path
-        if not host_path.is_file():
-            raise FileNotFoundError(f"file for the wasm VM not found: {host_path}")
-        if not vm_path.startswith("/"):
-            raise ValueError(f"in-VM path must be absolute: {vm_path!r}")
-        cmd += ["--file", f"{host_path}={vm_path}"]
     with tempfile.TemporaryDirectory(prefix="mpwasm-") as tmp:
-        if code is not None:
-            path = Path(tmp) / "main.py"
-            path.write_text(code)
-        assert path is not None
-        cmd += ["--", str(path)] + [str(a) for a in args]
+        cmd = _wasm_cmd(path, code, tmp, args, files, heapsize, cwd)
         return _run(cmd, "MicroPython (wasm port)", timeout=timeout, stdin=None,
-                    cwd=root, env=os.environ if env is None else env)
+                    cwd=repo_root(), env=os.environ if env is None else env)
+
+
+class VMProcess:
+    """A VM run whose standard output is read while it runs (``lines()``), so a
+    long output streams through instead of piling up in this process.
+
+        with mpvm.VMProcess("unix", script, [path], heapsize="512k") as vm:
+            for line in vm.lines():
+                ...
+            status, stderr = vm.finish()
+
+    ``vm`` is "unix" or "wasm"; keywords as for run_unix/run_wasm (``stdin``
+    is a file object or None, unix port only).  Standard error goes to a
+    temporary file (read by ``finish``), so a chatty VM cannot block on it.
+    """
+
+    def __init__(self, vm: str, script: Script, args: Iterable[str] = (), *,
+                 heapsize: str | int | None = None, files: Mapping[str, Script] | None = None,
+                 extra_path: Iterable[Script] = (), stdin=None,
+                 env: Mapping[str, str] | None = None):
+        self._tmp = tempfile.TemporaryDirectory(prefix="mpvm-")
+        self._err = tempfile.TemporaryFile()
+        try:
+            if vm == "unix":
+                cmd, run_env = _unix_cmd(script, args, heapsize, extra_path, env)
+            elif vm == "wasm":
+                if stdin is not None:
+                    raise MPVMError("the wasm runner has no standard input")
+                path, code = _split_script(script)
+                cmd = _wasm_cmd(path, code, self._tmp.name, args, files, heapsize, None)
+                run_env = dict(os.environ if env is None else env)
+            else:
+                raise ValueError(f"unknown VM {vm!r} (unix or wasm)")
+            self.proc = subprocess.Popen(
+                cmd, stdin=stdin if stdin is not None else subprocess.DEVNULL,
+                stdout=subprocess.PIPE, stderr=self._err, cwd=repo_root(), env=run_env)
+        except BaseException:
+            self.close()
+            raise
+
+    def lines(self):
+        """Standard output line by line (str, with its newline) as it comes."""
+        assert self.proc.stdout is not None
+        for raw in iter(self.proc.stdout.readline, b""):
+            yield raw.decode("utf-8", errors="replace")
+
+    def finish(self, timeout: float | None = None) -> tuple[int, str]:
+        """(exit status, standard error text) once the VM has ended."""
+        status = self.proc.wait(timeout)
+        self._err.seek(0)
+        return status, self._err.read().decode("utf-8", errors="replace")
+
+    def close(self) -> None:
+        proc = getattr(self, "proc", None)
+        if proc is not None:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+            if proc.stdout is not None:
+                proc.stdout.close()
+        self._err.close()
+        self._tmp.cleanup()
+
+    def __enter__(self) -> VMProcess:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 def closing_counts(output: str, prefix: str = "mp:") -> tuple[int, int] | None:

@@ -27,8 +27,14 @@ def _str(s):
             out.append('\\"')
         elif ch == "\\":
             out.append("\\\\")
-        elif o < 0x20:
+        elif o < 0x20 or 0xD800 <= o <= 0xDFFF:
+            # control characters, and surrogates: CPython cannot write a lone one
+            # as UTF-8, MicroPython keeps a \u-escaped pair as two halves
             out.append("\\u%04x" % o)
+        elif o > 0xFFFF:
+            # as a \u pair, which is what MicroPython's two halves print as too
+            o -= 0x10000
+            out.append("\\u%04x\\u%04x" % (0xD800 + (o >> 10), 0xDC00 + (o & 0x3FF)))
         else:
             out.append(ch)
     out.append('"')

@@ -3,37 +3,80 @@ import argparse
 import json
 import sys
 
-from tapp.catalog import variant_ids
-from tapp.record import replay_stream
+from tapp.catalog import PRESETS, VARIANTS, variant_ids
+from tapp.record import LineReader, exc_message, one_line, replay_stream
 from tapp.variants import HeaderError
+
+# CPython reads records in big chunks; the line length limit stays MAX_LINE.
+READ_CHUNK = 1 << 16
+
+
+class _Parser(argparse.ArgumentParser):
+    """Argument errors as one line (``tapptable simulate: argument --deals: ...``)
+    and exit status 2, as for every other refused command."""
+
+    def error(self, message):
+        self.exit(2, "%s: %s (see %s --help)\n" % (self.prog, message, self.prog))
+
+
+def _count(lo):
+    """An argparse type: an integer >= lo."""
+    def parse(text):
+        try:
+            v = int(text, 10)
+        except ValueError:
+            raise argparse.ArgumentTypeError("not a whole number: %r" % text) from None
+        if v < lo:
+            raise argparse.ArgumentTypeError("must be at least %d, not %d" % (lo, v))
+        return v
+    parse.__name__ = "number"
+    return parse
+
+
+class _Arriving:
+    """Standard input for LineReader: ``readinto`` returns what has arrived (one
+    read), so ``tail -f journal | tapptable replay -`` answers each line at once."""
+
+    def __init__(self, stream):
+        self.readinto = stream.readinto1
+
+
+def _fail(cmd, message):
+    print("tapptable %s: %s" % (cmd, message), file=sys.stderr)
+    return 2
+
+
+# ----------------------------------------------------------------- replay
 
 
 def cmd_replay(args):
     """Print one outcome line per event of a record (RECORD.md)."""
     if args.runtime == "micropython":
-        if args.file == "-":
-            print("tapptable replay: --runtime micropython needs a file", file=sys.stderr)
-            return 2
         from tools.tapptable.mpreplay import replay_in_micropython
-        return replay_in_micropython(args.file, sys.stdout.write)
+        return replay_in_micropython(args.file, _explaining(sys.stdout.write)
+                                     if args.explain else sys.stdout.write)
+    name = args.file
     try:
-        f = sys.stdin if args.file == "-" else open(args.file, encoding="utf-8")
+        f = sys.stdin.buffer if name == "-" else open(name, "rb")
     except OSError as exc:
-        print("tapptable replay: cannot read %s: %s" % (args.file, exc.strerror), file=sys.stderr)
-        return 2
+        return _fail("replay", "cannot read %s: %s" % (name, exc.strerror or exc))
     write = sys.stdout.write
     if args.explain:
         write = _explaining(write)
+    reader = LineReader(_Arriving(f) if f is sys.stdin.buffer else f, chunk=READ_CHUNK)
     try:
-        return replay_stream(f.readline, write)
+        return replay_stream(reader, write)
     except HeaderError as exc:
-        print("tapptable replay: %s: bad header: %s" % (args.file, exc), file=sys.stderr)
-        return 2
-    except UnicodeDecodeError:
-        print("tapptable replay: %s: not UTF-8 text" % args.file, file=sys.stderr)
-        return 2
+        return _fail("replay", "%s: bad header: %s" % (name, one_line(str(exc))))
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        return _fail("replay", "%s: line %d: cannot read: %s" % (
+            name, reader.lineno + 1, one_line(exc.strerror or str(exc))))
+    except Exception as exc:   # an engine failure: say where, as the VM runtime does
+        return _fail("replay", "%s: line %d: %s" % (name, reader.lineno, exc_message(exc)))
     finally:
-        if f is not sys.stdin:
+        if f is not sys.stdin.buffer:
             f.close()
 
 
@@ -51,29 +94,59 @@ def _explaining(write):
     return out
 
 
+# ----------------------------------------------------------------- simulate, demo
+
+
+def _players_problem(variant, players):
+    """Why ``variant`` cannot be played by ``players``, or None."""
+    base = PRESETS[variant][0] if variant in PRESETS else variant
+    allowed = VARIANTS[base]["players"]
+    if players in allowed:
+        return None
+    counts = [str(n) for n in allowed]
+    said = counts[0] if len(counts) == 1 else ", ".join(counts[:-1]) + " or " + counts[-1]
+    return "%s is played by %s players, not %d" % (variant, said, players)
+
+
 def cmd_simulate(args):
     """Play random legal deals and write the record."""
+    from tools.tapptable.atomic import WriteError, check_target, write_lines
     from tools.tapptable.simulate import Simulator
+    problem = _players_problem(args.variant, args.players)
+    if problem:
+        return _fail("simulate", problem)
+    if args.out == "":
+        return _fail("simulate", "--out needs a file name")
+    if args.out:
+        try:
+            check_target(args.out, args.force)
+        except WriteError as exc:
+            return _fail("simulate", str(exc))
     try:
         sim = Simulator(args.variant, args.players, args.seed, args.mode)
     except HeaderError as exc:
-        print("tapptable simulate: %s" % exc, file=sys.stderr)
-        return 2
-    sim.run(args.deals)
-    text = "\n".join(sim.record_lines()) + "\n"
-    if args.out:
-        with open(args.out, "w", encoding="utf-8") as f:
-            f.write(text)
-        last = sim.results[-1]
-        print("wrote %d deals (%d events) to %s; balances %s%s" % (
-            len(sim.results), len(sim.events), args.out, last["balances"],
-            "; the session ended (pot/bank rules)" if sim.shadow.session_over else ""))
-    else:
-        sys.stdout.write(text)
+        return _fail("simulate", one_line(str(exc)))
+    lines = sim.record_lines(args.deals)   # iterated: the simulator may stream them
+    if not args.out:
+        for line in lines:
+            sys.stdout.write(line + "\n")
+        return 0
+    try:
+        count = write_lines(args.out, lines, args.force)
+    except WriteError as exc:
+        return _fail("simulate", str(exc))
+    results = sim.results
+    print("wrote %d deals (%d events) to %s%s%s" % (
+        len(results), count - 1, args.out,
+        "; balances %s" % (results[-1]["balances"],) if results else "",
+        "; the session ended (pot/bank rules)" if len(results) < args.deals else ""))
     return 0
 
 
 def cmd_demo(args):
+    problem = _players_problem(args.variant, args.players)
+    if problem:
+        return _fail("demo", problem)
     from tools.tapptable.demo import run_demo
     return run_demo(args)
 
@@ -84,8 +157,8 @@ def cmd_bench(args):
 
 
 def build_parser():
-    p = argparse.ArgumentParser(prog="tapptable", description=__doc__)
-    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    p = _Parser(prog="tapptable", description=__doc__)
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
 
     r = sub.add_parser("replay", help="print the outcome line of every event of a record")
@@ -98,18 +171,20 @@ def build_parser():
 
     s = sub.add_parser("simulate", help="play random legal deals and write the record")
     s.add_argument("--variant", required=True, choices=variant_ids())
-    s.add_argument("--players", type=int, default=3)
-    s.add_argument("--deals", type=int, default=1)
-    s.add_argument("--seed", type=int, default=1)
+    s.add_argument("--players", type=_count(2), default=3)
+    s.add_argument("--deals", type=_count(1), default=1)
+    s.add_argument("--seed", type=_count(0), default=1, help="a whole number >= 0")
     s.add_argument("--mode", choices=("strict", "open"), default="strict")
-    s.add_argument("--out", help="record file to write (default: standard output)")
+    s.add_argument("--out", help="record file to write (default: standard output); "
+                                 "written completely or not at all")
+    s.add_argument("--force", action="store_true", help="overwrite an existing --out file")
     s.set_defaults(func=cmd_simulate)
 
     d = sub.add_parser("demo", help="play one simulated deal and show it trick by trick")
     d.add_argument("--variant", default="tapp_modern", choices=variant_ids())
-    d.add_argument("--players", type=int, default=3)
-    d.add_argument("--seed", type=int, default=None)
-    d.add_argument("--deals", type=int, default=1)
+    d.add_argument("--players", type=_count(2), default=3)
+    d.add_argument("--seed", type=_count(0), default=None)
+    d.add_argument("--deals", type=_count(1), default=1)
     d.set_defaults(func=cmd_demo)
 
     b = sub.add_parser("bench", help="print engine speed and heap numbers")
