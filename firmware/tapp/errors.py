@@ -37,13 +37,36 @@ MESSAGES = (
     "Not possible at this point of the deal",
     "Farbe bedienen! Follow the suit that was led",
     "Trumpf! No card of the led suit: a trump must be played",
-    "Ueberstechen! A higher trump must be played",
+    "Übertrumpfen! A higher trump must be played",
     "That call is not allowed now",
     "That contract is not allowed here",
     "Wrong discards: count or cards",
     "That announcement is not allowed now",
     "Unreadable or incomplete event",
 )
+
+
+# Display texts: one 16-column line of the 128x64 screen (8x8 font).  German is
+# the table's default language; the font draws its umlauts.
+SHORT_DE = (
+    "OK", "Karte unbekannt", "Fremde Karte", "Schon gespielt", "Nicht auf Hand",
+    "Nicht am Zug", "Jetzt nicht", "Farbe bedienen!", "Trumpf!", "Übertrumpfen!",
+    "Gebot unzulässig", "Spiel unzulässig", "Falsch gedrückt", "Ansage verboten",
+    "Eingabe ungültig",
+)
+SHORT_EN = (
+    "OK", "Unknown card", "Not in this deck", "Already played", "Not in hand",
+    "Not your turn", "Not now", "Follow suit!", "Play a trump!", "Beat the trump!",
+    "Call not allowed", "Game not allowed", "Wrong discards", "Not announceable",
+    "Invalid input",
+)
+SHORT = {"de": SHORT_DE, "en": SHORT_EN}
+DISPLAY_COLUMNS = 16
+
+
+def short_text(code, lang="de"):
+    """The display line for error code ``code`` (an int) in ``lang`` ("de", "en")."""
+    return SHORT.get(lang, SHORT_DE)[code]
 
 
 def message_for(name):
