@@ -10,7 +10,7 @@ as they are played and keeps nothing.
 import json
 import random
 
-from tapp.cards import CARD_CODES, DECKS, LOWEST_BIT, mask_cards
+from tapp.cards import BIT_COUNT, CARD_CODES, DECKS, LOWEST_BIT, mask_cards
 from tapp.dealing import deal_out
 from tapp.session import Session
 from tapp.variants import C_TRUMP, TRUMP_ANY, TRUMP_CHOOSE
@@ -52,16 +52,6 @@ class Simulator:
             self.results.append(out["result"])
         return out
 
-    def _play(self, seat, card):
-        err = self.shadow.play(seat, card)
-        if err:
-            raise AssertionError("simulator played an illegal card: %s %s -> %d"
-                                 % (seat, CARD_CODES[card], err))
-        if self.sink is not None:
-            self.sink.append({"ev": "play", "seat": seat, "card": CARD_CODES[card]})
-        if not self.view.in_deal():
-            self.results.append(self.view.last_result())
-
     # ----- the players -------------------------------------------------------------
 
     def deal_cards(self):
@@ -76,19 +66,39 @@ class Simulator:
         else:
             self._emit(ev)
 
-    def _random_card(self):
-        """A uniformly random legal card of the seat to play (no allocation)."""
+    def _play_out(self):
+        """Random legal cards until the deal ends; the announcements may come
+        before the first card.  The tight loop of ``simulate`` and ``bench``:
+        the engine's allocation-free questions, then ``Session.play``."""
+        self._maybe_announce()
         masks = self.masks
-        k = int(self.rng.random() * self.view.legal_masks(masks))
-        s = 0
+        legal = self.view.legal_masks
+        turn = self.view.turn
+        play = self.shadow.play
+        rnd = self.rng.random
+        sink = self.sink
         while True:
-            m = masks[s]
-            while m:
-                if not k:
-                    return s * 9 + LOWEST_BIT[m]
-                k -= 1
+            k = int(rnd() * legal(masks))   # 0 legal cards: the deal is over
+            if not (masks[0] or masks[1] or masks[2] or masks[3]):
+                break
+            s = 0
+            m = masks[0]
+            while k >= BIT_COUNT[m]:
+                k -= BIT_COUNT[m]
+                s += 1
+                m = masks[s]
+            while k:
                 m &= m - 1
-            s += 1
+                k -= 1
+            card = s * 9 + LOWEST_BIT[m]
+            seat = turn()
+            err = play(seat, card)
+            if err:
+                raise AssertionError("simulator played an illegal card: %s %s -> %d"
+                                     % (seat, CARD_CODES[card], err))
+            if sink is not None:
+                sink.append({"ev": "play", "seat": seat, "card": CARD_CODES[card]})
+        self.results.append(self.view.last_result())
 
     def play_deal(self):
         """Play one whole deal with random legal choices; return its result."""
@@ -99,9 +109,7 @@ class Simulator:
         while len(self.results) == n_before:
             expects = view.expects()
             if expects == "card":
-                if view.trick_number() == 1 and not view.trick_size():
-                    self._maybe_announce()
-                self._play(view.turn(), self._random_card())
+                self._play_out()
                 continue
             seat = view.turn()
             if expects in ("discard", "declare"):
