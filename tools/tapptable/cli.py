@@ -126,7 +126,7 @@ def cmd_simulate(args):
         sim = Simulator(args.variant, args.players, args.seed, args.mode)
     except HeaderError as exc:
         return _fail("simulate", one_line(str(exc)))
-    lines = sim.record_lines(args.deals)   # iterated: the simulator may stream them
+    lines = sim.stream(args.deals)   # a generator: the record is never held in memory
     if not args.out:
         for line in lines:
             sys.stdout.write(line + "\n")
@@ -135,11 +135,11 @@ def cmd_simulate(args):
         count = write_lines(args.out, lines, args.force)
     except WriteError as exc:
         return _fail("simulate", str(exc))
-    results = sim.results
+    last = sim.last_result
     print("wrote %d deals (%d events) to %s%s%s" % (
-        len(results), count - 1, args.out,
-        "; balances %s" % (results[-1]["balances"],) if results else "",
-        "; the session ended (pot/bank rules)" if len(results) < args.deals else ""))
+        sim.deals_done, count - 1, args.out,
+        "; balances %s" % (last["balances"],) if last else "",
+        "; the session ended (pot/bank rules)" if sim.deals_done < args.deals else ""))
     return 0
 
 

@@ -39,6 +39,8 @@ class Simulator:
         self.sink = None                # a list collecting record events, or None
         self._exposed_deal = -1         # open mode: deal whose Bettel ouvert hand is shown
         self.results = []
+        self.deals_done = 0
+        self.last_result = None
 
     # ----- acting through the door ------------------------------------------------
 
@@ -183,19 +185,24 @@ class Simulator:
             self.play_deal()
         return self.results
 
-    def stream(self, deals):
+    def stream(self, deals, keep_results=False):
         """The record of up to ``deals`` new deals, line by line, as they are
-        played (the header first): memory does not grow with the deals."""
+        played (the header first): memory does not grow with the deals.
+        ``deals_done`` counts them and ``last_result`` is the latest result;
+        ``results`` keeps them all only with ``keep_results``."""
         yield _line(self.header)
         for _ in range(deals):
             if self.view.session_over():
                 break
             self.sink = []
-            self.play_deal()
+            self.last_result = self.play_deal()
+            self.deals_done += 1
+            if not keep_results:
+                self.results.clear()
             for ev in self.sink:
                 yield _line(ev)
             self.sink = None
 
     def record_lines(self, deals):
         """The whole record of ``deals`` new deals as a list of lines."""
-        return list(self.stream(deals))
+        return list(self.stream(deals, keep_results=True))
