@@ -1,0 +1,677 @@
+"""The deck registry: which NFC tag UID is which card of which deck.
+
+A deck has an id (1..99), a kind (a key of ``tapp.cards.DECKS``: "d36", "d32",
+"d24", ...) and one tag UID (4, 7 or 10 bytes) per enrolled card.  Card ints
+are ``suit * 9 + rank`` as in ``tapp/cards.py``.
+
+    reg = Registry("/")              # "/" on the device, a temp folder in tests
+    problems = reg.load()            # every <root>/decks/<id>.txt; bad files are skipped
+    reg.create_deck(1, "d36")        # -> OK or an error code
+    reg.add(1, card, uid)            # -> OK or an error code (saved to flash at once)
+    v = reg.lookup(uid_view)         # -> deck_id * 64 + card, or -1; allocates nothing
+    deck_of(v), card_of(v)
+
+``lookup`` is called for every card seen during play, so the UIDs live in
+preallocated storage: fixed 10-byte slots, their lengths and their values,
+kept sorted by (length, bytes) and binary-searched; nothing is allocated.
+
+Refusals are small int codes (``NAMES`` for the console, ``short_text`` for
+the 16-column display in German or English).  After a refused ``add`` the
+entry it collided with is in ``reg.conflict`` (a packed value, or -1), and
+``short_text(code, lang, reg.conflict)`` names it ("Karte aus Deck 2").
+
+Deck file ``<root>/decks/<id>.txt`` (also the download/upload format, see
+``export`` / ``import_lines``)::
+
+    tappdeck<TAB>1<TAB><deck id><TAB><kind><TAB><card count><TAB><crc>
+    CA<TAB>04a1b2c3d4e5f6
+    C10<TAB>04a1b2c3d4e5f7
+    ...
+
+The card lines are in card order (C, S, H, D; A 10 K Q J 9 8 7 6), UIDs in
+lowercase hex (8, 14 or 20 digits).  ``crc`` is the CRC-32 (8 hex digits,
+``tapp.record.crc_hex``) of the header text before its last tab, a newline,
+and every card line followed by a newline: i.e. of the whole file with the
+``<TAB><crc>`` cut out.  A CR before a newline is ignored (files uploaded from
+Windows).  Files are written as ``<id>.tmp`` and renamed over ``<id>.txt``, so
+a power cut leaves the old or the new file; ``load`` removes a left-over
+``.tmp`` and recovers one whose ``.txt`` is missing if its CRC is right.
+"""
+import os
+
+from tapp.cards import CARD_CODES, CODE_INDEX, DECKS, NCARDS
+from tapp.record import crc_hex
+
+from .settings import ensure_dir, exists, join, read_limited, remove_quietly, write_atomic
+
+try:
+    from micropython import const
+except ImportError:  # CPython
+    const = lambda x: x  # noqa: E731  (a def would clash with the stub's signature in pyright)
+
+UID_MAX = const(10)
+UID_LENS = (4, 7, 10)
+CAPACITY = 360            # UIDs held: ten full 36-card decks
+DECK_MIN = 1
+DECK_MAX = 99
+MAX_FILE = 4096           # bytes of one deck file (36 cards need about 900)
+MAGIC = "tappdeck"
+VERSION = "1"
+DIR = "decks"
+
+# ------------------------------------------------------------ error codes
+
+OK = 0
+UID_ENROLLED = 1      # this tag is already a card of this deck
+UID_OTHER_DECK = 2    # this tag is a card of another deck
+CARD_ENROLLED = 3     # this card of this deck already has a tag
+UNKNOWN_DECK = 4      # no deck with this id
+BAD_UID = 5           # not a card sticker's UID (length not 4, 7 or 10)
+NOT_IN_SET = 6        # the card is not part of the deck's kind
+BAD_DECK_ID = 7       # deck ids are 1..99
+BAD_KIND = 8          # unknown deck kind
+DECK_EXISTS = 9       # create_deck on an id in use
+FULL = 10             # CAPACITY UIDs are enrolled
+CORRUPT = 11          # a deck file or upload that fails its checks
+STORAGE = 12          # the flash refused a write (nothing changed)
+NOTHING = 13          # nothing to take back
+COMPLETE = 14         # every card of the deck is enrolled
+
+NAMES = (
+    "ok", "uid_enrolled", "uid_other_deck", "card_enrolled", "unknown_deck",
+    "bad_uid", "not_in_set", "bad_deck_id", "bad_kind", "deck_exists", "full",
+    "corrupt", "storage", "nothing", "complete",
+)
+
+MESSAGES = (
+    "OK",
+    "This tag is already a card of this deck",
+    "This tag is a card of another deck",
+    "This card of the deck already has a tag",
+    "There is no deck with this id",
+    "Not a card sticker (UID of 4, 7 or 10 bytes)",
+    "This card is not part of the deck's card set",
+    "Deck ids are 1 to 99",
+    "Unknown deck kind",
+    "A deck with this id exists",
+    "The registry is full",
+    "Deck file corrupt",
+    "Could not write to the flash; nothing changed",
+    "Nothing to take back",
+    "Every card of the deck is enrolled",
+)
+
+# One 16-column display line each.
+SHORT_DE = (
+    "OK", "Schon erfasst", "Aus anderem Deck", "Karte schon da", "Deck unbekannt",
+    "Kein Kartentag", "Nicht im Satz", "Decknr. 1-99", "Satz unbekannt",
+    "Deck existiert", "Speicher voll", "Datei defekt", "Speicherfehler",
+    "Nichts zurück", "Deck komplett",
+)
+SHORT_EN = (
+    "OK", "Already enrolled", "From other deck", "Card already in", "Unknown deck",
+    "Not a card tag", "Not in this set", "Deck no. 1-99", "Unknown set",
+    "Deck exists", "Registry full", "File corrupt", "Storage error",
+    "Nothing to undo", "Deck complete",
+)
+SHORT = {"de": SHORT_DE, "en": SHORT_EN}
+# Texts that name the entry a refusal collided with (card label or deck id);
+# the first that fits 16 columns is used.
+DETAIL = {
+    "de": {UID_ENROLLED: ("Ist schon %s",), UID_OTHER_DECK: ("Karte aus Deck %d", "Aus Deck %d"),
+           CARD_ENROLLED: ("%s schon da",)},
+    "en": {UID_ENROLLED: ("Already %s",), UID_OTHER_DECK: ("Card of deck %d",),
+           CARD_ENROLLED: ("%s already in",)},
+}
+DISPLAY_COLUMNS = 16
+
+# The display font draws these (U+2663, U+2660, U+2665, U+2666).
+SUIT_SYMBOLS = ("\u2663", "\u2660", "\u2665", "\u2666")
+
+
+def deck_of(packed):
+    return packed >> 6
+
+
+def card_of(packed):
+    return packed & 63
+
+
+def card_label(card):
+    """A card for the display: suit symbol and rank, e.g. "♥10"."""
+    return SUIT_SYMBOLS[card // 9] + CARD_CODES[card][1:]
+
+
+def short_text(code, lang="de", packed=-1):
+    """The display line for ``code``; with ``packed`` (``reg.conflict``) the
+    uid/card refusals name the card or deck they collided with."""
+    if packed >= 0:
+        forms = DETAIL.get(lang, DETAIL["de"]).get(code)
+        if forms:
+            for form in forms:
+                s = form % (packed >> 6) if "%d" in form else form % card_label(packed & 63)
+                if len(s) <= DISPLAY_COLUMNS:
+                    return s
+    return SHORT.get(lang, SHORT_DE)[code]
+
+
+def message(code, packed=-1):
+    """The console message for ``code`` (English), naming the collision if given."""
+    m = MESSAGES[code]
+    if packed >= 0 and code in (UID_ENROLLED, UID_OTHER_DECK, CARD_ENROLLED):
+        m += " (deck %d, %s)" % (packed >> 6, CARD_CODES[packed & 63])
+    return m
+
+
+def kind_cards(kind):
+    """Card ints of a deck kind in enrolment order (C, S, H, D; A 10 K Q J 9 8 7 6)."""
+    masks = DECKS[kind]
+    return [c for c in range(NCARDS) if masks[c // 9] >> (c % 9) & 1]
+
+
+def uid_hex(uid):
+    return "".join("%02x" % b for b in uid)
+
+
+def _hex_uid(s):
+    """bytes of a hex UID string of 8, 14 or 20 hex digits, or None."""
+    if len(s) not in (8, 14, 20):
+        return None
+    out = bytearray(len(s) // 2)
+    for i in range(len(out)):
+        hi = "0123456789abcdef".find(s[2 * i].lower())
+        lo = "0123456789abcdef".find(s[2 * i + 1].lower())
+        if hi < 0 or lo < 0:
+            return None
+        out[i] = hi * 16 + lo
+    return bytes(out)
+
+
+def _deck_id_ok(deck_id):
+    return isinstance(deck_id, int) and not isinstance(deck_id, bool) \
+        and DECK_MIN <= deck_id <= DECK_MAX
+
+
+class DeckFileError(Exception):
+    """A deck file or upload that fails its checks (the text says why)."""
+
+
+def parse_lines(lines):
+    """Check a deck file's lines; returns (deck_id, kind, [(card, uid bytes)]).
+
+    Raises DeckFileError with a one-line reason.  Checks the header, the CRC,
+    the count, every card code (known, in the kind, once) and UID (hex of 4,
+    7 or 10 bytes, once).  Conflicts with other decks are the registry's job.
+    """
+    clean = []
+    for line in lines:
+        if isinstance(line, (bytes, bytearray)):
+            try:
+                line = bytes(line).decode()
+            except UnicodeError:
+                raise DeckFileError("not UTF-8 text") from None
+        while line.endswith("\n") or line.endswith("\r"):
+            line = line[:-1]
+        clean.append(line)
+    while clean and clean[-1] == "":
+        clean.pop()   # a final newline
+    if not clean:
+        raise DeckFileError("empty")
+    head = clean[0].split("\t")
+    if len(head) != 6 or head[0] != MAGIC:
+        raise DeckFileError("no deck header (tappdeck)")
+    if head[1] != VERSION:
+        raise DeckFileError("deck file version %s unknown" % head[1][:8])
+    try:
+        deck_id = int(head[2])
+        count = int(head[4])
+    except ValueError:
+        raise DeckFileError("bad deck id or count") from None
+    if not DECK_MIN <= deck_id <= DECK_MAX or str(deck_id) != head[2]:
+        raise DeckFileError("bad deck id")
+    kind = head[3]
+    if kind not in DECKS:
+        raise DeckFileError("unknown kind %s" % kind[:8])
+    body = clean[1:]
+    text = clean[0][:clean[0].rfind("\t")] + "\n" + "".join(x + "\n" for x in body)
+    if crc_hex(text) != head[5].lower():
+        raise DeckFileError("CRC mismatch")
+    if count != len(body):
+        raise DeckFileError("card count %d, %d lines" % (count, len(body)))
+    masks = DECKS[kind]
+    seen_cards = bytearray(NCARDS)
+    seen_uids = {}
+    cards = []
+    for n, line in enumerate(body):
+        parts = line.split("\t")
+        card = CODE_INDEX.get(parts[0], -1) if len(parts) == 2 else -1
+        if card < 0:
+            raise DeckFileError("line %d: bad card" % (n + 2))
+        if not masks[card // 9] >> (card % 9) & 1:
+            raise DeckFileError("line %d: %s not in %s" % (n + 2, parts[0], kind))
+        if seen_cards[card]:
+            raise DeckFileError("line %d: %s twice" % (n + 2, parts[0]))
+        seen_cards[card] = 1
+        uid = _hex_uid(parts[1])
+        if uid is None:
+            raise DeckFileError("line %d: bad UID" % (n + 2))
+        if uid in seen_uids:
+            raise DeckFileError("line %d: UID twice" % (n + 2))
+        seen_uids[uid] = card
+        cards.append((card, uid))
+    return deck_id, kind, cards
+
+
+def format_lines(deck_id, kind, cards):
+    """The lines (no newlines) of a deck file for [(card, uid)] (any order)."""
+    cards = sorted(cards, key=lambda cu: cu[0])
+    body = ["%s\t%s" % (CARD_CODES[c], uid_hex(u)) for c, u in cards]
+    head = "%s\t%s\t%d\t%s\t%d" % (MAGIC, VERSION, deck_id, kind, len(body))
+    crc = crc_hex(head + "\n" + "".join(x + "\n" for x in body))
+    return [head + "\t" + crc] + body
+
+
+class Registry:
+    """UID -> (deck, card) for every enrolled deck; persisted under ``root``
+    (None: memory only, nothing is read or written)."""
+
+    def __init__(self, root, capacity=CAPACITY):
+        self.root = root
+        self.capacity = capacity
+        self._uids = bytearray(capacity * UID_MAX)
+        self._lens = bytearray(capacity)
+        self._vals = bytearray(capacity * 2)   # packed value, big-endian
+        self._n = 0
+        self._decks = {}          # deck id -> [kind, mask C, mask S, mask H, mask D]
+        self.conflict = -1        # after a refused add: the entry it collided with
+        self.problems = []        # after load: (file name, code, reason)
+
+    # ------------------------------------------------------------ the hot path
+
+    def _cmp(self, i, uid, n):
+        """Sign of slot i - uid (ordered by length, then bytes)."""
+        m = self._lens[i]
+        if m != n:
+            return m - n
+        base = i * UID_MAX
+        u = self._uids
+        k = 0
+        while k < n:
+            d = u[base + k] - uid[k]
+            if d:
+                return d
+            k += 1
+        return 0
+
+    def lookup(self, uid):
+        """``deck_id * 64 + card`` of the tag ``uid`` (bytes, bytearray or a
+        memoryview of exactly the UID, e.g. ``ReaderSet.uid_view(i)``), or -1.
+        Allocates nothing."""
+        n = len(uid)
+        lo = 0
+        hi = self._n
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            c = self._cmp(mid, uid, n)
+            if c < 0:
+                lo = mid + 1
+            elif c > 0:
+                hi = mid
+            else:
+                return (self._vals[2 * mid] << 8) | self._vals[2 * mid + 1]
+        return -1
+
+    # ------------------------------------------------------------ slots
+
+    def _find(self, uid):
+        """(found, index): the slot of uid, or where it would be inserted."""
+        n = len(uid)
+        lo = 0
+        hi = self._n
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            c = self._cmp(mid, uid, n)
+            if c < 0:
+                lo = mid + 1
+            elif c > 0:
+                hi = mid
+            else:
+                return True, mid
+        return False, lo
+
+    def _val(self, i):
+        return (self._vals[2 * i] << 8) | self._vals[2 * i + 1]
+
+    def _uid(self, i):
+        return bytes(self._uids[i * UID_MAX:i * UID_MAX + self._lens[i]])
+
+    def _insert(self, pos, uid, packed):
+        n = self._n
+        u = self._uids
+        u[(pos + 1) * UID_MAX:(n + 1) * UID_MAX] = u[pos * UID_MAX:n * UID_MAX]
+        self._lens[pos + 1:n + 1] = self._lens[pos:n]
+        self._vals[2 * pos + 2:2 * n + 2] = self._vals[2 * pos:2 * n]
+        u[pos * UID_MAX:pos * UID_MAX + len(uid)] = uid
+        self._lens[pos] = len(uid)
+        self._vals[2 * pos] = packed >> 8
+        self._vals[2 * pos + 1] = packed & 255
+        self._n = n + 1
+
+    def _delete(self, pos):
+        n = self._n
+        u = self._uids
+        u[pos * UID_MAX:(n - 1) * UID_MAX] = u[(pos + 1) * UID_MAX:n * UID_MAX]
+        self._lens[pos:n - 1] = self._lens[pos + 1:n]
+        self._vals[2 * pos:2 * n - 2] = self._vals[2 * pos + 2:2 * n]
+        self._n = n - 1
+
+    def _slot_of(self, packed):
+        for i in range(self._n):
+            if self._val(i) == packed:
+                return i
+        return -1
+
+    def _cards_of(self, deck_id):
+        """[(card, uid)] of a deck in card order."""
+        out = []
+        for i in range(self._n):
+            v = self._val(i)
+            if v >> 6 == deck_id:
+                out.append((v & 63, self._uid(i)))
+        out.sort(key=lambda cu: cu[0])
+        return out
+
+    def _drop_deck_slots(self, deck_id):
+        i = 0
+        while i < self._n:
+            if self._val(i) >> 6 == deck_id:
+                self._delete(i)
+            else:
+                i += 1
+
+    def _has(self, deck_id, card):
+        d = self._decks[deck_id]
+        return d[1 + card // 9] >> (card % 9) & 1
+
+    def _mark(self, deck_id, card, on):
+        d = self._decks[deck_id]
+        bit = 1 << (card % 9)
+        if on:
+            d[1 + card // 9] |= bit
+        else:
+            d[1 + card // 9] &= ~bit
+
+    # ------------------------------------------------------------ queries
+
+    def decks(self):
+        """[(deck_id, kind, enrolled count)] sorted by id."""
+        out = []
+        for deck_id in sorted(self._decks):
+            d = self._decks[deck_id]
+            out.append((deck_id, d[0], len(self._cards_of(deck_id))))
+        return out
+
+    def kind(self, deck_id):
+        d = self._decks.get(deck_id)
+        return d[0] if d else None
+
+    def has_deck(self, deck_id):
+        return deck_id in self._decks
+
+    def count(self, deck_id=None):
+        """UIDs enrolled in one deck, or in all."""
+        if deck_id is None:
+            return self._n
+        return len(self._cards_of(deck_id)) if deck_id in self._decks else 0
+
+    def has_card(self, deck_id, card):
+        """True if the card of the deck has a tag (False for an unknown deck)."""
+        return deck_id in self._decks and 0 <= card < NCARDS and bool(self._has(deck_id, card))
+
+    def uid_of(self, deck_id, card):
+        """The UID (bytes) enrolled for a card of a deck, or None."""
+        i = self._slot_of(deck_id * 64 + card)
+        return self._uid(i) if i >= 0 else None
+
+    def missing(self, deck_id):
+        """Card ints of the deck's kind not yet enrolled, in enrolment order
+        ([] for an unknown deck)."""
+        if deck_id not in self._decks:
+            return []
+        return [c for c in kind_cards(self._decks[deck_id][0]) if not self._has(deck_id, c)]
+
+    def complete(self, deck_id):
+        """True when every card of the deck's kind is enrolled."""
+        return deck_id in self._decks and not self.missing(deck_id)
+
+    # ------------------------------------------------------------ changes
+
+    def create_deck(self, deck_id, kind, save=True):
+        """A new, empty deck; saved at once (so its kind survives a power cut)."""
+        if not _deck_id_ok(deck_id):
+            return BAD_DECK_ID
+        if kind not in DECKS:
+            return BAD_KIND
+        if deck_id in self._decks:
+            return DECK_EXISTS
+        self._decks[deck_id] = [kind, 0, 0, 0, 0]
+        if save and not self._save_or_false(deck_id):
+            del self._decks[deck_id]
+            return STORAGE
+        return OK
+
+    def add(self, deck_id, card, uid, save=True):
+        """Enrol ``uid`` as ``card`` of deck ``deck_id``; saved at once.
+        Returns OK or a refusal (then nothing changed; ``self.conflict`` names
+        the entry it collided with for UID_ENROLLED/UID_OTHER_DECK/CARD_ENROLLED)."""
+        self.conflict = -1
+        if deck_id not in self._decks:
+            return UNKNOWN_DECK
+        if not isinstance(card, int) or not 0 <= card < NCARDS \
+                or not DECKS[self._decks[deck_id][0]][card // 9] >> (card % 9) & 1:
+            return NOT_IN_SET
+        if len(uid) not in UID_LENS:
+            return BAD_UID
+        found, pos = self._find(uid)
+        if found:
+            self.conflict = self._val(pos)
+            return UID_ENROLLED if self.conflict >> 6 == deck_id else UID_OTHER_DECK
+        if self._has(deck_id, card):
+            self.conflict = deck_id * 64 + card
+            return CARD_ENROLLED
+        if self._n >= self.capacity:
+            return FULL
+        self._insert(pos, bytes(uid), deck_id * 64 + card)
+        self._mark(deck_id, card, True)
+        if save and not self._save_or_false(deck_id):
+            self._delete(pos)
+            self._mark(deck_id, card, False)
+            return STORAGE
+        return OK
+
+    def remove_card(self, deck_id, card, save=True):
+        """Take back one enrolled card: OK, UNKNOWN_DECK, NOTHING or STORAGE."""
+        if deck_id not in self._decks:
+            return UNKNOWN_DECK
+        i = self._slot_of(deck_id * 64 + card) if 0 <= card < NCARDS else -1
+        if i < 0:
+            return NOTHING
+        uid = self._uid(i)
+        self._delete(i)
+        self._mark(deck_id, card, False)
+        if save and not self._save_or_false(deck_id):
+            self._insert(self._find(uid)[1], uid, deck_id * 64 + card)
+            self._mark(deck_id, card, True)
+            return STORAGE
+        return OK
+
+    def remove_deck(self, deck_id):
+        """Forget a deck and delete its file: OK, UNKNOWN_DECK or STORAGE."""
+        if deck_id not in self._decks:
+            return UNKNOWN_DECK
+        if self.root is not None:
+            path = self._path(deck_id, ".txt")
+            try:
+                if exists(path):
+                    os.remove(path)
+            except OSError:
+                return STORAGE
+            remove_quietly(self._path(deck_id, ".tmp"))
+        self._drop_deck_slots(deck_id)
+        del self._decks[deck_id]
+        return OK
+
+    # ------------------------------------------------------------ files
+
+    def _dir(self):
+        return join(self.root, DIR)
+
+    def _path(self, deck_id, ext):
+        return join(self.root, DIR, "%d%s" % (deck_id, ext))
+
+    def export(self, deck_id):
+        """The deck file's lines (without newlines), or None for an unknown deck."""
+        if deck_id not in self._decks:
+            return None
+        return format_lines(deck_id, self._decks[deck_id][0], self._cards_of(deck_id))
+
+    def save(self, deck_id):
+        """Write one deck's file atomically: OK, UNKNOWN_DECK or STORAGE."""
+        if deck_id not in self._decks:
+            return UNKNOWN_DECK
+        return OK if self._save_or_false(deck_id) else STORAGE
+
+    def _save_or_false(self, deck_id):
+        if self.root is None:
+            return True
+        lines = self.export(deck_id) or []
+        try:
+            ensure_dir(self._dir())
+            write_atomic(self._path(deck_id, ".txt"), "".join(x + "\n" for x in lines))
+        except OSError:
+            return False
+        return True
+
+    def _conflicts(self, deck_id, cards):
+        """The first UID of ``cards`` enrolled in another deck, as (card, packed), or None."""
+        for card, uid in cards:
+            found, pos = self._find(uid)
+            if found and self._val(pos) >> 6 != deck_id:
+                return card, self._val(pos)
+        return None
+
+    def _take(self, deck_id, kind, cards):
+        """Replace deck ``deck_id`` in memory by ``kind`` and ``cards`` (checked)."""
+        if deck_id in self._decks:
+            self._drop_deck_slots(deck_id)
+        self._decks[deck_id] = [kind, 0, 0, 0, 0]
+        for card, uid in cards:
+            self._insert(self._find(uid)[1], uid, deck_id * 64 + card)
+            self._mark(deck_id, card, True)
+
+    def _check_new(self, deck_id, cards):
+        """None if ``cards`` can replace deck ``deck_id``, else (code, reason)."""
+        clash = self._conflicts(deck_id, cards)
+        if clash is not None:
+            return UID_OTHER_DECK, "%s: UID is %s of deck %d" % (
+                CARD_CODES[clash[0]], CARD_CODES[clash[1] & 63], clash[1] >> 6)
+        old = len(self._cards_of(deck_id)) if deck_id in self._decks else 0
+        if self._n - old + len(cards) > self.capacity:
+            return FULL, "registry full"
+        return None
+
+    def import_lines(self, lines, save=True):
+        """Take a deck file's lines (an upload; str or bytes, with or without
+        newlines).  A valid deck replaces the deck with its id (saved at
+        once); returns (code, deck_id or 0, reason): OK, CORRUPT (reason
+        says why), UID_OTHER_DECK, FULL or STORAGE.  A refusal changes nothing."""
+        try:
+            deck_id, kind, cards = parse_lines(lines)
+        except DeckFileError as e:
+            return CORRUPT, 0, str(e)
+        bad = self._check_new(deck_id, cards)
+        if bad is not None:
+            return bad[0], deck_id, bad[1]
+        old = None
+        if deck_id in self._decks:
+            old = (self._decks[deck_id][0], self._cards_of(deck_id))
+        self._take(deck_id, kind, cards)
+        if save and not self._save_or_false(deck_id):
+            if old is None:
+                self._drop_deck_slots(deck_id)
+                del self._decks[deck_id]
+            else:
+                self._take(deck_id, old[0], old[1])
+            return STORAGE, deck_id, "could not write the deck file"
+        return OK, deck_id, ""
+
+    def load(self):
+        """Read every ``<root>/decks/<id>.txt`` (replacing what is in memory).
+
+        A file that fails its checks is skipped and reported; the other decks
+        load.  Returns (and keeps in ``self.problems``) a list of
+        (file name, code, reason)."""
+        self._n = 0
+        self._decks = {}
+        self.problems = []
+        if self.root is None:
+            return self.problems
+        try:
+            names = os.listdir(self._dir())
+        except OSError:
+            return self.problems   # no decks yet
+        ids = []
+        for name in names:
+            dot = name.find(".")
+            stem = name[:dot] if dot > 0 else ""
+            ext = name[dot:] if dot > 0 else ""
+            if ext not in (".txt", ".tmp") or not stem.isdigit():
+                continue
+            deck_id = int(stem)
+            if _deck_id_ok(deck_id) and str(deck_id) == stem and deck_id not in ids:
+                ids.append(deck_id)
+        ids.sort()
+        for deck_id in ids:
+            self._load_one(deck_id)
+        return self.problems
+
+    def _read_deck(self, path):
+        """parse_lines of a file, or raises DeckFileError / OSError."""
+        text = read_limited(path, MAX_FILE)
+        if text is None:
+            raise DeckFileError("too long or not UTF-8")
+        return parse_lines(text.split("\n"))
+
+    def _load_one(self, deck_id):
+        txt = self._path(deck_id, ".txt")
+        tmp = self._path(deck_id, ".tmp")
+        name = "%d.txt" % deck_id
+        if exists(txt):
+            remove_quietly(tmp)   # a save cut before its rename: the old file stands
+            path = txt
+        else:
+            path = tmp            # a save cut between remove and rename
+        try:
+            got_id, kind, cards = self._read_deck(path)
+        except OSError:
+            self.problems.append((name, STORAGE, "unreadable"))
+            return
+        except DeckFileError as e:
+            if path == tmp:
+                remove_quietly(tmp)
+                return
+            self.problems.append((name, CORRUPT, str(e)))
+            return
+        if got_id != deck_id:
+            self.problems.append((name, CORRUPT, "holds deck %d" % got_id))
+            return
+        bad = self._check_new(deck_id, cards)
+        if bad is not None:
+            self.problems.append((name, bad[0], bad[1]))
+            return
+        self._take(deck_id, kind, cards)
+        if path == tmp:
+            try:
+                os.rename(tmp, txt)
+            except OSError:
+                pass

@@ -1,0 +1,328 @@
+"""The last session settings, remembered on flash in ``<root>/settings.json``.
+
+``root`` is the file-system root: ``"/"`` on the device, a temporary folder in
+the tests.  Nothing here touches hardware.
+
+    s = Settings("/")
+    problems = s.load()     # missing file -> defaults; corrupt file -> defaults + a problem
+    s.set("players", 4)     # -> True, or False for a bad value (nothing changes)
+    s.save()                # -> True, or False when the flash refused (nothing changes)
+    s.header()              # the record header (RECORD.md) these settings start
+
+A bad value on load takes its default and is reported in ``problems`` (a list
+of short English lines for the console); loading never raises.
+
+``write_atomic`` / ``read_limited`` are shared with ``registry.py``: a file is
+written to ``<name>.tmp`` and then renamed over ``<name>.<ext>`` (littlefs and
+POSIX replace the target in one step), so a power cut leaves either the old or
+the new file, never a mix.
+"""
+import json
+import os
+
+FILE = "settings.json"
+MAX_BYTES = 4096          # a settings file is a few hundred bytes
+MAX_NAME = 12             # seat-name characters kept (the screen shows 8)
+MAX_SEATS = 6
+PIN_DIGITS = (4, 8)       # a referee PIN: 4 to 8 digits, or None
+
+# Preset seat names for the setup menu.
+SEAT_NAMES = (
+    "Anna", "Bert", "Cora", "Dieter", "Eva", "Franz",
+    "Gabi", "Hans", "Inge", "Jürgen", "Karl", "Lena",
+    "Platz 1", "Platz 2", "Platz 3", "Platz 4", "Platz 5", "Platz 6",
+)
+
+MODES = ("strict", "open")
+LANGUAGES = ("de", "en")
+
+# (key, default) in file order; a list default is copied per Settings object.
+FIELDS = (
+    ("variant", "tapp_modern"),
+    ("options", None),        # {} (a fresh dict each time)
+    ("players", 3),
+    ("seat_names", None),     # ["Platz 1", ..., "Platz 6"] (a fresh list)
+    ("first_dealer", 0),
+    ("mode", "strict"),
+    ("language", "de"),
+    ("deck", 1),
+    ("referee_pin", None),
+)
+KEYS = tuple(k for k, _ in FIELDS)
+
+
+def default(key):
+    """A fresh default value of ``key``."""
+    if key == "options":
+        return {}
+    if key == "seat_names":
+        return ["Platz %d" % (i + 1) for i in range(MAX_SEATS)]
+    for k, v in FIELDS:
+        if k == key:
+            return v
+    raise KeyError(key)
+
+
+# ------------------------------------------------------------ file helpers
+
+
+def join(root, *parts):
+    """``root`` + "/" + parts, with one slash between ("/" + "a" -> "/a")."""
+    path = root
+    for p in parts:
+        path = path + p if path.endswith("/") else path + "/" + p
+    return path
+
+
+def tmp_path(path):
+    """``dir/name.ext`` -> ``dir/name.tmp``."""
+    dot = path.rfind(".")
+    if dot > path.rfind("/"):
+        path = path[:dot]
+    return path + ".tmp"
+
+
+def exists(path):
+    try:
+        os.stat(path)
+    except OSError:
+        return False
+    return True
+
+
+def remove_quietly(path):
+    try:
+        os.remove(path)
+    except OSError:
+        pass
+
+
+def ensure_dir(path):
+    """Make the folder ``path`` if it is not there (its parent must exist)."""
+    if not exists(path):
+        os.mkdir(path)
+
+
+def write_atomic(path, text):
+    """Write ``text`` (str) to ``path`` via ``<name>.tmp`` and a rename.
+
+    Raises OSError if the flash refuses; then ``path`` still holds its old
+    contents (or is still missing) and no ``.tmp`` is left behind where the
+    file system lets us remove it.
+    """
+    tmp = tmp_path(path)
+    try:
+        f = open(tmp, "wb")
+        try:
+            f.write(text.encode())
+        finally:
+            f.close()
+        os.rename(tmp, path)
+    except OSError:
+        remove_quietly(tmp)
+        raise
+
+
+def read_limited(path, limit):
+    """The text of ``path`` if it has at most ``limit`` bytes and decodes as
+    UTF-8; else None.  Raises OSError when the file cannot be opened."""
+    f = open(path, "rb")
+    try:
+        data = f.read(limit + 1)
+    finally:
+        f.close()
+    if len(data) > limit:
+        return None
+    try:
+        return data.decode()
+    except UnicodeError:
+        return None
+
+
+# ------------------------------------------------------------ validation
+
+
+def _is_int(v):
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _ok_name(v):
+    return isinstance(v, str) and 0 < len(v) <= MAX_NAME and v.strip() == v
+
+
+def _ok_option_value(v):
+    if isinstance(v, bool) or isinstance(v, str):
+        return True
+    return _is_int(v) and -(1 << 29) <= v < (1 << 29)
+
+
+def _check(key, v):
+    """True if ``v`` is a valid value of ``key`` on its own (first_dealer is
+    checked against players separately)."""
+    if key == "variant":
+        return isinstance(v, str) and 0 < len(v) <= 32
+    if key == "options":
+        if not isinstance(v, dict):
+            return False
+        for k in v:
+            if not isinstance(k, str) or not _ok_option_value(v[k]):
+                return False
+        return True
+    if key == "players":
+        return _is_int(v) and 2 <= v <= MAX_SEATS
+    if key == "seat_names":
+        if not isinstance(v, list) or not 0 < len(v) <= MAX_SEATS:
+            return False
+        for name in v:
+            if not _ok_name(name):
+                return False
+        return True
+    if key == "first_dealer":
+        return _is_int(v) and 0 <= v < MAX_SEATS
+    if key == "mode":
+        return v in MODES
+    if key == "language":
+        return v in LANGUAGES
+    if key == "deck":
+        return _is_int(v) and 1 <= v <= 99
+    if key == "referee_pin":
+        if v is None:
+            return True
+        if not isinstance(v, str) or not PIN_DIGITS[0] <= len(v) <= PIN_DIGITS[1]:
+            return False
+        for c in v:
+            if c not in "0123456789":
+                return False
+        return True
+    return False
+
+
+def _shown(v):
+    """A short printable form of a bad value for a problem line."""
+    try:
+        s = json.dumps(v)
+    except Exception:
+        s = "?"
+    return s if len(s) <= 40 else s[:37] + "..."
+
+
+def _copy(v):
+    if isinstance(v, dict):
+        return dict(v)
+    if isinstance(v, list):
+        return list(v)
+    return v
+
+
+class Settings:
+    """The remembered settings; each field is an attribute of the same name."""
+
+    def __init__(self, root):
+        self.root = root
+        self.path = join(root, FILE)
+        self.problems = []
+        self.reset()
+
+    def reset(self):
+        """All fields to their defaults (the file is not touched)."""
+        # (spelled out, as in FIELDS, so each attribute has one type)
+        self.variant = "tapp_modern"
+        self.options = {}
+        self.players = 3
+        self.seat_names = ["Platz %d" % (i + 1) for i in range(MAX_SEATS)]
+        self.first_dealer = 0
+        self.mode = "strict"
+        self.language = "de"
+        self.deck = 1
+        self.referee_pin = None
+
+    def as_dict(self):
+        """The settings as a JSON-ready dict (copies)."""
+        out = {}
+        for key in KEYS:
+            out[key] = _copy(getattr(self, key))
+        return out
+
+    def get(self, key):
+        return getattr(self, key) if key in KEYS else None
+
+    def set(self, key, value):
+        """Set one field; False (and nothing changes) for an unknown key or a bad value."""
+        if key not in KEYS or not _check(key, value):
+            return False
+        if key == "first_dealer" and value >= self.players:
+            return False
+        setattr(self, key, _copy(value))
+        if key == "players" and self.first_dealer >= value:
+            self.first_dealer = 0
+        return True
+
+    def load(self):
+        """Read the file: missing -> defaults; unreadable or corrupt ->
+        defaults and one problem; each bad field -> its default and a problem.
+        Returns (and keeps in ``self.problems``) the list of problem lines."""
+        self.reset()
+        problems = []
+        self.problems = problems
+        try:
+            text = read_limited(self.path, MAX_BYTES)
+        except OSError:
+            return problems  # no file yet: the defaults, nothing to report
+        data = None
+        if text is not None:
+            try:
+                data = json.loads(text)
+            except Exception:  # ValueError (CPython, MicroPython), others on odd input
+                data = None
+        if not isinstance(data, dict):
+            problems.append("%s: corrupt, using the defaults" % FILE)
+            return problems
+        for key in data:
+            if key not in KEYS:
+                problems.append("%s: unknown setting %s ignored" % (FILE, _shown(key)))
+        for key in KEYS:
+            if key not in data:
+                continue
+            v = data[key]
+            if _check(key, v):
+                setattr(self, key, _copy(v))
+            else:
+                problems.append("%s: bad %s %s, using %s"
+                                % (FILE, key, _shown(v), _shown(default(key))))
+        if self.first_dealer >= self.players:
+            problems.append("%s: first_dealer %d is no seat of %d players, using 0"
+                            % (FILE, self.first_dealer, self.players))
+            self.first_dealer = 0
+        return problems
+
+    def save(self):
+        """Write the file atomically; True on success, False if the flash refused
+        (then the old file is still there)."""
+        try:
+            write_atomic(self.path, json.dumps(self.as_dict()) + "\n")
+        except OSError:
+            return False
+        return True
+
+    def seats(self):
+        """The names of the seats in play: ``players`` names, the stored ones
+        first, then "Platz n" for seats without a stored name."""
+        out = []
+        for i in range(self.players):
+            if i < len(self.seat_names):
+                out.append(self.seat_names[i])
+            else:
+                out.append("Platz %d" % (i + 1))
+        return out
+
+    def header(self):
+        """The record header (RECORD.md line 1) for a session with these settings."""
+        return {
+            "record": 1,
+            "variant": self.variant,
+            "players": self.players,
+            "seats": self.seats(),
+            "options": dict(self.options),
+            "first_dealer": self.first_dealer,
+            "mode": self.mode,
+        }
