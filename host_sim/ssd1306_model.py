@@ -15,12 +15,21 @@ It decodes what a driver writes, byte for byte, as the chip does:
   and kept);
 * GDDRAM writes with the address pointer stepping per addressing mode.
 
-``ram`` is the 1024-byte GDDRAM in page-major order (byte ``128 * page + col``,
-bit 0 = top row of the page) -- the same layout as a MONO_VLSB framebuffer, so
-tests compare it byte for byte with the driver's buffer. ``visible(x, y)``
-applies display on/off, entire-on, inversion and the scan directions: it is
-what a person would see. Renderers: ``to_png()`` (a minimal PNG encoder using
-zlib and struct) and ``to_text()`` (two pixel rows per character, ▀▄█).
+The module is taken as mounted the usual way: upright for segment re-map on
+(0xA1) and COM scan descending (0xC8). ``ram`` is the 1024-byte GDDRAM in
+page-major order, byte ``128 * page + x`` holding screen column ``x`` (segment
+driver SEG(127 - x)), bit 0 = top row of the page. The segment re-map acts when
+data is written (datasheet 10.1.8: it "only affects subsequent data input; data
+already stored in GDDRAM will have no changes"): with 0xA1 column address ``c``
+is stored at ``x = c``, with 0xA0 at ``x = 127 - c``, and switching it moves
+nothing already in RAM. So after the usual 0xA1 init ``ram`` has the layout of
+a MONO_VLSB framebuffer and tests compare it byte for byte with the driver's
+buffer. The COM scan direction, start line and display offset act on the
+picture at once (10.1.14), so ``visible(x, y)`` applies them, with display
+on/off, entire-on and inversion: it is what a person would see. Renderers:
+``to_png()`` (a minimal PNG encoder using zlib and struct) and ``to_text()``
+(two pixel rows per character, ▀▄█). ``text_rows()`` reads text back in the
+framebuf font and the extra glyphs of ``firmware/table/font.py``.
 """
 
 from __future__ import annotations
@@ -123,7 +132,9 @@ class SSD1306Model:
     # ------------------------------------------------------------ GDDRAM
 
     def _write_ram(self, b: int) -> None:
-        self.ram[self.page * self.width + self.col] = b
+        # the segment re-map applies on the way in (datasheet 10.1.8)
+        x = self.col if self.seg_remap else self.width - 1 - self.col
+        self.ram[self.page * self.width + x] = b
         if self.mem_mode == 0:  # horizontal
             self.col += 1
             if self.col > self.col_end:
@@ -213,23 +224,24 @@ class SSD1306Model:
     # ------------------------------------------------------------ pixels
 
     def pixel(self, x: int, y: int) -> int:
-        """GDDRAM bit at column x, row y (no display transformations)."""
+        """GDDRAM bit of screen column x (segment 127 - x), RAM row y (before COM
+        scan, start line, offset and inversion)."""
         return (self.ram[(y >> 3) * self.width + x] >> (y & 7)) & 1
 
     def visible(self, x: int, y: int) -> int:
         """1 when the pixel at screen position (x, y) is lit.
 
-        The screen is taken as upright for segment remap on (0xA1) and COM scan
-        descending (0xC8), the usual module mounting; other settings mirror it.
+        The screen is taken as upright for COM scan descending (0xC8), the usual
+        module mounting; 0xC0 flips it vertically at once. (The segment re-map
+        was applied when the data was written.)
         """
         if not self.display_on:
             return 0
         if self.entire_on:
             return 1
-        col = x if self.seg_remap else self.width - 1 - x
         row = y if self.com_scan_dec else self.height - 1 - y
         row = (row + self.start_line + self.display_offset) % self.height
-        return self.pixel(col, row) ^ (1 if self.inverted else 0)
+        return self.pixel(x, row) ^ (1 if self.inverted else 0)
 
     def rows(self) -> list[list[int]]:
         return [[self.visible(x, y) for x in range(self.width)] for y in range(self.height)]
@@ -242,8 +254,10 @@ class SSD1306Model:
     def text_rows(self) -> list[str]:
         """Read the screen as 8 rows of 16 characters (8x8 font on an 8-pixel grid).
 
-        Cells that match no glyph of the built-in font read as '?'; inverted
-        text (dark on lit) is recognised too. Only text drawn at x % 8 == 0
+        Cells that match no glyph read as '?'. The glyphs are framebuf's ASCII
+        font and those of ``firmware/table/font.py`` (umlauts, ß, card suits,
+        arrow, middle dot; its placeholder box reads as PLACEHOLDER_CHAR, U+FFFD).
+        Inverted text (dark on lit) is recognised too. Only text drawn at x % 8 == 0
         on a page boundary is readable this way, which is how the firmware's
         screens lay text out.
         """
@@ -314,29 +328,38 @@ def encode_png_grey(width: int, height: int, filtered: bytes) -> bytes:
             + _chunk(b"IDAT", zlib.compress(filtered, 9)) + _chunk(b"IEND", b""))
 
 
+PLACEHOLDER_CHAR = "\ufffd"  # what text_rows() reads for font.py's placeholder box
+
 _GLYPHS: dict[bytes, str] | None = None
 
 
 def _glyph_table() -> dict[bytes, str]:
     global _GLYPHS
     if _GLYPHS is None:
-        font = _load_firmware_font()
+        font = _load_firmware_module("drivers/fbuf.py").FONT
         table: dict[bytes, str] = {}
         for code in range(126, 31, -1):  # lowest code wins for identical glyphs
             off = (code - 32) * 8
             table[bytes(font[off:off + 8])] = chr(code)
+        # firmware/table/font.py's own glyphs: one source of truth for both sides
+        extra = _load_firmware_module("table/font.py")
+        chars = [(i, ch) for i, ch in enumerate(extra.CHARS)]
+        for i, ch in chars + [(extra.PLACEHOLDER, PLACEHOLDER_CHAR)]:
+            glyph = bytes(extra.GLYPHS[8 * i:8 * i + 8])
+            assert glyph not in table, "font.py glyph %r looks like %r" % (ch, table[glyph])
+            table[glyph] = ch
         _GLYPHS = table
     return _GLYPHS
 
 
-def _load_firmware_font() -> bytes:
-    """The 8x8 font of firmware/drivers/fbuf.py (loaded by path: firmware/ is not a
-    host package)."""
+def _load_firmware_module(rel: str):
+    """A module of firmware/ (loaded by path: firmware/ is not a host package)."""
     import importlib.util
 
-    path = Path(__file__).resolve().parent.parent / "firmware" / "drivers" / "fbuf.py"
-    spec = importlib.util.spec_from_file_location("_tapp_fbuf_font", path)
+    path = Path(__file__).resolve().parent.parent / "firmware" / rel
+    name = "_tapp_fw_" + rel.replace("/", "_").removesuffix(".py")
+    spec = importlib.util.spec_from_file_location(name, path)
     assert spec is not None and spec.loader is not None
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
-    return mod.FONT
+    return mod

@@ -254,3 +254,33 @@ def test_fbuf_text_matches_micropython_framebuf() -> None:
     fb.line(0, 0, 127, 63, 1)
     fb.rect(60, 30, 20, 10, 1)
     assert buf.hex() == r.stdout.strip()
+
+
+def test_segment_remap_acts_on_later_writes_only() -> None:
+    # datasheet 10.1.8: the re-map (0xA0/0xA1) changes how column addresses map
+    # to segments for data written afterwards; data already in GDDRAM stays put
+    bus, model, oled = make()
+    oled.fill_rect(0, 0, 3, 8, 1)  # columns 0..2 of page 0, written with 0xA1 (init)
+    oled.show()
+    before = [[model.visible(x, y) for x in range(128)] for y in range(64)]
+    assert model.visible(0, 0) and model.visible(2, 7) and not model.visible(127, 0)
+    bus.writeto(ADDR, bytes((0x00, 0xA0)))  # re-map off
+    assert not model.seg_remap
+    assert [[model.visible(x, y) for x in range(128)] for y in range(64)] == before
+    assert model.ram == oled.buffer  # RAM unchanged
+    # new data at column addresses 0..3 of page 2 lands mirrored: screen columns 127..124
+    bus.writeto(ADDR, bytes((0x00, 0x21, 0, 3, 0x22, 2, 2)))
+    bus.writeto(ADDR, bytes((0x40, 0x01, 0x03, 0x07, 0x0F)))
+    assert [model.ram[2 * 128 + x] for x in (127, 126, 125, 124)] == [1, 3, 7, 15]
+    assert model.ram[2 * 128:2 * 128 + 4] == bytes(4)
+    assert model.visible(127, 16) and not model.visible(127, 17)
+    assert model.visible(124, 19) and not model.visible(0, 16)
+    # the old data has not moved, and switching back moves nothing either
+    assert all(model.visible(x, y) == before[y][x] for y in range(8) for x in range(128))
+    snapshot = bytes(model.ram)
+    bus.writeto(ADDR, bytes((0x00, 0xA1)))
+    assert bytes(model.ram) == snapshot and model.visible(127, 16) and model.visible(0, 0)
+    # and with the re-map on again, column address 0 is screen column 0
+    bus.writeto(ADDR, bytes((0x00, 0x21, 0, 0, 0x22, 3, 3)))
+    bus.writeto(ADDR, bytes((0x40, 0x80)))
+    assert model.ram[3 * 128] == 0x80 and model.visible(0, 31)
