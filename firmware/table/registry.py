@@ -39,7 +39,7 @@ a power cut leaves the old or the new file; ``load`` removes a left-over
 """
 import os
 
-from tapp.cards import CARD_CODES, CODE_INDEX, DECKS, NCARDS
+from tapp.cards import CARD_CODES, CODE_INDEX, DECKS, NCARDS, mask_count
 from tapp.record import crc_hex
 
 from .settings import ensure_dir, exists, join, read_limited, remove_quietly, write_atomic
@@ -288,49 +288,52 @@ class Registry:
 
     # ------------------------------------------------------------ the hot path
 
-    def _cmp(self, i, uid, n):
+    # MicroPython puts a call's frame on the heap when it needs more than 11
+    # slots (locals + value stack): so lookup and _cmp stay that small (the
+    # mptest proves it with mem_total()).
+
+    def _cmp(self, i, uid):
         """Sign of slot i - uid (ordered by length, then bytes)."""
-        m = self._lens[i]
-        if m != n:
-            return m - n
-        base = i * UID_MAX
+        n = len(uid)
+        d = self._lens[i] - n
+        if d:
+            return d
+        i *= UID_MAX          # from here: the slot's first byte ...
+        n += i                # ... and its end
         u = self._uids
-        k = 0
-        while k < n:
-            d = u[base + k] - uid[k]
-            if d:
-                return d
-            k += 1
+        d = i                 # the uid's byte index, offset by i
+        while i < n:
+            if u[i] != uid[i - d]:
+                return u[i] - uid[i - d]
+            i += 1
         return 0
 
     def lookup(self, uid):
         """``deck_id * 64 + card`` of the tag ``uid`` (bytes, bytearray or a
         memoryview of exactly the UID, e.g. ``ReaderSet.uid_view(i)``), or -1.
         Allocates nothing."""
-        n = len(uid)
         lo = 0
         hi = self._n
         while lo < hi:
             mid = (lo + hi) >> 1
-            c = self._cmp(mid, uid, n)
+            c = self._cmp(mid, uid)
             if c < 0:
                 lo = mid + 1
             elif c > 0:
                 hi = mid
             else:
-                return (self._vals[2 * mid] << 8) | self._vals[2 * mid + 1]
+                return self._val(mid)
         return -1
 
     # ------------------------------------------------------------ slots
 
     def _find(self, uid):
         """(found, index): the slot of uid, or where it would be inserted."""
-        n = len(uid)
         lo = 0
         hi = self._n
         while lo < hi:
             mid = (lo + hi) >> 1
-            c = self._cmp(mid, uid, n)
+            c = self._cmp(mid, uid)
             if c < 0:
                 lo = mid + 1
             elif c > 0:
@@ -408,7 +411,7 @@ class Registry:
         out = []
         for deck_id in sorted(self._decks):
             d = self._decks[deck_id]
-            out.append((deck_id, d[0], len(self._cards_of(deck_id))))
+            out.append((deck_id, d[0], mask_count(d, 1)))
         return out
 
     def kind(self, deck_id):
@@ -422,7 +425,7 @@ class Registry:
         """UIDs enrolled in one deck, or in all."""
         if deck_id is None:
             return self._n
-        return len(self._cards_of(deck_id)) if deck_id in self._decks else 0
+        return mask_count(self._decks[deck_id], 1) if deck_id in self._decks else 0
 
     def has_card(self, deck_id, card):
         """True if the card of the deck has a tag (False for an unknown deck)."""
@@ -575,7 +578,7 @@ class Registry:
         if clash is not None:
             return UID_OTHER_DECK, "%s: UID is %s of deck %d" % (
                 CARD_CODES[clash[0]], CARD_CODES[clash[1] & 63], clash[1] >> 6)
-        old = len(self._cards_of(deck_id)) if deck_id in self._decks else 0
+        old = self.count(deck_id)
         if self._n - old + len(cards) > self.capacity:
             return FULL, "registry full"
         return None
