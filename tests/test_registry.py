@@ -452,6 +452,12 @@ def test_export_import_round_trip(tmp_path: Path) -> None:
     d = R.Registry(None)
     assert d.import_lines(("\n".join(lines) + "\n").split("\n")) == (R.OK, 4, "")
     assert d.lookup(uid7(4, 0)) == 4 * 64
+    # the whole file in one piece, as text or bytes
+    for whole in (deck_file(tmp_path / "a", 4).read_text(),
+                  deck_file(tmp_path / "a", 4).read_bytes()):
+        e = R.Registry(None)
+        assert e.import_lines(whole) == (R.OK, 4, "")
+        assert e.export(4) == lines
 
 
 def test_import_replaces_a_deck_or_refuses_without_change(tmp_path: Path) -> None:
@@ -707,6 +713,26 @@ def test_settings_failed_save_keeps_the_old_file(tmp_path: Path,
     t = S.Settings(str(tmp_path))
     assert t.load() == [] and t.players == 3
     assert not S.Settings(str(tmp_path / "missing_dir")).save()
+
+
+def test_every_text_is_drawn_by_the_display_font(tmp_path: Path) -> None:
+    from table import font
+
+    def drawable(s: str) -> bool:
+        return all(" " <= ch <= "~" or ch in font.CHARS for ch in s)
+
+    texts = list(R.SHORT_DE + R.SHORT_EN + S.SEAT_NAMES)
+    for lang in ("de", "en"):
+        for code in (R.UID_ENROLLED, R.UID_OTHER_DECK, R.CARD_ENROLLED):
+            texts += [R.short_text(code, lang, p) for p in (64 + c for c in range(36))]
+        e = E.Enrolment(R.Registry(None), 1, "d36")
+        for c in range(36):
+            texts.append(e.prompt(lang))
+            assert e.offer(uid7(1, c)) == E.ACCEPTED
+            texts.append(e.text(E.ACCEPTED, lang))
+        texts.append(e.prompt(lang))
+    for t in texts:
+        assert drawable(t) and font.width(t) <= 8 * R.DISPLAY_COLUMNS, t
 
 
 def test_seat_name_presets() -> None:

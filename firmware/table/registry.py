@@ -197,12 +197,17 @@ class DeckFileError(Exception):
 
 
 def parse_lines(lines):
-    """Check a deck file's lines; returns (deck_id, kind, [(card, uid bytes)]).
+    """Check a deck file's lines (str or bytes each, newlines optional; or the
+    whole text in one str/bytes); returns (deck_id, kind, [(card, uid bytes)]).
 
     Raises DeckFileError with a one-line reason.  Checks the header, the CRC,
     the count, every card code (known, in the kind, once) and UID (hex of 4,
     7 or 10 bytes, once).  Conflicts with other decks are the registry's job.
     """
+    if isinstance(lines, str):
+        lines = lines.split("\n")
+    elif isinstance(lines, bytes):
+        lines = lines.split(b"\n")
     clean = []
     for line in lines:
         if isinstance(line, (bytes, bytearray)):
