@@ -6,7 +6,8 @@ placeholder box and framebuf's ASCII font), lower-case umlauts are framebuf's
 letters plus dots above the x-height, capital umlauts keep the baseline,
 lengths count characters, ``line`` clears its row, inverted rows, text cut at
 the right edge, unknown characters as boxes, and ``text_rows()`` reads it all
-back. The picture in the firmware README (docs/images/font-sample.png) is
+back; tests/mp/mptest_font.py (the same pixels inside MicroPython) passes here
+too. The picture in the firmware README (docs/images/font-sample.png) is
 checked to be the current rendering; ``python tests/test_font.py`` rewrites it.
 """
 
@@ -291,6 +292,21 @@ def test_works_on_a_bare_framebuffer() -> None:
         font.text(d, "ä\u2666", 3, 50)
     oled.show()
     assert buf == oled.buffer == model.ram
+
+
+def test_the_micropython_checks_pass_under_cpython() -> None:
+    # tests/mp/mptest_font.py pins the pixels by hashes taken here: the VMs must match
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "mptest_font", ROOT / "tests" / "mp" / "mptest_font.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    names = sorted(n for n in dir(mod) if n.startswith("test_"))
+    assert len(names) == 4
+    for n in names:
+        getattr(mod, n)()
 
 
 def sample_screen() -> SSD1306Model:
