@@ -18,13 +18,15 @@ display has it; an optional ``width`` attribute is the right edge, else 128):
 
 Allocation (MicroPython): drawing allocates nothing once each character of the
 string has been seen before. Iterating a str makes a 1-character str per step,
-which the VM interns as a qstr the first time it meets that character (a few
-bytes, once per distinct character, never again). A string with only ASCII goes
-to ``display.text`` in one call; a mixed string draws its ASCII characters one
-by one (no slices). The functions are split so that every call frame stays
-within MicroPython's 11-word limit for frames on the C stack (a larger frame
-would be allocated on the heap at each call). The pen state lives in one
-module-level list, so drawing is not re-entrant (one thread draws).
+which the VM interns as a qstr the first time it meets that character; that
+takes heap only when the qstr pool needs a new chunk (measured on the unix port:
+0 to 1808 bytes on a first call with new characters, 0 on every later call).
+A string with only ASCII goes to ``display.text`` in one call; a mixed string
+draws its ASCII characters one by one (no slices). The functions are split
+so that every call frame stays within MicroPython's 11-word limit for frames
+on the C stack (a larger frame would be allocated on the heap at each call).
+The pen state lives in one module-level list, so drawing is not re-entrant
+(one thread draws).
 """
 
 try:
