@@ -357,6 +357,16 @@ def test_debounce_place_remove_swap() -> None:
     assert polls(t, 0, 2)[-1] == (M.PRESENT, UID4)
 
 
+def test_raw_uid_view_is_the_last_single_read() -> None:
+    t = make_table(2)
+    t.chips[1].place(Tag(UID10))
+    t.rs.poll(1)
+    assert t.rs.raw[1] == M.PRESENT and bytes(t.rs.raw_uid_view(1)) == UID10
+    assert t.rs.status[1] == M.ABSENT and t.rs.uid(1) == b""  # not debounced yet
+    t.rs.poll(0)
+    assert t.rs.raw[0] == M.ABSENT and bytes(t.rs.raw_uid_view(0)) == b""
+
+
 def test_custom_debounce_settings() -> None:
     t = make_table(confirm=1, release=1)
     t.chips[0].place(Tag(UID4))

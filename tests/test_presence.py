@@ -114,6 +114,28 @@ def test_repeated_report_is_not_a_second_placement(gap: str) -> None:
     assert names[1:] == want + (["collision_over"] if gap == "collision+fault" else [])
 
 
+def test_glimpses_keep_a_card_that_keeps_dropping_out() -> None:
+    """The driver reported the card gone (three misses), then its single reads
+    catch it every other poll, never twice in a row, so it is never confirmed
+    again: the card is still there and is not lifted."""
+    f = Feed(settle_ms=100, gone_ms=200)
+    f.run(0, 200, 20, [(PRESENT, A)])
+    for t in range(200, 1500, 60):
+        f.see(t, 0, ABSENT)
+        if t % 120 == 80:
+            f.arb.glimpse(0, A)
+    assert [e[1] for e in f.events()] == ["placed"]
+    f.arb.glimpse(0, B)  # another card's read proves nothing
+    f.arb.glimpse(1, A)  # nor a read on another reader
+    f.run(1500, 1800, 60, [(ABSENT,)])
+    assert [e[1] for e in f.events()] == ["placed", "lifted"]
+    # the last read was at 1400: the gone time began with the next report (1460)
+    assert f.events("lifted")[0][0] == 1680
+    f.arb.glimpse(0, A)  # a read never places a card
+    f.run(1800, 2000, 20, [(ABSENT,)])
+    assert f.events("placed") == [(100, "placed", 0, A)]
+
+
 def test_a_second_card_then_the_first_one_removed() -> None:
     f = Feed()
     f.run(0, 200, 20, [(PRESENT, A)])

@@ -744,6 +744,8 @@ class ReaderSet:
         self._uidv = [mv[UID_MAX * i:] for i in range(n)]
         mv = memoryview(self._cand)
         self._candv = [mv[UID_MAX * i:] for i in range(n)]
+        # views of each reader's last read UID (MFRC522.uid), lengths 0, 4, 7, 10
+        self._raw_views = [[memoryview(rd.uid)[:k] for k in (0, 4, 7, 10)] for rd in readers]
 
     def init(self):
         """Hard-reset all readers once (shared pin), then init each; count of usable ones.
@@ -775,6 +777,11 @@ class ReaderSet:
     def uid(self, i):
         """The reported UID of reader i as bytes (allocates; for the app, not the poll path)."""
         return bytes(self.uid_view(i))
+
+    def raw_uid_view(self, i):
+        """The UID the last scan of reader i read (when ``raw[i]`` is PRESENT): one
+        read, not debounced, as a memoryview (no allocation)."""
+        return self._raw_views[i][self.readers[i].uid_len // 3]
 
     def down(self, i):
         """True while reader i is waiting to be re-initialised (it reports ERROR)."""

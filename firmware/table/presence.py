@@ -22,7 +22,8 @@ Events (``pop()`` returns the code; the reader and the UID of the event are in
                           on no other reader, for ``settle_ms``
 ``EV_LIFTED``             the card placed on ``reader`` has gone: the reader
                           has not seen it for ``gone_ms`` (it reported empty
-                          or another card), or it has settled on another
+                          or another card, and no single read of it came
+                          in between), or it has settled on another
                           reader (then this comes right before that
                           ``EV_PLACED``)
 ``EV_COLLISION``          ``reader`` reports two cards at once (no UID)
@@ -166,8 +167,21 @@ class Presence:
 
     # ---------------------------------------------------------------- input
     def feed(self, readers, i, now):
-        """Observe what a ``ReaderSet`` reports for reader i after polling it."""
+        """Observe what a ``ReaderSet`` reports for reader i after polling it: the
+        raw read of that poll (``raw[i]``, ``raw_uid_view(i)``), then the debounced
+        report (``status[i]``, ``uid_view(i)``)."""
+        if readers.raw[i] == PRESENT:
+            self.glimpse(i, readers.raw_uid_view(i))
         self.observe(i, readers.status[i], readers.uid_view(i), now)
+
+    def glimpse(self, i, uid):
+        """Reader i's last single read (not debounced) was this UID. It never places
+        a card, but it proves that the card placed there is still there: its gone
+        time starts again (a card that drops out now and then is not lifted while
+        the reader still catches it between the drop-outs)."""
+        n = self._held_len[i]
+        if n and n == len(uid) and _eq(self._heldv[i], uid, n):
+            self._gone[i] = 0
 
     def observe(self, i, status, uid, now):
         """Reader i reports ``status`` (ABSENT, PRESENT, COLLISION, ERROR) and, when

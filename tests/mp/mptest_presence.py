@@ -125,6 +125,33 @@ def test_mem_total_flat():
     assert arb.where(A) == 1
 
 
+def test_mem_total_flat_when_fed_by_the_reader_set():
+    if micropython is None or not hasattr(micropython, "mem_total"):
+        return
+    bus, chips, rs = F.setup_readers(2)
+    arb = P.Presence(2)
+    chips[0].put(A)
+    k = 0
+    while k < 4:
+        rs.poll(0)
+        arb.feed(rs, 0, 100 * k)
+        rs.poll(1)
+        arb.feed(rs, 1, 100 * k + 50)
+        k += 1
+    before = micropython.mem_total()
+    while k < 12:  # placed, then seen and glimpsed (raw reads) every poll
+        rs.poll(0)
+        arb.feed(rs, 0, 100 * k)
+        rs.poll(1)
+        arb.feed(rs, 1, 100 * k + 50)
+        while arb.pending():
+            arb.pop()
+        k += 1
+    used = micropython.mem_total() - before
+    assert used == 0, "feed allocated %d bytes" % used
+    assert arb.where(A) == 0
+
+
 def test_ticks_wrap_on_32_bit():
     top = 0x3FFFFFFF
     assert P.ticks_diff(10, top - 9) == 20
