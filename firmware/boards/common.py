@@ -1,0 +1,52 @@
+"""What every board file builds: the table's hardware from a pin map.
+
+A board file (pico.py, esp32.py) holds its pin map as data (``PINS``, checked
+against hardware/) and its settings, and calls ``build`` with the ``machine``
+classes; ``build`` is the only code that constructs buses and pins.
+"""
+import time
+
+
+class Board:
+    """The hardware the application uses (firmware/table/app.py)."""
+
+    def __init__(self, readers, display, buttons, leds, buzzer, ticks_ms, root):
+        self.readers = readers      # ReaderSet: seat readers first, the centre last
+        self.display = display
+        self.buttons = buttons
+        self.leds = leds
+        self.buzzer = buzzer
+        self.ticks_ms = ticks_ms
+        self.root = root
+
+
+def build(machine, neopixel, pins, settings, spi_id, i2c_id, root="/"):
+    """Construct the drivers on the board's buses (``pins``: the board's PINS)."""
+    from drivers import mfrc522 as M
+    from drivers import ssd1306
+    from drivers.buttons import ButtonPad
+    from drivers.buzzer import Buzzer
+    from drivers.leds import SeatLeds
+
+    Pin = machine.Pin
+    spi = machine.SPI(spi_id, baudrate=settings["spi_baud"], polarity=0, phase=0,
+                      sck=Pin(pins["spi_sck"]), mosi=Pin(pins["spi_mosi"]),
+                      miso=Pin(pins["spi_miso"]))
+    readers = []
+    for name in pins["reader_cs"]:
+        cs = Pin(name, Pin.OUT, value=1)
+        readers.append(M.MFRC522(spi, cs))
+    rst = Pin(pins["reader_rst"], Pin.OUT, value=1)
+    rs = M.ReaderSet(readers, rst=rst, keep_field=settings["fields_on"],
+                     ticks_ms=time.ticks_ms)
+    rs.init()
+    i2c = machine.I2C(i2c_id, scl=Pin(pins["i2c_scl"]), sda=Pin(pins["i2c_sda"]),
+                      freq=400000)
+    display = ssd1306.SSD1306(i2c)
+    pull = Pin.PULL_UP if pins.get("buttons_pull_up", True) else None
+    keys = [Pin(p, Pin.IN, pull) for p in pins["buttons"]]
+    buttons = ButtonPad(keys[0], keys[1], keys[2], time.ticks_ms)
+    seats = len(pins["reader_cs"]) - 1
+    leds = SeatLeds(neopixel.NeoPixel(Pin(pins["ws2812"]), seats), seats)
+    buzzer = Buzzer(machine.PWM(Pin(pins["buzzer"])), time.ticks_ms)
+    return Board(rs, display, buttons, leds, buzzer, time.ticks_ms, root)

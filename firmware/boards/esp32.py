@@ -1,0 +1,29 @@
+"""ESP32 DevKitC: the table's pin map and settings.
+
+Avoids the strapping pins (0, 2, 5, 12, 15) and the flash pins (6-11); the
+buttons sit on input-only pins 34, 35, 39, which have no internal pull-ups:
+fit 10 kOhm pull-ups to 3V3 (hardware/).
+"""
+PINS = {
+    "spi_sck": 18, "spi_mosi": 23, "spi_miso": 19,
+    "reader_cs": (13, 14, 25, 26, 27, 32),   # seats 1..5, then the centre
+    "reader_rst": 33,
+    "i2c_sda": 21, "i2c_scl": 22,
+    "buttons": (34, 35, 39),                 # prev, next, OK (external pull-ups)
+    "buttons_pull_up": False,
+    "ws2812": 16,
+    "buzzer": 17,
+}
+
+SETTINGS = {
+    "spi_baud": 4000000,
+    "fields_on": False,
+}
+
+
+def make(root="/"):
+    import machine
+    import neopixel
+
+    from .common import build
+    return build(machine, neopixel, PINS, SETTINGS, 2, 0, root)

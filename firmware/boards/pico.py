@@ -1,0 +1,30 @@
+"""Raspberry Pi Pico (RP2040): the table's pin map and settings.
+
+Pins are GPIO numbers (GPn).  One SPI bus (SPI0) for up to six MFRC522 readers
+with a chip-select each (five seats, the centre last) and a shared reset; the
+SSD1306 on I2C0; three buttons to ground (internal pull-ups); one WS2812 data
+line; a piezo on a PWM pin.  hardware/ holds the wiring and checks these.
+"""
+PINS = {
+    "spi_sck": 18, "spi_mosi": 19, "spi_miso": 16,
+    "reader_cs": (17, 20, 21, 22, 26, 27),   # seats 1..5, then the centre
+    "reader_rst": 9,
+    "i2c_sda": 4, "i2c_scl": 5,
+    "buttons": (10, 11, 12),                 # prev, next, OK
+    "buttons_pull_up": True,
+    "ws2812": 13,
+    "buzzer": 14,
+}
+
+SETTINGS = {
+    "spi_baud": 4000000,   # MFRC522 allows 10 MHz; 4 MHz is safe over table wiring
+    "fields_on": False,    # keep reader fields on? costs supply current (hardware/)
+}
+
+
+def make(root="/"):
+    import machine
+    import neopixel
+
+    from .common import build
+    return build(machine, neopixel, PINS, SETTINGS, 0, 0, root)

@@ -1,0 +1,35 @@
+"""The device's entry point: build this board's hardware and run the table.
+
+Only this file and firmware/boards/ know which board it is.  Holding OK at
+power-up is reserved for the bring-up self-test (hardware/).
+"""
+import asyncio
+import sys
+
+
+def board_module():
+    if sys.platform == "rp2":
+        from boards import pico
+        return pico
+    if sys.platform == "esp32":
+        from boards import esp32
+        return esp32
+    raise RuntimeError("no board file for platform " + sys.platform)
+
+
+def main(root="/"):
+    from table.app import App
+    from table.registry import Registry
+    from table.settings import Settings
+
+    board = board_module().make(root)
+    registry = Registry(root)
+    registry.load()
+    settings = Settings(root)
+    settings.load()
+    app = App(board, settings.as_dict(), registry, settings.deck, remember=settings)
+    asyncio.run(app.run())
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,208 @@
+"""The device application: one job per task, joined by preallocated queues.
+
+Jobs (each a method that does one short step and returns; ``run`` makes an
+``asyncio`` task of each, the simulator steps the very same methods on its
+virtual clock):
+
+========  =====================================================================
+readers   poll one reader (the seat on turn every other step, the rest in
+          turn), feed the presence arbiter; its ring is the queue to the game
+buttons   poll the button pad into a small ring
+game      drain both queues into the setup, the enrolment or the game
+display   draw the screen when something changed; only changed pages are sent
+signals   LEDs and the buzzer
+========  =====================================================================
+
+Hardware comes from a board object (firmware/boards/): ``readers`` (a
+ReaderSet, the seat readers first and the centre reader last), ``display``,
+``buttons`` (ButtonPad), ``leds`` (SeatLeds), ``buzzer``, ``ticks_ms`` and
+``root`` (the folder on flash for decks, settings and journals).
+"""
+from drivers.buttons import KEY_NEXT, KEY_OK, KEY_PREV, LONG
+from drivers.buzzer import SOUNDS
+
+from . import presence as P
+from .game import Game
+from .journal import MemoryJournal
+from .ring import Ring
+from .screens import Screens
+from .setup import Setup
+
+SETUP = 0
+ENROL = 1
+PLAYING = 2
+
+# job name, step method, period in ms
+JOBS = (("readers", "poll_readers", 4), ("buttons", "poll_buttons", 10),
+        ("game", "run_game", 10), ("display", "refresh", 25), ("signals", "run_signals", 10))
+
+
+class Signals:
+    """What the game lights and sounds, on the board's LEDs and buzzer."""
+
+    def __init__(self, leds, buzzer):
+        self.leds = leds
+        self.buzzer = buzzer
+
+    def led(self, seat, state):
+        if seat < self.leds.nseats:
+            self.leds.set(seat, state)
+
+    def tone(self, name):
+        self.buzzer.play(SOUNDS[name])
+
+
+class App:
+    """The table: setup, enrolment and play on one board."""
+
+    def __init__(self, board, values, registry, deck_id=1, journal_factory=MemoryJournal,
+                 start=False, remember=None):
+        self.board = board
+        self.readers = board.readers
+        self.centre = board.readers.n - 1
+        self.presence = P.Presence(board.readers.n)
+        self.registry = registry
+        self.deck_id = deck_id
+        self.values = values                 # the setup answers (remembered settings)
+        self.remember = remember             # table/settings.Settings, or None
+        self.journal_factory = journal_factory
+        self.screens = Screens(board.display)
+        self.signals = Signals(board.leds, board.buzzer)
+        self.keys = Ring(8)
+        self.next_reader = 0
+        self.hot = 0
+        self.game = None
+        self.journal = None
+        self.setup = Setup(values)
+        self.mode = SETUP
+        self.polls = 0
+        if start:
+            self.start_game()
+
+    # ----- modes ---------------------------------------------------------------------
+
+    def start_game(self):
+        header = self.setup.header()
+        self.journal = self.journal_factory(header)
+        self.game = Game(header, self.journal, self.signals, self.readers.n, self.centre,
+                         self.deck_id, self.values["language"], present=self.card_present)
+        self.mode = PLAYING
+
+    def _remember(self):
+        """Keep the answers on flash for the next power-up."""
+        if self.remember is None:
+            return
+        for key in ("variant", "options", "players", "seat_names", "first_dealer", "mode",
+                    "language"):
+            self.remember.set(key, self.values[key])
+        self.remember.save()
+
+    def card_present(self, reader):
+        return self.presence.placed_len(reader) > 0
+
+    # ----- jobs ------------------------------------------------------------------------
+
+    def poll_readers(self):
+        """Poll one reader and feed the arbiter (its ring queues the events)."""
+        rs = self.readers
+        self.polls += 1
+        if self.polls & 1:
+            i = self.hot
+        else:
+            i = self.next_reader
+            self.next_reader = (i + 1) % rs.n
+        rs.poll(i)
+        self.presence.feed(rs, i, self.board.ticks_ms())
+
+    def poll_buttons(self):
+        ev = self.board.buttons.poll()
+        if ev:
+            self.keys.put(ev)
+
+    def run_game(self):
+        """Drain the queues into the current mode."""
+        while True:
+            ev = self.keys.get()
+            if ev < 0:
+                break
+            self._key(ev)
+        arb = self.presence
+        while arb.pending():
+            ev = arb.pop()
+            self._card_event(ev, arb.reader)
+        self.hot = self._hot_reader()
+
+    def refresh(self):
+        if self.mode == SETUP:
+            if self.setup.dirty:
+                self._draw_rows(self.setup.rows())
+                self.setup.dirty = False
+        elif self.game is not None and self.game.dirty:
+            self.screens.draw(self.game)
+
+    def run_signals(self):
+        self.board.leds.show()
+        self.board.buzzer.update()
+
+    # ----- routing ------------------------------------------------------------------------
+
+    def _key(self, ev):
+        if self.mode == SETUP:
+            key = (ev - 1) >> 1
+            long_press = ev - 2 * key == LONG
+            self.setup.button({KEY_PREV: 0, KEY_NEXT: 1, KEY_OK: 2}[key], long_press)
+            if self.setup.done:
+                self._remember()
+                self.start_game()
+        elif self.game is not None:
+            self.game.button(ev)
+
+    def _card_event(self, ev, reader):
+        game = self.game
+        if game is None:
+            return
+        if ev == P.EV_PLACED:
+            game.placed(reader, self.registry.lookup(self.presence.uid_view()))
+        elif ev == P.EV_LIFTED:
+            game.lifted(reader)
+        elif ev == P.EV_COLLISION:
+            game.jam(reader, True)
+        elif ev == P.EV_COLLISION_OVER or ev == P.EV_BACK:
+            game.jam(reader, False)
+        elif ev == P.EV_FAULT:
+            game.jam(reader, True, fault=True)
+
+    def _hot_reader(self):
+        """The reader polled most often: the seat on turn, else the centre."""
+        game = self.game
+        if game is None:
+            return self.centre
+        turn = game.view.turn()
+        if game.view.expects() == "card" and 0 <= turn < self.centre:
+            return turn
+        return self.centre
+
+    def _draw_rows(self, rows):
+        from . import font
+        for row, (s, inv) in enumerate(rows):
+            font.line(self.board.display, row, s, inv)
+        self.board.display.show()
+
+    # ----- asyncio ---------------------------------------------------------------------------
+
+    async def run(self):
+        """Run every job as its own task (the device's main loop)."""
+        import asyncio
+        tasks = [asyncio.create_task(self._loop(getattr(self, method), period))
+                 for _name, method, period in JOBS]
+        await asyncio.gather(*tasks)
+
+    async def _loop(self, step, period):
+        import asyncio
+        sleep_ms = getattr(asyncio, "sleep_ms", None)
+        while True:
+            step()
+            if sleep_ms is not None:
+                await sleep_ms(period)
+            else:
+                await asyncio.sleep(period / 1000)

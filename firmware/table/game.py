@@ -1,0 +1,461 @@
+"""The table during a session: cards on readers and button presses become events.
+
+``Game`` turns what the readers and buttons report into RECORD.md events for the
+engine's one door (``Session.apply`` / ``Session.play``), writes every accepted
+event to the journal before it acts on it, and keeps what the screens, LEDs and
+buzzer show.  It reads the game only through ``session.view``.
+
+Readers: seat ``s`` plays on reader ``s``; reader ``centre`` takes the deal
+(strict mode: the dealer deals over it in the variant's packet order), the
+discards and enrolment.  The presence arbiter (table/presence.py) has already
+settled every report: a repeat is not a new placement, and a card seen on two
+readers belongs to neither until it settles on one.
+
+Handling of the irregular (each one a test scenario):
+
+* an illegal card (strict), out of turn, a card already played, a card of
+  another deck, an unknown tag: refused with a short message, red LED at that
+  seat and the reject tone; the card must be lifted, nothing else changes;
+* a card lifted before the trick is complete: the play stands (it is in the
+  journal); the display asks to put it back, and putting the same card back on
+  the same reader is not a second play;
+* a second card on a reader (the reader reports a collision): "one card only",
+  nothing is played until the reader sees one card again;
+* a reader that stops answering: the display names the seat, the game goes on
+  (the reader recovers by itself, drivers/mfrc522.py);
+* when every active seat has played: the winner's LED and tone, the trick's
+  points; the next trick starts when the seat readers are clear.
+"""
+from drivers.buttons import KEY_NEXT, KEY_OK, KEY_PREV, LONG
+from drivers.leds import IDLE, PLAYED, REFUSED, TURN, WINNER
+from tapp import errors as E
+from tapp.cards import CARD_CODES, CODE_INDEX, DECKS, mask_cards
+from tapp.dealing import TALON, receivers
+from tapp.session import Session
+
+from .names import CARD_TEXT, call_label
+from .texts import text
+
+# What the table is doing (``Game.step``)
+DEALING = 0      # strict mode: learning the hands
+GAME = 1         # auction .. play, driven by view.expects()
+RESULT = 2       # a deal has been settled: its result on screen
+OVER = 3         # the session has ended (pot/bank rules)
+
+NO_CARD = -1
+
+
+class Game:
+    """One session at the table.  ``header`` is the RECORD.md header; ``journal``
+    has ``append(event_dict)`` (written and flushed before it returns)."""
+
+    def __init__(self, header, journal, signals, readers, centre, deck_id=1, lang="de",
+                 present=None):
+        self.session = Session(header)
+        self.view = self.session.view
+        self.rules = self.session.rules
+        self.journal = journal
+        self.signals = signals           # leds/tones: .led(seat, state), .tone(name)
+        self.readers = readers
+        self.centre = centre
+        self.deck_id = deck_id
+        self.lang = lang
+        self.present = present           # present(reader) -> a card lies there (resync)
+        self.on_reader = [NO_CARD] * readers   # accepted card lying on each reader
+        self.refused = bytearray(readers)      # a refused card waits to be lifted
+        self.jammed = bytearray(readers)       # two cards / reader fault
+        self.clearing = False
+        self.step = DEALING
+        self.menu = []                   # [(label, event or None)]
+        self.menu_pos = 0
+        self.message = ""
+        self.message_seat = -1
+        self.confirm_undo = False
+        self.scores = False
+        self.dirty = True
+        self.deal_seen = [0, 0, 0, 0]    # strict dealing: cards already seen
+        self.dealt = []
+        self.deal_k = 0
+        self.deal_to = []
+        self.discards = []
+        self.rufer_card = NO_CARD
+        self.last_play_reader = -1
+        self.trick_shown = False
+        self._start_deal()
+
+    # ----- the door --------------------------------------------------------------
+
+    def _apply(self, ev):
+        """Apply an event; journal it when accepted; the outcome."""
+        out = self.session.apply(ev)
+        if out.get("ok"):
+            self.journal.append(ev)
+        return out
+
+    def _t(self, key):
+        return text(key, self.lang)
+
+    def _say(self, msg, seat=-1):
+        self.message = msg
+        self.message_seat = seat
+        self.dirty = True
+
+    # ----- deals -------------------------------------------------------------------
+
+    def _start_deal(self):
+        view = self.view
+        self.on_reader = [NO_CARD] * self.readers
+        self.clearing = False
+        self.discards = []
+        self.rufer_card = NO_CARD
+        if view.session_over():
+            self.step = OVER
+            self._menu_for_state()
+            return
+        if not self.rules.strict:
+            self._apply({"ev": "deal", "dealer": view.dealer(), "hands": None, "talon": None})
+            self.step = GAME
+        else:
+            self.step = DEALING
+            self.deal_seen = [0, 0, 0, 0]
+            self.dealt = [[] for _ in range(self.rules.players)]
+            self.deal_k = 0
+            self.deal_to = receivers(self.rules, view.dealer())
+        self._after_change()
+
+    def _deal_card(self, reader, card):
+        """Strict mode: a card passes over the centre reader (packet order) or is
+        swept over its owner's seat reader."""
+        s = card // 9
+        bit = 1 << (card % 9)
+        if self.deal_seen[s] & bit:
+            return self._refuse(reader, E.short_text(E.CARD_USED, self.lang))
+        if not DECKS[self.rules.deck][s] & bit:
+            return self._refuse(reader, E.short_text(E.NOT_IN_DECK, self.lang))
+        if reader == self.centre:
+            while self.deal_k < len(self.deal_to) and self.deal_to[self.deal_k] != TALON \
+                    and len(self.dealt[self.deal_to[self.deal_k]]) >= self.rules.hand_size:
+                self.deal_k += 1      # a hand already swept complete
+            if self.deal_k >= len(self.deal_to):
+                return self._refuse(reader, self._t("not_now"))
+            seat = self.deal_to[self.deal_k]
+            self.deal_k += 1
+            if seat == TALON:
+                self.deal_seen[s] |= bit
+                self._say("")
+                return self._deal_progress()
+        else:
+            seat = reader
+            if seat not in self.view.active_seats() or \
+                    len(self.dealt[seat]) >= self.rules.hand_size:
+                return self._refuse(reader, self._t("not_now"))
+        self.deal_seen[s] |= bit
+        self.dealt[seat].append(CARD_CODES[card])
+        self.signals.tone("accept")
+        return self._deal_progress()
+
+    def _deal_progress(self):
+        self.dirty = True
+        for seat in self.view.active_seats():
+            if len(self.dealt[seat]) < self.rules.hand_size:
+                return
+        hands = [h if h else None for h in self.dealt]
+        for seat in range(self.rules.players):
+            if seat not in self.view.active_seats():
+                hands[seat] = []
+        out = self._apply({"ev": "deal", "dealer": self.view.dealer(), "hands": hands,
+                           "talon": None})
+        if not out.get("ok"):
+            self._say(E.short_text(E.BAD_EVENT, self.lang))
+            return
+        self.step = GAME
+        self.signals.tone("deal_done")
+        self._after_change()
+
+    def dealing_missing(self):
+        """Strict dealing: (cards seen, cards expected, seats still short)."""
+        seen = 0
+        short = []
+        for seat in self.view.active_seats():
+            seen += len(self.dealt[seat])
+            if len(self.dealt[seat]) < self.rules.hand_size:
+                short.append(seat)
+        return seen, self.rules.hand_size * len(self.view.active_seats()), short
+
+    def next_receiver(self):
+        """Strict dealing over the centre: seat of the next card (TALON, or -2)."""
+        k = self.deal_k
+        while k < len(self.deal_to):
+            seat = self.deal_to[k]
+            if seat == TALON or len(self.dealt[seat]) < self.rules.hand_size:
+                return seat
+            k += 1
+        return -2
+
+    # ----- inputs: cards -------------------------------------------------------------
+
+    def placed(self, reader, packed):
+        """A card settled on ``reader``; ``packed`` = deck id * 64 + card, or -1."""
+        self.dirty = True
+        if self.jammed[reader]:
+            return
+        if packed < 0:
+            return self._refuse(reader, self._t("unknown"))
+        if packed >> 6 != self.deck_id:
+            return self._refuse(reader, self._t("other_deck"))
+        card = packed & 63
+        if self.step == DEALING:
+            return self._deal_card(reader, card)
+        if self.step != GAME:
+            return self._refuse(reader, self._t("not_now"))
+        expects = self.view.expects()
+        if reader == self.centre:
+            if expects == "discard" and self.rules.strict:
+                return self._discard(card)
+            return self._refuse(reader, self._t("not_now"))
+        if self.on_reader[reader] == card:
+            self._say("")                 # the same card put back: not a second play
+            self._show_turn()
+            return
+        if self.clearing:
+            return self._refuse(reader, self._t("clear"))
+        if expects != "card":
+            return self._refuse(reader, self._t("not_now"))
+        self._play(reader, card)
+
+    def _play(self, reader, card):
+        seat = reader
+        err = self.session.play(seat, card)
+        if err:
+            return self._refuse(reader, E.short_text(err, self.lang))
+        self.journal.append({"ev": "play", "seat": seat, "card": CARD_CODES[card]})
+        self.on_reader[reader] = card
+        self.last_play_reader = reader
+        self.menu = []
+        self._say("")
+        if self.view.trick_size() == 0:          # the trick is complete
+            self.clearing = True
+            self.trick_shown = True
+            winner = self.view.last_winner()
+            for s in self.view.active_seats():
+                self.signals.led(s, WINNER if s == winner else IDLE)
+            self.signals.tone("trick_won")
+            if not self.view.in_deal():
+                self._deal_over()
+        else:
+            self.signals.led(seat, PLAYED)
+            self.signals.tone("accept")
+            self._show_turn()
+
+    def _discard(self, card):
+        code = CARD_CODES[card]
+        if code in self.discards:
+            return
+        self.discards.append(code)
+        self.signals.tone("accept")
+        if len(self.discards) < self.rules.talon_size:
+            return
+        out = self._apply({"ev": "exchange", "seat": self.view.declarer(),
+                           "discard": self.discards})
+        self.discards = []
+        if not out.get("ok"):
+            return self._refuse(self.centre, E.short_text(E.NAMES.index(out["error"]),
+                                                          self.lang))
+        self._after_change()
+
+    def lifted(self, reader):
+        """The card on ``reader`` has gone."""
+        self.dirty = True
+        if self.refused[reader]:
+            self.refused[reader] = 0
+            if self.message_seat == reader or reader == self.centre:
+                self._say("")
+            self._show_turn()
+            return
+        if self.on_reader[reader] == NO_CARD:
+            return
+        if self.clearing or self.step != GAME:
+            self.on_reader[reader] = NO_CARD
+            if self.clearing and not self._cards_on_seats():
+                self.clearing = False
+                self.trick_shown = False
+                self._show_turn()
+            return
+        self._say(self._t("put_back"), reader)   # lifted before the trick is complete
+
+    def _cards_on_seats(self):
+        for r in range(self.readers):
+            if r != self.centre and self.on_reader[r] != NO_CARD:
+                return True
+        return False
+
+    def jam(self, reader, on, fault=False):
+        """Two cards on a reader (collision) or a reader fault, and its end."""
+        self.jammed[reader] = 1 if on else 0
+        if on:
+            self._say(self._t("reader_down") % self._seat_label(reader) if fault
+                      else self._t("one_card"), reader)
+            if reader != self.centre:
+                self.signals.led(reader, REFUSED)
+        else:
+            self._say("")
+            self._show_turn()
+
+    def _refuse(self, reader, msg):
+        self.refused[reader] = 1
+        self._say(msg, reader)
+        if reader != self.centre and reader < self.rules.players:
+            self.signals.led(reader, REFUSED)
+        self.signals.tone("reject")
+
+    def _seat_label(self, reader):
+        if reader == self.centre:
+            return self._t("centre")
+        return str(reader + 1)
+
+    # ----- inputs: buttons -------------------------------------------------------------
+
+    def button(self, ev):
+        """A ButtonPad event (key * 2 + SHORT/LONG)."""
+        key = (ev - 1) >> 1
+        kind = ev - 2 * key
+        self.dirty = True
+        if kind == LONG:
+            if key == KEY_OK:
+                self.confirm_undo = not self.confirm_undo
+                self.scores = False
+            elif key == KEY_PREV:
+                self.scores = not self.scores
+                self.confirm_undo = False
+            return
+        if self.confirm_undo:
+            self.confirm_undo = False
+            if key == KEY_OK:
+                self._undo()
+            return
+        if self.scores:
+            self.scores = False
+            return
+        if self.step == RESULT and key == KEY_OK:
+            self._start_deal()
+            return
+        if not self.menu:
+            return
+        if key == KEY_PREV:
+            self.menu_pos = (self.menu_pos - 1) % len(self.menu)
+        elif key == KEY_NEXT:
+            self.menu_pos = (self.menu_pos + 1) % len(self.menu)
+        elif key == KEY_OK:
+            self._choose(self.menu[self.menu_pos][1])
+
+    def _choose(self, ev):
+        if ev is None:                      # "play on": close the announcement menu
+            self.menu = []
+            self.dirty = True
+            return
+        if "pick" in ev:                    # Rufer: first the called card, then the give
+            self.rufer_card = CODE_INDEX[ev["pick"]]
+            self._after_change()
+            return
+        out = self._apply(ev)
+        if not out.get("ok"):
+            self._say(E.short_text(E.NAMES.index(out["error"]), self.lang))
+            self.signals.tone("reject")
+            return
+        self.rufer_card = NO_CARD
+        if "result" in out:
+            self._deal_over()
+            return
+        self._after_change()
+
+    def _undo(self):
+        out = self._apply({"ev": "undo"})
+        if not out.get("ok"):
+            self._say(self._t("nothing_undo"))
+            return
+        self._say(self._t("undone"))
+        if self.step == GAME and self.last_play_reader >= 0:
+            self._resync_readers()
+        self._after_change()
+
+    def _resync_readers(self):
+        """After an undo: the cards of the current trick stay; any other card lying
+        on a seat reader must be lifted (it is no longer played)."""
+        view = self.view
+        keep = [NO_CARD] * self.readers
+        for i in range(view.trick_size()):
+            keep[view.trick_seat(i)] = view.trick_card(i)
+        for r in range(self.readers):
+            if r == self.centre:
+                continue
+            if self.on_reader[r] != NO_CARD and keep[r] == NO_CARD:
+                self.refused[r] = 1
+            self.on_reader[r] = keep[r]
+        self.clearing = False
+        self.trick_shown = False
+
+    # ----- what the table offers now ------------------------------------------------------
+
+    def _deal_over(self):
+        self.step = OVER if self.view.session_over() else RESULT
+        self.menu = []
+        self.signals.tone("deal_done")
+        self.dirty = True
+
+    def _after_change(self):
+        self._menu_for_state()
+        self._show_turn()
+        self.dirty = True
+
+    def _menu_for_state(self):
+        view = self.view
+        lang = self.lang
+        self.menu = []
+        self.menu_pos = 0
+        if self.step != GAME:
+            return
+        expects = view.expects()
+        if expects in ("call", "declare"):
+            self.menu = [(call_label(ev, lang), ev) for ev in view.legal_calls()]
+        elif expects == "discard":
+            if not self.rules.strict:
+                self.menu = [(self._t("discard_open"), {
+                    "ev": "exchange", "seat": view.declarer(), "discard": None})]
+            raises = [ev for ev in view.legal_calls() if ev["call"] == "raise"]
+            self.menu += [(call_label(ev, lang), ev) for ev in raises]
+        elif expects == "rufer":
+            self.menu = self._rufer_menu()
+        elif expects == "card" and view.trick_number() == 1 and view.trick_size() == 0:
+            offers = view.legal_announcements()
+            if offers:
+                self.menu = [(self._t("play_on"), None)] + [
+                    (self.rules.seats[ev["seat"]][:6] + ": " + call_label(ev, lang), ev)
+                    for ev in offers]
+
+    def _rufer_menu(self):
+        """tapp_modern Rufer (D12): the declarer calls a card he lacks, then gives one."""
+        view = self.view
+        decl = view.declarer()
+        own = view.hand(decl) or []
+        talon = view.talon() or []
+        deck = [CARD_CODES[c] for c in mask_cards(DECKS[self.rules.deck])]
+        if self.rufer_card == NO_CARD:
+            return [(CARD_TEXT[CODE_INDEX[c]], {"pick": c}) for c in deck if c not in own]
+        called = CARD_CODES[self.rufer_card]
+        if called in talon:
+            return [(self._t("talon"), {"ev": "rufer", "seat": decl, "card": called,
+                                        "give": None})]
+        gives = own if own else [c for c in deck if c != called]
+        return [(CARD_TEXT[CODE_INDEX[c]], {"ev": "rufer", "seat": decl, "card": called,
+                                            "give": c}) for c in gives]
+
+    def _show_turn(self):
+        """LEDs: the seat to act in blue (the trick's winner stays lit while the
+        table is cleared); the others idle."""
+        if self.clearing:
+            return
+        turn = self.view.turn() if self.step == GAME else -1
+        for s in range(self.rules.players):
+            if self.refused[s] or self.jammed[s]:
+                continue
+            self.signals.led(s, TURN if s == turn else IDLE)

@@ -1,0 +1,45 @@
+"""Runs the application's jobs on the virtual clock, as asyncio would.
+
+On the device each job is an asyncio task: ``step(); await sleep_ms(period)``.
+Here the same steps run in the same order on the board's virtual clock: the
+job due first runs, the bus time it spends (SPI transfers, field settle sleeps)
+moves the clock, and it is due again ``period`` ms after it ended.  How long a
+step held the loop is recorded per job (the hog figure of ``tapptable bench``).
+"""
+
+
+class Scheduler:
+    def __init__(self, clock, jobs):
+        """``clock``: the board's clock (``now_us``, ``advance(us)``); ``jobs``:
+        (name, step function, period ms)."""
+        self.clock = clock
+        self.jobs = list(jobs)
+        self.due = [0.0] * len(self.jobs)
+        self.hog_us = {name: 0.0 for name, _f, _p in self.jobs}
+        self.steps = 0
+
+    def now_ms(self):
+        return self.clock.now_us / 1000.0
+
+    def run_until(self, t_ms):
+        """Run every step due up to virtual time ``t_ms``; the clock ends there."""
+        while True:
+            i = min(range(len(self.jobs)), key=self.due.__getitem__)
+            due = self.due[i]
+            if due > t_ms:
+                break
+            if self.now_ms() < due:
+                self.clock.advance((due - self.now_ms()) * 1000.0)
+            name, step, period = self.jobs[i]
+            t0 = self.clock.now_us
+            step()
+            spent = self.clock.now_us - t0
+            if spent > self.hog_us[name]:
+                self.hog_us[name] = spent
+            self.due[i] = self.now_ms() + period
+            self.steps += 1
+        if self.now_ms() < t_ms:
+            self.clock.advance((t_ms - self.now_ms()) * 1000.0)
+
+    def run_for(self, ms):
+        self.run_until(self.now_ms() + ms)
