@@ -151,6 +151,24 @@ def cmd_demo(args):
     return run_demo(args)
 
 
+def cmd_sim(args):
+    """The virtual table: the unchanged firmware on the chip models."""
+    problem = _players_problem(args.variant, args.players)
+    if problem:
+        return _fail("sim", problem)
+    if args.scenario:
+        from tools.tapptable.scenario import run_scenario_files
+        return run_scenario_files(args)
+    if args.web:
+        from tools.tapptable.sim_web import serve
+        return serve(args)
+    if sys.stdin.isatty() and sys.stdout.isatty() and not args.text:
+        from tools.tapptable.sim_tui import run_tui
+        return run_tui(args)
+    from tools.tapptable.sim_text import autoplay
+    return autoplay(args)
+
+
 def cmd_bench(args):
     from tools.tapptable.bench import run_bench
     return run_bench(args)
@@ -186,6 +204,25 @@ def build_parser():
     d.add_argument("--seed", type=_count(0), default=None)
     d.add_argument("--deals", type=_count(1), default=1)
     d.set_defaults(func=cmd_demo)
+
+    v = sub.add_parser("sim", help="sit down at the virtual table (terminal, browser, "
+                                   "or scenario files)")
+    v.add_argument("--variant", default="tapp_modern", choices=variant_ids())
+    v.add_argument("--players", type=int, default=3)
+    v.add_argument("--mode", choices=("strict", "open"), default="strict")
+    v.add_argument("--seed", type=int, default=1)
+    v.add_argument("--lang", choices=("de", "en"), default="de")
+    v.add_argument("--record", help="step through a record on the virtual table")
+    v.add_argument("--scenario", nargs="+", metavar="FILE",
+                   help="run scenario files; exit 1 with a diff when one fails")
+    v.add_argument("--runtime", choices=("cpython", "micropython"), default="cpython",
+                   help="with --scenario: where the firmware runs")
+    v.add_argument("--png", metavar="DIR", help="with --scenario: save screens as PNG")
+    v.add_argument("--web", action="store_true", help="serve the table in the browser")
+    v.add_argument("--port", type=int, default=8765, help="with --web: the local port")
+    v.add_argument("--text", action="store_true",
+                   help="no full-screen view: play a deal by itself and print the screens")
+    v.set_defaults(func=cmd_sim)
 
     b = sub.add_parser("bench", help="print engine speed and heap numbers")
     b.add_argument("--quick", action="store_true", help="fewer repetitions")
