@@ -11,6 +11,7 @@ OLED's pixels and text, the seat LEDs, the buzzer.
 strict mode), answer the menus with the buttons and put legal cards on their
 readers, as people would.
 """
+import json
 import random
 import tempfile
 
@@ -19,15 +20,20 @@ from host_sim.mfrc522_model import Tag
 from host_sim.scheduler import Scheduler
 from table import registry as R
 from table.app import JOBS, App
+from table.game import DEALING
+from table.game import GAME as PLAYING_STEP
 from table.settings import Settings
 from tapp.cards import CARD_CODES, CODE_INDEX, DECKS, mask_cards
 from tapp.dealing import TALON, receivers
+from tapp.session import Session
 
 DECK_ID = 1
 SETTLE_MS = 120          # long enough for the arbiter to settle a placement
+REACT_MS = 50            # the game and display jobs have run after an input
 PRESS_MS = 80            # a short button press
 LONG_MS = 900            # a long press (the pad's long_ms is 700)
 KEYS = {"prev": 0, "next": 1, "ok": 2}
+SEATS = ("Anna", "Bert", "Cora", "Dora", "Emil")
 LED_NAMES = ("off", "idle", "turn", "played", "refused", "winner", "dealer", "flag",
              "bidding")
 
@@ -52,20 +58,24 @@ class VirtualTable:
     """The table with ``players`` seat readers and a centre reader."""
 
     def __init__(self, variant="tapp_modern", players=3, mode="strict", options=None,
-                 seats=None, first_dealer=0, lang="de", root=None, setup=False):
+                 seats=None, first_dealer=0, lang="de", root=None, setup=False,
+                 enrolled=True, decks=1):
+        self.args = dict(variant=variant, players=players, mode=mode, options=options,
+                         seats=seats, first_dealer=first_dealer, lang=lang, setup=setup)
         self.root = root or tempfile.mkdtemp(prefix="tapptable-")
         self.board = SimBoard(seats=players, root=self.root)
         self.registry = R.Registry(self.root)
         self.registry.load()
-        enrol_virtual_deck(self.registry)
+        if enrolled:
+            for deck_id in range(1, decks + 1):     # deck 1 is the one in play
+                enrol_virtual_deck(self.registry, deck_id)
         settings = Settings(self.root)
         settings.load()
         values = settings.as_dict()
         values.update({"variant": variant, "players": players, "mode": mode,
                        "options": dict(options or {}), "first_dealer": first_dealer,
                        "language": lang})
-        if seats:
-            values["seat_names"] = list(seats)
+        values["seat_names"] = list(seats or SEATS[:players])
         self.app = App(self.board, values, self.registry, DECK_ID, start=not setup)
         self.scheduler = Scheduler(self.board.clock, [
             (name, getattr(self.app, method), period) for name, method, period in JOBS])
@@ -80,27 +90,25 @@ class VirtualTable:
 
     def place(self, reader, code, deck_id=DECK_ID, wait=True):
         """Put the card ``code`` (e.g. "HA") on ``reader`` (seats 0.., centre last)."""
-        tag = Tag(card_uid(deck_id, CODE_INDEX[code]))
-        self.board.chips[reader].place(tag)
-        self.tags[reader].append(tag)
-        if wait:
-            self.wait()
+        self.place_tag(reader, card_uid(deck_id, CODE_INDEX[code]), wait)
 
     def place_tag(self, reader, uid, wait=True):
         """Put an arbitrary NFC tag (``uid`` bytes) on ``reader``."""
         tag = Tag(bytes(uid))
         self.board.chips[reader].place(tag)
         self.tags[reader].append(tag)
-        if wait:
-            self.wait()
+        if wait:       # until the table has settled it (or given up), then one game step
+            self.wait_until(lambda: self.app.presence.where(tag.uid) == reader, 1000)
+            self.wait(REACT_MS)
 
     def lift(self, reader, wait=True):
         """Take every card off ``reader`` (and wait until the table noticed)."""
         if self.tags[reader]:
             self.board.chips[reader].remove(*self.tags[reader])
             self.tags[reader] = []
-        if wait:
+        if wait:       # until the table has noticed, then the game and display steps
             self.wait_until(lambda: self.app.presence.placed_len(reader) == 0)
+            self.wait(REACT_MS)
 
     def wait_until(self, done, limit_ms=3000, step_ms=20):
         """Run the table until ``done()`` (or ``limit_ms``); True if it happened."""
@@ -120,6 +128,29 @@ class VirtualTable:
         pin.release()
         self.wait(PRESS_MS)
 
+    def power_cut(self):
+        """Power off and on: a new table on the same flash (decks, settings);
+        the cards lying on the readers stay there.  The table in RAM is gone."""
+        table = VirtualTable(root=self.root, enrolled=False, **self.args)
+        for reader, tags in enumerate(self.tags):
+            for tag in tags:
+                table.place_tag(reader, tag.uid, wait=False)
+        table.wait()
+        return table
+
+    def enrol_cards(self, count=None, deck_id=DECK_ID):
+        """Put the cards the enrolment screen asks for on the centre reader, one by one."""
+        done = 0
+        while self.app.enrolment is not None and not self.app.enrolment.done():
+            if count is not None and done >= count:
+                return
+            card = self.app.enrolment.expected()
+            self.place(self.centre, CARD_CODES[card], deck_id)
+            self.wait_until(lambda: self.app.enrolment is None
+                            or self.app.enrolment.expected() != card, 1000)
+            self.lift(self.centre)
+            done += 1
+
     # ----- what the device shows ---------------------------------------------------------
 
     def screen(self):
@@ -130,7 +161,7 @@ class VirtualTable:
         """Each seat LED's state name, decoded from the WS2812 model's colours."""
         leds = self.board.leds
         colours = {leds.colour(i): LED_NAMES[i] for i in range(len(LED_NAMES))}
-        return [colours.get(tuple(c), "?") for c in self.board.strip.colours()]
+        return [colours.get(tuple(c), "?") for c in self.board.strip.colours]
 
     def tones(self):
         return self.board.pwm.tones()
@@ -148,65 +179,135 @@ class VirtualTable:
 
 
 class AutoPlayers:
-    """Simulated people at the virtual table (``seed`` makes them repeatable)."""
+    """Simulated people at the virtual table (``seed`` makes them repeatable).
+
+    They know their own cards: a strict-mode shadow session follows the
+    device's journal with the true hands and discards filled in, so they play
+    only legal cards in both modes.  Once, on purpose, a player tries a card
+    the table must refuse (strict: against the duties; open: out of turn).
+    """
 
     def __init__(self, table, seed=1, illegal_once=True):
         self.table = table
         self.rng = random.Random(seed)
         self.illegal_once = illegal_once
-        self.refused = []          # (seat, card, screen row) of refused attempts
-        self.hands = {}
+        self.refused = []          # (seat, card, screen rows) of refused attempts
+        self.hands = {}            # seat (TALON: the talon) -> card codes as dealt
+        self.discards = []
+        header = json.loads(table.journal_lines()[0].split("\t")[0])
+        header["mode"] = "strict"
+        self.shadow = Session(header)
+        self.synced = 1            # journal lines the shadow has seen (the header)
 
-    def deal_cards(self):
-        """Strict mode: the dealer deals the shuffled deck over the centre reader."""
-        t = self.table
-        view = t.view
-        rules = t.game.rules
+    # ----- knowing the cards ---------------------------------------------------------
+
+    def shuffle(self, dealer):
+        rules = self.shadow.rules
         cards = [CARD_CODES[c] for c in mask_cards(DECKS[rules.deck])]
         self.rng.shuffle(cards)
-        seats = receivers(rules, view.dealer())
+        seats = receivers(rules, dealer)
         self.hands = {s: [] for s in range(rules.players)}
         self.hands[TALON] = []
         for k, code in enumerate(cards):
             self.hands[seats[k]].append(code)
-            if rules.strict:
-                t.place(t.centre, code)
-                t.lift(t.centre, wait=False)
-                t.wait(40)
+        return cards
+
+    def sync(self):
+        """Feed the shadow what the device has journalled since the last look."""
+        lines = self.table.journal_lines()
+        while self.synced < len(lines):
+            ev = json.loads(lines[self.synced].split("\t")[0])
+            self.synced += 1
+            if ev["ev"] == "deal":
+                if ev["hands"] is None:           # open mode: the cards lie face down
+                    self.shuffle(ev["dealer"])
+                active = self.shadow.rules.active_order(ev["dealer"])
+                ev = {"ev": "deal", "dealer": ev["dealer"], "talon": None,
+                      "hands": [self.hands[s] if s in active else []
+                                for s in range(self.shadow.rules.players)]}
+            elif ev["ev"] == "exchange" and not ev.get("discard"):
+                ev = dict(ev, discard=self.discards)
+            out = self.shadow.apply(ev)
+            if not out.get("ok"):
+                raise RuntimeError("shadow refused %r: %r" % (ev, out))
+
+    # ----- acting ---------------------------------------------------------------------
+
+    def deal_cards(self):
+        """Strict mode: the dealer deals the shuffled deck over the centre reader."""
+        t = self.table
+        for code in self.shuffle(t.view.dealer()):
+            t.place(t.centre, code)
+            t.lift(t.centre)
+
+    def _menu_ok(self, entry):
+        """Would the shadow accept this menu entry (it knows the hidden cards)?"""
+        ev = entry[1]
+        if ev is None:
+            return True
+        view = self.shadow.view
+        if "pick" in ev:                   # Rufer: call a card the declarer lacks
+            return ev["pick"] not in view.hand(view.declarer())
+        if ev.get("ev") == "rufer":
+            if ev["card"] in view.talon():
+                return ev["give"] is None
+            return ev["give"] in view.hand(view.declarer())
+        return True
 
     def choose(self):
-        """Answer the menu on screen: a random entry (prev/next, then OK)."""
+        """Answer the menu on screen: a random allowed entry (prev/next, then OK)."""
         t = self.table
-        game = t.game
-        k = self.rng.randrange(len(game.menu))
+        menu = t.game.menu
+        ok = [k for k in range(len(menu)) if self._menu_ok(menu[k])]
+        k = self.rng.choice(ok)
+        if menu[k][1] is not None and menu[k][1].get("ev") == "exchange":
+            self.pick_discards()
         for _ in range(k):
             t.press("next")
         t.press("ok")
 
-    def discard(self):
-        t = self.table
-        view = t.view
+    def pick_discards(self):
+        view = self.shadow.view
         decl = view.declarer()
         pool = list(view.hand(decl)) + list(view.talon())
-        for code in self.rng.sample(pool, t.game.rules.talon_size):
+        self.discards = self.rng.sample(pool, self.shadow.rules.talon_size)
+
+    def discard(self):
+        """Strict mode: the declarer lays his discards on the centre reader."""
+        t = self.table
+        self.pick_discards()
+        for code in self.discards:
             t.place(t.centre, code)
-            t.lift(t.centre, wait=False)
-            t.wait(40)
+            t.lift(t.centre)
+
+    def _try_refused(self, seat, legal):
+        """The one attempt the table must refuse; the card is lifted again."""
+        t = self.table
+        view = self.shadow.view
+        if t.game.rules.strict:
+            if not view.trick_size():
+                return
+            wrong = [c for c in view.hand(seat) if c not in legal]
+            if not wrong:
+                return
+            where, card = seat, wrong[0]
+        else:
+            others = [s for s in view.active_seats() if s != seat]
+            where, card = others[0], view.hand(others[0])[0]
+        self.illegal_once = False
+        t.place(where, card, wait=False)
+        t.wait_until(lambda: t.game.refused[where])
+        t.wait(60)                             # the display shows it
+        self.refused.append((where, card, t.screen()))
+        t.lift(where)
 
     def play_card(self):
         t = self.table
         view = t.view
         seat = view.turn()
-        legal = view.legal_cards()
-        hand = view.hand(seat) or []
-        if self.illegal_once and view.trick_size() and hand:
-            wrong = [c for c in hand if c not in legal]
-            if wrong:
-                self.illegal_once = False
-                t.place(seat, wrong[0], wait=False)
-                t.wait_until(lambda: t.game.refused[seat])
-                self.refused.append((seat, wrong[0], t.screen()))
-                t.lift(seat)
+        legal = self.shadow.view.legal_cards()
+        if self.illegal_once:
+            self._try_refused(seat, legal)
         before = (view.trick_number(), view.trick_size())
         t.place(seat, self.rng.choice(legal), wait=False)
         t.wait_until(lambda: (view.trick_number(), view.trick_size()) != before
@@ -222,12 +323,13 @@ class AutoPlayers:
         """One whole deal at the table; returns the result the device settled."""
         t = self.table
         game = t.game
-        if game.step == 0:                    # DEALING
+        if game.step == DEALING:
             self.deal_cards()
         for _ in range(2000):
+            self.sync()
             if on_step:
                 on_step(t)
-            if game.step != 1:                # GAME over: RESULT / OVER
+            if game.step != PLAYING_STEP:
                 return t.view.last_result()
             expects = t.view.expects()
             if game.menu:
@@ -239,3 +341,7 @@ class AutoPlayers:
             else:
                 t.wait(100)
         raise RuntimeError("the deal did not end: expects %s" % t.view.expects())
+
+    def next_deal(self):
+        """After a result: OK starts the next deal."""
+        self.table.press("ok")

@@ -283,11 +283,33 @@ def test_queue_overflow_is_reported() -> None:
     assert drain(arb) == [("lifted", 0, uids[0])] and arb.overflows == 3
     # the ring wraps around correctly
     for k in range(10):
+        for j in range(1, 6):      # the other readers are looked at too (a real poll round)
+            arb.observe(j, PRESENT, uids[j], 2 + 2 * k)
         arb.observe(0, PRESENT, uids[0], 2 + 2 * k)
         arb.observe(0, ABSENT, b"", 3 + 2 * k)
         assert drain(arb) == [("placed", 0, uids[0]), ("lifted", 0, uids[0])]
     with pytest.raises(ValueError):
         P.Presence(2, queue=1)
+
+
+def test_no_card_settles_before_every_reader_had_a_look() -> None:
+    """A card held over two readers, one polled far more often: it belongs to
+    neither until the other reader has been looked at (and did not catch it)."""
+    arb = P.Presence(3, settle_ms=100, gone_ms=200)
+    for j in range(3):
+        arb.observe(j, ABSENT, b"", 0)
+    for t in range(10, 200, 10):              # reader 0 polled every 10 ms
+        arb.observe(0, PRESENT, A, t)
+    assert drain(arb) == []                   # readers 1 and 2 not looked at since
+    arb.glimpse(1, A)                         # reader 1's single read catches it too
+    arb.observe(1, ABSENT, b"", 200)          # (not yet confirmed there)
+    arb.observe(2, ABSENT, b"", 200)
+    arb.observe(0, PRESENT, A, 210)
+    assert drain(arb) == []                   # caught elsewhere: nobody's
+    arb.glimpse(1, b"")                       # reader 1 lets go of it ...
+    arb.observe(1, ABSENT, b"", 220)
+    arb.observe(0, PRESENT, A, 230)
+    assert drain(arb) == [("placed", 0, A)]
 
 
 def test_ticks_wrap() -> None:

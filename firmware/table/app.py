@@ -22,11 +22,13 @@ from drivers.buttons import KEY_NEXT, KEY_OK, KEY_PREV, LONG
 from drivers.buzzer import SOUNDS
 
 from . import presence as P
+from .enrol import ACCEPTED, Enrolment
 from .game import Game
 from .journal import MemoryJournal
 from .ring import Ring
 from .screens import Screens
 from .setup import Setup
+from .texts import text
 
 SETUP = 0
 ENROL = 1
@@ -75,9 +77,12 @@ class App:
         self.journal = None
         self.setup = Setup(values)
         self.mode = SETUP
+        self.enrolment = None
+        self.enrol_note = ""
+        self.enrol_dirty = False
         self.polls = 0
         if start:
-            self.start_game()
+            self._after_setup()
 
     # ----- modes ---------------------------------------------------------------------
 
@@ -87,6 +92,40 @@ class App:
         self.game = Game(header, self.journal, self.signals, self.readers.n, self.centre,
                          self.deck_id, self.values["language"], present=self.card_present)
         self.mode = PLAYING
+
+    def _after_setup(self):
+        """Enrol the deck first if it is not complete (resumes where it stopped)."""
+        kind = "d36"
+        if self.registry.complete(self.deck_id):
+            self.start_game()
+            return
+        self.enrolment = Enrolment(self.registry, self.deck_id, kind)
+        self.enrol_note = ""
+        self.mode = ENROL
+        self.enrol_dirty = True
+
+    def _enrol_card(self, ev, reader):
+        """Enrolment: cards go one by one on the centre reader, as the screen asks."""
+        if ev != P.EV_PLACED:
+            return
+        lang = self.values["language"]
+        if reader != self.centre:
+            self.enrol_note = text("place", lang) % "" + text("centre", lang)
+            self.signals.tone("reject")
+        else:
+            code = self.enrolment.offer(self.presence.uid_view())
+            self.enrol_note = self.enrolment.text(code, lang)
+            self.signals.tone("accept" if code == ACCEPTED else "reject")
+        self.enrol_dirty = True
+        if self.enrolment.done():
+            self.start_game()
+
+    def _enrol_rows(self):
+        lang = self.values["language"]
+        have, total = self.enrolment.progress()
+        return [((text("enrol", lang) % self.deck_id)[:16], True), ("", False),
+                (self.enrolment.prompt(lang), False), ("%d/%d" % (have, total), False),
+                ("", False), (self.enrol_note, False), ("", False), ("", False)]
 
     def _remember(self):
         """Keep the answers on flash for the next power-up."""
@@ -133,7 +172,11 @@ class App:
         self.hot = self._hot_reader()
 
     def refresh(self):
-        if self.mode == SETUP:
+        if self.mode == ENROL:
+            if self.enrol_dirty:
+                self._draw_rows(self._enrol_rows())
+                self.enrol_dirty = False
+        elif self.mode == SETUP:
             if self.setup.dirty:
                 self._draw_rows(self.setup.rows())
                 self.setup.dirty = False
@@ -153,11 +196,18 @@ class App:
             self.setup.button({KEY_PREV: 0, KEY_NEXT: 1, KEY_OK: 2}[key], long_press)
             if self.setup.done:
                 self._remember()
-                self.start_game()
+                self._after_setup()
+        elif self.mode == ENROL:
+            if ev == KEY_OK * 2 + LONG and self.enrolment.undo_last() >= 0:
+                self.enrol_note = text("undone", self.values["language"])
+                self.enrol_dirty = True
         elif self.game is not None:
             self.game.button(ev)
 
     def _card_event(self, ev, reader):
+        if self.mode == ENROL:
+            self._enrol_card(ev, reader)
+            return
         game = self.game
         if game is None:
             return

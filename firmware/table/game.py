@@ -77,6 +77,7 @@ class Game:
         self.dealt = []
         self.deal_k = 0
         self.deal_to = []
+        self.deal_active = []        # the seats that receive cards in this deal
         self.discards = []
         self.rufer_card = NO_CARD
         self.last_play_reader = -1
@@ -121,6 +122,7 @@ class Game:
             self.dealt = [[] for _ in range(self.rules.players)]
             self.deal_k = 0
             self.deal_to = receivers(self.rules, view.dealer())
+            self.deal_active = self.rules.active_order(view.dealer())
         self._after_change()
 
     def _deal_card(self, reader, card):
@@ -146,7 +148,7 @@ class Game:
                 return self._deal_progress()
         else:
             seat = reader
-            if seat not in self.view.active_seats() or \
+            if seat not in self.deal_active or \
                     len(self.dealt[seat]) >= self.rules.hand_size:
                 return self._refuse(reader, self._t("not_now"))
         self.deal_seen[s] |= bit
@@ -156,12 +158,12 @@ class Game:
 
     def _deal_progress(self):
         self.dirty = True
-        for seat in self.view.active_seats():
+        for seat in self.deal_active:
             if len(self.dealt[seat]) < self.rules.hand_size:
                 return
         hands = [h if h else None for h in self.dealt]
         for seat in range(self.rules.players):
-            if seat not in self.view.active_seats():
+            if seat not in self.deal_active:
                 hands[seat] = []
         out = self._apply({"ev": "deal", "dealer": self.view.dealer(), "hands": hands,
                            "talon": None})
@@ -176,11 +178,11 @@ class Game:
         """Strict dealing: (cards seen, cards expected, seats still short)."""
         seen = 0
         short = []
-        for seat in self.view.active_seats():
+        for seat in self.deal_active:
             seen += len(self.dealt[seat])
             if len(self.dealt[seat]) < self.rules.hand_size:
                 short.append(seat)
-        return seen, self.rules.hand_size * len(self.view.active_seats()), short
+        return seen, self.rules.hand_size * len(self.deal_active), short
 
     def next_receiver(self):
         """Strict dealing over the centre: seat of the next card (TALON, or -2)."""

@@ -146,6 +146,13 @@ class Presence:
         self._gone_at = [0] * n
         self._fault = bytearray(n)
         self._coll = bytearray(n)
+        # each reader's last single (raw) read and when it was last looked at:
+        # a card settles only after every other reader has had a look since it
+        # was first seen alone, and none of them caught it (two readers at once)
+        self._raw = bytearray(UID_MAX * n)
+        self._raw_len = bytearray(n)
+        self._looked = [0] * n
+        self._polled = bytearray(n)   # looked at at least once (readers in use)
         # the event ring
         self._q_code = bytearray(queue)
         self._q_reader = bytearray(queue)
@@ -162,6 +169,7 @@ class Presence:
         self._uidv = [mv[:k] for k in range(UID_MAX + 1)]
         self._seenv = _slots(self._seen, n)
         self._heldv = _slots(self._held, n)
+        self._rawv = _slots(self._raw, n)
         self._qv = _slots(self._q_uid, queue)
         self._uid_none = self._uidv[0]
 
@@ -172,6 +180,8 @@ class Presence:
         report (``status[i]``, ``uid_view(i)``)."""
         if readers.raw[i] == PRESENT:
             self.glimpse(i, readers.raw_uid_view(i))
+        else:
+            self.glimpse(i, self._uid_none)
         self.observe(i, readers.status[i], readers.uid_view(i), now)
 
     def glimpse(self, i, uid):
@@ -179,8 +189,12 @@ class Presence:
         a card, but it proves that the card placed there is still there: its gone
         time starts again (a card that drops out now and then is not lifted while
         the reader still catches it between the drop-outs)."""
-        n = self._held_len[i]
-        if n and n == len(uid) and _eq(self._heldv[i], uid, n):
+        n = len(uid)
+        if n > UID_MAX:
+            n = UID_MAX
+        _cp(self._rawv[i], uid, n)
+        self._raw_len[i] = n
+        if n and self._held_len[i] == n and _eq(self._heldv[i], uid, n):
             self._gone[i] = 0
 
     def observe(self, i, status, uid, now):
@@ -190,6 +204,8 @@ class Presence:
         reader, changed or not: settling and lifting happen on these calls."""
         if status == PRESENT and not len(uid):
             status = ABSENT
+        self._looked[i] = now
+        self._polled[i] = 1
         self._edges(i, status)
         self._kind[i] = status
         if status == PRESENT:
@@ -265,8 +281,30 @@ class Presence:
     def _settle(self, i, now):
         if self._amb[i] or self._holds_seen(i):
             return
-        if ticks_diff(now, self._since[i]) >= self.settle_ms:
+        if ticks_diff(now, self._since[i]) >= self.settle_ms \
+                and self._all_looked(i) and not self._caught_elsewhere(i):
             self._take(i)
+
+    def _all_looked(self, i):
+        """Has every other reader in use been looked at since reader i saw its
+        card alone?  (A card held over two readers is caught by the other one.)"""
+        since = self._since[i]
+        j = self.n
+        while j:
+            j -= 1
+            if j != i and self._polled[j] and ticks_diff(self._looked[j], since) < 0:
+                return False
+        return True
+
+    def _caught_elsewhere(self, i):
+        """Did another reader's last single read catch the same UID?"""
+        n = self._seen_len[i]
+        j = self.n
+        while j:
+            j -= 1
+            if j != i and self._raw_len[j] == n and _eq(self._rawv[j], self._seenv[i], n):
+                return True
+        return False
 
     def _take(self, i):
         """The UID reader i sees has settled there: lift it wherever else it is

@@ -103,16 +103,13 @@ class Screens:
             rows.append((_pad(mark + _name(rules, seat), card), False))
         while len(rows) < 5:
             rows.append(("", False))
-        if game.message:
-            rows.append((game.message, False))
-        elif game.clearing:
-            rows.append((text("wins", lang) % _name(rules, view.last_winner())
-                         + " " + str(view.last_points()), False))
-        else:
-            rows.append(("", False))
+        if len(rows) < 6:               # up to 4 seats: a message row above the prompt
+            rows.append((self._status(game), False))
         if game.menu:
             label = game.menu[game.menu_pos][0]
             rows.append(("<" + font.fit(label, COLS - 2) + ">", True))
+        elif len(seats) > 4 and game.message:
+            rows.append((game.message, False))   # 5 seats: the message takes the prompt row
         elif game.clearing:
             rows.append((text("clear", lang), False))
         elif turn >= 0:
@@ -120,6 +117,16 @@ class Screens:
         else:
             rows.append(("", False))
         return rows
+
+    def _status(self, game):
+        """The message row: a refusal or warning, else the finished trick."""
+        view = game.view
+        if game.message:
+            return game.message
+        if game.clearing:
+            return (text("wins", game.lang) % _name(game.rules, view.last_winner())
+                    + " " + str(view.last_points()))
+        return ""
 
     def _contract_line(self, game):
         view = game.view
@@ -152,7 +159,7 @@ class Screens:
             rows.append((text("deal_to", lang) % _name(rules, nxt), False))
         else:
             rows.append(("", False))
-        for seat in view.active_seats()[:3]:
+        for seat in game.deal_active[:3]:
             rows.append((_pad(_name(rules, seat), "%d/%d" % (len(game.dealt[seat]),
                                                             rules.hand_size)), False))
         while len(rows) < 6:
@@ -193,8 +200,8 @@ class Screens:
         view = game.view
         rules = game.rules
         lang = game.lang
-        rows = [(_pad(text("scores", lang), text("deals", lang) % view.deals_played()),
-                 False)]
+        rows = [(text("scores", lang), False),
+                (text("deals", lang) % view.deals_played(), False)]
         for seat in range(rules.players)[:5]:
             rows.append((_pad(_name(rules, seat), str(view.balance(seat))), False))
         if view.pot():

@@ -7,7 +7,7 @@ error texts are ``tapp.errors.short_text``.
 
 TEXTS = {
     # setup
-    "setup": ("Einstellungen", "Settings"),
+    "setup": ("Einstellen", "Settings"),
     "variant": ("Spiel", "Game"),
     "players": ("Spieler", "Players"),
     "seat": ("Platz %s", "Seat %s"),

@@ -1,0 +1,38 @@
+"""Firmware in the loop: every scenario file in tests/scenarios/ runs the
+unchanged table application on the chip models and must meet all its
+expectations (format: host_sim/README.md, "Scenario files")."""
+from pathlib import Path
+
+import pytest
+
+from host_sim.scenario import format_failures, run_file
+
+SCENARIOS = sorted((Path(__file__).parent / "scenarios").glob("*.scn"))
+
+
+def test_there_are_scenarios_for_every_variant_and_mode():
+    names = {p.stem for p in SCENARIOS}
+    for variant in ("wuerttemberg", "tapp_classic", "tapp_modern", "tarock_simple",
+                    "tarock_bettel", "haferltarock", "berliner", "scharfer_tarock",
+                    "herzblatt", "herzblatt_muhr", "braun_solo"):
+        for mode in ("strict", "open"):
+            assert any(n.startswith("session_" + variant) and n.endswith(mode)
+                       for n in names), (variant, mode)
+    assert len([n for n in names if n.startswith("bad_")]) >= 9
+
+
+@pytest.mark.parametrize("path", SCENARIOS, ids=[p.stem for p in SCENARIOS])
+def test_scenario(path):
+    failures = run_file(str(path))
+    assert not failures, "\n" + format_failures(str(path.relative_to(Path.cwd())
+                                                    if path.is_relative_to(Path.cwd())
+                                                    else path), failures)
+
+
+def test_a_failing_expectation_is_reported_with_the_screen(tmp_path):
+    bad = tmp_path / "bad.scn"
+    bad.write_text("table variant=wuerttemberg players=3\nexpect screen Nirgends\n")
+    failures = run_file(str(bad))
+    assert len(failures) == 1
+    text = format_failures("bad.scn", failures)
+    assert "bad.scn:2: expect screen Nirgends" in text and "gibt" in text
