@@ -146,8 +146,8 @@ class VirtualTable:
                 return
             card = self.app.enrolment.expected()
             self.place(self.centre, CARD_CODES[card], deck_id)
-            self.wait_until(lambda: self.app.enrolment is None
-                            or self.app.enrolment.expected() != card, 1000)
+            self.wait_until(lambda c=card: self.app.enrolment is None
+                            or self.app.enrolment.expected() != c, 1000)
             self.lift(self.centre)
             done += 1
 
