@@ -3,7 +3,7 @@
 
     python3 tools/dev.py setup          create .venv, install the project and node tools
     python3 tools/dev.py test [ARGS]    setup, then ruff, pyright (firmware/), pytest ARGS
-    python3 tools/dev.py run [ARGS]     setup, then the table demo in the simulator
+    python3 tools/dev.py run [ARGS]     setup, then `tapptable sim ARGS`: the virtual table
 
 Standard library only, so it runs before anything is installed. Idempotent:
 `setup` does work only when .venv or node_modules is missing, or when
@@ -188,8 +188,8 @@ def cmd_test(extra: list[str]) -> int:
 
 def cmd_run(extra: list[str]) -> int:
     setup()
-    # Until the virtual table lands: one simulated deal of Tapp, shown event by event.
-    return run([BIN / "tapptable", "demo", *extra])
+    # The virtual table: full-screen on a terminal, else one deal played by itself.
+    return run([BIN / "tapptable", "sim", *extra])
 
 
 USAGE = __doc__.split("\n\n")[1] if __doc__ else ""
