@@ -1,0 +1,965 @@
+"""``tapptable sim`` in a terminal: sit down at the virtual table.
+
+A full-screen view (Textual) of the virtual table (host_sim/table.py): the
+unchanged firmware on the chip models, on a virtual clock that runs with wall
+time. Around the table sit the seats, each with its reader and its LED; you act
+for one seat (its hand face up, the others face down), the simulated people
+for the rest. In the middle the centre reader; beside it the OLED, mirrored
+pixel for pixel from the SSD1306 model with half blocks (128x64 pixels -> 128
+columns x 32 rows), the buzzer, the three buttons and the journal.
+
+Keys: left/right choose a card, enter/space put it on your seat's reader, c on
+the centre reader (laying away); l/backspace lift your card, L clear every
+reader; , prev  . next  o or / OK; O long OK (undo), < long prev (score sheet);
+d the dealer deals, a the simulated people make the next move, A lets them move
+by themselves (on by default), s/tab act for the next seat, z pixel/text OLED;
+with --record: n next event, p previous; q quits. Mouse: click a card, a seat,
+a button.
+
+Everything goes through the table's front door: ``place``/``lift`` virtual
+cards, ``press`` buttons, read ``screen()``, the display model's pixels, the
+LED strip and the buzzer (see sim_text.py for the readers used by both views).
+"""
+import json
+import random
+import time
+
+from rich.segment import Segment
+from rich.style import Style
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.containers import Grid, Horizontal, Vertical
+from textual.markup import escape
+from textual.strip import Strip
+from textual.widget import Widget
+from textual.widgets import Button, Footer, Header, Static
+
+from host_sim.table import VirtualTable
+from table.game import DEALING, GAME, OVER, RESULT
+from table.names import VARIANTS
+from tapp.cards import CARD_CODES, DECKS, mask_cards
+from tapp.dealing import TALON
+from tapp.session import Session as EngineSession
+from tools.tapptable.sim_text import (
+    TablePlayers,
+    card_text,
+    inverted_rows,
+    led_rgb,
+    led_states,
+    played_cards,
+    reader_codes,
+    seat_name,
+)
+
+TICK_MS = 50                 # the virtual clock moves on by this much every tick
+AUTO_DELAY_S = 0.8           # the simulated people take a moment before they act
+CLEAR_DELAY_S = 1.6          # ... and look at a complete trick a little longer
+SUIT_ORDER = "CSHD"
+RANK_ORDER = ("A", "10", "K", "Q", "J", "9", "8", "7", "6")
+RED_SUITS = "HD"
+OLED_ON = "#dff3ff"
+OLED_OFF = "#05080c"
+
+# (row, column) in the 3x3 grid of the seat that sits ``k`` places after you,
+# clockwise seen from above: you at the bottom, then left, top, right.
+PLACES = {
+    2: [(2, 1), (0, 1)],
+    3: [(2, 1), (0, 0), (0, 2)],
+    4: [(2, 1), (1, 0), (0, 1), (1, 2)],
+    5: [(2, 1), (1, 0), (0, 0), (0, 2), (1, 2)],
+    6: [(2, 1), (2, 0), (0, 0), (0, 1), (0, 2), (2, 2)],
+}
+CENTRE_CELL = (1, 1)
+
+
+def sort_hand(codes):
+    def key(code):
+        return SUIT_ORDER.index(code[0]), RANK_ORDER.index(code[1:])
+    return sorted(codes, key=key)
+
+
+def card_markup(code):
+    colour = "#ff5f5f" if code[0] in RED_SUITS else "#e8e8e8"
+    return "[%s]%s[/]" % (colour, escape(card_text(code)))
+
+
+# ----------------------------------------------------------------- the table and you
+
+
+class Seating:
+    """The virtual table, the simulated people and the seat you act for; every
+    action goes through the table's front door.  No Textual here."""
+
+    def __init__(self, variant="tapp_modern", players=3, mode="strict", seed=1, lang="de",
+                 options=None, seats=None, first_dealer=0, you=0, illegal_once=False):
+        self.table = VirtualTable(variant, players, mode, options=options, seats=seats,
+                                  first_dealer=first_dealer, lang=lang)
+        self.people = TablePlayers(self.table, seed=seed, illegal_once=illegal_once)
+        self.rng = random.Random(seed)
+        self.nseats = players
+        self.you = you % players
+        self.selected = 0
+        self.note = ""
+
+    # ----- what is known ----------------------------------------------------------
+
+    @property
+    def view(self):
+        return self.table.view
+
+    @property
+    def game(self):
+        return self.table.game
+
+    def follow(self):
+        """Let the simulated people catch up with the journal (they keep a shadow
+        of the deal with the hidden cards, AutoPlayers.sync); False if they can't."""
+        sync = getattr(self.people, "sync", None)
+        if sync is None:
+            return True
+        try:
+            sync()
+        except (RuntimeError, KeyError, ValueError) as exc:
+            self.note = "the simulated people lost track: %s" % exc
+            return False
+        return True
+
+    def hand(self, seat):
+        """The cards ``seat`` holds: the table's knowledge (strict mode, once dealt),
+        else what the simulated dealer gave out, less the cards played since."""
+        view = self.view
+        if view.in_deal():
+            known = view.hand(seat)
+            if known is not None:
+                return sort_hand(known)
+            self.follow()
+            dealt = self.people.hands.get(seat)
+            if dealt and self.game.step != DEALING:
+                gone = set(played_cards(self.table))
+                gone.update(reader_codes(self.table)[seat])
+                return sort_hand(c for c in dealt if c not in gone)
+        return []
+
+    def your_hand(self):
+        hand = self.hand(self.you)
+        if hand:
+            self.selected = max(0, min(self.selected, len(hand) - 1))
+        return hand
+
+    def on_reader(self, reader):
+        return reader_codes(self.table)[reader]
+
+    def actor(self):
+        """The seat the table waits for now (-1: nobody in particular)."""
+        game = self.game
+        view = self.view
+        if game.step == DEALING:
+            return view.dealer()
+        if game.step != GAME:
+            return -1
+        return view.turn()
+
+    def your_move(self):
+        game = self.game
+        if game.step in (RESULT, OVER) or game.confirm_undo or game.scores:
+            return True
+        if game.step == GAME and game.clearing:
+            return False
+        return self.actor() == self.you
+
+    # ----- you, at the table --------------------------------------------------------
+
+    def choose(self, delta):
+        hand = self.your_hand()
+        if hand:
+            self.selected = (self.selected + delta) % len(hand)
+
+    def pick(self, index):
+        hand = self.your_hand()
+        if 0 <= index < len(hand):
+            self.selected = index
+
+    def put(self, centre=False):
+        """Put the chosen card on your seat's reader (or the centre reader)."""
+        hand = self.your_hand()
+        if not hand:
+            self.note = "no cards in your hand yet (d: the dealer deals)"
+            return
+        code = hand[self.selected]
+        reader = self.table.centre if centre else self.you
+        self.table.place(reader, code)
+        if centre:                      # laying away: the card passes over the reader
+            self.table.lift(reader)
+        self.note = "%s on the %s reader" % (card_text(code), "centre" if centre
+                                             else "seat")
+
+    def lift(self):
+        self.table.lift(self.you)
+        self.note = "lifted"
+
+    def clear(self):
+        """Everybody takes their card off their reader."""
+        t = self.table
+        for reader in range(self.nseats):
+            t.lift(reader, wait=False)
+        for reader in range(self.nseats):
+            t.lift(reader)
+
+    def press(self, key, long=False):
+        self.table.press(key, long)
+
+    def deal(self):
+        if self.game.step != DEALING:
+            self.note = "nothing to deal now" if self.game.rules.strict else \
+                "open mode: the cards are dealt face down, nothing to scan"
+            return
+        self.people.deal_cards()
+        self.note = "%s dealt" % seat_name(self.table, self.view.dealer())
+
+    def switch(self, seat=None):
+        self.you = (self.you + 1) % self.nseats if seat is None else seat % self.nseats
+        self.selected = 0
+
+    # ----- the simulated people -------------------------------------------------------
+
+    def auto_step(self):
+        """One move by whoever the table waits for (you too); returns what happened
+        or "" when there was nothing to do."""
+        t = self.table
+        game = self.game
+        view = self.view
+        for seat in range(self.nseats):
+            if seat != self.you and game.refused[seat] and self.on_reader(seat):
+                t.lift(seat)
+                return "%s took the refused card back" % seat_name(t, seat)
+        if game.step == DEALING:
+            self.people.deal_cards()
+            return "%s dealt" % seat_name(t, view.dealer())
+        if game.step != GAME:
+            return ""
+        if game.clearing:
+            self.clear()
+            return "the table is cleared"
+        if not self.follow():
+            return ""
+        if game.menu:
+            self.people.choose()
+            return "%s answered the menu" % seat_name(t, max(view.turn(), 0))
+        expects = view.expects()
+        if expects == "discard":
+            self.people.discard()
+            return "%s laid away" % seat_name(t, view.declarer())
+        if expects == "card":
+            return self.play_for(view.turn())
+        return ""
+
+    def play_for(self, seat):
+        """A simulated person puts a legal card (from what it holds) on its reader."""
+        t = self.table
+        view = self.view
+        if self.on_reader(seat):
+            t.lift(seat)
+        hand = self.hand(seat)
+        shadow = getattr(self.people, "shadow", None)     # knows the hidden cards
+        legal = (shadow.view if shadow is not None else view).legal_cards()
+        legal = [c for c in legal if c in hand] or legal
+        if not legal:
+            return ""
+        code = self.rng.choice(legal)
+        before = (view.trick_number(), view.trick_size())
+        t.place(seat, code, wait=False)
+        t.wait_until(lambda: (view.trick_number(), view.trick_size()) != before
+                     or not view.in_deal() or self.game.refused[seat])
+        return "%s played %s" % (seat_name(t, seat), card_text(code))
+
+    # ----- what to do now ---------------------------------------------------------------
+
+    def hint(self):
+        game = self.game
+        view = self.view
+        t = self.table
+        you = seat_name(t, self.you)
+        if game.confirm_undo:
+            return "Undo the last input? o: yes, any other button: no"
+        if game.scores:
+            return "The score sheet; any button goes back"
+        if game.refused[self.you] and self.on_reader(self.you):
+            return "Your card was refused: lift it (l), then try another"
+        if game.step == DEALING:
+            dealer = view.dealer()
+            if dealer == self.you:
+                return "You deal: press d (the cards pass over the centre reader)"
+            return "%s deals: press d or a (or wait)" % seat_name(t, dealer)
+        if game.step == RESULT:
+            return "The deal is settled: o starts the next one"
+        if game.step == OVER:
+            return "The session is over (q quits)"
+        if game.clearing:
+            return "Trick complete: L clears the readers (or a, or wait)"
+        actor = view.turn()
+        if game.menu:
+            who = "You (%s) choose" % you if actor == self.you else \
+                "%s chooses" % seat_name(t, actor)
+            return "%s: , and . move through the menu, o confirms" % who
+        expects = view.expects()
+        if expects == "discard":
+            if view.declarer() == self.you:
+                return "Lay away %d cards: choose with left/right, c puts one on the " \
+                       "centre reader" % game.rules.talon_size
+            return "%s lays away (a)" % seat_name(t, view.declarer())
+        if expects == "card":
+            if actor == self.you:
+                return "Your turn, %s: left/right choose a card, enter puts it on " \
+                       "your reader" % you
+            return "%s's turn (a, or wait; s acts for the next seat)" % seat_name(t, actor)
+        return ""
+
+
+# ----------------------------------------------------------------- stepping through a record
+
+
+def read_record(path):
+    """(header, events) of a record file; CRC suffixes and blank lines dropped."""
+    header = None
+    events = []
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            text = line.split("\t", 1)[0].strip()
+            if not text:
+                continue
+            obj = json.loads(text)
+            if header is None:
+                header = obj
+            else:
+                events.append(obj)
+    if header is None:
+        raise ValueError("%s: an empty record" % path)
+    return header, events
+
+
+class RecordSteps:
+    """A record replayed event by event into a fresh virtual table, through the
+    front door: a strict deal is dealt over the centre reader, calls are chosen
+    with the menu buttons, plays are cards put on the seat readers, an undo is a
+    long OK and OK.  Going back rebuilds the table and replays up to there."""
+
+    def __init__(self, path, seed=1, you=0):
+        self.path = path
+        self.header, self.events = read_record(path)
+        self.accepted = self._outcomes()
+        self.seed = seed
+        self.you = you
+        self.pos = 0
+        self.notes = []
+        self.seating = None
+        self.rebuild(0)
+
+    def _outcomes(self):
+        session = EngineSession(self.header)
+        out = []
+        for ev in self.events:
+            try:
+                out.append(bool(session.apply(dict(ev)).get("ok")))
+            except Exception:     # a line the engine cannot take: shown, not replayed
+                out.append(False)
+        return out
+
+    def rebuild(self, upto):
+        h = self.header
+        you = self.seating.you if self.seating else self.you
+        self.seating = Seating(h["variant"], h["players"], h.get("mode", "strict"),
+                               seed=self.seed, options=h.get("options"),
+                               seats=h.get("seats"), first_dealer=h.get("first_dealer", 0),
+                               you=you)
+        self.pos = 0
+        self.notes = []
+        while self.pos < upto:
+            self.forward()
+
+    def forward(self):
+        if self.pos >= len(self.events):
+            return False
+        ev = self.events[self.pos]
+        ok = self.accepted[self.pos]
+        self.pos += 1
+        try:
+            note = self._replay(ev, ok)
+        except Exception as exc:      # keep the view alive; say what went wrong
+            note = "could not replay: %s" % exc
+        self.notes.append(note)
+        return True
+
+    def back(self):
+        if self.pos > 0:
+            self.rebuild(self.pos - 1)
+
+    def status(self):
+        if self.pos == 0:
+            return "record %s: %d events; n steps forward" % (self.path, len(self.events))
+        ev = self.events[self.pos - 1]
+        return "event %d/%d: %s%s" % (self.pos, len(self.events),
+                                      json.dumps(ev, ensure_ascii=False),
+                                      " -- " + self.notes[-1] if self.notes[-1] else "")
+
+    # ----- one event through the front door -------------------------------------------------
+
+    def _tidy(self):
+        """Take refused cards back; clear a complete trick before the next card."""
+        s = self.seating
+        t = s.table
+        for reader in range(t.centre + 1):
+            if s.game.refused[reader] and s.on_reader(reader):
+                t.lift(reader)
+        if s.game.clearing:
+            s.clear()
+
+    def _replay(self, ev, ok):
+        s = self.seating
+        t = s.table
+        game = s.game
+        kind = ev.get("ev")
+        self._tidy()
+        if kind == "play":
+            seat = ev["seat"]
+            if s.on_reader(seat):
+                t.lift(seat)
+            view = s.view
+            before = (view.trick_number(), view.trick_size())
+            t.place(seat, ev["card"], wait=False)
+            t.wait_until(lambda: (view.trick_number(), view.trick_size()) != before
+                         or not view.in_deal() or game.refused[seat])
+            return "refused by the table" if game.refused[seat] else ""
+        if not ok:
+            return "refused by the engine; not replayed"
+        if kind == "deal":
+            if game.step == RESULT:
+                t.press("ok")
+            return self._deal(ev)
+        if kind == "hand":
+            for code in ev["cards"]:
+                t.place(ev["seat"], code)
+                t.lift(ev["seat"], wait=False)
+                t.wait(40)
+            return ""
+        if kind == "undo":
+            t.press("ok", long=True)
+            t.press("ok")
+            return ""
+        if kind == "exchange" and s.game.rules.strict and ev.get("discard"):
+            for code in ev["discard"]:
+                t.place(t.centre, code)
+                t.lift(t.centre, wait=False)
+                t.wait(40)
+            return ""
+        if kind in ("bid", "announce", "rufer", "exchange"):
+            return self._menu(ev)
+        return "no button for %r at the table; not replayed" % kind
+
+    def _deal(self, ev):
+        s = self.seating
+        t = s.table
+        game = s.game
+        hands = ev.get("hands")
+        if not game.rules.strict or hands is None:
+            if hands:
+                s.people.hands = {i: list(h or []) for i, h in enumerate(hands)}
+            return ""
+        deck = [CARD_CODES[c] for c in mask_cards(DECKS[game.rules.deck])]
+        held = {c for h in hands if h for c in h}
+        talon = list(ev.get("talon") or [c for c in deck if c not in held])
+        queues = {i: list(h or []) for i, h in enumerate(hands)}
+        queues[TALON] = talon
+        s.people.hands = {i: list(h or []) for i, h in enumerate(hands)}
+        s.people.hands[TALON] = list(talon)
+        for _ in range(len(deck) + 1):
+            if game.step != DEALING:
+                break
+            seat = game.next_receiver()
+            if seat == -2 or not queues.get(seat):
+                break
+            t.place(t.centre, queues[seat].pop(0))
+            t.lift(t.centre, wait=False)
+            t.wait(40)
+        t.wait()
+        return "" if game.step != DEALING else "the deal did not complete"
+
+    def _menu(self, ev):
+        """Choose the menu entry that is this event, with prev/next and OK."""
+        s = self.seating
+        if ev.get("ev") == "rufer" and self._go_to(
+                lambda e: e is not None and e.get("pick") == ev["card"]):
+            s.press("ok")                 # first the called card, then the give
+        found = self._go_to(lambda e: e is not None and _same_event(e, ev))
+        if not found:
+            return "not offered by the table's menu; not replayed"
+        s.press("ok")
+        return ""
+
+    def _go_to(self, match):
+        s = self.seating
+        game = s.game
+        for k, (_label, e) in enumerate(game.menu):
+            if match(e):
+                n = len(game.menu)
+                steps = (k - game.menu_pos) % n
+                key = "next"
+                if steps > n // 2:
+                    steps = n - steps
+                    key = "prev"
+                for _ in range(steps):
+                    s.press(key)
+                return True
+        return False
+
+
+def _same_event(menu_ev, ev):
+    a = {k: v for k, v in menu_ev.items() if v is not None}
+    b = {k: v for k, v in ev.items() if v is not None}
+    return a == b
+
+
+# ----------------------------------------------------------------- widgets
+
+
+class OledView(Widget):
+    """The SSD1306 model's visible pixels: two pixel rows per character cell with
+    ▀ ▄ █ (128 columns x 32 rows), or, when ``compact``, its 8 text rows."""
+
+    DEFAULT_CSS = """
+    OledView { width: 130; height: 34; border: round #5f87af; background: #05080c; }
+    OledView.compact { width: 18; height: 10; }
+    """
+
+    def __init__(self, oled, **kw):
+        super().__init__(**kw)
+        self.oled = oled
+        self.lines = []
+        self.key = None
+        self.compact = False
+        self.on_style = Style(color=OLED_ON, bgcolor=OLED_OFF)
+        self.inv_style = Style(color=OLED_OFF, bgcolor=OLED_ON)
+
+    def state_key(self):
+        o = self.oled
+        return (bytes(o.ram), o.display_on, o.inverted, o.entire_on, o.start_line,
+                o.display_offset, o.com_scan_dec, self.compact)
+
+    def pixel_lines(self):
+        o = self.oled
+        chars = " ▀▄█"
+        lit = [[o.visible(x, y) for x in range(o.width)] for y in range(o.height)]
+        return ["".join(chars[top[x] | (bottom[x] << 1)] for x in range(o.width))
+                for top, bottom in zip(lit[0::2], lit[1::2], strict=True)]
+
+    def sync(self):
+        key = self.state_key()
+        if key == self.key:
+            return
+        self.key = key
+        if self.compact:
+            rows = self.oled.text_rows()
+            inv = inverted_rows(self.oled)
+            self.lines = [((r + " " * 16)[:16], i) for r, i in zip(rows, inv, strict=True)]
+        else:
+            self.lines = [(line, False) for line in self.pixel_lines()]
+        self.refresh()
+
+    def set_compact(self, compact):
+        if compact != self.compact:
+            self.compact = compact
+            self.set_class(compact, "compact")
+            self.key = None
+            self.sync()
+
+    def text(self):
+        """What the widget shows, as plain lines (for tests)."""
+        return [line for line, _inv in self.lines]
+
+    def render_line(self, y):
+        if y >= len(self.lines):
+            return Strip.blank(self.size.width, self.on_style)
+        line, inv = self.lines[y]
+        return Strip([Segment(line, self.inv_style if inv else self.on_style)])
+
+
+class Cell(Static):
+    """One place in the 3x3 grid round the table: a seat, the centre reader, or
+    nothing.  A click on a seat makes you that seat."""
+
+    DEFAULT_CSS = """
+    Cell { height: auto; min-height: 5; border: round #444444; padding: 0 0 0 1; }
+    Cell.empty { border: none; }
+    Cell.you { border: round #87d787; }
+    Cell.turn { border: double #5f87ff; }
+    Cell.centre { border: round #af875f; }
+    """
+
+    def __init__(self, **kw):
+        super().__init__("", **kw)
+        self.seat = -1
+        self.shown = None
+
+    def show(self, markup, seat, classes):
+        if (markup, seat, classes) == self.shown:
+            return
+        self.shown = (markup, seat, classes)
+        self.seat = seat
+        for name in ("empty", "you", "turn", "centre"):
+            self.set_class(name in classes, name)
+        self.update(markup)
+
+    def on_click(self):
+        if self.seat >= 0:
+            self.app.action_be(self.seat)
+
+
+class Text(Static):
+    """A Static that re-renders only when its text changed."""
+
+    def __init__(self, *a, **kw):
+        super().__init__(*a, **kw)
+        self.shown = None
+
+    def show(self, markup):
+        if markup != self.shown:
+            self.shown = markup
+            self.update(markup)
+
+
+# ----------------------------------------------------------------- the app
+
+
+class SimApp(App):
+    """The virtual table in the terminal."""
+
+    TITLE = "Tapp table -- the virtual table"
+    CSS = """
+    Screen { background: #101418; }
+    #main { height: 1fr; }
+    #left { width: 1fr; min-width: 40; }
+    #right { width: auto; }
+    #table { grid-size: 3 3; grid-columns: 1fr 1fr 1fr; grid-rows: auto auto auto;
+             height: auto; grid-gutter: 0 1; }
+    #hand { border: round #87d787; padding: 0 1; height: auto; min-height: 3; }
+    #controls { height: 3; }
+    #controls Button { min-width: 8; margin: 0 1 0 0; }
+    #buzzer { width: 14; height: 3; content-align: center middle; border: round #444444; }
+    #buzzer.on { background: #d7af00; color: #000000; border: round #ffd700; }
+    #hint { height: auto; padding: 0 1; color: #ffd787; }
+    #status { height: auto; padding: 0 1; color: #8a8a8a; }
+    #journal { height: 1fr; min-height: 3; border: round #444444; padding: 0 1;
+               color: #a8a8a8; }
+    """
+    BINDINGS = [
+        Binding("left", "choose(-1)", "card", key_display="←→"),
+        Binding("right", "choose(1)", "card", show=False),
+        Binding("enter,space", "put", "put on reader", key_display="⏎"),
+        Binding("c", "put_centre", "centre", show=False),
+        Binding("l,backspace", "lift", "lift"),
+        Binding("L", "clear", "clear all", show=False),
+        Binding("comma", "button('prev')", "prev", key_display=","),
+        Binding("full_stop", "button('next')", "next", key_display="."),
+        Binding("o,slash", "button('ok')", "OK", key_display="o"),
+        Binding("O", "button('ok', True)", "long OK", key_display="O"),
+        Binding("less_than_sign", "button('prev', True)", "long prev", key_display="<"),
+        Binding("d", "deal", "deal"),
+        Binding("a", "auto", "others move"),
+        Binding("A", "toggle_auto", "auto on/off", show=False),
+        Binding("s,tab", "be", "next seat", key_display="s"),
+        Binding("z", "toggle_oled", "pixels/text", show=False),
+        Binding("n", "record(1)", "next event", show=False),
+        Binding("p", "record(-1)", "prev event", show=False),
+        Binding("q", "quit", "quit"),
+    ]
+
+    def __init__(self, variant="tapp_modern", players=3, mode="strict", seed=1, lang="de",
+                 record=None, realtime=True, auto=None, oled=None):
+        super().__init__()
+        self.record = RecordSteps(record, seed=seed) if record else None
+        if self.record:
+            self.seating = self.record.seating
+        else:
+            self.seating = Seating(variant, players, mode, seed=seed, lang=lang)
+        self.realtime = realtime
+        self.auto = (realtime and not record) if auto is None else auto
+        self.oled_mode = oled              # None: by the terminal's size
+        self.last_action = time.monotonic()
+        self.buzz_until = 0.0
+        self.tone_mark = 0
+        self.buzz_freq = 0
+        self.message = ""
+
+    # ----- layout ------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield Header(show_clock=False)
+        with Horizontal(id="main"):
+            with Vertical(id="left"):
+                with Grid(id="table"):
+                    for row in range(3):
+                        for col in range(3):
+                            yield Cell(id="cell-%d-%d" % (row, col))
+                yield Text("", id="hand")
+                with Horizontal(id="controls"):
+                    yield Button("◀ prev", id="prev")
+                    yield Button("next ▶", id="next")
+                    yield Button("OK", id="ok", variant="primary")
+                    yield Button("hold OK", id="ok-long")
+                    yield Text("♪", id="buzzer")
+                yield Text("", id="hint")
+                yield Text("", id="status")
+            with Vertical(id="right"):
+                yield OledView(self.seating.table.board.oled, id="oled")
+                yield Text("", id="journal")
+        yield Footer()
+
+    def on_mount(self):
+        self._title()
+        self._fit_oled()
+        self.sync()
+        if self.realtime:
+            self.set_interval(TICK_MS / 1000, self.tick)
+
+    def on_resize(self, _event):
+        self._fit_oled()
+
+    def _fit_oled(self):
+        compact = self.oled_mode == "text" if self.oled_mode else (
+            self.size.width < 176 or self.size.height < 40)
+        self.query_one(OledView).set_compact(compact)
+
+    def _title(self):
+        t = self.seating.table
+        rules = t.game.rules
+        self.sub_title = "%s (%s) · %d players · %s · you: %s%s" % (
+            VARIANTS.get(rules.variant, rules.variant), rules.variant, rules.players,
+            "strict" if rules.strict else "open", seat_name(t, self.seating.you),
+            " · record" if self.record else "")
+
+    # ----- time ---------------------------------------------------------------------
+
+    def tick(self):
+        self.seating.table.wait(TICK_MS)
+        if self.auto and not self.record:
+            self._auto_tick()
+        self.sync()
+
+    def _auto_tick(self):
+        s = self.seating
+        if s.your_move():
+            return
+        idle = time.monotonic() - self.last_action
+        if idle < (CLEAR_DELAY_S if s.game.clearing else AUTO_DELAY_S):
+            return
+        if s.game.step == DEALING and s.view.dealer() == s.you:
+            return
+        note = s.auto_step()
+        if note:
+            self.message = note
+            self.last_action = time.monotonic()
+
+    # ----- showing ------------------------------------------------------------------
+
+    def sync(self):
+        """Bring every widget up to date with the virtual table."""
+        s = self.seating
+        t = s.table
+        view = s.view
+        n = s.nseats
+        places = PLACES.get(n, PLACES[6])
+        at = {places[k]: (s.you + k) % n for k in range(min(n, len(places)))}
+        leds = led_states(t)
+        rgb = led_rgb(t)
+        readers = reader_codes(t)
+        actor = s.actor()
+        active = view.active_seats() if view.in_deal() else list(range(n))
+        for row in range(3):
+            for col in range(3):
+                cell = self.query_one("#cell-%d-%d" % (row, col), Cell)
+                if (row, col) == CENTRE_CELL:
+                    cell.show(self._centre_markup(readers[t.centre]), -1, ("centre",))
+                elif (row, col) in at:
+                    seat = at[(row, col)]
+                    classes = []
+                    if seat == s.you:
+                        classes.append("you")
+                    elif seat == actor:
+                        classes.append("turn")
+                    cell.show(self._seat_markup(seat, leds[seat], rgb[seat], readers[seat],
+                                                seat == actor, seat in active), seat,
+                              tuple(classes))
+                else:
+                    cell.show("", -1, ("empty",))
+        self.query_one("#hand", Text).show(self._hand_markup())
+        self._buzzer()
+        hint = s.hint()
+        if self.record:
+            hint = self.record.status()
+        self.query_one("#hint", Text).show(escape(hint))
+        self.query_one("#status", Text).show(escape(self.message or s.note))
+        self.query_one(OledView).sync()
+        self.query_one("#journal", Text).show(self._journal_markup())
+
+    def _seat_markup(self, seat, led, rgb, lying, on_turn, active):
+        s = self.seating
+        t = s.table
+        colour = "#%02x%02x%02x" % rgb if any(rgb) else "#3a3a3a"
+        dot = "[%s]●[/]" % colour
+        name = escape(seat_name(t, seat))
+        mark = " ▶" if on_turn else ""
+        who = " [#87d787](you)[/]" if seat == s.you else ""
+        card = " ".join(card_markup(c) for c in lying) if lying else "[#555555]·[/]"
+        lines = ["%s [b]%s[/b]%s%s" % (dot, name, who, mark),
+                 "\\[%s] [#6a6a6a]%s[/]" % (card, led)]
+        if not active:
+            lines.append("[#6a6a6a]sits out[/]")
+        elif seat != s.you:
+            count = len(s.hand(seat))
+            lines.append("[#5f5f87]%s[/]" % ("▒▒" * count) if count else "")
+        else:
+            count = len(s.your_hand())
+            lines.append("[#87d787]%d cards ↓[/]" % count if count else "")
+        return "\n".join(lines)
+
+    def _centre_markup(self, lying):
+        s = self.seating
+        game = s.game
+        card = " ".join(card_markup(c) for c in lying) if lying else "[#555555]·[/]"
+        lines = ["[b]centre[/b]", "\\[%s] [#6a6a6a]reader[/]" % card]
+        if game.step == DEALING:
+            seen, total, _short = game.dealing_missing()
+            lines.append("[#8a8a8a]dealt %d/%d[/]" % (seen, total))
+        else:
+            trick = s.view.trick()
+            lines.append("[#8a8a8a]trick %d[/]" % s.view.trick_number()
+                         if trick or s.view.in_deal() else "")
+        return "\n".join(lines)
+
+    def _hand_markup(self):
+        s = self.seating
+        hand = s.your_hand()
+        title = "[b]Your hand[/b] (%s)  " % escape(seat_name(s.table, s.you))
+        if not hand:
+            return title + "[#6a6a6a]no cards yet[/]"
+        parts = []
+        for i, code in enumerate(hand):
+            text = card_markup(code)
+            if i == s.selected:
+                text = "[reverse]%s[/reverse]" % text
+            parts.append("[@click=app.pick(%d)]%s[/]" % (i, text))
+        return title + " ".join(parts)
+
+    def _buzzer(self):
+        t = self.seating.table
+        pwm = t.board.pwm
+        now = t.board.ticks_ms()
+        sounded = pwm.sounding
+        freq = 0
+        for start, dur, f in t.tones():
+            if f and start + dur >= self.tone_mark:
+                sounded = True
+                freq = f
+        self.tone_mark = now
+        if sounded:
+            self.buzz_until = time.monotonic() + 0.35
+            self.buzz_freq = freq or pwm.freq()
+        widget = self.query_one("#buzzer", Text)
+        on = time.monotonic() < self.buzz_until
+        widget.set_class(on, "on")
+        widget.show("♪ %d Hz" % self.buzz_freq if on else "[#555555]♪ buzzer[/]")
+
+    def _journal_markup(self):
+        lines = self.seating.table.journal_lines()[-12:]
+        return "\n".join(escape(line.split("\t", 1)[0]) for line in lines) or "(journal)"
+
+    # ----- actions ------------------------------------------------------------------------
+
+    def _acted(self, message=""):
+        self.message = message
+        self.last_action = time.monotonic()
+        self.sync()
+
+    def action_choose(self, delta):
+        self.seating.choose(delta)
+        self._acted()
+
+    def action_pick(self, index):
+        self.seating.pick(index)
+        self._acted()
+
+    def action_put(self):
+        self.seating.put()
+        self._acted(self.seating.note)
+
+    def action_put_centre(self):
+        self.seating.put(centre=True)
+        self._acted(self.seating.note)
+
+    def action_lift(self):
+        self.seating.lift()
+        self._acted("you lifted your card")
+
+    def action_clear(self):
+        self.seating.clear()
+        self._acted("every reader cleared")
+
+    def action_button(self, key, long=False):
+        self.seating.press(key, long)
+        self._acted("%s %s" % ("held" if long else "pressed", key))
+
+    def action_deal(self):
+        self.seating.deal()
+        self._acted(self.seating.note)
+
+    def action_auto(self):
+        note = self.seating.auto_step()
+        self._acted(note or "nothing for the simulated people to do")
+
+    def action_toggle_auto(self):
+        self.auto = not self.auto
+        self._acted("the simulated people move %s" % ("by themselves" if self.auto
+                                                      else "when you press a"))
+
+    def action_be(self, seat=None):
+        self.seating.switch(seat)
+        self._title()
+        self._acted("you act for %s" % seat_name(self.seating.table, self.seating.you))
+
+    def action_toggle_oled(self):
+        oled = self.query_one(OledView)
+        self.oled_mode = "pixels" if oled.compact else "text"
+        self._fit_oled()
+        self._acted()
+
+    def action_record(self, step):
+        if not self.record:
+            self._acted("n/p step through a record: tapptable sim --record FILE")
+            return
+        if step > 0:
+            self.record.forward()
+        else:
+            self.record.back()
+        self.seating = self.record.seating
+        self.query_one(OledView).oled = self.seating.table.board.oled
+        self.query_one(OledView).key = None
+        self._title()
+        self._acted()
+
+    def on_button_pressed(self, event):
+        bid = event.button.id
+        if bid == "ok-long":
+            self.action_button("ok", True)
+        elif bid in ("prev", "next", "ok"):
+            self.action_button(bid)
+
+
+def run_tui(args):
+    """``tapptable sim`` on a terminal."""
+    try:
+        app = SimApp(args.variant, args.players, args.mode, seed=args.seed, lang=args.lang,
+                     record=args.record)
+    except (OSError, ValueError) as exc:
+        print("tapptable sim: %s" % exc)
+        return 2
+    app.run()
+    return 0
