@@ -1,0 +1,626 @@
+"""The table behind the page: the virtual table, the cards in people's hands, robots.
+
+``TableHub`` owns one ``host_sim.table.VirtualTable`` (the unchanged firmware on
+the chip models) and everything the device cannot know but a page must show:
+where each physical card is (the deck, a seat's hand, the talon, lying on a
+reader, set aside, played), who sits where (seat claims by browser tabs), and
+the simulated players ("robots") that play the seats nobody claimed.
+
+It talks to the table only as a person would: cards placed on and lifted off
+readers, buttons pressed and released; it reads what the device shows (OLED,
+LEDs, buzzer) and the engine's read-only view.  Nothing here knows about the
+network: ``server.py`` feeds it requests and sends its snapshots.
+
+Time: the table runs on its virtual clock; ``advance(ms)`` moves it on and runs
+every timed action (a button release, the next card of an automatic deal, a
+robot's move) at its virtual instant.  The server calls it with wall time.
+"""
+import heapq
+import json
+import random
+
+from drivers.leds import COLOURS, STATE_NAMES
+from host_sim.table import KEYS, LONG_MS, PRESS_MS, SETTLE_MS, VirtualTable
+from table.game import DEALING, GAME, RESULT
+from tapp.cards import CARD_CODES, CODE_INDEX, DECKS, mask_cards
+from tapp.dealing import TALON, receivers
+
+STEP_NAMES = ("dealing", "game", "result", "over")
+BUTTONS = tuple(KEYS)                  # ("prev", "next", "ok")
+LIFT_GAP_MS = 40                       # automatic dealing: after a lift, before the next card
+ROBOT_THINK_MS = 600                   # a robot's pause before it acts
+ROBOT_CLEAR_MS = 900                   # ... before it takes its card off a finished trick
+ROBOT_NEXT_DEAL_MS = 2500              # robots alone: the result stays this long
+SEEN_POLL_MS = 20                      # a lift waits until the table has seen the card ...
+SEEN_LIMIT_MS = 1500                   # ... but no longer than this
+CLEAR_LIMIT_MS = 800                   # a card put down waits until the last lift was seen
+
+
+ROBOT = "robot"                        # holds a button like a tab does
+
+
+class Refused(Exception):
+    """A request the page may not make now (the message goes back to that tab)."""
+
+
+def card_suit(code):
+    return code[0]
+
+
+class TableHub:
+    """One virtual table and its people.  ``seed`` makes shuffles and robots repeatable."""
+
+    def __init__(self, variant="tapp_modern", players=3, mode="strict", seed=1, lang="de",
+                 robots=True, options=None, table=None):
+        self.table = table or VirtualTable(variant, players, mode, options=options, lang=lang)
+        self.variant = variant
+        self.mode = mode
+        self.lang = lang
+        self.seed = seed
+        self.players = players
+        self.centre = self.table.centre
+        self.rng = random.Random(seed)
+        self.robots_on = robots
+        self.claims = [None] * players           # client id holding each seat
+        self.hands = [[] for _ in range(players)]
+        self.deck = []
+        self.talon = []
+        self.aside = []                          # discards (and cards put away)
+        self.played = []                         # cards of cleared tricks
+        self.on_reader = [[] for _ in range(players + 1)]   # [(code, origin)]
+        self.prepared = None                     # deals_played when the cards were shuffled
+        self.talon_taken = False
+        self.auto_dealing = False
+        self.lifting = {}                        # reader -> a lift waits for the table
+        self.timers = []                         # heap of (virtual ms, seq, fn)
+        self.seq = 0
+        self.robot_busy = False
+        self.held = {}                           # button -> client id holding it down
+        self.balance_history = [list(self.view.balances())]
+        self.deals_seen = self.view.deals_played()
+        self.tricks = {}                         # trick number -> last_trick() dict
+        self.collecting = False                  # the tricks are this deal's
+        self.pwm_seen = 0
+        self.oled_bytes = -1
+        self.frame = b""
+        self.journal_seen = 0
+        self.sync()
+
+    # ----- the table's public face ---------------------------------------------------
+
+    @property
+    def game(self):
+        return self.table.game
+
+    @property
+    def view(self):
+        return self.table.view
+
+    @property
+    def rules(self):
+        return self.table.game.rules
+
+    def now(self):
+        return self.table.scheduler.now_ms()
+
+    # ----- time --------------------------------------------------------------------------
+
+    def after(self, ms, fn):
+        """Run ``fn`` when the virtual clock is ``ms`` further on."""
+        self.seq += 1
+        heapq.heappush(self.timers, (self.now() + ms, self.seq, fn))
+
+    def advance(self, ms):
+        """Run the table ``ms`` virtual milliseconds on, with every timed action."""
+        end = self.now() + ms
+        while self.timers and self.timers[0][0] <= end:
+            due, _seq, fn = heapq.heappop(self.timers)
+            if due > self.now():
+                self.table.wait(due - self.now())
+            fn()
+            self.sync()
+        if end > self.now():
+            self.table.wait(end - self.now())
+        self.sync()
+        self.think()
+
+    # ----- seats -------------------------------------------------------------------------
+
+    def seats_of(self, cid):
+        return [s for s in range(self.players) if self.claims[s] == cid]
+
+    def claim(self, cid, seat):
+        self._seat_number(seat)
+        holder = self.claims[seat]
+        if holder is not None and holder != cid:
+            raise Refused("seat %d is taken" % (seat + 1))
+        self.claims[seat] = cid
+
+    def release(self, cid, seat):
+        self._seat_number(seat)
+        if self.claims[seat] != cid:
+            raise Refused("seat %d is not yours" % (seat + 1))
+        self.claims[seat] = None
+
+    def leave(self, cid):
+        """A tab has gone: its seats are free, its buttons released."""
+        for s in self.seats_of(cid):
+            self.claims[s] = None
+        for key, holder in list(self.held.items()):
+            if holder == cid:
+                self._release_button(key)
+
+    def _seat_number(self, seat):
+        if not isinstance(seat, int) or not 0 <= seat < self.players:
+            raise Refused("no such seat")
+
+    def _seated(self, cid):
+        if not self.seats_of(cid):
+            raise Refused("take a seat first")
+
+    # ----- cards -------------------------------------------------------------------------
+
+    def place(self, cid, code, reader):
+        """Put a card from one of ``cid``'s hands (or the top of the deck, ``"deck"``)
+        on ``reader``: its own seat's reader or the centre reader."""
+        self._seated(cid)
+        mine = self.seats_of(cid)
+        if not isinstance(reader, int) or not 0 <= reader <= self.centre:
+            raise Refused("no such reader")
+        if reader != self.centre and reader not in mine:
+            raise Refused("that is not your reader")
+        if self.auto_dealing:
+            raise Refused("the cards are being dealt")
+        if code == "deck":
+            if not self.deck:
+                raise Refused("the deck is empty")
+            self._place_from_deck(reader)
+            return
+        for s in mine:
+            if code in self.hands[s]:
+                self._put(reader, code, ("hand", s))
+                return
+        raise Refused("%s is not in your hand" % code)
+
+    def set_aside(self, cid, code):
+        """Open mode: the declarer puts a discard away (the device does not see it)."""
+        self._seated(cid)
+        decl = self.view.declarer()
+        if self.rules.strict or self.view.expects() != "discard" or decl not in self.seats_of(cid):
+            raise Refused("only the declarer's discards are put aside (open mode)")
+        if code not in self.hands[decl]:
+            raise Refused("%s is not in your hand" % code)
+        self.hands[decl].remove(code)
+        self.aside.append(code)
+
+    def lift(self, cid, reader):
+        self._seated(cid)
+        if reader != self.centre and reader not in self.seats_of(cid):
+            raise Refused("that is not your reader")
+        if not self.on_reader[reader]:
+            raise Refused("no card lies there")
+        if not self.lifting.get(reader):
+            self._lift(reader)
+
+    def deal(self, cid):
+        """Strict mode: deal the rest of the deck over the centre reader, card by card."""
+        self._seated(cid)
+        if not self.rules.strict or self.game.step != DEALING:
+            raise Refused("nothing to deal now")
+        if not self.auto_dealing:
+            self.auto_dealing = True
+            self._deal_next()
+
+    def _put(self, reader, code, origin):
+        if origin[0] == "hand":
+            self.hands[origin[1]].remove(code)
+        self.on_reader[reader].append((code, origin))
+        if origin[0] == "deck" or len(self.on_reader[reader]) > 1:
+            self.table.place(reader, code, wait=False)
+        else:
+            self._place_when_clear(reader, code, 0)
+
+    def _place_when_clear(self, reader, code, waited):
+        """Put the card down once the table has noticed that the last one was lifted
+        (a card put down at once would be taken as the old one still lying there)."""
+        if code not in [c for c, _o in self.on_reader[reader]]:
+            return                           # taken up again meanwhile
+        if self.table.app.presence.placed_len(reader) and waited < CLEAR_LIMIT_MS:
+            self.after(SEEN_POLL_MS, lambda: self._place_when_clear(
+                reader, code, waited + SEEN_POLL_MS))
+            return
+        self.table.place(reader, code, wait=False)
+
+    def _place_from_deck(self, reader):
+        code = self.deck.pop(0)
+        to = reader
+        if reader == self.centre:
+            to = self.game.next_receiver()
+        self._put(reader, code, ("deck", to))
+
+    def _lift(self, reader, then=None, waited=0):
+        """Take the cards off ``reader`` once the table has taken note of them (as a
+        person lifts a card after its beep); each goes where a person would put it."""
+        if not self.on_reader[reader]:
+            if then:
+                then()
+            return
+        if waited < SEEN_LIMIT_MS and not all(
+                self._noted(reader, code) for code, _o in self.on_reader[reader]):
+            self.lifting[reader] = True
+            self.after(SEEN_POLL_MS, lambda: self._lift(reader, then, waited + SEEN_POLL_MS))
+            return
+        self.lifting.pop(reader, None)
+        game = self.game
+        for code, origin in self.on_reader[reader]:
+            self._after_lift(reader, code, origin, game)
+        self.on_reader[reader] = []
+        self.table.lift(reader, wait=False)
+        if then:
+            then()
+
+    def _noted(self, reader, code):
+        """Has the table answered the card lying on ``reader`` (taken or refused)?"""
+        game = self.game
+        card = CODE_INDEX[code]
+        if game.refused[reader] or game.jammed[reader]:
+            return True
+        if game.step == DEALING:
+            return bool(game.deal_seen[card // 9] & (1 << (card % 9)))
+        if game.step == GAME:
+            if reader != self.centre:
+                return game.on_reader[reader] == card
+            return code in game.discards or self._discarded(self.view.declarer(), code)
+        return self.table.app.presence.placed_len(reader) > 0
+
+    def _after_lift(self, reader, code, origin, game):
+        card = CODE_INDEX[code]
+        if origin[0] == "deck":            # strict dealing: did the device count it?
+            to = origin[1]
+            if game.deal_seen[card // 9] & (1 << (card % 9)) and not game.refused[reader]:
+                if to == TALON:
+                    self.talon.append(code)
+                elif 0 <= to < self.players:
+                    self.hands[to].append(code)
+                else:
+                    self.aside.append(code)
+            else:
+                self.deck.insert(0, code)
+            return
+        seat = origin[1]
+        if reader == self.centre:
+            if game.step == GAME and not game.refused[reader] and self._discarded(seat, code):
+                self.aside.append(code)
+            else:
+                self.hands[seat].append(code)
+            return
+        played = reader < len(game.on_reader) and game.on_reader[reader] == card
+        if played and (game.clearing or game.step != GAME):
+            self.played.append(code)
+        else:
+            self.hands[seat].append(code)
+
+    def _discarded(self, seat, code):
+        """Strict mode: was ``code`` taken as one of the declarer's discards?"""
+        view = self.view
+        if code in self.game.discards:
+            return True
+        if view.expects() == "discard" or seat != view.declarer():
+            return False
+        hand = view.hand(seat)
+        return hand is not None and code not in hand
+
+    # ----- buttons -----------------------------------------------------------------------
+
+    def press(self, cid, key, long=False):
+        """A whole press: down now, up after a short (or long) hold of virtual time."""
+        self._seated(cid)
+        self._button_down(cid, key)
+        self.after(LONG_MS if long else PRESS_MS, lambda: self._release_button(key))
+
+    def button(self, cid, key, down):
+        """Press-and-hold from the page: ``down`` True on press, False on release."""
+        self._seated(cid)
+        if down:
+            self._button_down(cid, key)
+        elif self.held.get(key) == cid:
+            self._release_button(key)
+
+    def _button_down(self, cid, key):
+        if key not in KEYS:
+            raise Refused("no such button")
+        if key in self.held:
+            raise Refused("that button is being held")
+        self.held[key] = cid
+        self.table.board.button_pins[KEYS[key]].press()
+
+    def _release_button(self, key):
+        if key in self.held:
+            del self.held[key]
+            self.table.board.button_pins[KEYS[key]].release()
+
+    def set_robots(self, cid, on):
+        self._seated(cid)
+        self.robots_on = bool(on)
+
+    # ----- keeping the cards in step with the table -------------------------------------
+
+    def sync(self):
+        """Follow the table: shuffle for a new deal, the talon into the declarer's hand,
+        the score and trick history."""
+        game, view = self.game, self.view
+        played = view.deals_played()
+        if played != self.deals_seen:
+            self.deals_seen = played
+            self.balance_history.append(list(view.balances()))
+        strict = self.rules.strict
+        if self.prepared != played and (
+                (strict and game.step == DEALING) or (not strict and view.in_deal())):
+            self._new_deal(played)
+        if (not self.talon_taken and self.talon and view.expects() == "discard"
+                and view.declarer() >= 0):
+            self.hands[view.declarer()].extend(self.talon)
+            self.talon = []
+            self.talon_taken = True
+        lines = self.table.journal_lines()
+        for line in lines[self.journal_seen:]:
+            ev = json.loads(line.split("\t")[0])
+            if ev.get("ev") == "rufer":
+                self._rufer(ev)
+        self.journal_seen = len(lines)
+        if self.collecting and game.step != DEALING:
+            last = view.last_trick()
+            if last is None:
+                self.tricks = {}
+            elif {k: v for k, v in self.tricks.get(last["n"], {}).items() if k != "seats"} \
+                    != last:
+                active = view.active_seats()
+                at = active.index(last["leader"]) if last["leader"] in active else 0
+                last["seats"] = [active[(at + k) % len(active)]
+                                 for k in range(len(last["cards"]))]
+                self.tricks[last["n"]] = last
+                for n in [n for n in self.tricks if n > last["n"]]:
+                    del self.tricks[n]       # taken back (undo)
+            if not view.in_deal():
+                self.collecting = False      # settled: the history stays until the next deal
+
+    def _rufer(self, ev):
+        """Modern Tapp's Rufer: the called card's holder hands it over for ``give``."""
+        decl, called, give = ev["seat"], ev["card"], ev.get("give")
+        for s in range(self.players):
+            if s != decl and called in self.hands[s]:
+                self.hands[s].remove(called)
+                self.hands[decl].append(called)
+                if give and give in self.hands[decl]:
+                    self.hands[decl].remove(give)
+                    self.hands[s].append(give)
+                return
+
+    def _new_deal(self, played):
+        self.prepared = played
+        self.tricks = {}
+        self.collecting = True
+        for r in range(self.centre + 1):
+            if self.on_reader[r]:
+                self.on_reader[r] = []
+                self.table.lift(r, wait=False)
+        rules = self.rules
+        cards = [CARD_CODES[c] for c in mask_cards(DECKS[rules.deck])]
+        random.Random(self.seed * 7919 + played).shuffle(cards)
+        self.hands = [[] for _ in range(self.players)]
+        self.deck, self.talon, self.aside, self.played = [], [], [], []
+        self.talon_taken = False
+        self.auto_dealing = False
+        if rules.strict:
+            self.deck = cards
+            return
+        for code, seat in zip(cards, receivers(rules, self.view.dealer()), strict=True):
+            (self.talon if seat == TALON else self.hands[seat]).append(code)
+
+    def _deal_next(self):
+        if not self.auto_dealing:
+            return
+        if self.game.step != DEALING or not self.deck:
+            self.auto_dealing = False
+            return
+        def next_card():
+            self.after(LIFT_GAP_MS, self._deal_next)
+        if self.on_reader[self.centre]:
+            self._lift(self.centre, next_card)
+            return
+        self._place_from_deck(self.centre)
+        self.after(SETTLE_MS, lambda: self._lift(self.centre, next_card))
+
+    # ----- robots ------------------------------------------------------------------------
+
+    def robot_seats(self):
+        if not self.robots_on:
+            return []
+        return [s for s in range(self.players) if self.claims[s] is None]
+
+    def think(self):
+        """Robots look at the table and, if it is for them, plan one move."""
+        robots = self.robot_seats()
+        if not robots or self.robot_busy:
+            return
+        game, view = self.game, self.view
+        for s in robots:
+            if self.on_reader[s] and (game.clearing or game.step != GAME or game.refused[s]):
+                return self._robot(ROBOT_CLEAR_MS, lambda s=s: self._lift(s))
+        if game.step == RESULT and len(robots) == self.players:
+            return self._robot(ROBOT_NEXT_DEAL_MS, lambda: self._robot_press("ok"))
+        if game.step != GAME:
+            return
+        turn = view.turn()
+        if turn not in robots:
+            return
+        expects = view.expects()
+        if expects == "card" and not game.clearing and not self.on_reader[turn]:
+            return self._robot(ROBOT_THINK_MS, lambda: self._robot_play(turn))
+        if expects == "discard":
+            return self._robot(ROBOT_THINK_MS, lambda: self._robot_discard(turn))
+        if expects in ("call", "declare", "rufer") and game.menu:
+            return self._robot(ROBOT_THINK_MS, lambda: self._robot_choose(turn))
+
+    def _robot(self, ms, fn):
+        self.robot_busy = True
+
+        def act():
+            self.robot_busy = False
+            if self.robot_seats():
+                fn()
+        self.after(ms, act)
+
+    def _robot_press(self, key, then=None):
+        if key in self.held:
+            return
+        self.held[key] = ROBOT
+        self.table.board.button_pins[KEYS[key]].press()
+        self.robot_busy = True
+
+        def up():
+            self._release_button(key)
+            self.after(PRESS_MS, done)
+
+        def done():
+            self.robot_busy = False
+            if then:
+                then()
+        self.after(PRESS_MS, up)
+
+    def _robot_menu(self, index):
+        """Move the menu to ``index`` with next presses, then OK."""
+        game = self.game
+        if not game.menu:
+            return
+        steps = (index - game.menu_pos) % len(game.menu)
+        if steps:
+            self._robot_press("next", lambda: self._robot_menu(index))
+        else:
+            self._robot_press("ok")
+
+    def _robot_choose(self, seat):
+        game = self.game
+        if game.step == GAME and self.view.turn() == seat and game.menu:
+            self._robot_menu(self.rng.randrange(len(game.menu)))
+
+    def _robot_play(self, seat):
+        view = self.view
+        if view.turn() != seat or view.expects() != "card" or self.game.clearing:
+            return
+        hand = self.hands[seat]
+        if not hand:
+            return
+        legal = [c for c in view.legal_cards() if c in hand]
+        if not legal:                    # open mode: the table does not know the hand
+            trick = view.trick()
+            led = card_suit(trick[0][1]) if trick else None
+            legal = [c for c in hand if card_suit(c) == led] or list(hand)
+        self._put(seat, self.rng.choice(legal), ("hand", seat))
+
+    def _robot_discard(self, seat):
+        view = self.view
+        if view.expects() != "discard" or view.declarer() != seat:
+            return
+        need = self.rules.talon_size
+        hand = self.hands[seat]
+        if self.rules.strict:
+            if self.on_reader[self.centre]:
+                self._lift(self.centre)
+                return
+            done = len(self.game.discards)
+            if done < need and hand:
+                self._put(self.centre, self.rng.choice(hand), ("hand", seat))
+                self.robot_busy = True
+
+                def lift_it():
+                    self.robot_busy = False
+                    if self.on_reader[self.centre]:
+                        self._lift(self.centre)
+                self.after(SETTLE_MS, lift_it)
+            return
+        for code in self.rng.sample(hand, min(need, len(hand))):
+            hand.remove(code)
+            self.aside.append(code)
+        self._robot_menu(0)              # "discard_open" is the menu's first entry
+
+    # ----- what the page shows -----------------------------------------------------------
+
+    def led_states(self):
+        """Each seat LED as (state name, full-scale RGB), decoded from the strip."""
+        board = self.table.board
+        lut = {tuple(board.leds.colour(i)): i for i in range(len(STATE_NAMES))}
+        colours = board.strip.colours
+        if callable(colours):
+            colours = colours()
+        out = []
+        for c in colours:
+            i = lut.get(tuple(c))
+            out.append(("?", list(c)) if i is None else (STATE_NAMES[i], list(COLOURS[i])))
+        return out
+
+    def oled_frame(self):
+        """The OLED as 1024 bytes, row by row, 8 pixels a byte (MSB left); the same
+        object until the display was written to."""
+        oled = self.table.board.oled
+        if oled.bytes != self.oled_bytes:
+            self.oled_bytes = oled.bytes
+            out = bytearray(oled.width * oled.height // 8)
+            visible = oled.visible
+            for y in range(oled.height):
+                base = y * oled.width
+                for x in range(oled.width):
+                    if visible(x, y):
+                        out[(base + x) >> 3] |= 0x80 >> (x & 7)
+            out = bytes(out)
+            if out != self.frame:
+                self.frame = out
+        return self.frame
+
+    def pwm_events(self):
+        """New buzzer changes since the last call: [virtual ms, freq Hz, on]."""
+        log = self.table.board.pwm.log
+        start = max(0, min(self.pwm_seen, len(log)) - 1) if self.pwm_seen else 0
+        out = []
+        for t, freq, duty in log[start:]:
+            out.append([t, freq, 1 if duty > 0 else 0])
+        if self.pwm_seen and out:
+            out = out[1:]                  # the last entry was sent already
+        self.pwm_seen = len(log)
+        return out
+
+    def shared_state(self):
+        """Everything every tab sees alike."""
+        game, view = self.game, self.view
+        leds = self.led_states()
+        history = [self.tricks[n] for n in sorted(self.tricks)]
+        result = view.last_result()
+        return {
+            "variant": self.variant, "mode": self.mode, "lang": self.lang,
+            "players": self.players, "centre": self.centre,
+            "names": list(self.rules.seats),
+            "dealer": view.dealer(), "turn": view.turn(), "expects": view.expects(),
+            "phase": view.phase(), "step": STEP_NAMES[game.step],
+            "declarer": view.declarer(), "trump": view.trump(),
+            "screen": self.table.screen(),
+            "leds": [{"state": n, "rgb": rgb} for n, rgb in leds],
+            "readers": [[code for code, _o in cards] for cards in self.on_reader],
+            "deck": len(self.deck), "talon": len(self.talon), "aside": len(self.aside),
+            "played": len(self.played),
+            "trick": view.trick(), "tricks": history,
+            "balances": list(view.balances()), "history": self.balance_history,
+            "deals": view.deals_played(), "result": result,
+            "robots": self.robots_on, "dealing": self.auto_dealing,
+            "held": sorted(self.held),
+        }
+
+    def state_for(self, cid, shared):
+        """``shared`` plus what this tab may see: its own hands face up."""
+        mine = self.seats_of(cid)
+        hands = []
+        for s in range(self.players):
+            cards = self.hands[s]
+            hands.append({"count": len(cards), "cards": list(cards) if s in mine else None})
+        claims = ["you" if c == cid else ("taken" if c is not None else None)
+                  for c in self.claims]
+        return dict(shared, t="state", you=mine, claims=claims, hands=hands)
