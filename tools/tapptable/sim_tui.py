@@ -12,7 +12,7 @@ Keys: left/right choose a card, enter/space put it on your seat's reader, c on
 the centre reader (laying away); l/backspace lift your card, L clear every
 reader; , prev  . next  o or / OK; O long OK (undo), < long prev (score sheet);
 d the dealer deals, a the simulated people make the next move, A lets them move
-by themselves (on by default), s/tab act for the next seat, z pixel/text OLED;
+by themselves (on by default), s act for the next seat, z pixel/text OLED;
 with --record: n next event, p previous; q quits. Mouse: click a card, a seat,
 a button.
 
@@ -243,8 +243,10 @@ class Seating:
         if not self.follow():
             return ""
         if game.menu:
+            who = view.turn()
             self.people.choose()
-            return "%s answered the menu" % seat_name(t, max(view.turn(), 0))
+            return "%s chose in the menu" % seat_name(t, who) if who >= 0 else \
+                "the menu was answered"
         expects = view.expects()
         if expects == "discard":
             self.people.discard()
@@ -547,7 +549,16 @@ class OledView(Widget):
     def pixel_lines(self):
         o = self.oled
         chars = " ▀▄█"
-        lit = [[o.visible(x, y) for x in range(o.width)] for y in range(o.height)]
+        if o.display_on and not o.entire_on and o.com_scan_dec and \
+                o.start_line == 0 and o.display_offset == 0:
+            # the usual mounting, no scrolling: what ``visible`` gives, read from GDDRAM
+            flip = 1 if o.inverted else 0
+            ram = o.ram
+            w = o.width
+            lit = [[((ram[(y >> 3) * w + x] >> (y & 7)) & 1) ^ flip for x in range(w)]
+                   for y in range(o.height)]
+        else:
+            lit = [[o.visible(x, y) for x in range(o.width)] for y in range(o.height)]
         return ["".join(chars[top[x] | (bottom[x] << 1)] for x in range(o.width))
                 for top, bottom in zip(lit[0::2], lit[1::2], strict=True)]
 
@@ -633,6 +644,7 @@ class SimApp(App):
     """The virtual table in the terminal."""
 
     TITLE = "Tapp table -- the virtual table"
+    AUTO_FOCUS = None            # the keys are the table's, not a focused button's
     CSS = """
     Screen { background: #101418; }
     #main { height: 1fr; }
@@ -665,7 +677,7 @@ class SimApp(App):
         Binding("d", "deal", "deal"),
         Binding("a", "auto", "others move"),
         Binding("A", "toggle_auto", "auto on/off", show=False),
-        Binding("s,tab", "be", "next seat", key_display="s"),
+        Binding("s", "be", "next seat"),
         Binding("z", "toggle_oled", "pixels/text", show=False),
         Binding("n", "record(1)", "next event", show=False),
         Binding("p", "record(-1)", "prev event", show=False),
@@ -701,10 +713,12 @@ class SimApp(App):
                             yield Cell(id="cell-%d-%d" % (row, col))
                 yield Text("", id="hand")
                 with Horizontal(id="controls"):
-                    yield Button("◀ prev", id="prev")
-                    yield Button("next ▶", id="next")
-                    yield Button("OK", id="ok", variant="primary")
-                    yield Button("hold OK", id="ok-long")
+                    for label, bid in (("◀ prev", "prev"), ("next ▶", "next"), ("OK", "ok"),
+                                       ("hold OK", "ok-long")):
+                        button = Button(label, id=bid,
+                                        variant="primary" if bid == "ok" else "default")
+                        button.can_focus = False
+                        yield button
                     yield Text("♪", id="buzzer")
                 yield Text("", id="hint")
                 yield Text("", id="status")

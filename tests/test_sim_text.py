@@ -1,0 +1,63 @@
+"""``tapptable sim`` without a terminal (tools/tapptable/sim_text.py).
+
+With standard input not a terminal it plays one deal by itself at the virtual
+table, prints the OLED's text after each notable step -- with one card refused
+on purpose -- and the result, and exits 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+for p in (ROOT, ROOT / "firmware"):
+    if str(p) not in sys.path:
+        sys.path.insert(0, str(p))
+
+from tools.tapptable.sim_text import autoplay  # noqa: E402
+
+
+def test_sim_with_stdin_not_a_terminal_plays_a_deal_and_exits_0():
+    env = dict(os.environ, COLUMNS="80")
+    out = subprocess.run([sys.executable, "-m", "tools.tapptable.cli", "sim"], cwd=ROOT,
+                         stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                         timeout=60, env=env)
+    assert out.returncode == 0, out.stderr
+    text = out.stdout
+    assert "The virtual table: Tapp neu (tapp_modern), 3 players, strict mode" in text
+    assert "REFUSED:" in text and "refused" in text             # the caption, the LED
+    assert any(msg in text for msg in ("Farbe bedienen!", "Trumpf!", "Übertrumpfen!"))
+    assert "Abrechnung" in text and "OK: neues Spiel" in text   # the result screen
+    assert "\nResult: " in text and "\nPayments: " in text
+    assert "Trick 1:" in text
+    boxes = text.count("┌────────────────┐")
+    assert boxes >= 8                                       # dealt, calls, tricks, result
+    assert max(len(line) for line in text.splitlines()) <= 80
+
+
+def args(**kw):
+    base = dict(variant="tapp_modern", players=3, mode="strict", seed=1, lang="de")
+    base.update(kw)
+    return argparse.Namespace(**base)
+
+
+def test_four_players_in_english():
+    out = io.StringIO()
+    assert autoplay(args(variant="tarock_simple", players=4, seed=5, lang="en"), out) == 0
+    text = out.getvalue()
+    assert "Settlement" in text and "REFUSED:" in text
+    assert "Dora" in text                                     # the fourth seat's LED line
+
+
+def test_open_mode_refuses_a_card_out_of_turn():
+    out = io.StringIO()
+    assert autoplay(args(mode="open", seed=2), out) == 0
+    text = out.getvalue()
+    assert "open mode, seed 2" in text and "Dealt by Anna, face" in text
+    assert "REFUSED:" in text and "Nicht am Zug" in text
+    assert "\nResult: " in text

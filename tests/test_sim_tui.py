@@ -1,0 +1,240 @@
+"""The terminal virtual table (tools/tapptable/sim_tui.py) driven by Textual's pilot.
+
+A whole deal of Tapp is played by key presses only: the dealer deals (d), the
+simulated people move (a), and for "you" (seat 0) the cards are chosen with
+left/right and put on the reader with enter. Once a card that breaks the rules
+is tried: the OLED in the view (switched to its text rows with z) shows the
+table's refusal, and the card is lifted (l). Once an accepted card is taken
+back with a long OK and OK (the table's undo). The view runs without the wall
+clock (``realtime=False``): only the actions move the virtual clock, so every
+run is the same.
+
+The main screen is kept as a snapshot: the SVG screenshot is saved, and the
+OLED's 32 half-block rows read out of it are compared with
+tests/sim_tui_oled_expected.txt (``TAPPTABLE_UPDATE_SNAPSHOTS=1`` rewrites it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import html
+import os
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+for p in (ROOT, ROOT / "firmware"):
+    if str(p) not in sys.path:
+        sys.path.insert(0, str(p))
+
+from table.game import GAME, RESULT  # noqa: E402
+from tools.tapptable.sim_tui import OledView, SimApp  # noqa: E402
+
+SIZE = (180, 50)                   # wide and tall enough for the pixel OLED
+SMALL = (110, 36)                  # the OLED as its text rows (and a quicker screen)
+EXPECTED = ROOT / "tests" / "sim_tui_oled_expected.txt"
+REFUSALS = ("Farbe bedienen!", "Trumpf!", "Übertrumpfen!")
+
+
+def run(coro):
+    return asyncio.run(coro)
+
+
+def oled_text(app):
+    """The OLED's text rows as the view shows them (text mode, z)."""
+    return app.query_one(OledView).text()
+
+
+async def select(pilot, app, code):
+    """Move the card cursor to ``code`` with the arrow keys (the shorter way)."""
+    s = app.seating
+    hand = s.your_hand()
+    steps = (hand.index(code) - s.selected) % len(hand)
+    key = "right"
+    if steps > len(hand) // 2:
+        key, steps = "left", len(hand) - steps
+    for _ in range(steps):
+        await pilot.press(key)
+    assert s.your_hand()[s.selected] == code
+
+
+def nearest(app, cards):
+    """Of ``cards``, the one nearest the card cursor."""
+    s = app.seating
+    hand = s.your_hand()
+    n = len(hand)
+    return min(cards, key=lambda c: min((hand.index(c) - s.selected) % n,
+                                        (s.selected - hand.index(c)) % n))
+
+
+def test_a_whole_deal_by_keys_with_a_refusal_and_an_undo():
+    async def play():
+        app = SimApp(seed=1, realtime=False, auto=False)
+        async with app.run_test(size=SMALL) as pilot:
+            s = app.seating
+            table = s.table
+            view = s.view
+            game = s.game
+            assert "Anna" in app.query_one("#cell-2-1").shown[0]    # you sit at the bottom
+            assert app.query_one(OledView).compact                 # a small terminal
+            await pilot.press("d")                                 # the dealer deals
+            assert game.step == GAME and len(s.your_hand()) == 11
+            refused = undone = mine = 0
+            for _ in range(400):
+                if game.step != GAME:
+                    break
+                if s.actor() != s.you or game.menu or view.expects() != "card" \
+                        or game.clearing:
+                    await pilot.press("a")                         # the others (or a menu)
+                    continue
+                hand = s.your_hand()
+                legal = [c for c in view.legal_cards() if c in hand]
+                wrong = [c for c in hand if c not in legal]
+                if not refused and wrong and view.trick_size():
+                    wrong = [nearest(app, wrong)]
+                    await select(pilot, app, wrong[0])
+                    await pilot.press("enter")
+                    assert game.refused[s.you]
+                    shown = "\n".join(oled_text(app))             # the OLED's text rows
+                    assert any(r in shown for r in REFUSALS), shown
+                    assert game.message in shown
+                    assert table.leds()[s.you] == "refused"
+                    assert s.on_reader(s.you) == [wrong[0]]
+                    await pilot.press("l")                         # take it back
+                    assert not game.refused[s.you] and not s.on_reader(s.you)
+                    assert table.leds()[s.you] != "refused"
+                    refused += 1
+                    continue
+                legal = [nearest(app, legal)]
+                await select(pilot, app, legal[0])
+                before = len(table.journal_lines())
+                await pilot.press("enter")
+                assert len(table.journal_lines()) == before + 1
+                mine += 1
+                if not undone and view.trick_size() and game.step == GAME:
+                    await pilot.press("O")                         # long OK: undo?
+                    assert "Rückgängig? OK" in table.screen()[7]
+                    await pilot.press("o")
+                    assert '"ev":"undo"' in table.journal_lines()[-1]
+                    assert "Zurückgenommen" in "\n".join(table.screen())
+                    assert legal[0] in s.your_hand()               # back in the hand
+                    await pilot.press("l")                         # lift the taken-back card
+                    undone += 1
+            assert game.step == RESULT, table.screen()
+            assert refused == 1 and undone == 1 and mine >= 8
+            result = view.last_result()
+            assert sum(result["payments"]) + result["pot"] == 0
+            assert table.screen()[1].startswith("Abrechnung")
+            await pilot.press("o")                                 # the next deal
+            assert "gibt" in table.screen()[1]
+            assert "press d" in app.query_one("#hint").shown or "deals" in \
+                app.query_one("#hint").shown
+    run(play())
+
+
+def test_buttons_and_cards_by_mouse_and_seat_switching():
+    async def play():
+        app = SimApp(seed=2, realtime=False, auto=False)
+        async with app.run_test(size=SIZE) as pilot:
+            s = app.seating
+            await pilot.press("d")
+            assert s.game.menu
+            journal = len(s.table.journal_lines())
+            await pilot.click("#next")                   # the menu's next entry
+            assert s.game.menu_pos == 1
+            await pilot.click("#prev")
+            await pilot.click("#ok")                     # the first entry is chosen
+            assert len(s.table.journal_lines()) == journal + 1
+            app.action_pick(3)                           # what a click on a card does
+            assert s.selected == 3
+            hand_line = app.query_one("#hand").shown
+            assert hand_line.count("@click=app.pick(") == len(s.your_hand())
+            await pilot.press("s")                       # act for the next seat
+            assert s.you == 1 and "you: Bert" in app.sub_title
+            assert "Bert" in app.query_one("#cell-2-1").shown[0]
+            await pilot.click("#cell-0-2")               # a click on a seat: be that seat
+            assert s.you == 0
+            await pilot.press("<")                       # long prev: the score sheet
+            assert s.game.scores
+            await pilot.press("comma")
+            assert not s.game.scores
+    run(play())
+
+
+def oled_rows_of_svg(svg):
+    """The OLED's 32 lines out of a Textual SVG screenshot: the text runs of 128 half
+    blocks (blank lines have no text run: filled in by their position)."""
+    found = {}
+    for x, y, body in re.findall(r'<text[^>]*x="([\d.]+)" y="([\d.]+)"[^>]*>(.*?)</text>', svg):
+        text = html.unescape(body).replace("\xa0", " ")
+        if len(text) == 128 and set(text) <= set(" ▀▄█"):
+            found[float(y)] = (float(x), text)
+    assert found, "no OLED rows in the screenshot"
+    top = min(found)
+    step = 24.4                                          # Rich's SVG line height
+    rows = [" " * 128] * 32
+    for y, (_x, text) in found.items():
+        rows[round((y - top) / step)] = text
+    return rows
+
+
+def test_main_screen_snapshot(tmp_path):
+    """The SVG screenshot of the main screen after the deal; its OLED rows."""
+    async def shoot():
+        app = SimApp(seed=1, realtime=False, auto=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press("d")
+            for _ in range(10):                          # the auction, up to the first card
+                if app.seating.view.expects() == "card" and not app.seating.game.menu:
+                    break
+                await pilot.press("a")
+            await pilot.pause()
+            oled = app.query_one(OledView)
+            assert not oled.compact                      # pixel for pixel
+            path = app.save_screenshot("main.svg", str(tmp_path))
+            pixels = oled.text()
+            await pilot.press("z")                       # z: its text rows instead
+            assert oled.compact and oled.text() == [
+                (row + " " * 16)[:16] for row in app.seating.table.screen()]
+            await pilot.press("z")
+            assert not oled.compact and oled.text() == pixels
+            return Path(path).read_text(encoding="utf-8"), pixels
+    svg, shown = run(shoot())
+    rows = oled_rows_of_svg(svg)
+    assert len(rows) == 32, len(rows)                   # 128x64 pixels, two rows per line
+    assert rows == shown
+    plain = html.unescape(re.sub(r"<[^>]+>", "", svg.split("</style>")[-1]))
+    plain = plain.replace("\xa0", " ")
+    for words in ("Your hand (Anna)", "(you)", "centre", "Bert", "Cora", "prev", "OK"):
+        assert words in plain, words
+    got = "\n".join(rows) + "\n"
+    if os.environ.get("TAPPTABLE_UPDATE_SNAPSHOTS"):
+        EXPECTED.write_text(got, encoding="utf-8")
+    assert got == EXPECTED.read_text(encoding="utf-8")
+
+
+def test_record_steps_forward_and_back(tmp_path):
+    """--record: the events go into a fresh table through the front door."""
+    from host_sim.table import AutoPlayers, VirtualTable
+    table = VirtualTable(seats=("Anna", "Bert", "Cora"))
+    AutoPlayers(table, seed=4).play_deal()
+    record = tmp_path / "deal.jsonl"
+    record.write_text("\n".join(table.journal_lines()) + "\n", encoding="utf-8")
+    events = len(table.journal_lines()) - 1
+
+    async def step():
+        app = SimApp(record=str(record), realtime=False)
+        async with app.run_test(size=SIZE) as pilot:
+            for _ in range(events):
+                await pilot.press("n")
+            s = app.seating
+            assert s.game.step == RESULT
+            assert s.view.last_result() == table.view.last_result()
+            assert [line.split("\t")[0] for line in s.table.journal_lines()] == \
+                [line.split("\t")[0] for line in table.journal_lines()]
+            await pilot.press("p")                       # one back: the last card unplayed
+            assert app.seating is not s and app.seating.game.step == GAME
+            assert app.record.pos == events - 1
+            assert "event %d/%d" % (events - 1, events) in app.query_one("#hint").shown
+    run(step())
