@@ -33,6 +33,7 @@ from tools.tapptable.sim_tui import OledView, SimApp  # noqa: E402
 
 SIZE = (180, 50)                   # wide and tall enough for the pixel OLED
 SMALL = (110, 36)                  # the OLED as its text rows (and a quicker screen)
+SEATS = ("Anna", "Bert", "Cora")
 EXPECTED = ROOT / "tests" / "sim_tui_oled_expected.txt"
 REFUSALS = ("Farbe bedienen!", "Trumpf!", "Übertrumpfen!")
 
@@ -70,7 +71,7 @@ def nearest(app, cards):
 
 def test_a_whole_deal_by_keys_with_a_refusal_and_an_undo():
     async def play():
-        app = SimApp(seed=1, realtime=False, auto=False)
+        app = SimApp(seed=1, realtime=False, auto=False, seats=SEATS)
         async with app.run_test(size=SMALL) as pilot:
             s = app.seating
             table = s.table
@@ -135,7 +136,7 @@ def test_a_whole_deal_by_keys_with_a_refusal_and_an_undo():
 
 def test_buttons_and_cards_by_mouse_and_seat_switching():
     async def play():
-        app = SimApp(seed=2, realtime=False, auto=False)
+        app = SimApp(seed=2, realtime=False, auto=False, seats=SEATS)
         async with app.run_test(size=SIZE) as pilot:
             s = app.seating
             await pilot.press("d")
@@ -180,15 +181,11 @@ def oled_rows_of_svg(svg):
 
 
 def test_main_screen_snapshot(tmp_path):
-    """The SVG screenshot of the main screen after the deal; its OLED rows."""
+    """The SVG screenshot of the main screen once dealt; its OLED rows."""
     async def shoot():
-        app = SimApp(seed=1, realtime=False, auto=False)
+        app = SimApp(seed=1, realtime=False, auto=False, seats=SEATS)
         async with app.run_test(size=SIZE) as pilot:
-            await pilot.press("d")
-            for _ in range(10):                          # the auction, up to the first card
-                if app.seating.view.expects() == "card" and not app.seating.game.menu:
-                    break
-                await pilot.press("a")
+            await pilot.press("d")                       # dealt: the auction begins
             await pilot.pause()
             oled = app.query_one(OledView)
             assert not oled.compact                      # pixel for pixel

@@ -685,13 +685,13 @@ class SimApp(App):
     ]
 
     def __init__(self, variant="tapp_modern", players=3, mode="strict", seed=1, lang="de",
-                 record=None, realtime=True, auto=None, oled=None):
+                 record=None, realtime=True, auto=None, oled=None, seats=None):
         super().__init__()
         self.record = RecordSteps(record, seed=seed) if record else None
         if self.record:
             self.seating = self.record.seating
         else:
-            self.seating = Seating(variant, players, mode, seed=seed, lang=lang)
+            self.seating = Seating(variant, players, mode, seed=seed, lang=lang, seats=seats)
         self.realtime = realtime
         self.auto = (realtime and not record) if auto is None else auto
         self.oled_mode = oled              # None: by the terminal's size
