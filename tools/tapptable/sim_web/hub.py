@@ -51,7 +51,7 @@ class TableHub:
     """One virtual table and its people.  ``seed`` makes shuffles and robots repeatable."""
 
     def __init__(self, variant="tapp_modern", players=3, mode="strict", seed=1, lang="de",
-                 robots=True, options=None, table=None):
+                 robots=True, options=None, table=None, autoplay=False):
         self.table = table or VirtualTable(variant, players, mode, options=options, lang=lang)
         self.variant = variant
         self.mode = mode
@@ -61,6 +61,7 @@ class TableHub:
         self.centre = self.table.centre
         self.rng = random.Random(seed)
         self.robots_on = robots
+        self.autoplay = autoplay                 # robots alone deal and start deals too
         self.claims = [None] * players           # client id holding each seat
         self.hands = [[] for _ in range(players)]
         self.deck = []
@@ -76,6 +77,7 @@ class TableHub:
         self.seq = 0
         self.robot_busy = False
         self.held = {}                           # button -> client id holding it down
+        self.pressed_at = {}                     # button -> virtual ms it went down
         self.balance_history = [list(self.view.balances())]
         self.deals_seen = self.view.deals_played()
         self.tricks = {}                         # trick number -> last_trick() dict
@@ -324,7 +326,11 @@ class TableHub:
         if down:
             self._button_down(cid, key)
         elif self.held.get(key) == cid:
-            self._release_button(key)
+            early = self.pressed_at.get(key, 0) + PRESS_MS - self.now()
+            if early > 0:                     # a quick click is still a whole short press
+                self.after(early, lambda: self._release_button(key))
+            else:
+                self._release_button(key)
 
     def _button_down(self, cid, key):
         if key not in KEYS:
@@ -332,6 +338,7 @@ class TableHub:
         if key in self.held:
             raise Refused("that button is being held")
         self.held[key] = cid
+        self.pressed_at[key] = self.now()
         self.table.board.button_pins[KEYS[key]].press()
 
     def _release_button(self, key):
@@ -447,8 +454,11 @@ class TableHub:
         for s in robots:
             if self.on_reader[s] and (game.clearing or game.step != GAME or game.refused[s]):
                 return self._robot(ROBOT_CLEAR_MS, lambda s=s: self._lift(s))
-        if game.step == RESULT and len(robots) == self.players:
+        alone = self.autoplay and len(robots) == self.players   # nobody sits: play on
+        if game.step == RESULT and alone:
             return self._robot(ROBOT_NEXT_DEAL_MS, lambda: self._robot_press("ok"))
+        if game.step == DEALING and alone and self.deck and not self.auto_dealing:
+            return self._robot(ROBOT_NEXT_DEAL_MS, self._robot_deal)
         if game.step != GAME:
             return
         turn = view.turn()
@@ -470,6 +480,11 @@ class TableHub:
             if self.robot_seats():
                 fn()
         self.after(ms, act)
+
+    def _robot_deal(self):
+        if self.game.step == DEALING and self.deck and not self.auto_dealing:
+            self.auto_dealing = True
+            self._deal_next()
 
     def _robot_press(self, key, then=None):
         if key in self.held:

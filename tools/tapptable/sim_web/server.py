@@ -67,7 +67,7 @@ import threading
 import time
 from pathlib import Path
 
-from aiohttp import WSMsgType, web
+from aiohttp import WSCloseCode, WSMsgType, web
 
 from .hub import Refused, TableHub
 
@@ -105,7 +105,7 @@ class WebTable:
         self.app.router.add_get("/ws", self.websocket)
         self.app.router.add_static("/static/", STATIC, append_version=False)
         self.app.on_startup.append(self._start)
-        self.app.on_cleanup.append(self._stop)
+        self.app.on_shutdown.append(self._stop)
 
     # ----- lifecycle ----------------------------------------------------------------------
 
@@ -116,7 +116,7 @@ class WebTable:
         if self.ticker:
             self.ticker.cancel()
         for client in list(self.clients.values()):
-            await client.ws.close()
+            await client.ws.close(code=WSCloseCode.GOING_AWAY, message=b"server stopped")
 
     async def _tick(self):
         last = time.monotonic()
@@ -229,9 +229,10 @@ class WebTable:
 
 
 def make_table(variant="tapp_modern", players=3, mode="strict", seed=1, lang="de",
-               robots=True, speed=1.0):
-    return WebTable(TableHub(variant, players, mode, seed=seed, lang=lang, robots=robots),
-                    speed=speed)
+               robots=True, speed=1.0, autoplay=False):
+    hub = TableHub(variant, players, mode, seed=seed, lang=lang, robots=robots,
+                   autoplay=autoplay)
+    return WebTable(hub, speed=speed)
 
 
 async def start(web_table, port):

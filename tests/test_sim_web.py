@@ -1,0 +1,395 @@
+"""`tapptable sim --web`: the virtual table in the browser.
+
+End to end in headless Chromium (Debian's /usr/bin/chromium driven by
+Playwright; Playwright's own browser download is never used): a whole deal by
+drags and clicks, an illegal card refused with the device's message on the
+page's OLED text, two tabs watching one table, seat claiming.  And the
+WebSocket protocol with aiohttp's own client, no browser.
+
+The server runs in a thread of this process (``ServerThread``) with its clock
+running faster than wall time (``SPEED``) to keep the suite short.
+"""
+import asyncio
+import json
+import os
+import shutil
+import tempfile
+import threading
+import time
+
+import aiohttp
+import pytest
+
+from tapp import errors as E
+from tools.tapptable.sim_web.server import ServerThread
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                 "--no-first-run", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync"]
+INSTALL = "apt-get update && apt-get install -y chromium"
+SPEED = 5.0                 # virtual ms per wall ms
+TIMEOUT = 15_000            # ms for one wait in the page
+
+
+# ----------------------------------------------------------------- fixtures
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """One Chromium (fresh profile) for the module; tests open their own tabs."""
+    if not (os.path.exists(CHROMIUM) or shutil.which("chromium")):
+        pytest.fail("Chromium is missing; install Debian's package: %s" % INSTALL,
+                    pytrace=False)
+    from playwright.sync_api import sync_playwright
+    profile = tempfile.mkdtemp(prefix="tapptable-chromium-")
+    with sync_playwright() as p:
+        ctx = p.chromium.launch_persistent_context(
+            profile, executable_path=CHROMIUM if os.path.exists(CHROMIUM)
+            else shutil.which("chromium"), headless=True, args=CHROMIUM_ARGS,
+            viewport={"width": 1280, "height": 900})
+        ctx.set_default_timeout(TIMEOUT)
+        yield ctx
+        ctx.close()
+    shutil.rmtree(profile, ignore_errors=True)
+
+
+@pytest.fixture
+def server():
+    with ServerThread(variant="tapp_modern", players=3, mode="strict", seed=3,
+                      robots=False, speed=SPEED) as srv:
+        yield srv
+
+
+@pytest.fixture
+def tabs(browser):
+    """Opens tabs (``tabs(srv)``) and closes them after the test."""
+    pages = []
+
+    def open_tab(srv):
+        page = open_table(browser, srv)
+        pages.append(page)
+        return page
+    yield open_tab
+    for page in pages:
+        page.close()
+
+
+def open_table(browser, srv):
+    page = browser.new_page()
+    errors = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.errors = errors
+    page.goto(srv.url)
+    page.wait_for_function("window.tappSim && tappSim.states > 0 && tappSim.frames > 0")
+    return page
+
+
+def state(page):
+    return page.evaluate("window.tappSim.state")
+
+
+def oled_text(page):
+    return page.text_content("#oled-text")
+
+
+def wait_until(srv, check, what, limit_s=10.0):
+    """Poll the hub (in the server's thread) until ``check(hub)`` is true."""
+    end = time.monotonic() + limit_s
+    while time.monotonic() < end:
+        if srv.call(check):
+            return
+        time.sleep(0.02)
+    raise AssertionError("timed out waiting for " + what)
+
+
+def claim(page, seat):
+    page.click("[data-claim='%d']" % seat)
+    page.wait_for_selector("[data-release='%d']" % seat)
+
+
+def drag(page, card, reader):
+    page.locator(".hand .card[data-card='%s']" % card).drag_to(
+        page.locator(".reader[data-reader='%s']" % reader))
+
+
+def deal_and_bid(page, srv):
+    """All three seats in this tab: deal, then OK to every question until the
+    first card is due (seed 3: a Frage with a discard, over the centre reader by
+    click card, click reader)."""
+    page.click("#deal-all")
+    page.wait_for_function("tappSim.state.step === 'game'", timeout=30_000)
+    for _ in range(30):
+        expects = srv.call(lambda hub: hub.view.expects())
+        if expects == "card":
+            return
+        if expects == "discard":
+            decl = srv.call(lambda hub: hub.view.declarer())
+            card = srv.call(lambda hub, d=decl: hub.hands[d][0])
+            page.click(".hand .card[data-card='%s']" % card)          # choose ...
+            page.click("#reader-centre")                                # ... and place
+            wait_until(srv, lambda hub, c=card: hub.game.refused[hub.centre] or
+                       c in hub.game.discards or hub.view.expects() != "discard",
+                       "the discard")
+            page.click("#reader-centre")                                # lift it
+            wait_until(srv, lambda hub: not hub.on_reader[hub.centre], "the lift")
+            continue
+        before = oled_text(page)
+        page.click(".hw[data-key='ok']")
+        page.wait_for_function("t => document.querySelector('#oled-text').textContent !== t",
+                               arg=before)
+    raise AssertionError("the auction did not end")
+
+
+# ----------------------------------------------------------------- browser tests
+
+
+def test_full_deal_by_drags(tabs, server):
+    page = tabs(server)
+    for seat in range(3):
+        claim(page, seat)
+    deal_and_bid(page, server)
+    tricks = 0
+    for _ in range(200):
+        info = server.call(lambda hub: {
+            "step": hub.game.step, "turn": hub.view.turn(), "clearing": hub.game.clearing,
+            "legal": hub.view.legal_cards(), "hands": [list(h) for h in hub.hands],
+            "readers": [len(r) for r in hub.on_reader], "n": hub.view.trick_number(),
+            "size": hub.view.trick_size()})
+        if info["step"] != 1 and not any(info["readers"][:3]):
+            break
+        if info["clearing"] or info["step"] != 1:
+            for seat in range(3):
+                if info["readers"][seat]:
+                    page.click(".reader[data-reader='%d']" % seat)      # lift (no card chosen)
+            wait_until(server, lambda hub: not any(hub.on_reader[:3]) and
+                       not hub.game.clearing, "the table cleared")
+            tricks += 1
+            continue
+        seat = info["turn"]
+        card = sorted(c for c in info["legal"] if c in info["hands"][seat])[0]
+        drag(page, card, seat)
+        before = (info["n"], info["size"])
+        wait_until(server, lambda hub, b=before: (hub.view.trick_number(),
+                   hub.view.trick_size()) != b or not hub.view.in_deal(), "the play")
+    else:
+        raise AssertionError("the deal did not end")
+    page.wait_for_function("tappSim.state.step === 'result' && tappSim.state.deals === 1")
+    st = state(page)
+    assert tricks == len(st["tricks"]) and tricks >= 1
+    assert st["history"][0] == [0, 0, 0] and st["history"][1] == st["balances"]
+    assert st["history"][1] != [0, 0, 0]
+    # the score sheet: a row for deal 1 and one line per seat in the chart
+    assert page.locator("#score-table tbody tr").count() == 2
+    assert page.locator("#chart polyline").count() == 3
+    assert page.locator("#tricks li").count() == tricks
+    screen = server.call(lambda hub: hub.table.screen())
+    assert oled_text(page) == "\n".join(screen)
+    assert "OK" in screen[-1]                                  # "OK: neues Spiel"
+    assert page.errors == []
+
+
+def test_illegal_card_refused_with_the_message_on_the_oled(tabs, server):
+    page = tabs(server)
+    for seat in range(3):
+        claim(page, seat)
+    deal_and_bid(page, server)
+    lead = server.call(lambda hub: hub.view.turn())
+    first = server.call(lambda hub: sorted(hub.view.legal_cards())[0])
+    drag(page, first, lead)
+    wait_until(server, lambda hub: hub.view.trick_size() == 1, "the lead")
+    seat = server.call(lambda hub: hub.view.turn())
+    wrong = server.call(lambda hub, s=seat: sorted(
+        c for c in hub.hands[s] if c not in hub.view.legal_cards()))
+    assert wrong, "seed 3: the second hand cannot follow with every card"
+    # by keyboard: focus the card, Enter places it on its seat's reader
+    page.locator(".hand .card[data-card='%s']" % wrong[0]).focus()
+    page.keyboard.press("Enter")
+    wait_until(server, lambda hub, s=seat: hub.game.refused[s], "the refusal")
+    message = server.call(lambda hub: hub.game.message)
+    assert message in [E.short_text(code, "de") for code in (
+        E.MUST_FOLLOW, E.MUST_TRUMP, E.MUST_OVERTRUMP)]
+    page.wait_for_function("m => document.querySelector('#oled-text').textContent.includes(m)",
+                           arg=message)
+    page.wait_for_function("s => tappSim.state.leds[s].state === 'refused'", arg=seat)
+    assert server.call(lambda hub: hub.view.trick_size()) == 1          # nothing played
+    # L on the focused reader lifts the card back into the hand
+    page.locator(".reader[data-reader='%d']" % seat).focus()
+    page.keyboard.press("l")
+    page.wait_for_function("([s, c]) => tappSim.state.hands[s].cards.includes(c)",
+                           arg=[seat, wrong[0]])
+    assert page.errors == []
+
+
+def test_two_tabs_watch_the_same_table(tabs, server):
+    one = tabs(server)
+    two = tabs(server)
+    claim(one, 0)
+    one.click(".hw[data-key='next']")                  # something changes on the screen
+    for page in (one, two):
+        page.wait_for_function("tappSim.state.claims[0] !== null")
+    screen = "\n".join(server.call(lambda hub: hub.table.screen()))
+    for page in (one, two):
+        page.wait_for_function("t => document.querySelector('#oled-text').textContent === t",
+                               arg=screen)
+    pixels = [p.evaluate("document.querySelector('#oled').toDataURL()") for p in (one, two)]
+    assert pixels[0] == pixels[1]
+    lit = server.call(lambda hub: sum(bin(b).count("1") for b in hub.oled_frame()))
+    assert lit > 0
+    assert one.evaluate("tappSim.lit") == two.evaluate("tappSim.lit") == lit
+    # what the device shows is the same; the hands are not: only the seat's tab sees them
+    assert state(one)["claims"][0] == "you" and state(two)["claims"][0] == "taken"
+    one.click("#deal-all")
+    for page in (one, two):
+        page.wait_for_function("tappSim.state.step === 'game'", timeout=30_000)
+    assert len(state(one)["hands"][0]["cards"]) == 11
+    assert state(two)["hands"][0]["cards"] is None
+    assert two.locator(".seat[data-seat='0'] .hand .card[data-card]").count() == 0
+    assert one.locator(".seat[data-seat='0'] .hand .card[data-card]").count() == 11
+    assert one.errors == two.errors == []
+
+
+def test_a_taken_seat_cannot_be_claimed_or_used(tabs, server):
+    one = tabs(server)
+    two = tabs(server)
+    claim(one, 0)
+    two.wait_for_function("tappSim.state.claims[0] === 'taken'")
+    assert two.locator("[data-claim='0']").count() == 0        # no "Sit here" any more
+    assert two.locator(".hw[data-key='ok']").is_disabled()     # watchers press nothing
+    # the watcher tries anyway (a crafted request): refused, nothing changes
+    two.evaluate("""() => new Promise((done) => {
+        const ws = new WebSocket(`ws://${location.host}/ws`);
+        ws.onmessage = (ev) => {
+          if (typeof ev.data === 'string' && JSON.parse(ev.data).t === 'welcome') {
+            ws.send(JSON.stringify({t: 'claim', seat: 0}));
+            ws.send(JSON.stringify({t: 'lift', reader: 0}));
+          }
+          if (typeof ev.data === 'string' && JSON.parse(ev.data).t === 'error') {
+            window.refusals = (window.refusals || []).concat([JSON.parse(ev.data).text]);
+            if (window.refusals.length === 2) { ws.close(); done(); }
+          }
+        };
+      })""")
+    assert two.evaluate("window.refusals") == ["seat 1 is taken", "take a seat first"]
+    assert server.call(lambda hub: hub.claims[0]) is not None
+    # the watcher clicks a reader: the page says why nothing happens
+    two.click(".reader[data-reader='1']")
+    two.wait_for_function("document.querySelector('#toast').textContent.length > 0")
+    # the first tab stands up; now the second may sit there
+    one.click("[data-release='0']")
+    two.wait_for_selector("[data-claim='0']")
+    claim(two, 0)
+    one.wait_for_function("tappSim.state.claims[0] === 'taken'")
+    assert one.errors == two.errors == []
+
+
+# ----------------------------------------------------------------- protocol, no browser
+
+
+async def _receive(ws, want, limit=10.0):
+    """The next message of type ``want`` ("binary" for an OLED frame)."""
+    async def loop():
+        while True:
+            msg = await ws.receive()
+            if msg.type == aiohttp.WSMsgType.BINARY and want == "binary":
+                return msg.data
+            if msg.type == aiohttp.WSMsgType.TEXT:
+                data = json.loads(msg.data)
+                if data["t"] == want:
+                    return data
+            if msg.type in (aiohttp.WSMsgType.CLOSED, aiohttp.WSMsgType.ERROR):
+                raise AssertionError("connection closed")
+    return await asyncio.wait_for(loop(), limit)
+
+
+async def _state_where(ws, check, limit=20.0):
+    async def loop():
+        while True:
+            st = await _receive(ws, "state", limit)
+            if check(st):
+                return st
+    return await asyncio.wait_for(loop(), limit)
+
+
+def test_websocket_protocol(server):
+    url = server.url.replace("http", "ws") + "ws"
+
+    async def run():
+        async with aiohttp.ClientSession() as session:
+            a = await session.ws_connect(url)
+            welcome = await _receive(a, "welcome")
+            assert welcome["players"] == 3 and welcome["centre"] == 3
+            frame = await _receive(a, "binary")
+            assert len(frame) == 1 + 128 * 64 // 8 and frame[0] == 1
+            # the frame is the display model's pixels, bit for bit
+            expect = server.call(lambda hub: [hub.table.board.oled.visible(x, y)
+                                              for y in range(64) for x in range(128)])
+            got = [(frame[1 + (i >> 3)] >> (7 - (i & 7))) & 1 for i in range(128 * 64)]
+            assert got == expect
+            st = await _receive(a, "state")
+            assert st["claims"] == [None, None, None] and st["you"] == []
+            assert st["screen"] == server.call(lambda hub: hub.table.screen())
+            assert st["step"] == "dealing" and st["deck"] == 36
+
+            b = await session.ws_connect(url)
+            await _receive(b, "welcome")
+            await a.send_json({"t": "claim", "seat": 1})
+            await _state_where(a, lambda s: s["claims"][1] == "you")
+            await b.send_json({"t": "claim", "seat": 1})
+            assert (await _receive(b, "error"))["text"] == "seat 2 is taken"
+            await b.send_json({"t": "place", "card": "HA", "reader": 1})
+            assert (await _receive(b, "error"))["text"] == "take a seat first"
+            await b.send_json({"t": "nonsense"})
+            assert (await _receive(b, "error"))["text"] == "unknown request"
+            await a.send_json({"t": "place", "card": "HA", "reader": 1})
+            assert "not in your hand" in (await _receive(a, "error"))["text"]
+
+            # deal one card by hand: the deck's top card over the centre reader
+            await a.send_json({"t": "place", "card": "deck", "reader": 3})
+            st = await _state_where(a, lambda s: s["readers"][3])
+            card = st["readers"][3][0]
+            pwm = await _receive(a, "pwm")                  # the accept blip
+            assert any(on and freq > 1000 for _t, freq, on in pwm["events"])
+            await _state_where(a, lambda s: "Karte 1/" in "".join(s["screen"]))
+            await a.send_json({"t": "lift", "reader": 3})
+            st = await _state_where(a, lambda s: not s["readers"][3])
+            owner = [s for s in range(3) if st["hands"][s]["count"]]
+            assert len(owner) == 1 and st["deck"] == 35
+            if owner == [1]:
+                assert st["hands"][1]["cards"] == [card]
+            else:
+                assert st["hands"][owner[0]]["cards"] is None     # another seat's card
+
+            # a whole short press by down/up, and the rest of the deal
+            await a.send_json({"t": "button", "key": "next", "down": True})
+            await _state_where(a, lambda s: s["held"] == ["next"])
+            await a.send_json({"t": "button", "key": "next", "down": False})
+            await _state_where(a, lambda s: s["held"] == [])
+            await a.send_json({"t": "deal"})
+            st = await _state_where(a, lambda s: s["step"] == "game", limit=40)
+            assert st["hands"][1]["count"] == 11 and len(st["hands"][1]["cards"]) == 11
+            # b watches: the same screen, no cards face up
+            st_b = await _state_where(b, lambda s: s["step"] == "game")
+            assert all(h["cards"] is None for h in st_b["hands"])
+            # leaving frees the seat
+            await a.close()
+            await _state_where(b, lambda s: s["claims"][1] is None)
+            await b.close()
+
+    in_own_thread(run)
+
+
+def in_own_thread(coro_fn):
+    """asyncio.run in a thread of its own (Playwright's loop may hold this one)."""
+    box = {}
+
+    def target():
+        try:
+            asyncio.run(coro_fn())
+        except BaseException as exc:          # re-raised in the test's thread
+            box["error"] = exc
+    worker = threading.Thread(target=target)
+    worker.start()
+    worker.join(120)
+    if "error" in box:
+        raise box["error"]
