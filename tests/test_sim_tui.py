@@ -203,7 +203,7 @@ def test_main_screen_snapshot(tmp_path):
     assert rows == shown
     plain = html.unescape(re.sub(r"<[^>]+>", "", svg.split("</style>")[-1]))
     plain = plain.replace("\xa0", " ")
-    for words in ("Your hand (Anna)", "(you)", "centre", "Bert", "Cora", "prev", "OK"):
+    for words in ("Your hand (Anna)", "cards ↓", "centre", "Bert", "Cora", "prev", "OK"):
         assert words in plain, words
     got = "\n".join(rows) + "\n"
     if os.environ.get("TAPPTABLE_UPDATE_SNAPSHOTS"):

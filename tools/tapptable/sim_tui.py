@@ -52,6 +52,7 @@ from tools.tapptable.sim_text import (
 )
 
 TICK_MS = 50                 # the virtual clock moves on by this much every tick
+SETTLE_MS = 100              # after an action: the display job has sent every page
 AUTO_DELAY_S = 0.8           # the simulated people take a moment before they act
 CLEAR_DELAY_S = 1.6          # ... and look at a complete trick a little longer
 SUIT_ORDER = "CSHD"
@@ -388,6 +389,7 @@ class RecordSteps:
             note = self._replay(ev, ok)
         except Exception as exc:      # keep the view alive; say what went wrong
             note = "could not replay: %s" % exc
+        self.seating.table.wait(SETTLE_MS)
         self.notes.append(note)
         return True
 
@@ -821,9 +823,8 @@ class SimApp(App):
         dot = "[%s]●[/]" % colour
         name = escape(seat_name(t, seat))
         mark = " ▶" if on_turn else ""
-        who = " [#87d787](you)[/]" if seat == s.you else ""
         card = " ".join(card_markup(c) for c in lying) if lying else "[#555555]·[/]"
-        lines = ["%s [b]%s[/b]%s%s" % (dot, name, who, mark),
+        lines = ["%s [b]%s[/b]%s" % (dot, name, mark),
                  "\\[%s] [#6a6a6a]%s[/]" % (card, led)]
         if not active:
             lines.append("[#6a6a6a]sits out[/]")
@@ -832,7 +833,8 @@ class SimApp(App):
             lines.append("[#5f5f87]%s[/]" % ("▒▒" * count) if count else "")
         else:
             count = len(s.your_hand())
-            lines.append("[#87d787]%d cards ↓[/]" % count if count else "")
+            lines.append("[#87d787]you · %d cards ↓[/]" % count if count else
+                         "[#87d787]you[/]")
         return "\n".join(lines)
 
     def _centre_markup(self, lying):
@@ -891,6 +893,7 @@ class SimApp(App):
     def _acted(self, message=""):
         self.message = message
         self.last_action = time.monotonic()
+        self.seating.table.wait(SETTLE_MS)
         self.sync()
 
     def action_choose(self, delta):
