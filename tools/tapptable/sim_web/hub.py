@@ -453,7 +453,7 @@ class TableHub:
         game, view = self.game, self.view
         for s in robots:
             if self.on_reader[s] and (game.clearing or game.step != GAME or game.refused[s]):
-                return self._robot(ROBOT_CLEAR_MS, lambda s=s: self._lift(s))
+                return self._robot(ROBOT_CLEAR_MS, lambda s=s: self._lift(s), s)
         alone = self.autoplay and len(robots) == self.players   # nobody sits: play on
         if game.step == RESULT and alone:
             return self._robot(ROBOT_NEXT_DEAL_MS, lambda: self._robot_press("ok"))
@@ -466,18 +466,20 @@ class TableHub:
             return
         expects = view.expects()
         if expects == "card" and not game.clearing and not self.on_reader[turn]:
-            return self._robot(ROBOT_THINK_MS, lambda: self._robot_play(turn))
+            return self._robot(ROBOT_THINK_MS, lambda: self._robot_play(turn), turn)
         if expects == "discard":
-            return self._robot(ROBOT_THINK_MS, lambda: self._robot_discard(turn))
+            return self._robot(ROBOT_THINK_MS, lambda: self._robot_discard(turn), turn)
         if expects in ("call", "declare", "rufer") and game.menu:
-            return self._robot(ROBOT_THINK_MS, lambda: self._robot_choose(turn))
+            return self._robot(ROBOT_THINK_MS, lambda: self._robot_choose(turn), turn)
 
-    def _robot(self, ms, fn):
+    def _robot(self, ms, fn, seat=None):
+        """``fn`` after ``ms``, if the robots still play (and ``seat`` is still theirs)."""
         self.robot_busy = True
 
         def act():
             self.robot_busy = False
-            if self.robot_seats():
+            robots = self.robot_seats()
+            if robots and (seat is None or seat in robots):
                 fn()
         self.after(ms, act)
 
