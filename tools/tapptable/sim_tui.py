@@ -330,11 +330,16 @@ def read_record(path):
             text = line.split("\t", 1)[0].strip()
             if not text:
                 continue
-            obj = json.loads(text)
+            try:
+                obj = json.loads(text)
+            except ValueError:
+                obj = None
             if header is None:
+                if not isinstance(obj, dict):
+                    raise ValueError("%s: the first line is not a record header" % path)
                 header = obj
             else:
-                events.append(obj)
+                events.append(obj if isinstance(obj, dict) else {"corrupt": text[:60]})
     if header is None:
         raise ValueError("%s: an empty record" % path)
     return header, events
@@ -361,6 +366,9 @@ class RecordSteps:
         session = EngineSession(self.header)
         out = []
         for ev in self.events:
+            if "corrupt" in ev:
+                out.append(False)
+                continue
             try:
                 out.append(bool(session.apply(dict(ev)).get("ok")))
             except Exception:     # a line the engine cannot take: shown, not replayed
@@ -417,12 +425,33 @@ class RecordSteps:
         if s.game.clearing:
             s.clear()
 
+    def _declare_pending(self, ev):
+        """The table asks for a trump or contract that the record gave with an
+        earlier bid of the same seat: choose it before ``ev``."""
+        s = self.seating
+        if not s.game.menu or s.view.expects() != "declare" or \
+                (ev.get("ev") == "bid" and ev.get("call") == "declare"):
+            return
+        seat = s.view.turn()
+        for earlier in reversed(self.events[:self.pos - 1]):
+            if earlier.get("ev") == "deal":
+                return
+            if earlier.get("ev") == "bid" and earlier.get("seat") == seat and \
+                    ("trump" in earlier or "contract" in earlier):
+                if self._go_to(lambda e, b=earlier: e is not None
+                               and _covers(e, b, "declare")):
+                    s.press("ok")
+                return
+
     def _replay(self, ev, ok):
         s = self.seating
         t = s.table
         game = s.game
         kind = ev.get("ev")
+        if "corrupt" in ev:
+            return "a corrupt line (bad_event): nothing happens at the table"
         self._tidy()
+        self._declare_pending(ev)
         if kind == "play":
             seat = ev["seat"]
             if s.on_reader(seat):
@@ -440,6 +469,8 @@ class RecordSteps:
                 t.press("ok")
             return self._deal(ev)
         if kind == "hand":
+            if not game.rules.strict or game.step != DEALING:
+                return "an exposed hand: nothing to scan at this table"
             for code in ev["cards"]:
                 t.place(ev["seat"], code)
                 t.lift(ev["seat"], wait=False)
@@ -457,6 +488,8 @@ class RecordSteps:
             return ""
         if kind in ("bid", "announce", "rufer", "exchange"):
             return self._menu(ev)
+        if kind == "redeal":
+            return "the table has no misdeal input: not replayed (what follows may differ)"
         return "no button for %r at the table; not replayed" % kind
 
     def _deal(self, ev):
@@ -493,11 +526,20 @@ class RecordSteps:
         if ev.get("ev") == "rufer" and self._go_to(
                 lambda e: e is not None and e.get("pick") == ev["card"]):
             s.press("ok")                 # first the called card, then the give
-        found = self._go_to(lambda e: e is not None and _same_event(e, ev))
-        if not found:
+        if self._go_to(lambda e: e is not None and _same_event(e, ev)):
+            s.press("ok")
+            return ""
+        # The table may ask in two steps what the record says in one (a contract,
+        # then its trump), or may not know what was laid away (open mode).
+        if not self._go_to(lambda e: e is not None and _covers(e, ev)):
             return "not offered by the table's menu; not replayed"
         s.press("ok")
-        return ""
+        for _ in range(3):
+            if not self._go_to(lambda e: e is not None and e.get("seat") == ev.get("seat")
+                               and e.get("call") == "declare" and _covers(e, ev, "declare")):
+                break
+            s.press("ok")
+        return "chosen as the table offers it"
 
     def _go_to(self, match):
         s = self.seating
@@ -514,6 +556,17 @@ class RecordSteps:
                     s.press(key)
                 return True
         return False
+
+
+def _covers(menu_ev, ev, call=None):
+    """The menu's event says nothing the record's event contradicts (a None in the
+    menu, e.g. open mode's unknown discards, stands for anything)."""
+    for key, value in menu_ev.items():
+        if key == "call" and call is not None:
+            continue
+        if value is not None and ev.get(key) != value:
+            return False
+    return True
 
 
 def _same_event(menu_ev, ev):
