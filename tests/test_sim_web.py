@@ -193,6 +193,8 @@ def test_illegal_card_refused_with_the_message_on_the_oled(tabs, server):
     page = tabs(server)
     for seat in range(3):
         claim(page, seat)
+    page.click("#sound")                               # Web Audio on: the buzzer plays
+    assert page.get_attribute("#sound", "aria-pressed") == "true"
     deal_and_bid(page, server)
     lead = server.call(lambda hub: hub.view.turn())
     first = server.call(lambda hub: sorted(hub.view.legal_cards())[0])
@@ -212,6 +214,8 @@ def test_illegal_card_refused_with_the_message_on_the_oled(tabs, server):
     page.wait_for_function("m => document.querySelector('#oled-text').textContent.includes(m)",
                            arg=message)
     page.wait_for_function("s => tappSim.state.leds[s].state === 'refused'", arg=seat)
+    # the reject tone (330 Hz, then 262 Hz) reached the page's Web Audio player
+    page.wait_for_function("tappSim.pwm.some(([t, f, on]) => on && f === 262)")
     assert server.call(lambda hub: hub.view.trick_size()) == 1          # nothing played
     # L on the focused reader lifts the card back into the hand
     page.locator(".reader[data-reader='%d']" % seat).focus()
@@ -341,6 +345,12 @@ def test_websocket_protocol(server):
             assert (await _receive(b, "error"))["text"] == "take a seat first"
             await b.send_json({"t": "nonsense"})
             assert (await _receive(b, "error"))["text"] == "unknown request"
+            await b.send_str("[not json")
+            assert (await _receive(b, "error"))["text"] == "unknown request"
+            await a.send_json({"t": "press", "key": ["ok"]})
+            assert (await _receive(a, "error"))["text"] == "bad request"
+            await a.send_json({"t": "lift", "reader": 7})
+            assert (await _receive(a, "error"))["text"] == "that is not your reader"
             await a.send_json({"t": "place", "card": "HA", "reader": 1})
             assert "not in your hand" in (await _receive(a, "error"))["text"]
 

@@ -63,8 +63,10 @@ Every request except ``claim`` needs a seat.
 import asyncio
 import itertools
 import json
+import sys
 import threading
 import time
+import traceback
 from pathlib import Path
 
 from aiohttp import WSCloseCode, WSMsgType, web
@@ -100,6 +102,7 @@ class WebTable:
         self.clients = {}
         self.ids = itertools.count(1)
         self.ticker = None
+        self.failed = False
         self.app = web.Application()
         self.app.router.add_get("/", self.index)
         self.app.router.add_get("/ws", self.websocket)
@@ -125,7 +128,14 @@ class WebTable:
             now = time.monotonic()
             ms = min((now - last) * 1000 * self.speed, MAX_STEP_MS)
             last = now
-            self.hub.advance(ms)
+            try:
+                self.hub.advance(ms)
+            except Exception:                 # the table stops; the page still shows it
+                if not self.failed:
+                    traceback.print_exc()
+                    print("tapptable sim: the virtual table stopped (the error above)",
+                          file=sys.stderr, flush=True)
+                self.failed = True
             await self.broadcast()
 
     # ----- HTTP ---------------------------------------------------------------------------
@@ -168,6 +178,8 @@ class WebTable:
             self.apply(client.cid, kind, req)
         except Refused as exc:
             await self.send(client, _json({"t": "error", "for": kind, "text": str(exc)}))
+        except (TypeError, ValueError, KeyError, AttributeError):
+            await self.send(client, _json({"t": "error", "for": kind, "text": "bad request"}))
         await self.broadcast()
 
     def apply(self, cid, kind, req):
