@@ -287,7 +287,7 @@ class Seating:
         if game.scores:
             return "The score sheet; any button goes back"
         if game.refused[self.you] and self.on_reader(self.you):
-            return "Your card was refused: lift it (l), then try another"
+            return "The table did not take the card on your reader: lift it (l)"
         if game.step == DEALING:
             dealer = view.dealer()
             if dealer == self.you:
@@ -715,7 +715,8 @@ class SimApp(App):
     #hint { height: auto; padding: 0 1; color: #ffd787; }
     #status { height: auto; padding: 0 1; color: #8a8a8a; }
     #journal { height: 1fr; min-height: 3; border: round #444444; padding: 0 1;
-               color: #a8a8a8; }
+               color: #a8a8a8; text-wrap: nowrap; text-overflow: ellipsis; }
+    #right.compact { width: 56; }
     """
     BINDINGS = [
         Binding("left", "choose(-1)", "card", key_display="←→"),
@@ -796,6 +797,7 @@ class SimApp(App):
         compact = self.oled_mode == "text" if self.oled_mode else (
             self.size.width < 176 or self.size.height < 40)
         self.query_one(OledView).set_compact(compact)
+        self.query_one("#right").set_class(compact, "compact")
 
     def _title(self):
         t = self.seating.table
