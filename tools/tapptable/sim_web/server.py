@@ -61,6 +61,7 @@ Page to server:
 Every request except ``claim`` needs a seat.
 """
 import asyncio
+import errno
 import itertools
 import json
 import sys
@@ -310,14 +311,17 @@ def serve(args):
         web_table = make_table(args.variant, args.players, args.mode, seed=args.seed,
                                lang=args.lang)
     except (ValueError, KeyError) as exc:
-        print("tapptable sim: %s" % exc)
+        print("tapptable sim: %s" % exc, file=sys.stderr)
         return 2
 
     async def main():
         try:
             runner, port = await start(web_table, args.port)
         except OSError as exc:
-            print("tapptable sim: cannot listen on %s:%d: %s" % (HOST, args.port, exc.strerror))
+            why = "the port is in use; choose another with --port" \
+                if exc.errno == errno.EADDRINUSE else (exc.strerror or str(exc))
+            print("tapptable sim: cannot listen on %s:%d: %s" % (HOST, args.port, why),
+                  file=sys.stderr)
             return 2
         print("The virtual table: http://%s:%d/  (%s, %d players, %s mode; Ctrl+C stops)"
               % (HOST, port, args.variant, args.players, args.mode), flush=True)
