@@ -26,7 +26,6 @@ from tapp.cards import CARD_CODES, CODE_INDEX, DECKS, mask_cards
 from tapp.dealing import TALON, receivers
 
 STEP_NAMES = ("dealing", "game", "result", "over")
-BUTTONS = tuple(KEYS)                  # ("prev", "next", "ok")
 LIFT_GAP_MS = 40                       # automatic dealing: after a lift, before the next card
 ROBOT_THINK_MS = 600                   # a robot's pause before it acts
 ROBOT_CLEAR_MS = 900                   # ... before it takes its card off a finished trick
