@@ -224,19 +224,39 @@ class _Watched:
         return self._table.lift(reader, wait)
 
 
+PASSES = ("pass", "weg")
+
+
 class TablePlayers(AutoPlayers):
-    """AutoPlayers who mostly take the first menu entry when it is a plain call
-    or "play on" (the plain game, no announcement), so a shown deal is mostly
-    played out rather than ended early by a daring contract."""
+    """AutoPlayers who mostly play the plain game: in the auction the first to
+    speak bids the lowest game and the others mostly pass; elsewhere they mostly
+    take the first entry ("play on", no announcement). So a shown deal is
+    played out, rather than thrown in or ended early by a daring contract."""
 
     def choose(self):
-        menu = self.table.game.menu
-        first = menu[0][1] if menu else None
-        plain = first is None or first.get("ev") in ("bid", "announce")
-        if menu and plain and self.rng.random() < 0.7:
-            self.table.press("ok")
-        else:
-            super().choose()
+        t = self.table
+        menu = t.game.menu
+        evs = [ev for _label, ev in menu]
+        auction = any(ev and ev.get("ev") == "bid" and ev.get("call") in PASSES
+                      for ev in evs)
+        if auction:
+            bid = any(ev.get("ev") == "bid" and ev.get("call") not in PASSES
+                      for ev in deal_events(t))
+            want = [k for k, ev in enumerate(evs) if (ev.get("call") in PASSES) == bid]
+            if want and (not bid or self.rng.random() < 0.8):
+                return self._pick(want[0])
+        elif menu and evs[0] is not None and evs[0].get("ev") == "bid":
+            return self._pick(0)             # the contract: the first (plainest) one
+        elif menu and (evs[0] is None or evs[0].get("ev") == "announce") \
+                and self.rng.random() < 0.7:
+            return self._pick(0)
+        return super().choose()
+
+    def _pick(self, k):
+        t = self.table
+        for _ in range(k):
+            t.press("next")
+        t.press("ok")
 
 
 def autoplay(args, out=None):
