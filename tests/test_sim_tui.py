@@ -129,6 +129,7 @@ def test_a_whole_deal_by_keys_with_a_refusal_and_an_undo():
             assert table.screen()[1].startswith("Abrechnung")
             await pilot.press("o")                                 # the next deal
             assert "gibt" in table.screen()[1]
+            assert not any(s.on_reader(r) for r in range(4))     # the last trick picked up
             assert "press d" in app.query_one("#hint").shown or "deals" in \
                 app.query_one("#hint").shown
     run(play())

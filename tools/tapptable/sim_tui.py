@@ -207,6 +207,9 @@ class Seating:
             t.lift(reader)
 
     def press(self, key, long=False):
+        if key == "ok" and not long and self.game.step == RESULT and \
+                not (self.game.confirm_undo or self.game.scores):
+            self.clear()                # everybody picks up the last trick first
         self.table.press(key, long)
 
     def deal(self):
