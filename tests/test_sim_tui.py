@@ -29,6 +29,7 @@ for p in (ROOT, ROOT / "firmware"):
         sys.path.insert(0, str(p))
 
 from table.game import GAME, RESULT  # noqa: E402
+from tools.tapptable.sim_text import card_text  # noqa: E402
 from tools.tapptable.sim_tui import OledView, SimApp  # noqa: E402
 
 SIZE = (180, 50)                   # wide and tall enough for the pixel OLED
@@ -148,7 +149,9 @@ def test_buttons_and_cards_by_mouse_and_seat_switching():
             await pilot.click("#prev")
             await pilot.click("#ok")                     # the first entry is chosen
             assert len(s.table.journal_lines()) == journal + 1
-            app.action_pick(3)                           # what a click on a card does
+            hand = s.your_hand()                         # click the fourth card
+            x = 2 + len("Your hand (Anna)  ") + sum(len(card_text(c)) + 1 for c in hand[:3])
+            await pilot.click("#hand", offset=(x, 1))
             assert s.selected == 3
             hand_line = app.query_one("#hand").shown
             assert hand_line.count("@click=app.pick(") == len(s.your_hand())
