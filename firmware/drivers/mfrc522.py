@@ -801,6 +801,13 @@ class ReaderSet:
         chip faulty."""
         return self._errors[i]
 
+    def arm(self, i):
+        """Switch reader i's field on now (no sleep).  A ``poll(i)`` at least
+        ``settle_us`` later then scans at once: the application splits each poll
+        around the field's settle time instead of blocking the loop in it."""
+        if not self._down[i]:
+            self.readers[i].antenna(True)
+
     def poll(self, i):
         """Scan reader i once and debounce; 1 if its reported state changed, else 0.
 

@@ -108,7 +108,7 @@ class SSD1306:
         self._win = bytearray((CTRL_CMD, SET_COL_ADDR, 0, WIDTH - 1, SET_PAGE_ADDR, 0, 0))
         self._cmd1 = bytearray(2)  # [control, command]
         self._cmd2 = bytearray(3)  # [control, command, argument]
-        self._all = True  # the panel's RAM is unknown: the next show() sends all
+        self._force = 0xFF  # pages the panel must get (its RAM is unknown: all)
         self.powered = False
         self.inverted = False
         self.contrast_level = 0x7F
@@ -143,7 +143,7 @@ class SSD1306:
         self.inverted = False
         self.contrast_level = 0x7F
         self.fb.fill(0)
-        self._all = True
+        self._force = 0xFF
         self.show()
 
     def poweroff(self):
@@ -174,9 +174,7 @@ class SSD1306:
 
     def dirty_pages(self):
         """Bit mask of the pages that differ from the panel (bit p = page p)."""
-        if self._all:
-            return (1 << PAGES) - 1
-        mask = 0
+        mask = self._force
         pages = self._pages
         spages = self._spages
         p = 0
@@ -186,28 +184,32 @@ class SSD1306:
             p += 1
         return mask
 
-    def show(self, full=False):
-        """Send the changed pages; return how many pages were sent.
+    def show(self, full=False, limit=PAGES):
+        """Send the changed pages, at most ``limit`` of them (the rest stay dirty
+        for the next call: the application sends two pages a step, so no step
+        holds the loop for a whole frame); return how many were sent.
 
         Few locals on purpose: MicroPython puts a call's frame on the heap when
         it holds more than about 11 words, and show() must not allocate.
         """
         if full:
-            self._all = True
+            self._force = 0xFF
         sent = 0
         p = 0
-        while p < PAGES:
-            if self._all or self._pages[p] != self._spages[p]:
+        while p < PAGES and sent < limit:
+            if self._dirty(p):
                 q = p + 1  # extend the run over adjacent changed pages
-                while q < PAGES and (self._all or self._pages[q] != self._spages[q]):
+                while q < PAGES and q - p + sent < limit and self._dirty(q):
                     q += 1
                 self._send(p, q)
                 sent += q - p
                 p = q
             else:
                 p += 1
-        self._all = False
         return sent
+
+    def _dirty(self, p):
+        return self._force >> p & 1 or self._pages[p] != self._spages[p]
 
     def _send(self, first, end):
         """Pages first..end-1: the window command, then the data in one transaction."""
@@ -224,6 +226,7 @@ class SSD1306:
         i = first  # the panel holds these pages now (not before: a bus error keeps them dirty)
         while i < end:
             self._spages[i][:] = self._pages[i]
+            self._force &= ~(1 << i)
             i += 1
 
     # ------------------------------------------------------------ drawing

@@ -34,9 +34,15 @@ SETUP = 0
 ENROL = 1
 PLAYING = 2
 
-# job name, step method, period in ms
-JOBS = (("readers", "poll_readers", 4), ("buttons", "poll_buttons", 10),
-        ("game", "run_game", 10), ("display", "refresh", 25), ("signals", "run_signals", 10))
+# How long a card must lie on one reader alone (and every other reader must
+# have had a look) before it counts: short, for the 50 ms answer on turn.
+SETTLE_MS = 20
+PAGES_PER_STEP = 2
+
+# job name, step method, period in ms (the readers' period covers a field's
+# 5 ms settle time: a reader is switched on in one step and scanned in the next)
+JOBS = (("readers", "poll_readers", 5), ("buttons", "poll_buttons", 10),
+        ("game", "run_game", 5), ("display", "refresh", 10), ("signals", "run_signals", 10))
 
 
 class Signals:
@@ -62,7 +68,7 @@ class App:
         self.board = board
         self.readers = board.readers
         self.centre = board.readers.n - 1
-        self.presence = P.Presence(board.readers.n)
+        self.presence = P.Presence(board.readers.n, settle_ms=SETTLE_MS)
         self.registry = registry
         self.deck_id = deck_id
         self.values = values                 # the setup answers (remembered settings)
@@ -73,6 +79,7 @@ class App:
         self.keys = Ring(8)
         self.next_reader = 0
         self.hot = 0
+        self.armed = -1                      # reader whose field is settling
         self.game = None
         self.journal = None
         self.setup = Setup(values)
@@ -142,16 +149,24 @@ class App:
     # ----- jobs ------------------------------------------------------------------------
 
     def poll_readers(self):
-        """Poll one reader and feed the arbiter (its ring queues the events)."""
+        """Scan the reader whose field was switched on one step ago, feed the
+        arbiter (its ring queues the events), and switch on the next one: the
+        field's settle time passes between two steps, never inside one.  The
+        seat on turn is every other reader."""
         rs = self.readers
+        armed = self.armed
+        if armed >= 0:
+            rs.poll(armed)
+            self.presence.feed(rs, armed, self.board.ticks_ms())
         self.polls += 1
-        if self.polls & 1:
-            i = self.hot
-        else:
-            i = self.next_reader
-            self.next_reader = (i + 1) % rs.n
-        rs.poll(i)
-        self.presence.feed(rs, i, self.board.ticks_ms())
+        i = self.hot
+        if not self.polls & 1:                 # the others in turn, skipping the hot one
+            i = (self.next_reader + 1) % rs.n
+            if i == self.hot:
+                i = (i + 1) % rs.n
+            self.next_reader = i
+        rs.arm(i)
+        self.armed = i
 
     def poll_buttons(self):
         ev = self.board.buttons.poll()
@@ -172,16 +187,19 @@ class App:
         self.hot = self._hot_reader()
 
     def refresh(self):
+        """Draw the screen when something changed, then send at most
+        ``PAGES_PER_STEP`` changed pages (about 3 ms of I2C each at 400 kHz)."""
         if self.mode == ENROL:
             if self.enrol_dirty:
-                self._draw_rows(self._enrol_rows())
+                self.screens.draw_rows(self._enrol_rows())
                 self.enrol_dirty = False
         elif self.mode == SETUP:
             if self.setup.dirty:
-                self._draw_rows(self.setup.rows())
+                self.screens.draw_rows(self.setup.rows())
                 self.setup.dirty = False
         elif self.game is not None and self.game.dirty:
             self.screens.draw(self.game)
+        self.board.display.show(limit=PAGES_PER_STEP)
 
     def run_signals(self):
         self.board.leds.show()
@@ -231,12 +249,6 @@ class App:
         if game.view.expects() == "card" and 0 <= turn < self.centre:
             return turn
         return self.centre
-
-    def _draw_rows(self, rows):
-        from . import font
-        for row, (s, inv) in enumerate(rows):
-            font.line(self.board.display, row, s, inv)
-        self.board.display.show()
 
     # ----- asyncio ---------------------------------------------------------------------------
 

@@ -152,6 +152,7 @@ class Presence:
         self._raw = bytearray(UID_MAX * n)
         self._raw_len = bytearray(n)
         self._looked = [0] * n
+        self._raw_at = [0] * n        # when the last single read's UID was first caught
         self._polled = bytearray(n)   # looked at at least once (readers in use)
         # the event ring
         self._q_code = bytearray(queue)
@@ -179,12 +180,12 @@ class Presence:
         raw read of that poll (``raw[i]``, ``raw_uid_view(i)``), then the debounced
         report (``status[i]``, ``uid_view(i)``)."""
         if readers.raw[i] == PRESENT:
-            self.glimpse(i, readers.raw_uid_view(i))
+            self.glimpse(i, readers.raw_uid_view(i), now)
         else:
-            self.glimpse(i, self._uid_none)
+            self.glimpse(i, self._uid_none, now)
         self.observe(i, readers.status[i], readers.uid_view(i), now)
 
-    def glimpse(self, i, uid):
+    def glimpse(self, i, uid, now=None):
         """Reader i's last single read (not debounced) was this UID. It never places
         a card, but it proves that the card placed there is still there: its gone
         time starts again (a card that drops out now and then is not lifted while
@@ -192,6 +193,8 @@ class Presence:
         n = len(uid)
         if n > UID_MAX:
             n = UID_MAX
+        if now is not None and not (self._raw_len[i] == n and _eq(self._rawv[i], uid, n)):
+            self._raw_at[i] = now          # a new single read: when it was first caught
         _cp(self._rawv[i], uid, n)
         self._raw_len[i] = n
         if n and self._held_len[i] == n and _eq(self._heldv[i], uid, n):
@@ -243,13 +246,21 @@ class Presence:
         if self._seen_len[i] != n or not _eq(s, uid, n):
             _cp(s, uid, n)
             self._seen_len[i] = n
-            self._since[i] = now
+            self._since[i] = self._first_caught(i, now)
             self._amb[i] = 0
         if self._seen_elsewhere(i):
             self._amb[i] = 1
         elif self._amb[i]:  # alone from now on
             self._amb[i] = 0
             self._since[i] = now
+
+    def _first_caught(self, i, now):
+        """When reader i's single reads first caught the UID it now reports (the
+        debounce's confirming polls count towards the settle time), else now."""
+        n = self._seen_len[i]
+        if self._raw_len[i] == n and _eq(self._rawv[i], self._seenv[i], n):
+            return self._raw_at[i]
+        return now
 
     def _seen_elsewhere(self, i):
         n = self._seen_len[i]

@@ -45,13 +45,16 @@ class Screens:
         font.line(self.display, row, s, invert)
 
     def draw(self, game):
-        """Render the game (when it changed) and send the changed pages."""
-        lines = self.compose(game)
+        """Render the game into the display's buffer (the app sends the changed
+        pages, a few per step)."""
+        self.draw_rows(self.compose(game))
+        game.dirty = False
+
+    def draw_rows(self, lines):
+        """Render 8 (text, inverted) rows; unchanged rows are not redrawn."""
         for row in range(ROWS):
             s, inv = lines[row] if row < len(lines) else ("", False)
             self._row(row, s, inv)
-        game.dirty = False
-        self.display.show()
 
     def text_rows(self):
         """What the screen shows, row by row (for the console and tests)."""

@@ -99,4 +99,14 @@ def run_bench(args):
         print("%-22s %12d %12.1f" % (_name(variant, players, opts), done / dt, dt * 1e6 / done))
     print()
     print_driver_bench()
+    print()
+    from tools.tapptable.bench_readers import chaos_report, print_report
+    print("Reader chaos on the chip models (driver and presence arbiter)")
+    print_report(chaos_report(seed=1, steps=5000 if args.quick else 40000))
+    print()
+    from tools.tapptable.bench_table import print_table_bench
+    print_table_bench(quick=args.quick)
+    print()
+    from tools.tapptable.bench_input import print_input_bench
+    print_input_bench(quick=args.quick)
     return 0
