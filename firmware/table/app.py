@@ -42,7 +42,8 @@ PAGES_PER_STEP = 2
 # job name, step method, period in ms (the readers' period covers a field's
 # 5 ms settle time: a reader is switched on in one step and scanned in the next)
 JOBS = (("readers", "poll_readers", 5), ("buttons", "poll_buttons", 10),
-        ("game", "run_game", 5), ("display", "refresh", 10), ("signals", "run_signals", 10))
+        ("game", "run_game", 5), ("display", "refresh", 10), ("signals", "run_signals", 10),
+        ("console", "poll_console", 20))
 
 
 class Signals:
@@ -64,7 +65,7 @@ class App:
     """The table: setup, enrolment and play on one board."""
 
     def __init__(self, board, values, registry, deck_id=1, journal_factory=MemoryJournal,
-                 start=False, remember=None):
+                 start=False, remember=None, console=None):
         self.board = board
         self.readers = board.readers
         self.centre = board.readers.n - 1
@@ -73,6 +74,7 @@ class App:
         self.deck_id = deck_id
         self.values = values                 # the setup answers (remembered settings)
         self.remember = remember             # table/settings.Settings, or None
+        self.console = console               # the line protocol: .step(), or None
         self.journal_factory = journal_factory
         self.screens = Screens(board.display)
         self.signals = Signals(board.leds, board.buzzer)
@@ -200,6 +202,11 @@ class App:
         elif self.game is not None and self.game.dirty:
             self.screens.draw(self.game)
         self.board.display.show(limit=PAGES_PER_STEP)
+
+    def poll_console(self):
+        """The serial line protocol (table/console.py), when the board has a port."""
+        if self.console is not None:
+            self.console.step()
 
     def run_signals(self):
         self.board.leds.show()
