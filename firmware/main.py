@@ -19,6 +19,7 @@ def board_module():
 
 def main(root="/"):
     from table.app import App
+    from table.journal import create_journal, last_journal
     from table.registry import Registry
     from table.settings import Settings
 
@@ -27,7 +28,10 @@ def main(root="/"):
     registry.load()
     settings = Settings(root)
     settings.load()
-    app = App(board, settings.as_dict(), registry, settings.deck, remember=settings)
+    journal = last_journal(root)    # a session in progress: take it up again
+    app = App(board, settings.as_dict(), registry, settings.deck, remember=settings,
+              journal_factory=lambda header: create_journal(root, header),
+              resume=journal)
     asyncio.run(app.run())
 
 

@@ -22,6 +22,7 @@ from table import registry as R
 from table.app import JOBS, App
 from table.game import DEALING
 from table.game import GAME as PLAYING_STEP
+from table.journal import create_journal, last_journal
 from table.settings import Settings
 from tapp.cards import CARD_CODES, CODE_INDEX, DECKS, mask_cards
 from tapp.dealing import TALON, receivers
@@ -59,7 +60,7 @@ class VirtualTable:
 
     def __init__(self, variant="tapp_modern", players=3, mode="strict", options=None,
                  seats=None, first_dealer=0, lang="de", root=None, setup=False,
-                 enrolled=True, decks=1):
+                 enrolled=True, decks=1, resume=False):
         self.args = dict(variant=variant, players=players, mode=mode, options=options,
                          seats=seats, first_dealer=first_dealer, lang=lang, setup=setup)
         self.root = root or tempfile.mkdtemp(prefix="tapptable-")
@@ -76,7 +77,10 @@ class VirtualTable:
                        "options": dict(options or {}), "first_dealer": first_dealer,
                        "language": lang})
         values["seat_names"] = list(seats or SEATS[:players])
-        self.app = App(self.board, values, self.registry, DECK_ID, start=not setup)
+        journal = last_journal(self.root) if resume else None
+        self.app = App(self.board, values, self.registry, DECK_ID, start=not setup,
+                       journal_factory=lambda header: create_journal(self.root, header),
+                       resume=journal)
         self.scheduler = Scheduler(self.board.clock, [
             (name, getattr(self.app, method), period) for name, method, period in JOBS])
         self.tags = [[] for _ in range(players + 1)]
@@ -129,9 +133,10 @@ class VirtualTable:
         self.wait(PRESS_MS)
 
     def power_cut(self):
-        """Power off and on: a new table on the same flash (decks, settings);
-        the cards lying on the readers stay there.  The table in RAM is gone."""
-        table = VirtualTable(root=self.root, enrolled=False, **self.args)
+        """Power off and on: a new table on the same flash (decks, settings, the
+        journal, which it resumes); the cards lying on the readers stay there.
+        Everything in RAM is gone."""
+        table = VirtualTable(root=self.root, enrolled=False, resume=True, **self.args)
         for reader, tags in enumerate(self.tags):
             for tag in tags:
                 table.place_tag(reader, tag.uid, wait=False)
@@ -218,9 +223,8 @@ class AutoPlayers:
         while self.synced < len(lines):
             ev = json.loads(lines[self.synced].split("\t")[0])
             self.synced += 1
-            if ev["ev"] == "deal":
-                if ev["hands"] is None:           # open mode: the cards lie face down
-                    self.shuffle(ev["dealer"])
+            if ev["ev"] == "deal" and ev["hands"] is None:
+                self.shuffle(ev["dealer"])        # open mode: the cards lie face down
                 active = self.shadow.rules.active_order(ev["dealer"])
                 ev = {"ev": "deal", "dealer": ev["dealer"], "talon": None,
                       "hands": [self.hands[s] if s in active else []

@@ -25,6 +25,7 @@ from . import presence as P
 from .enrol import ACCEPTED, Enrolment
 from .game import Game
 from .journal import MemoryJournal
+from .presence import ticks_diff
 from .ring import Ring
 from .screens import Screens
 from .setup import Setup
@@ -38,6 +39,10 @@ PLAYING = 2
 # have had a look) before it counts: short, for the 50 ms answer on turn.
 SETTLE_MS = 20
 PAGES_PER_STEP = 2
+# After a power-up, how long the readers look before a card the journal
+# expects on a reader, but not found there, counts as gone (every reader is
+# polled several times in this time).
+BOOT_LOOK_MS = 600
 
 # job name, step method, period in ms (the readers' period covers a field's
 # 5 ms settle time: a reader is switched on in one step and scanned in the next)
@@ -64,8 +69,8 @@ class Signals:
 class App:
     """The table: setup, enrolment and play on one board."""
 
-    def __init__(self, board, values, registry, deck_id=1, journal_factory=MemoryJournal,
-                 start=False, remember=None, console=None):
+    def __init__(self, board, values, registry, deck_id=1, journal_factory=None,
+                 start=False, remember=None, console=None, resume=None):
         self.board = board
         self.readers = board.readers
         self.centre = board.readers.n - 1
@@ -75,7 +80,7 @@ class App:
         self.values = values                 # the setup answers (remembered settings)
         self.remember = remember             # table/settings.Settings, or None
         self.console = console               # the line protocol: .step(), or None
-        self.journal_factory = journal_factory
+        self.journal_factory = journal_factory or MemoryJournal   # header -> journal
         self.screens = Screens(board.display)
         self.signals = Signals(board.leds, board.buzzer)
         self.keys = Ring(8)
@@ -89,17 +94,30 @@ class App:
         self.enrolment = None
         self.enrol_note = ""
         self.enrol_dirty = False
+        self.boot_check = None               # after resuming: when the readers looked
         self.polls = 0
-        if start:
+        if resume is not None:
+            self.start_game(resume)
+        elif start:
             self._after_setup()
 
     # ----- modes ---------------------------------------------------------------------
 
-    def start_game(self):
-        header = self.setup.header()
-        self.journal = self.journal_factory(header)
+    def start_game(self, journal=None):
+        """A new session (its header from the setup), or the one in ``journal``
+        taken up again after a power cut."""
+        resume = None
+        if journal is None:
+            header = self.setup.header()
+            self.journal = self.journal_factory(header)
+        else:
+            header = journal.header()
+            resume = journal.events()
+            self.journal = journal
+            self.boot_check = self.board.ticks_ms()
         self.game = Game(header, self.journal, self.signals, self.readers.n, self.centre,
-                         self.deck_id, self.values["language"], present=self.card_present)
+                         self.deck_id, self.values["language"], present=self.card_present,
+                         resume=resume)
         self.mode = PLAYING
 
     def _after_setup(self):
@@ -118,22 +136,28 @@ class App:
         if ev != P.EV_PLACED:
             return
         lang = self.values["language"]
+        enrol = self.enrolment
+        if enrol is None:
+            return
         if reader != self.centre:
             self.enrol_note = text("place", lang) % "" + text("centre", lang)
             self.signals.tone("reject")
         else:
-            code = self.enrolment.offer(self.presence.uid_view())
-            self.enrol_note = self.enrolment.text(code, lang)
+            code = enrol.offer(self.presence.uid_view())
+            self.enrol_note = enrol.text(code, lang)
             self.signals.tone("accept" if code == ACCEPTED else "reject")
         self.enrol_dirty = True
-        if self.enrolment.done():
+        if enrol.done():
             self.start_game()
 
     def _enrol_rows(self):
         lang = self.values["language"]
-        have, total = self.enrolment.progress()
+        enrol = self.enrolment
+        if enrol is None:
+            return []
+        have, total = enrol.progress()
         return [((text("enrol", lang) % self.deck_id)[:16], True), ("", False),
-                (self.enrolment.prompt(lang), False), ("%d/%d" % (have, total), False),
+                (enrol.prompt(lang), False), ("%d/%d" % (have, total), False),
                 ("", False), (self.enrol_note, False), ("", False), ("", False)]
 
     def _remember(self):
@@ -187,6 +211,11 @@ class App:
             ev = arb.pop()
             self._card_event(ev, arb.reader)
         self.hot = self._hot_reader()
+        if self.boot_check is not None and ticks_diff(self.board.ticks_ms(),
+                                                      self.boot_check) >= BOOT_LOOK_MS:
+            self.boot_check = None
+            if self.game is not None:
+                self.game.after_boot(self.card_present)
 
     def refresh(self):
         """Draw the screen when something changed, then send at most
@@ -223,7 +252,8 @@ class App:
                 self._remember()
                 self._after_setup()
         elif self.mode == ENROL:
-            if ev == KEY_OK * 2 + LONG and self.enrolment.undo_last() >= 0:
+            enrol = self.enrolment
+            if ev == KEY_OK * 2 + LONG and enrol is not None and enrol.undo_last() >= 0:
                 self.enrol_note = text("undone", self.values["language"])
                 self.enrol_dirty = True
         elif self.game is not None:

@@ -50,7 +50,7 @@ class Game:
     has ``append(event_dict)`` (written and flushed before it returns)."""
 
     def __init__(self, header, journal, signals, readers, centre, deck_id=1, lang="de",
-                 present=None):
+                 present=None, resume=None):
         self.session = Session(header)
         self.view = self.session.view
         self.rules = self.session.rules
@@ -82,7 +82,10 @@ class Game:
         self.rufer_card = NO_CARD
         self.last_play_reader = -1
         self.trick_shown = False
-        self._start_deal()
+        if resume is None:
+            self._start_deal()
+        else:
+            self._resume(resume)
 
     # ----- the door --------------------------------------------------------------
 
@@ -100,6 +103,53 @@ class Game:
         self.message = msg
         self.message_seat = seat
         self.dirty = True
+
+    # ----- after a power cut -------------------------------------------------------
+
+    def _resume(self, events):
+        """Fold the journal's events (already on flash: not written again) and
+        take up the table where it was, mid-trick included."""
+        for ev in events:
+            self.session.apply(ev)
+        view = self.view
+        if view.session_over():
+            self.step = OVER
+        elif view.in_deal():
+            self.step = GAME
+            for i in range(view.trick_size()):      # the cards of the trick lie there
+                self.on_reader[view.trick_seat(i)] = view.trick_card(i)
+            last = view.last_trick()
+            if not view.trick_size() and last is not None:
+                # perhaps the finished trick still lies on the readers: cleared
+                # as usual, or at once if the readers find nothing (after_boot)
+                order = self._trick_order(last["leader"])
+                for i, code in enumerate(last["cards"]):
+                    self.on_reader[order[i]] = CODE_INDEX[code]
+                self.clearing = True
+                self.trick_shown = True
+        elif view.deals_played():
+            self.step = RESULT
+        else:
+            self._start_deal()
+            return
+        self._after_change()
+
+    def _trick_order(self, leader):
+        seats = self.view.active_seats()
+        k = seats.index(leader)
+        return seats[k:] + seats[:k]
+
+    def after_boot(self, present):
+        """The readers have had a first look after a power-up: a card the journal
+        expects on a reader that holds nothing is gone (lifted while the power
+        was off)."""
+        for r in range(self.readers):
+            if r != self.centre and self.on_reader[r] != NO_CARD and not present(r):
+                self.on_reader[r] = NO_CARD
+        if self.clearing and not self._cards_on_seats():
+            self.clearing = False
+            self.trick_shown = False
+        self._after_change()
 
     # ----- deals -------------------------------------------------------------------
 

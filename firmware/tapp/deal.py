@@ -82,16 +82,6 @@ class Deal(Tricks):
             self.aside[CARD_SUIT[c]] |= CARD_BIT[c]
         self.talon_known = True
 
-    def card_holder(self, card):
-        """Seat whose known hand holds ``card``, else -1 (on the card-play path)."""
-        i = 0
-        while i < self.nact:
-            seat = self.active[i]
-            if self.known[seat] and self.hands[seat * 4 + CARD_SUIT[card]] & CARD_BIT[card]:
-                return seat
-            i += 1
-        return -1
-
     def all_hands_known(self):
         for seat in self.active:
             if not self.known[seat]:

@@ -11,13 +11,35 @@ from . import errors as E
 from .cards import BIT_COUNT, CARD_BIT, CARD_POINTS, CARD_RANK, CARD_SUIT, NCARDS, mask_cards
 from .phases import DONE, PLAY
 from .revokes import RevokeProofs
-from .variants import C_GOAL, GOAL_ALL_TRICKS, GOAL_NO_TRICK
+from .variants import C_GOAL, GOAL_ALL_TRICKS, GOAL_NO_TRICK, NO_CONTRACT
 
 
 class Tricks(RevokeProofs):
     """Trick state and card play of one deal (the base of Deal)."""
 
+    # The deal's hands and contract the trick engine reads (set by
+    # Deal.__init__ and its steps; declared here for the type checker).
+    deck = ()
+    hands = []
+    known = []
+    used = []
+    aside = []
+    active = []
+    contract = NO_CONTRACT
+    announced = []
+
+    def card_holder(self, card):
+        """Seat whose known hand holds ``card``, else -1 (on the card-play path)."""
+        i = 0
+        while i < self.nact:
+            seat = self.active[i]
+            if self.known[seat] and self.hands[seat * 4 + CARD_SUIT[card]] & CARD_BIT[card]:
+                return seat
+            i += 1
+        return -1
+
     def init_tricks(self, rules, active):
+        self.rules = rules
         n = rules.players
         self.nact = len(active)
         self.next_seat = [-1] * n

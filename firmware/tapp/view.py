@@ -80,21 +80,23 @@ class View:
     def phase(self):
         """``deal`` (waiting for the next deal), ``hands``, ``auction``, ``exchange``,
         ``declare``, ``rufer``, ``play`` or ``over`` (the session has ended)."""
+        deal = self._deal
         if self._session.session_over():
             return "over"
-        if not self.in_deal():
+        if deal is None or deal.phase == DONE:
             return "deal"
-        return PHASE_NAMES[self._deal.phase]
+        return PHASE_NAMES[deal.phase]
 
     def expects(self):
         """What input the table waits for: ``deal``, ``hand`` (hands to be
         scanned), ``call``, ``discard``, ``declare`` (contract or trump),
         ``rufer`` (the called card), ``card``, or ``over``."""
+        deal = self._deal
         if self._session.session_over():
             return "over"
-        if not self.in_deal():
+        if deal is None or deal.phase == DONE:
             return "deal"
-        return EXPECTS[self._deal.phase]
+        return EXPECTS[deal.phase]
 
     def turn(self):
         """Seat whose input is expected now, or -1 (hands being scanned, no deal)."""
@@ -159,12 +161,15 @@ class View:
         return 0 if self._deal is None else self._deal.tcount
 
     def trick_card(self, i):
-        """Card int of the i-th card of the current trick."""
-        return self._deal.tcards[i]
+        """Card int of the i-th card of the current trick (-1: no deal)."""
+        deal = self._deal
+        return -1 if deal is None else deal.tcards[i]
 
     def trick_seat(self, i):
-        """Seat that played the i-th card of the current trick."""
+        """Seat that played the i-th card of the current trick (-1: no deal)."""
         deal = self._deal
+        if deal is None:
+            return -1
         return deal.active[(deal.pos_of[deal.leader] + i) % deal.nact]
 
     def trick(self):
@@ -327,8 +332,9 @@ class View:
         if last is not None:
             lines.append("last trick %d won by %s (%d points)" % (
                 last["n"], rules.seats[last["winner"]], last["points"]))
-        if seat >= 0 and self.hand(seat) is not None:
-            lines.append("hand of %s: %s" % (rules.seats[seat], " ".join(self.hand(seat))))
+        hand = self.hand(seat) if seat >= 0 else None
+        if hand is not None:
+            lines.append("hand of %s: %s" % (rules.seats[seat], " ".join(hand)))
         lines.append("balances " + ", ".join(
             "%s %d" % (rules.seats[s], self.balance(s)) for s in range(rules.players))
             + (", pot %d" % self.pot() if self.pot() else ""))
