@@ -90,7 +90,7 @@ def test_play_goes_on_after_a_power_cut_mid_trick():
             raise Cut
 
     with pytest.raises(Cut):
-        for k in range(6):
+        for _ in range(6):
             people.play_deal(on_step=cut_in_trick_two)
             people.next_deal()
     before = _state(table.view)
@@ -116,7 +116,7 @@ def test_cards_lifted_while_the_power_was_off_are_not_waited_for(tmp_path):
             raise Cut
 
     with pytest.raises(Cut):
-        for k in range(6):
+        for _ in range(6):
             people.play_deal(on_step=before_last_card)
             people.next_deal()
     people.sync()
