@@ -80,6 +80,7 @@ class App:
         self.values = values                 # the setup answers (remembered settings)
         self.remember = remember             # table/settings.Settings, or None
         self.console = console               # the line protocol: .step(), or None
+        self.injected = [None] * board.readers.n   # inject(): a UID per reader, or None
         self.journal_factory = journal_factory or MemoryJournal   # header -> journal
         self.screens = Screens(board.display)
         self.signals = Signals(board.leds, board.buzzer)
@@ -183,7 +184,12 @@ class App:
         armed = self.armed
         if armed >= 0:
             rs.poll(armed)
-            self.presence.feed(rs, armed, self.board.ticks_ms())
+            uid = self.injected[armed]
+            if uid is None:
+                self.presence.feed(rs, armed, self.board.ticks_ms())
+            else:                              # a tag the console placed (debugging)
+                self.presence.glimpse(armed, uid, self.board.ticks_ms())
+                self.presence.observe(armed, P.PRESENT, uid, self.board.ticks_ms())
         self.polls += 1
         i = self.hot
         if not self.polls & 1:                 # the others in turn, skipping the hot one
@@ -193,6 +199,11 @@ class App:
             self.next_reader = i
         rs.arm(i)
         self.armed = i
+
+    def inject(self, reader, uid):
+        """Debugging (the console's place/lift): from its next poll on, ``reader``
+        reports the tag ``uid`` (bytes) instead of what it reads; None ends that."""
+        self.injected[reader] = uid
 
     def poll_buttons(self):
         ev = self.board.buttons.poll()

@@ -1,6 +1,6 @@
 """The table during a session: cards on readers and button presses become events.
 
-``Game`` turns what the readers and buttons report into RECORD.md events for the
+``Game`` turns what the readers and buttons report into docs/record-format.md events for the
 engine's one door (``Session.apply`` / ``Session.play``), writes every accepted
 event to the journal before it acts on it, and keeps what the screens, LEDs and
 buzzer show.  It reads the game only through ``session.view``.
@@ -46,7 +46,7 @@ NO_CARD = -1
 
 
 class Game:
-    """One session at the table.  ``header`` is the RECORD.md header; ``journal``
+    """One session at the table.  ``header`` is the docs/record-format.md header; ``journal``
     has ``append(event_dict)`` (written and flushed before it returns)."""
 
     def __init__(self, header, journal, signals, readers, centre, deck_id=1, lang="de",
@@ -82,6 +82,7 @@ class Game:
         self.rufer_card = NO_CARD
         self.last_play_reader = -1
         self.trick_shown = False
+        self.listener = None             # listener(kind, reader, text): the console's live events
         if resume is None:
             self._start_deal()
         else:
@@ -354,6 +355,8 @@ class Game:
             self._show_turn()
 
     def _refuse(self, reader, msg):
+        if self.listener is not None:
+            self.listener("refused", reader, msg)
         self.refused[reader] = 1
         self._say(msg, reader)
         if reader != self.centre and reader < self.rules.players:
