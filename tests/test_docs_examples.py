@@ -1,7 +1,7 @@
 """The worked examples in ``docs/`` are tests.
 
 Every fenced block with the info string ``record`` in ``docs/**/*.md`` holds a
-complete record (RECORD.md: header line, then events).  It must be followed
+complete record (docs/record-format.md: header line, then events).  It must be followed
 (blank lines allowed in between) by a block with the info string ``outcomes``
 holding exactly the outcome lines the engine prints for it, one per event —
 what ``tapptable replay`` prints.  A record whose header the engine refuses is

@@ -1,7 +1,7 @@
 """Property and robustness tests for the rules engine.
 
-Checked against /work/shared/RECORD.md (record format, outcome lines,
-conventions 1-12) and RULES.md 1.5 (trick play), 1.8 (auctions), 2.1-2.3
+Checked against /work/shared/docs/record-format.md (record format, outcome lines,
+conventions 1-12) and docs/rules 1.5 (trick play), 1.8 (auctions), 2.1-2.3
 (wuerttemberg, tapp_classic, tapp_modern) and 3 (irregularities).
 
 Random records come from the simulator (``tools/tapptable/simulate.py``),
@@ -23,7 +23,7 @@ from tools.tapptable.simulate import Simulator
 
 # ----------------------------------------------------------------------------- setup
 
-# (variant, players, options): the variants of RULES.md 2.1-2.3, plus a few
+# (variant, players, options): the variants of docs/rules 2.1-2.3, plus a few
 # option sets that change settlement (pot) or the auction/play order.
 CONFIGS = [
     ("wuerttemberg", 3, {}),
@@ -171,7 +171,7 @@ def test_simulated_records_replay_without_rejection(rec):
     bound = n * hand_size(n, rec.options) + 4 * n + 12
     for a, b in segs:
         assert b - a + 1 <= bound
-    # Dealer rotation (RECORD.md convention 4, RULES.md D01).
+    # Dealer rotation (docs/record-format.md convention 4, docs/rules D01).
     dealer = rec.first_dealer
     for (a, _b), res in zip(segs, results, strict=True):
         assert rec.events[a]["dealer"] == dealer
@@ -200,7 +200,7 @@ def test_card_points_add_up_to_120(rec):
                 assert t["leader"] == tricks[k - 1]["winner"]
         if tricks:
             assert tricks[0]["leader"] == (rec.events[a]["dealer"] + DIRECTION[rec.variant]) % n
-        if res["contract"] is None:  # thrown in (RECORD.md convention 2)
+        if res["contract"] is None:  # thrown in (docs/record-format.md convention 2)
             for key in ("declarer", "contract", "trump", "target", "points", "tricks", "won"):
                 assert res[key] is None, key
             assert tricks == []
@@ -214,7 +214,7 @@ def test_card_points_add_up_to_120(rec):
             assert pts == own
             assert res["tricks"] == [sum(1 for t in tricks if t["winner"] == s) for s in range(n)]
             assert res["won"] is None
-            if "penalty" not in res:  # RULES.md 2.3 Ramsch, Jungfer, D13 ties
+            if "penalty" not in res:  # docs/rules 2.3 Ramsch, Jungfer, D13 ties
                 top = max(pts)
                 losers = [s for s in range(n) if pts[s] == top]
                 if len(losers) == n or (len(losers) > 1
@@ -461,7 +461,7 @@ def mutate(data, lines, players):
 
 
 def check_rejections_inert(header, lines, outs, data):
-    """RECORD.md: a rejected event changes nothing -- the outcome stream of the other
+    """docs/record-format.md: a rejected event changes nothing -- the outcome stream of the other
     lines is the same with the rejected line(s) left out."""
     rejected = [i for i, o in enumerate(outs) if o is not None and not json.loads(o)["ok"]]
     if not rejected:
@@ -502,7 +502,7 @@ def test_garbage_lines_anywhere_are_bad_event_and_inert(rec, data):
 @_settings(40)
 @given(rec=sim_records(max_deals=2), data=st.data())
 def test_unknown_keys_are_ignored(rec, data):
-    """RECORD.md: unknown keys are ignored (forward compatible), in events and header.
+    """docs/record-format.md: unknown keys are ignored (forward compatible), in events and header.
     Their values are valid JSON (RFC 8259: no NaN/Infinity, no lone surrogates)."""
     extra = st.dictionaries(st.sampled_from(["note", "ts", "x", "v2", "EV", "Seat", "card_"]),
                             json_values, min_size=1, max_size=3)
@@ -522,7 +522,7 @@ def monkey_event(draw, session, players, mode, pending):
     """Mostly a move the engine allows now, sometimes a random (often illegal) one.
 
     ``pending`` keeps the strict-mode hands of the current deal that were left out of
-    the deal event and arrive by ``hand`` events (RECORD.md convention 5).
+    the deal event and arrive by ``hand`` events (docs/record-format.md convention 5).
     """
     if draw(st.integers(0, 9)) == 0:
         return random_event(draw, players)
@@ -612,7 +612,7 @@ def test_monkey_streams_never_raise_and_rejections_change_nothing(config, mode, 
         event("a revoke decided a deal")
     check_rejections_inert(header, lines, outs, data)
     # Event sourcing: an accepted event inside a deal followed by undo is the same as
-    # that event never having been there (RECORD.md convention 11).
+    # that event never having been there (docs/record-format.md convention 11).
     inside = [i for i, (line, o) in enumerate(zip(lines, parsed(outs), strict=True))
               if o["ok"] and "result" not in o
               and json.loads(line)["ev"] not in ("undo", "redeal")]
@@ -953,7 +953,7 @@ def test_open_mode_revoke_is_reported_and_decides_the_deal():
     ]
     rep, _ = run_script(h, steps)
     # Play the rest of the deal with any unused cards: the earliest revoke (seat 2, a
-    # defender, trick 1) decides, so the declarer wins (RULES.md 3.4).
+    # defender, trick 1) decides, so the declarer wins (docs/rules 3.4).
     used = {"CA", "SK", "H6", "HJ", "C6", "C9", "DK", "H7", "HA"}
     pool = [c for c in ALL_CODES if c not in used]
     res = None
@@ -1122,7 +1122,7 @@ def test_open_mode_rufer_card_played_by_a_defender():
     '{"ev":"deal","dealer":0,"hands":' + '{"a":' * 5000 + "1" + "}" * 5000 + "}",
 ], ids=["open_brackets", "nested_list", "nested_card", "nested_hands"])
 def test_deeply_nested_json_line_is_bad_event(line):
-    """RECORD.md convention 1: a line that is not valid JSON (or that the reader cannot
+    """docs/record-format.md convention 1: a line that is not valid JSON (or that the reader cannot
     take) is a corrupt line -> bad_event; feed must not raise."""
     rep = Replayer(make_header("wuerttemberg", 3))
     assert json.loads(rep.feed(line)) == BAD_EVENT

@@ -2,7 +2,7 @@
 
 The game calls ``append(event)`` for every accepted input event; it returns
 once the line is written and flushed, so a power cut loses at most the event
-being entered ("append, flush, then act").  Lines are RECORD.md lines with the
+being entered ("append, flush, then act").  Lines are docs/record-format.md lines with the
 journal's tab + CRC-32 suffix; the first line is the session's header, so a
 journal file is a record that ``tapptable replay`` reads.
 

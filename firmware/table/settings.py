@@ -7,7 +7,7 @@ the tests.  Nothing here touches hardware.
     problems = s.load()     # missing file -> defaults; corrupt file -> defaults + a problem
     s.set("players", 4)     # -> True, or False for a bad value (nothing changes)
     s.save()                # -> True, or False when the flash refused (nothing changes)
-    s.header()              # the record header (RECORD.md) these settings start
+    s.header()              # the record header (docs/record-format.md) these settings start
 
 A bad value on load takes its default and is reported in ``problems`` (a list
 of short English lines for the console); loading never raises.
@@ -316,7 +316,7 @@ class Settings:
         return out
 
     def header(self):
-        """The record header (RECORD.md line 1) for a session with these settings."""
+        """The record header (docs/record-format.md line 1) for a session with these settings."""
         return {
             "record": 1,
             "variant": self.variant,

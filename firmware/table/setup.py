@@ -128,7 +128,7 @@ class Setup:
     # ----- results ------------------------------------------------------------------------
 
     def header(self):
-        """The RECORD.md header of the session these answers describe."""
+        """The docs/record-format.md header of the session these answers describe."""
         v = self.values
         seats = (list(v["seat_names"]) + list(SEAT_PRESETS))[:v["players"]]
         return {"record": 1, "variant": v["variant"], "players": v["players"],

@@ -1,4 +1,4 @@
-"""Announcements and doublings before the first lead (RULES.md 2.1, 2.9, 2.11).
+"""Announcements and doublings before the first lead (docs/rules 2.1, 2.9, 2.11).
 
 ``check`` answers whether ``seat`` may announce ``what`` now (an error code);
 ``multiplier`` is the doubling factor c = 2^k of the calls made.

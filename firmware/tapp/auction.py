@@ -1,4 +1,4 @@
-"""Auction protocols of RULES.md 1.8 as small state machines.
+"""Auction protocols of docs/rules 1.8 as small state machines.
 
 Every protocol answers the same questions: whose turn (``turn``, -1 once
 done), which calls are legal now (``legal``), and takes one call (``call``,
@@ -60,7 +60,7 @@ class Auction:
 
 class Holding(Auction):
     """Protocols A and B: one round; the holder answers a later bid at once with
-    ``hold`` (he keeps the lead and takes the bid) or ``pass`` (RULES.md 1.8)."""
+    ``hold`` (he keeps the lead and takes the bid) or ``pass`` (docs/rules 1.8)."""
 
     def __init__(self, order, contracts):
         Auction.__init__(self, order, contracts)
@@ -117,7 +117,7 @@ class Holding(Auction):
 
 
 class NamedBids(Holding):
-    """Protocol A: named bids, any higher contract (RULES.md 1.8 A, D03)."""
+    """Protocol A: named bids, any higher contract (docs/rules 1.8 A, D03)."""
 
     def _bids(self):
         return [("bid", row) for row in self._outranking()]
@@ -134,7 +134,7 @@ class NamedBids(Holding):
 
 
 class TwoRounds(Auction):
-    """Protocol C: ``spiele``/``weg``, then ascending bids (RULES.md 1.8 C, D09)."""
+    """Protocol C: ``spiele``/``weg``, then ascending bids (docs/rules 1.8 C, D09)."""
 
     def __init__(self, order, contracts):
         Auction.__init__(self, order, contracts)
@@ -158,7 +158,7 @@ class TwoRounds(Auction):
 
     def _call(self, seat, word, row, trump):
         if word == "pass":
-            word = "weg"  # RECORD.md convention 6
+            word = "weg"  # docs/record-format.md convention 6
         if self.round == 1:
             if word == "spiele":
                 self.players.append(seat)
@@ -194,7 +194,7 @@ LEVEL_WORDS = ("", "spiele", "besser", "am_besten")
 
 
 class Levels(Holding):
-    """Protocol B: level words (RULES.md 1.8 B, 2.4).
+    """Protocol B: level words (docs/rules 1.8 B, 2.4).
 
     The contract is declared afterwards: any at level 1, Solo or Heart Solo at
     level 2, Heart Solo at level 3 (``declarable``).
@@ -220,7 +220,7 @@ class Levels(Holding):
 
 
 def ladder_target(step):
-    """Haferl ladder (RULES.md 1.8 D, D24): step 0 and 1 aim at 61, then +5."""
+    """Haferl ladder (docs/rules 1.8 D, D24): step 0 and 1 aim at 61, then +5."""
     return 61 if step <= 1 else 61 + 5 * (step - 1)
 
 
@@ -228,7 +228,7 @@ MAX_STEP = 12
 
 
 class Ladder(Auction):
-    """Protocol D: the Haferl ladder with ``vorn`` (RULES.md 1.8 D, 2.6, 2.7).
+    """Protocol D: the Haferl ladder with ``vorn`` (docs/rules 1.8 D, 2.6, 2.7).
 
     ``lowest`` gives each seat's lowest opening step (the Berliner rule: only
     the privileged seat may open at step 0).
@@ -332,7 +332,7 @@ class Ladder(Auction):
 
 
 class Scharf(Auction):
-    """Protocol E: ``spiele``, then Hearts priority (RULES.md 1.8 E, D30)."""
+    """Protocol E: ``spiele``, then Hearts priority (docs/rules 1.8 E, D30)."""
 
     def __init__(self, order, contracts):
         Auction.__init__(self, order, contracts)
@@ -394,7 +394,7 @@ class Scharf(Auction):
 
 
 class AskInTurn(Auction):
-    """Protocol F: the first to say ``spiele`` is soloist (RULES.md 1.8 F, D34)."""
+    """Protocol F: the first to say ``spiele`` is soloist (docs/rules 1.8 F, D34)."""
 
     def legal(self):
         return [] if self.done else [("spiele", None), ("pass", None)]
@@ -417,7 +417,7 @@ class AskInTurn(Auction):
 
 
 class SuitBids(Auction):
-    """Protocol G: ascending suit bids round the table (RULES.md 1.8 G, D40)."""
+    """Protocol G: ascending suit bids round the table (docs/rules 1.8 G, D40)."""
 
     def __init__(self, order, contracts):
         Auction.__init__(self, order, contracts)

@@ -1,4 +1,4 @@
-"""Cards, suits, ranks and decks (RULES.md 1.1-1.3).
+"""Cards, suits, ranks and decks (docs/rules 1.1-1.3).
 
 A card is a small int ``suit * 9 + rank``; rank 0 is the Ace and 8 the Six, so a
 lower rank index is a higher card in the normal order.  Hands and card sets are
@@ -14,12 +14,12 @@ DIAMONDS = 3
 NO_TRUMP = -1
 
 RANKS = ("A", "10", "K", "Q", "J", "9", "8", "7", "6")
-# RULES.md 1.1: A 11, 10 10, K 4, Q/Ober 3, J/Unter 2, the rest 0.
+# docs/rules 1.1: A 11, 10 10, K 4, Q/Ober 3, J/Unter 2, the rest 0.
 RANK_POINTS = (11, 10, 4, 3, 2, 0, 0, 0, 0)
 NCARDS = 36
 FULL_SUIT = 0x1FF
 
-# Strength of each rank index in an order (higher beats lower), RULES.md 1.3.
+# Strength of each rank index in an order (higher beats lower), docs/rules 1.3.
 NORMAL_ORDER = (8, 7, 6, 5, 4, 3, 2, 1, 0)
 # Bettel order: A > K > Q > J > 10 > 9 > 8 > 7 > 6 (the Ten drops below the Jack).
 BETTEL_ORDER = (8, 4, 7, 6, 5, 3, 2, 1, 0)
@@ -45,13 +45,13 @@ def _lowest_bit(m):
 LOWEST_BIT = tuple(_lowest_bit(m) for m in range(FULL_SUIT + 1))
 BIT_COUNT = tuple(bin(m).count("1") for m in range(FULL_SUIT + 1))
 
-# RULES.md 1.2: which ranks each deck keeps, per suit (bit r = rank index r).
+# docs/rules 1.2: which ranks each deck keeps, per suit (bit r = rank index r).
 _A_TO_7 = 0xFF  # no Sixes
 DECKS = {
     "d36": (FULL_SUIT, FULL_SUIT, FULL_SUIT, FULL_SUIT),
     "d32": (_A_TO_7, _A_TO_7, _A_TO_7, _A_TO_7),
     "d24": (0x3F, 0x3F, 0x3F, 0x3F),
-    # Herzblatt (RULES.md 1.2, D36): A..J = 0x1F, A..8 = 0x7F, A..9 = 0x3F.
+    # Herzblatt (docs/rules 1.2, D36): A..J = 0x1F, A..8 = 0x7F, A..9 = 0x3F.
     "hb2": (0x1F, 0x1F, 0x1F, 0x1F),
     "hb3": (0x7F, 0x7F, 0x3F, 0x3F),   # no 7s, no H8/D8
     "hb4": (_A_TO_7, _A_TO_7, 0xBF, 0xBF),  # no H8/D8

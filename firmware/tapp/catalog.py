@@ -1,4 +1,4 @@
-"""Every variant id of RULES.md and the presets (RULES.md 2.7: ``berliner``)."""
+"""Every variant id of docs/rules and the presets (docs/rules 2.7: ``berliner``)."""
 from . import herzblatt_tables as HB
 from . import tarock_tables as TT
 from .variants import TAPP_CLASSIC, TAPP_MODERN, WUERTTEMBERG
@@ -16,7 +16,7 @@ VARIANTS = {
     "braun_solo": HB.BRAUN_SOLO,
 }
 
-# A preset id means its base variant with the preset's options (RECORD.md header).
+# A preset id means its base variant with the preset's options (docs/record-format.md header).
 PRESETS = {"berliner": ("haferltarock", {"berliner": True})}
 
 

@@ -49,7 +49,7 @@ class Deal(Tricks):
         self.phase = HANDS
         order = rules.bidding_order(active)
         if rules.berliner:
-            # RULES.md 2.7, D29: only the last seat in the bidding may bid Pick-up
+            # docs/rules 2.7, D29: only the last seat in the bidding may bid Pick-up
             self.auction = Ladder(order, rules.contracts, active[-1])
         else:
             self.auction = PROTOCOLS[rules.auction](order, rules.contracts)
@@ -137,7 +137,7 @@ class Deal(Tricks):
         self._next_step()
 
     def _next_step(self):
-        """Contract, exchange, trump, Rufer call, then play (RULES.md 2.x "Exchange")."""
+        """Contract, exchange, trump, Rufer call, then play (docs/rules 2.x "Exchange")."""
         row = self.contract
         if row is NO_CONTRACT:
             self.phase = DECLARE
@@ -151,7 +151,7 @@ class Deal(Tricks):
             self.phase = PLAY
 
     def trump_choices(self):
-        """Suits the declarer may name now (RULES.md 2.6 herz_neischaugn, 2.7)."""
+        """Suits the declarer may name now (docs/rules 2.6 herz_neischaugn, 2.7)."""
         t = self.contract[C_TRUMP]
         if t >= 0:
             return (t,)
@@ -238,7 +238,7 @@ class Deal(Tricks):
         return E.OK
 
     def self_raise(self, value):
-        """Haferl self-raise (RULES.md 2.6, D28): a Hand game at target ``value``."""
+        """Haferl self-raise (docs/rules 2.6, D28): a Hand game at target ``value``."""
         if not self.raise_ok or self.auction.raise_to(value):
             return E.ILLEGAL_CALL
         self.target = value

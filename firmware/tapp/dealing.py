@@ -1,4 +1,4 @@
-"""Who receives each card as the dealer deals (RULES.md 1.4: packets from forehand).
+"""Who receives each card as the dealer deals (docs/rules 1.4: packets from forehand).
 
 In strict mode the dealer may deal over the centre reader: the table then
 learns every hand from the order the cards pass, by the variant's packet

@@ -1,4 +1,4 @@
-"""Stable error codes (RECORD.md "Outcomes") and the human messages for them.
+"""Stable error codes (docs/record-format.md "Outcomes") and the human messages for them.
 
 Codes are small ints inside the engine so the hot paths never build strings;
 ``NAMES`` gives the stable lowercase word that goes into outcome lines and

@@ -1,4 +1,4 @@
-"""Variant tables of the Herzblatt family (RULES.md 2.10-2.12)."""
+"""Variant tables of the Herzblatt family (docs/rules 2.10-2.12)."""
 from .cards import HEARTS
 from .variants import (
     AUCTION_ASK,
@@ -11,7 +11,7 @@ from .variants import (
     TRUMP_NONE,
 )
 
-# RULES.md 1.2 / D36 / D37: decks and packets per player count (skat of 2).
+# docs/rules 1.2 / D36 / D37: decks and packets per player count (skat of 2).
 DECKS = {2: "hb2", 3: "hb3", 4: "hb4", 5: "hb5"}
 DEALS = {2: (3, -2, 3, 3), 3: (3, -2, 3, 2), 4: (3, -2, 4), 5: (3, -2, 3)}
 
@@ -31,17 +31,17 @@ def _herzblatt(contracts, auction, settle, announce, target, options, choices):
     }
 
 
-# RULES.md 2.10: Braun 1966; 66 to win, schneider stakes, loss_multiplier (D35).
+# docs/rules 2.10: Braun 1966; 66 to win, schneider stakes, loss_multiplier (D35).
 HERZBLATT = _herzblatt((_SOLOIST,), AUCTION_ASK, "herzblatt", (), 66,
                        {"loss_multiplier": 2}, {"loss_multiplier": (1, 2)})
 
-# RULES.md 2.11: Muhr 2014; more points than the defenders, 66/Du, contra/re.
+# docs/rules 2.11: Muhr 2014; more points than the defenders, 66/Du, contra/re.
 HERZBLATT_MUHR = _herzblatt((_SOLOIST,), AUCTION_ASK, "muhr",
                             ("66", "du", "kontra", "re"), 61,
                             {"schneider_limit": 33}, {})
 HERZBLATT_MUHR["double_needs_unasked"] = True   # 2.11: only defenders never asked
 
-# RULES.md 2.12 (D40): ascending suit bids, Herzblatt settlement.
+# docs/rules 2.12 (D40): ascending suit bids, Herzblatt settlement.
 BRAUN_SOLO = _herzblatt(tuple(
     (cid, rank, suit, TALON_EXCHANGE, GOAL_POINTS, "stake", ORDER_NORMAL)
     for cid, rank, suit in (("diamond_solo", 1, 3), ("heart_solo", 2, 2),

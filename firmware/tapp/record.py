@@ -1,4 +1,4 @@
-"""Record lines (RECORD.md): reading, checking, parsing, journal CRC suffix, replay.
+"""Record lines (docs/record-format.md): reading, checking, parsing, journal CRC suffix, replay.
 
 The same bytes reach the engine from a file, the device journal or the serial
 port, and must get the same answer under CPython, the MicroPython unix port and
@@ -18,7 +18,7 @@ A valid line (everything else is a corrupt line: ``bad_event``, convention 1):
 * well-formed UTF-8 (RFC 3629: no overlong forms, no encoded surrogates);
 * exactly one JSON object per RFC 8259 (optional whitespace around it; no
   NaN/Infinity, no trailing commas, no control characters inside strings),
-  nested at most ``MAX_DEPTH`` (8) objects/arrays deep (RECORD.md's lines nest
+  nested at most ``MAX_DEPTH`` (8) objects/arrays deep (docs/record-format.md's lines nest
   3 deep), with at most ``MAX_VALUES`` (256) values and keys in all (so parsing
   one line needs a few KB of heap, not the 30-70 KB that 4096 bytes of ``[0],``
   or ``{},`` would build), and no lone surrogate in a ``\\u`` escape (a pair is
@@ -46,8 +46,8 @@ except ImportError:  # pragma: no cover - ports without binascii.crc32
 BAD_EVENT = {"ok": False, "error": "bad_event"}
 
 MAX_LINE = 4096   # bytes of one line before its "\n" (a CR and the CRC suffix count)
-MAX_DEPTH = 8     # nested objects/arrays of one line (RECORD.md's nest at most 3)
-MAX_VALUES = 256  # values and keys of one line (RECORD.md's biggest, a deal, has < 80)
+MAX_DEPTH = 8     # nested objects/arrays of one line (docs/record-format.md's nest at most 3)
+MAX_VALUES = 256  # values and keys of one line (docs/record-format.md's biggest, a deal, has < 80)
 BOM = b"\xef\xbb\xbf"
 
 

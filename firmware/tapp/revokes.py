@@ -1,6 +1,6 @@
 """Open mode: duties recorded as assertions, revokes proven by later cards.
 
-In open mode the table does not know the hands (RULES.md 3.3).  A card off the
+In open mode the table does not know the hands (docs/rules 3.3).  A card off the
 led suit asserts "void in that suit" (and in trumps, if it is no trump); a trump
 that does not beat the best one on a trump lead asserts "no higher trump" (the
 over-trump duty, 1.5 rule 4).  A later card that contradicts an assertion
@@ -47,7 +47,7 @@ class RevokeProofs:
         self.rev_count = 0
 
     def _assert_open(self, seat, card):
-        """RULES.md 3.3: prove earlier assertions, then record new ones."""
+        """docs/rules 3.3: prove earlier assertions, then record new ones."""
         s = CARD_SUIT[card]
         k = seat * 4 + s
         if self.void_at[k]:
@@ -125,7 +125,7 @@ class RevokeProofs:
 
     def earliest_revoke(self, since):
         """Of the revokes proven from index ``since`` on (by one card), the one
-        with the earliest offence (trick, then position: RULES.md 3.3), or -1."""
+        with the earliest offence (trick, then position: docs/rules 3.3), or -1."""
         best = -1
         i = since
         while i < self.rev_count:

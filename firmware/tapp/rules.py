@@ -98,24 +98,24 @@ class Rules:
         self.start_balance = opts.get("start_balance", 0)
         self.end_when_broke = bool(opts.get("end_when_broke"))
         self.ante = self._session_ante(opts)
-        # RULES.md 2.11: only defenders never asked may double (Muhr)
+        # docs/rules 2.11: only defenders never asked may double (Muhr)
         self.double_needs_unasked = table.get("double_needs_unasked", False)
-        # RULES.md 2.7, D29: only the last seat in the bidding may bid Pick-up
+        # docs/rules 2.7, D29: only the last seat in the bidding may bid Pick-up
         self.berliner = bool(opts.get("berliner"))
         if opts.get("berliner_hearts") and not self.berliner:
-            raise HeaderError("option berliner_hearts needs berliner = true (RULES.md 2.7)")
-        # RULES.md 2.6 herz_neischaugn: a Pick-up game is played in Hearts;
+            raise HeaderError("option berliner_hearts needs berliner = true (docs/rules 2.7)")
+        # docs/rules 2.6 herz_neischaugn: a Pick-up game is played in Hearts;
         # 2.7 berliner_hearts: so is the last seat's Pick-up
         self.pickup_hearts = bool(opts.get("herz_neischaugn"))
         self.last_seat_pickup_hearts = bool(opts.get("berliner_hearts"))
-        self.self_raise = bool(opts.get("self_raise"))   # RULES.md 2.6, D28
+        self.self_raise = bool(opts.get("self_raise"))   # docs/rules 2.6, D28
 
     def _session_ante(self, opts):
         """Each person's session-start ante into the bank or Haferl (convention 10)."""
         if opts.get("payment") == "per_point":
-            return opts["bank_ante"]      # RULES.md 2.4: the bank (Kasse)
+            return opts["bank_ante"]      # docs/rules 2.4: the bank (Kasse)
         if self.settle_kind == "haferl":
-            return opts["pot_ante"]       # RULES.md 2.6: the Haferl
+            return opts["pot_ante"]       # docs/rules 2.6: the Haferl
         return 0                          # no bank (the Tapp pot antes per deal)
 
     def _deck_and_deal(self, table, opts, n):
@@ -123,7 +123,7 @@ class Rules:
         deal = table["deal"][n]
         if opts.get("pack") == 32:
             if n != 4:
-                raise HeaderError("pack 32 needs 4 players (RULES.md 2.3)")
+                raise HeaderError("pack 32 needs 4 players (docs/rules 2.3)")
             deck = "d32"
             deal = table["deal32"][n]
         if n == 4 and deck == "hb4" and opts.get("four_player_removed") == "H7,D7":
@@ -169,7 +169,7 @@ class Rules:
         return (seat + self.direction) % self.players
 
     def active_order(self, dealer):
-        """Active seats in play order from forehand (RULES.md 1.4)."""
+        """Active seats in play order from forehand (docs/rules 1.4)."""
         out = []
         s = self.next_of(dealer)
         for _ in range(self.players):

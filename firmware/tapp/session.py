@@ -1,4 +1,4 @@
-"""Session: the fold of RECORD.md events into outcomes — the engine's one door.
+"""Session: the fold of docs/record-format.md events into outcomes — the engine's one door.
 
 ``Session(header).apply(event_dict)`` answers every event with one outcome
 dict; a rejected event changes nothing.  ``play(seat, card)`` is the same door
@@ -36,7 +36,7 @@ class Session:
         rules = Rules(header)
         self.rules = rules
         n = rules.players
-        # RECORD.md convention 10: session-start antes (bank, Haferl) and start balance
+        # docs/record-format.md convention 10: session-start antes (bank, Haferl) and start balance
         self._balances = [rules.start_balance - rules.ante] * n
         self._pot = rules.ante * n
         self._dealer = rules.first_dealer   # who deals next
@@ -45,7 +45,7 @@ class Session:
         self._deals_played = 0
         self._result = None
         # The deal in progress as accepted events: those before its first card
-        # (with the number of redundant declares accepted after each, RECORD.md
+        # (with the number of redundant declares accepted after each, docs/record-format.md
         # convention 6), then each card played as (seat, card) in a fixed buffer.
         self._events = []
         self._noops = []
@@ -226,7 +226,7 @@ class Session:
         return {"ok": True}
 
     def _redeal(self, ev):
-        """RECORD.md convention 3: a misdeal before the first trick is complete."""
+        """docs/record-format.md convention 3: a misdeal before the first trick is complete."""
         deal = self._need_deal()
         if deal.trick_no > 1:
             raise Reject(E.WRONG_PHASE)
@@ -234,7 +234,7 @@ class Session:
         return {"ok": True}
 
     def _undo(self, ev):
-        """RECORD.md convention 11: take back the last accepted event of the deal.
+        """docs/record-format.md convention 11: take back the last accepted event of the deal.
 
         A card or a real event is taken back by replaying the rest (at most one
         deal's events: linear); a redundant declare only by its count."""
@@ -326,7 +326,7 @@ class Session:
         return {"ok": True}
 
     def _raise(self, deal, seat, value):
-        """Haferl self-raise (RULES.md 2.6, D28): a Hand game at a higher target."""
+        """Haferl self-raise (docs/rules 2.6, D28): a Hand game at a higher target."""
         if deal.phase not in (EXCHANGE, DECLARE):
             raise Reject(E.WRONG_PHASE)
         if seat != deal.declarer:
@@ -410,7 +410,7 @@ class Session:
                 "cards": [CARD_CODES[c] for c in deal.last_cards],
                 "winner": deal.last_winner, "points": deal.last_points,
             }
-        r = deal.earliest_revoke(revokes)   # one card may prove several (RULES.md 3.3)
+        r = deal.earliest_revoke(revokes)   # one card may prove several (docs/rules 3.3)
         if r >= 0:
             out["revoke"] = {"seat": deal.rev_seat[r], "trick": deal.rev_key[r] >> 3,
                              "rule": RULE_NAMES[deal.rev_rule[r]]}
@@ -431,7 +431,7 @@ class Session:
         result["pot_total"] = self._pot
         result["next_dealer"] = self._dealer
         if rules.end_when_broke and min(self._balances) <= 0:
-            over = True   # RULES.md 2.8
+            over = True   # docs/rules 2.8
         self._over = over
         if over:
             result["session_over"] = True

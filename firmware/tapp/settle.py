@@ -1,6 +1,6 @@
-"""End of deal and settlement (RULES.md 2.x "End of deal & settlement", 3.4).
+"""End of deal and settlement (docs/rules 2.x "End of deal & settlement", 3.4).
 
-``settle`` turns a finished Deal into the RECORD.md ``result`` fields plus the
+``settle`` turns a finished Deal into the docs/record-format.md ``result`` fields plus the
 per-seat payments and the pot/bank change; amounts are integers throughout
 (money in the session's unit, rational rates as numerator/denominator).
 """
@@ -27,7 +27,7 @@ def ceil_div(a, b):
 
 
 def round_money(kind, a, b):
-    """RULES.md 1.7 rounding of the rational a/b >= 0: up5, nearest5 or cent."""
+    """docs/rules 1.7 rounding of the rational a/b >= 0: up5, nearest5 or cent."""
     if kind == "up5":
         return 5 * ceil_div(a, 5 * b)
     if kind == "nearest5":
@@ -36,7 +36,7 @@ def round_money(kind, a, b):
 
 
 class Ledger:
-    """Payments per seat and the pot/bank, with the shortfall rule (RULES.md 1.7)."""
+    """Payments per seat and the pot/bank, with the shortfall rule (docs/rules 1.7)."""
 
     def __init__(self, rules, pot_before):
         self.rules = rules
@@ -71,7 +71,7 @@ class Ledger:
 
 
 class Outcome:
-    """Who won, on which card points, after any revoke penalty (RULES.md 3.4)."""
+    """Who won, on which card points, after any revoke penalty (docs/rules 3.4)."""
 
     def __init__(self, rules, deal):
         decl = deal.declarer
@@ -129,7 +129,7 @@ class Outcome:
 
 
 def _penalty(deal, r):
-    """The ``penalty`` result field for proven revoke ``r`` (RECORD.md convention 9)."""
+    """The ``penalty`` result field for proven revoke ``r`` (docs/record-format.md convention 9)."""
     return {"seat": deal.rev_seat[r], "trick": deal.rev_key[r] >> 3,
             "rule": RULE_NAMES[deal.rev_rule[r]]}
 
@@ -139,7 +139,7 @@ def settle(rules, deal, pot_before):
     led = Ledger(rules, pot_before)
     result = {"schneider": False, "schwarz": False, "multiplier": 1}
     if rules.settle_kind == "excess" and rules.options["pot"]:
-        led.to_pot(deal.dealer, rules.options["pot_ante"])  # RULES.md 2.1, D06: every deal
+        led.to_pot(deal.dealer, rules.options["pot_ante"])  # docs/rules 2.1, D06: every deal
     row = deal.contract
     if row is NO_CONTRACT:
         for k in ("declarer", "contract", "trump", "target", "points", "tricks", "won"):
@@ -323,7 +323,7 @@ def _everyone_for_himself(rules, deal, result, led):
     r = deal.deciding_revoke()
     losers = []
     if r >= 0 and rules.revoke_forfeit:
-        # RULES.md 3.4: the offender pays, nobody else (in the last-trick game
+        # docs/rules 3.4: the offender pays, nobody else (in the last-trick game
         # too: 1 stake to every other player, 2.12)
         losers = [deal.rev_seat[r]]
         result["penalty"] = _penalty(deal, r)

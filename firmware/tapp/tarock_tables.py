@@ -1,4 +1,4 @@
-"""Variant tables of the Bavarian Tarock family (RULES.md 2.4-2.9).
+"""Variant tables of the Bavarian Tarock family (docs/rules 2.4-2.9).
 
 The C_VALUE field of a contract names its tariff class: ``"frage"`` or
 ``"solo"`` (rates and fixed amounts come from the options), ``"bettel"``,
@@ -26,9 +26,9 @@ from .variants import (
 _X = (TALON_EXCHANGE, GOAL_POINTS)
 _H = (TALON_DECLARER, GOAL_POINTS)
 
-DOUBLING = ("off", "kontra_re", "extended")  # RULES.md 2.9
+DOUBLING = ("off", "kontra_re", "extended")  # docs/rules 2.9
 
-# Options shared by simple Tarock and Tarock with Bettel (RULES.md 2.4, 2.5).
+# Options shared by simple Tarock and Tarock with Bettel (docs/rules 2.4, 2.5).
 _TAROCK_OPTIONS = {
     "payment": "per_point", "rate_frage": (1, 2), "rate_solo": (1, 1),
     "rounding": "up5", "bank_ante": 100, "shortfall": "cap_end",
@@ -43,7 +43,7 @@ _TAROCK_CHOICES = {
 
 
 def _bavarian(deck, deal, auction, contracts, settle, options, choices):
-    """3 active players; with 4 at the table the dealer sits out (RULES.md 1.4)."""
+    """3 active players; with 4 at the table the dealer sits out (docs/rules 1.4)."""
     return {
         "players": (3, 4), "direction": 1, "sit_out": True, "draw": settle == "tarock",
         "deck": {3: deck, 4: deck}, "deal": {3: deal, 4: deal},
@@ -53,7 +53,7 @@ def _bavarian(deck, deal, auction, contracts, settle, options, choices):
     }
 
 
-# RULES.md 2.4: Gschdaad of 3 first, then 4-3-4; protocol B; the contract is
+# docs/rules 2.4: Gschdaad of 3 first, then 4-3-4; protocol B; the contract is
 # declared after the auction.  frage_trump = any turns the Frage trump free.
 TAROCK_SIMPLE = _bavarian("d36", (-3, 4, 3, 4), AUCTION_LEVELS, (
     ("frage", 1, HEARTS) + _X + ("frage", ORDER_NORMAL),
@@ -63,7 +63,7 @@ TAROCK_SIMPLE = _bavarian("d36", (-3, 4, 3, 4), AUCTION_LEVELS, (
 # D16 option: frage_trump = any makes the Frage trump the declarer's free choice
 TAROCK_SIMPLE["row_options"] = (("frage_trump", "any", "frage", C_TRUMP, TRUMP_ANY),)
 
-# RULES.md 2.5 (D22, D23): five named bids, protocol A, fixed payments by default.
+# docs/rules 2.5 (D22, D23): five named bids, protocol A, fixed payments by default.
 _BETTEL_OPTIONS = dict(_TAROCK_OPTIONS)
 _BETTEL_OPTIONS["payment"] = "fixed"
 _BETTEL_OPTIONS["bettel_base"] = 25
@@ -75,7 +75,7 @@ TAROCK_BETTEL = _bavarian("d36", (-3, 4, 3, 4), AUCTION_NAMED, (
     ("bettel", 5, TRUMP_NONE, TALON_UNUSED, GOAL_NO_TRICK, "bettel", ORDER_BETTEL),
 ), "tarock", _BETTEL_OPTIONS, _TAROCK_CHOICES)
 
-# RULES.md 2.6 / 2.7: 4-3-Stock-4, protocol D, trump of the declarer's choice.
+# docs/rules 2.6 / 2.7: 4-3-Stock-4, protocol D, trump of the declarer's choice.
 HAFERLTAROCK = _bavarian("d36", (4, 3, -3, 4), AUCTION_LADDER, (
     ("pickup", 1, TRUMP_ANY) + _X + ("pickup", ORDER_NORMAL),
     ("hand", 2, TRUMP_ANY) + _H + ("hand", ORDER_NORMAL),
@@ -89,7 +89,7 @@ HAFERLTAROCK = _bavarian("d36", (4, 3, -3, 4), AUCTION_LADDER, (
     "berliner": (False, True), "berliner_hearts": (False, True), "doubling": DOUBLING,
 })
 
-# RULES.md 2.8 (D30-D32): 24 cards, 3-Stock-4, protocol E.
+# docs/rules 2.8 (D30-D32): 24 cards, 3-Stock-4, protocol E.
 SCHARFER_TAROCK = _bavarian("d24", (3, -3, 4), AUCTION_SCHARF, (
     ("frage", 1, HEARTS) + _X + ("frage", ORDER_NORMAL),
     ("solo", 2, TRUMP_CHOOSE) + _H + ("solo", ORDER_NORMAL),

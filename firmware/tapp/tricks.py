@@ -1,11 +1,11 @@
-"""The generic trick engine (RULES.md 1.5): duties, trick winner, card points.
+"""The generic trick engine (docs/rules 1.5): duties, trick winner, card points.
 
 The card-play path (``play``) allocates nothing once a deal is under way: all
 state lives in lists made when the deal is set up and it answers with an error
 code (DESIGN.md principle 4).  In strict mode the hands are known and an
-illegal card is refused (RULES.md 3.2); in open mode duties are recorded as
+illegal card is refused (docs/rules 3.2); in open mode duties are recorded as
 assertions and a revoke is proven when a later card contradicts one
-(``revokes.RevokeProofs``, RULES.md 3.3).
+(``revokes.RevokeProofs``, docs/rules 3.3).
 """
 from . import errors as E
 from .cards import BIT_COUNT, CARD_BIT, CARD_POINTS, CARD_RANK, CARD_SUIT, NCARDS, mask_cards
@@ -51,7 +51,7 @@ class Tricks(RevokeProofs):
         self.tcards = [0] * self.nact
         self.tcount = 0
         self.led = -1
-        self.overtrump = rules.overtrump     # RULES.md 1.5 rule 4 (herzblatt family)
+        self.overtrump = rules.overtrump     # docs/rules 1.5 rule 4 (herzblatt family)
         self.top_trump = -1                  # strength of the best trump in this trick
         self.leader = active[0]
         self.turn = active[0]
@@ -76,7 +76,7 @@ class Tricks(RevokeProofs):
     def play(self, seat, card):
         """Play ``card`` for ``seat``; an error code, the state unchanged on error.
 
-        Check order per RECORD.md convention 12.
+        Check order per docs/record-format.md convention 12.
         """
         err = self._refusal(seat, card)
         if err:
@@ -108,7 +108,7 @@ class Tricks(RevokeProofs):
         return E.OK
 
     def _duty(self, base, s, card):
-        """RULES.md 1.5 rules 1, 2 and 4 for a known hand (``base`` = seat * 4)."""
+        """docs/rules 1.5 rules 1, 2 and 4 for a known hand (``base`` = seat * 4)."""
         led = self.led
         if s != led:
             if self.hands[base + led]:
@@ -147,7 +147,7 @@ class Tricks(RevokeProofs):
             self._finish_trick()
 
     def _winner_index(self):
-        """Position in the trick of the card that wins it (RULES.md 1.5)."""
+        """Position in the trick of the card that wins it (docs/rules 1.5)."""
         best = self.tcards[0]
         bi = 0
         i = 1
@@ -194,7 +194,7 @@ class Tricks(RevokeProofs):
             self.phase = DONE
 
     def _goal_decided(self, winner):
-        """RULES.md D15: a trick-goal contract ends at the trick that decides it."""
+        """docs/rules D15: a trick-goal contract ends at the trick that decides it."""
         if self.declarer < 0:
             return False
         goal = self.contract[C_GOAL]

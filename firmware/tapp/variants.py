@@ -1,4 +1,4 @@
-"""Variant tables (RULES.md section 2): rules as data, not branches.
+"""Variant tables (docs/rules section 2): rules as data, not branches.
 
 Each variant is a dict of plain values.  A contract row is a tuple indexed by
 the ``C_*`` constants.  ``resolve`` turns a record header into the settings a
@@ -40,7 +40,7 @@ ORDER_BETTEL = 1
 # The contract of a deal before (or without) an auction winner: thrown in.
 NO_CONTRACT = ("", 0, TRUMP_NONE, TALON_UNUSED, GOAL_POINTS, 0, ORDER_NORMAL, 0)
 
-# Auction protocols of RULES.md 1.8 (auction.PROTOCOLS maps them to classes).
+# Auction protocols of docs/rules 1.8 (auction.PROTOCOLS maps them to classes).
 AUCTION_NAMED = "A"
 AUCTION_LEVELS = "B"
 AUCTION_TWO_ROUNDS = "C"
@@ -69,20 +69,20 @@ def _tapp3(contracts, tout_factor):
     }
 
 
-# RULES.md 2.1: value = x * m per defender -> (numerator, denominator) of x.
+# docs/rules 2.1: value = x * m per defender -> (numerator, denominator) of x.
 WUERTTEMBERG = _tapp3((
     ("frage", 1, HEARTS) + _F + ((1, 1), ORDER_NORMAL),
     ("solo", 2, HEARTS) + _D + ((2, 1), ORDER_NORMAL),
 ), 3)
 
-# RULES.md 2.2: Frage ceil(x/4), Suit Solo ceil(x/2), Heart Solo x.
+# docs/rules 2.2: Frage ceil(x/4), Suit Solo ceil(x/2), Heart Solo x.
 TAPP_CLASSIC = _tapp3((
     ("frage", 1, HEARTS) + _F + ((1, 4), ORDER_NORMAL),
     ("suit_solo", 2, TRUMP_CHOOSE) + _D + ((1, 2), ORDER_NORMAL),
     ("heart_solo", 3, HEARTS) + _D + ((1, 1), ORDER_NORMAL),
 ), 2)
 
-# RULES.md 2.3: fixed values in cents per defender.
+# docs/rules 2.3: fixed values in cents per defender.
 _U = TALON_UNUSED
 TAPP_MODERN = {
     "players": (3, 4),
@@ -117,7 +117,7 @@ TAPP_MODERN = {
                 "ramsch_tie": ("all_tied_pay", "none_pay")},
 }
 
-# Options every variant has (RULES.md 3.4).
+# Options every variant has (docs/rules 3.4).
 COMMON_OPTIONS = {"revoke_penalty": "forfeit"}
 COMMON_CHOICES = {"revoke_penalty": ("forfeit", "none")}
 
@@ -237,7 +237,7 @@ def resolve_options(table, given):
     for k in sorted(given):
         v = given[k]
         if k == "players":
-            continue  # RULES.md lists it as an option; the header field rules
+            continue  # docs/rules lists it as an option; the header field rules
         if k not in opts:
             raise HeaderError("unknown option: " + shown_value(k))
         allowed = choices.get(k) or COMMON_CHOICES.get(k)
@@ -263,7 +263,7 @@ def resolve_options(table, given):
     for k in given:
         v = given[k]
         if k == "players":
-            continue  # RULES.md lists it as an option; the header field rules
+            continue  # docs/rules lists it as an option; the header field rules
         if k not in opts:
             raise HeaderError("unknown option: " + str(k))
         allowed = choices.get(k) or COMMON_CHOICES.get(k)

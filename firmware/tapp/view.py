@@ -57,7 +57,7 @@ class View:
         return [self._session.balance(s) for s in range(self._rules.players)]
 
     def pot(self):
-        """The pot, bank or Haferl (RECORD.md ``pot_total``)."""
+        """The pot, bank or Haferl (docs/record-format.md ``pot_total``)."""
         return self._session.pot()
 
     def deals_played(self):

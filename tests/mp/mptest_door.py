@@ -86,7 +86,7 @@ def test_whole_deals_through_play_settle_and_rotate():
             assert result["next_dealer"] == s.view.dealer() == s.rules.next_of(dealer)
             assert result["balances"] == s.view.balances() == twin.view.balances()
             assert result["pot_total"] == s.view.pot()
-            # the old dealer may not deal again (RECORD.md convention 4)
+            # the old dealer may not deal again (docs/record-format.md convention 4)
             if not s.view.session_over():
                 stale = s.apply({"ev": "deal", "dealer": dealer, "hands": None, "talon": None})
                 assert stale == {"ok": False, "error": "bad_event"}, stale
@@ -120,7 +120,7 @@ def test_undo_after_a_card_takes_back_the_card():
 
 
 def test_redundant_declares_do_not_grow_the_state():
-    """RECORD.md convention 6: accepted, nothing changes, nothing is logged;
+    """docs/record-format.md convention 6: accepted, nothing changes, nothing is logged;
     each undo of one is O(1), then undo takes back the real event before."""
     s = new_session("wuerttemberg", 3)
     view = s.view
@@ -170,7 +170,7 @@ def test_dealing_helper_follows_the_packet_order():
     assert receivers(rules, 0)[:13] == [2] * 4 + [1] * 4 + [0] * 4 + [2]
 
 
-# ----- the three clarifications (RULES.md 3.3/3.4, 2.12, 2.7) ---------------------------
+# ----- the three clarifications (docs/rules 3.3/3.4, 2.12, 2.7) ---------------------------
 
 def _replay(header, events):
     s = new_session(**header)
@@ -189,7 +189,7 @@ def test_one_card_proving_two_revokes_names_the_earliest():
     it (asserting no trump above the Ten: over-trump duty).  Trick 5: on Bert's
     CK she throws SK (asserting no clubs and no hearts).  Her HA then proves
     both a must_trump (trick 5) and a must_overtrump (trick 4): the earliest
-    offence is named (RULES.md 3.3)."""
+    offence is named (docs/rules 3.3)."""
     events = [{"ev": "deal", "dealer": 1, "hands": None, "talon": None},
               {"ev": "bid", "seat": 0, "call": "spiele"},
               {"ev": "exchange", "seat": 0, "discard": ["DQ", "DJ"]}]
@@ -225,7 +225,7 @@ def test_a_middle_over_trump_claim_is_not_forgotten():
     """Herzblatt, 5 players, open: Bert plays H9 under H10 (trick 1), H8 under
     HQ (trick 2) and H7 under HJ (trick 3), then HK at trick 4.  HK proves the
     claims of tricks 2 and 3 (not trick 1: HK is below the Ten); the earliest
-    proven one, trick 2, is the revoke (RULES.md 3.3)."""
+    proven one, trick 2, is the revoke (docs/rules 3.3)."""
     events = [{"ev": "deal", "dealer": 4, "hands": None, "talon": None},
               {"ev": "bid", "seat": 0, "call": "spiele"},
               {"ev": "exchange", "seat": 0, "discard": None}]

@@ -18,7 +18,7 @@ from tapp.cards import (
 from tapp.jsonout import dumps
 from tapp.record import _crc32_soft, crc_hex, parse_line, with_crc
 
-# A fixed 3-player deal for wuerttemberg, dealer 2 -> F 0, M 1, R 2 (RULES.md 1.4).
+# A fixed 3-player deal for wuerttemberg, dealer 2 -> F 0, M 1, R 2 (docs/rules 1.4).
 HANDS_W = [
     ["HA", "H10", "HK", "HQ", "HJ", "H9", "CA", "C10", "SA", "S10", "DA"],
     ["H8", "H7", "CK", "CQ", "CJ", "C9", "SK", "SQ", "DK", "DQ", "DJ"],
@@ -85,7 +85,7 @@ def test_strict_mode_refuses_revokes_and_keeps_state():
 
 
 def test_must_trump_when_void_in_the_led_suit():
-    """RULES.md 1.5 rule 2 (Trumpfzwang), refused in strict mode."""
+    """docs/rules 1.5 rule 2 (Trumpfzwang), refused in strict mode."""
     hands = [["C6", "C7", "C8", "S7", "S8", "S9", "D8", "D9", "D10", "H6", "SJ"],
              ["HA", "H10", "HK", "HQ", "HJ", "H9", "CA", "C10", "SA", "S10", "DJ"],
              ["H8", "H7", "CK", "CQ", "CJ", "C9", "SK", "SQ", "DK", "DQ", "DA"]]
@@ -110,7 +110,7 @@ def test_must_trump_when_void_in_the_led_suit():
 
 
 def test_open_mode_proves_a_revoke_later():
-    """RULES.md 3.3: void asserted at one trick, contradicted at a later one."""
+    """docs/rules 3.3: void asserted at one trick, contradicted at a later one."""
     s = _w_session("open")
     feed(s, [{"ev": "bid", "seat": 0, "call": "bid", "contract": "solo"},
              {"ev": "bid", "seat": 1, "call": "pass"},
@@ -130,7 +130,7 @@ def test_error_codes_are_stable_words():
 
 
 def test_ex7_values_through_the_fold():
-    """RULES.md EX7 a-c: tapp_classic values ceil(x/4), ceil(x/2), x."""
+    """docs/rules EX7 a-c: tapp_classic values ceil(x/4), ceil(x/2), x."""
     for contract, trump, d, want in (("frage", None, 73, 4), ("suit_solo", "S", 81, 11),
                                      ("heart_solo", None, 44, -16)):
         s = new_session("tapp_classic", first_dealer=2)

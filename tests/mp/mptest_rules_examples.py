@@ -1,4 +1,4 @@
-"""Every RULES.md worked example, inside the MicroPython VMs too.
+"""Every docs/rules worked example, inside the MicroPython VMs too.
 
 The example modules are pytest files (run by pytest on CPython); here they are
 imported with tests/mp/pytest.py standing in for pytest, and mprunner.py runs

@@ -1,6 +1,6 @@
 """Scenario helpers for rules tests: drive a real ``tapp.session.Session``.
 
-Seats follow RULES.md section 4: 0 Anton, 1 Berta, 2 Charlotte, 3 Dieter.
+Seats follow docs/rules section 4: 0 Anton, 1 Berta, 2 Charlotte, 3 Dieter.
 Everything goes through ``Session.apply`` (deal, auction, exchange, rufer,
 announcements, card play).  ``finish`` is the one shortcut: for examples that
 only state card points it sets the trick totals on the live deal and calls the
@@ -13,7 +13,7 @@ from tapp.phases import DONE, PLAY
 from tapp.session import Session
 
 ANTON, BERTA, CHARLOTTE, DIETER = 0, 1, 2, 3
-SEAT_NAMES = ["Anton", "Berta", "Charlotte", "Dieter", "Emil"]  # RULES.md section 4, plus a fifth
+SEAT_NAMES = ["Anton", "Berta", "Charlotte", "Dieter", "Emil"]  # docs/rules section 4, plus a fifth
 _INITIAL = {"A": ANTON, "B": BERTA, "C": CHARLOTTE, "D": DIETER}
 
 
@@ -21,7 +21,7 @@ _INITIAL = {"A": ANTON, "B": BERTA, "C": CHARLOTTE, "D": DIETER}
 
 
 def new_session(variant, players=3, first_dealer=0, options=None, mode="strict"):
-    """A Session for a RECORD.md header built from these fields."""
+    """A Session for a docs/record-format.md header built from these fields."""
     return Session({
         "record": 1, "variant": variant, "players": players,
         "seats": SEAT_NAMES[:players], "options": dict(options or {}),
@@ -127,7 +127,7 @@ def finish(session, d, declarer_tricks=None, early_end=False):
     """End the deal in play with declarer-side card points ``d`` (so ``e = 120 - d``).
 
     The defenders' points go to the first defender; tricks default to a plausible
-    split (all tricks to the declarer when ``e = 0``).  Returns the RECORD.md
+    split (all tricks to the declarer when ``e = 0``).  Returns the docs/record-format.md
     ``result`` dict from the session's settle-and-book step.
     """
     deal_ = session._deal   # the test seam (module docstring)
@@ -202,7 +202,7 @@ def play_tricks(session, tricks, first_n=1):
 
 
 def check_result(result, **expected):
-    """Assert the listed result fields and, for a declarer game, d + e = 120 (RULES.md 1.6)."""
+    """Assert the listed result fields and, for a declarer game, d + e = 120 (docs/rules 1.6)."""
     for key, value in expected.items():
         assert result.get(key) == value, "result[%r] = %r, expected %r (result %r)" % (
             key, result.get(key), value, result)

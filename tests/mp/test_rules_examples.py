@@ -1,7 +1,7 @@
-"""RULES.md worked examples and mini-examples for wuerttemberg, tapp_classic, tapp_modern.
+"""docs/rules worked examples and mini-examples for wuerttemberg, tapp_classic, tapp_modern.
 
 Each test is named after the example it checks and quotes it.  Seats as in
-RULES.md section 4: 0 Anton, 1 Berta, 2 Charlotte, 3 Dieter.  Point-value
+docs/rules section 4: 0 Anton, 1 Berta, 2 Charlotte, 3 Dieter.  Point-value
 examples run the real auction/exchange through ``Session.apply`` and then end
 the deal with chosen card points (``scenario.finish``); EX8, EX9, EX10 and the
 EX18 ``suit_durch`` sentence are played card by card with hand-made deals.
@@ -45,7 +45,7 @@ def _wuerttemberg_frage(d, **options):
 
 
 def test_mini_2_1_frage_75():
-    """RULES.md 2.1 Mini-example: "Frage, d = 75 -> x = 15, each defender pays 15 u"."""
+    """docs/rules 2.1 Mini-example: "Frage, d = 75 -> x = 15, each defender pays 15 u"."""
     r = _wuerttemberg_frage(75)
     check_result(r, declarer=ANTON, contract="frage", trump="H", target=61,
                  points=[75, 45], won=True, payments=[30, -15, -15], pot=0,
@@ -53,7 +53,7 @@ def test_mini_2_1_frage_75():
 
 
 def test_mini_2_1_solo_lost_52():
-    """RULES.md 2.1 Mini-example: "Solo lost with d = 52 -> x = 8, V = 16 to each defender"."""
+    """docs/rules 2.1 Mini-example: "Solo lost with d = 52 -> x = 8, V = 16 to each defender"."""
     s = new_session("wuerttemberg", first_dealer=CHARLOTTE)
     deal(s)
     feed(s, [bid(ANTON, "bid", "solo"), bid(BERTA, PASS), bid(CHARLOTTE, PASS)])
@@ -184,7 +184,7 @@ def _classic(contract, d, trump=None, tout=False, **finish_kw):
 
 
 def test_mini_2_2_frage_73():
-    """RULES.md 2.2 Mini-example: "Frage d = 73 -> x = 13 -> ceil(13/4) = 4 u from each
+    """docs/rules 2.2 Mini-example: "Frage d = 73 -> x = 13 -> ceil(13/4) = 4 u from each
     defender"."""
     r = _classic("frage", 73)
     check_result(r, contract="frage", trump="H", points=[73, 47], won=True,
@@ -240,7 +240,7 @@ def test_ex7e_frage_60_draw():
 
 
 def test_mini_2_3_heart_rufer_won():
-    """RULES.md 2.3 Mini-example: "heart_rufer won with 3 players -> declarer +60, each
+    """docs/rules 2.3 Mini-example: "heart_rufer won with 3 players -> declarer +60, each
     defender -30"."""
     s = new_session("tapp_modern", first_dealer=ANTON)
     hands, _talon = deal(s)

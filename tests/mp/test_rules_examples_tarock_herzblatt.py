@@ -1,14 +1,14 @@
-"""RULES.md worked examples and mini-examples for the Bavarian Tarock and Herzblatt families.
+"""docs/rules worked examples and mini-examples for the Bavarian Tarock and Herzblatt families.
 
 Variants: tarock_simple, tarock_bettel, haferltarock, berliner, scharfer_tarock, kontra_re
 (the ``doubling`` option), herzblatt, herzblatt_muhr, braun_solo.  Each test is named after
-the example it checks and quotes it.  Seats as in RULES.md section 4: 0 Anton, 1 Berta,
+the example it checks and quotes it.  Seats as in docs/rules section 4: 0 Anton, 1 Berta,
 2 Charlotte, 3 Dieter.
 
 Auction, declaration, exchange and announcements always go through ``Session.apply``.
 Examples that only state card points end the deal with ``scenario.finish``; EX3 (Durch),
 EX5 (d)/(e), EX18 and the Herzblatt over-trump duty are played card by card with hand-made
-deals.  Also covered: RECORD.md convention 10 (session-start antes), RULES.md 1.4 (the dealer
+deals.  Also covered: docs/record-format.md convention 10 (session-start antes), docs/rules 1.4 (the dealer
 sits out with 4 at the table) and 1.7 (``shortfall`` cap_end / refill).
 """
 import pytest
@@ -48,7 +48,7 @@ def re_(seat):
 
 
 # =====================================================================================
-# RECORD.md convention 10: session-start antes / start balance
+# docs/record-format.md convention 10: session-start antes / start balance
 # =====================================================================================
 
 
@@ -67,7 +67,7 @@ def re_(seat):
     ("herzblatt", 4, {}, 0, 0),
 ])
 def test_convention10_session_start_antes(variant, players, options, balance, pot_total):
-    """RECORD.md convention 10: "Session-start antes (bank, Haferl) are booked before the first
+    """docs/record-format.md convention 10: "Session-start antes (bank, Haferl) are booked before the first
     deal: balances start at minus the ante and pot_total at their sum; a deal's payments and pot
     never include them. start_balance (scharfer_tarock) is the balances' starting value."
     Seen through a thrown-in first deal (all pass, D02): nothing moves."""
@@ -83,15 +83,15 @@ def test_convention10_session_start_antes(variant, players, options, balance, po
 
 
 # =====================================================================================
-# RULES.md 1.4: 4 at the table in the Bavarian family -> the dealer sits out
+# docs/rules 1.4: 4 at the table in the Bavarian family -> the dealer sits out
 # =====================================================================================
 
 
 @pytest.mark.parametrize("variant", ["tarock_simple", "tarock_bettel", "haferltarock",
                                      "berliner", "scharfer_tarock"])
 def test_1_4_four_at_table_dealer_sits_out_seats(variant):
-    """RULES.md 1.4: "Bavarian family, 4 at the table, dealer 3 -> dealer sits out, F 0, M 1,
-    R 2"; RECORD.md: "sitting-out seat gets [] in the deal event"."""
+    """docs/rules 1.4: "Bavarian family, 4 at the table, dealer 3 -> dealer sits out, F 0, M 1,
+    R 2"; docs/record-format.md: "sitting-out seat gets [] in the deal event"."""
     s = new_session(variant, players=4, first_dealer=DIETER)
     hands, talon = deal(s)
     assert hands[DIETER] == []
@@ -102,7 +102,7 @@ def test_1_4_four_at_table_dealer_sits_out_seats(variant):
 
 
 def test_1_4_four_at_table_dealer_gets_no_cards():
-    """RECORD.md deal event: "a new deal; sitting-out seat gets []" -- cards for the sitting-out
+    """docs/record-format.md deal event: "a new deal; sitting-out seat gets []" -- cards for the sitting-out
     dealer are refused."""
     s = new_session("tarock_simple", players=4, first_dealer=DIETER)
     hands = [["C6"], [], [], ["CA", "C10", "CK", "CQ", "CJ", "C9", "C8", "C7", "S6", "S7", "S8"]]
@@ -110,7 +110,7 @@ def test_1_4_four_at_table_dealer_gets_no_cards():
 
 
 def test_1_4_four_at_table_per_point_dealer_pays_nothing():
-    """RULES.md 1.4: the sitting-out dealer "takes no part in bidding, play or that deal's
+    """docs/rules 1.4: the sitting-out dealer "takes no part in bidding, play or that deal's
     payments; still pays antes into a pot". tarock_simple per point, dealer Dieter: Anton
     spiele, Berta pass, Charlotte pass, Anton declares solo (Acorns), d = 75 -> x = 15 ->
     15 c from the bank."""
@@ -128,7 +128,7 @@ def test_1_4_four_at_table_per_point_dealer_pays_nothing():
 
 
 def test_1_4_four_at_table_fixed_dealer_pays_nothing():
-    """RULES.md 1.4 with tarock_bettel (fixed by default): dealer Dieter sits out; Anton
+    """docs/rules 1.4 with tarock_bettel (fixed by default): dealer Dieter sits out; Anton
     bid solo (Acorns), Berta and Charlotte pass; d = 70 -> 50 c from each defender, Dieter 0."""
     s = new_session("tarock_bettel", players=4, first_dealer=DIETER)
     deal(s)
@@ -139,7 +139,7 @@ def test_1_4_four_at_table_fixed_dealer_pays_nothing():
 
 
 def test_2_7_berliner_four_at_table_privilege_to_rearhand():
-    """RULES.md 2.7 (D29): "With 4 at the table (dealer sitting out) the privilege below goes
+    """docs/rules 2.7 (D29): "With 4 at the table (dealer sitting out) the privilege below goes
     to rearhand, the last active seat". Dealer Dieter -> F Anton, M Berta, R Charlotte:
     only Charlotte may bid Pick-up (spiele)."""
     s = new_session("berliner", players=4, first_dealer=DIETER)
@@ -211,14 +211,14 @@ def test_ex2b_tarock_simple_per_point_heart_solo_lost_49():
 
 
 def test_mini_2_4_per_point_heart_solo_lost_49():
-    """RULES.md 2.4 Mini-example: "per point, Heart Solo lost with d = 49: x = 11, P = up5(11)
+    """docs/rules 2.4 Mini-example: "per point, Heart Solo lost with d = 49: x = 11, P = up5(11)
     = 15, H = up5(7.5) = 10 each, bank adds 5"."""
     r = _heart_solo_anton(49)
     check_result(r, won=False, payments=[-15, 10, 10], pot=-5)
 
 
 def test_mini_2_4_fixed_solo_won_95():
-    """RULES.md 2.4 Mini-example: "Fixed, Solo won with 95: 60 c from each defender"."""
+    """docs/rules 2.4 Mini-example: "Fixed, Solo won with 95: 60 c from each defender"."""
     s = new_session("tarock_simple", first_dealer=CHARLOTTE, options={"payment": "fixed"})
     deal(s)
     feed(s, [bid(ANTON, "spiele"), bid(BERTA, PASS), bid(CHARLOTTE, PASS),
@@ -287,7 +287,7 @@ def _ex4_session():
 
 
 def test_ex4_level2_forbids_frage():
-    """RULES.md 2.4 Auction: "at level 2 the declarer must declare Solo or Heart Solo"."""
+    """docs/rules 2.4 Auction: "at level 2 the declarer must declare Solo or Heart Solo"."""
     s = _ex4_session()
     refused(s, bid(BERTA, "declare", "frage"), "illegal_contract")
     refused(s, bid(BERTA, "declare", "solo", "H"), "illegal_contract")  # Solo: C, S or D
@@ -348,7 +348,7 @@ def test_ex4d_fixed_draw_60(contract, trump):
 
 
 def test_2_4_per_point_draw_60_bank_untouched():
-    """RULES.md 2.4: "d = 60 draw (no transfers, bank untouched)"."""
+    """docs/rules 2.4: "d = 60 draw (no transfers, bank untouched)"."""
     r = _heart_solo_anton(60)
     check_result(r, won=None, payments=[0, 0, 0], pot=0, balances=[-100, -100, -100],
                  pot_total=300)
@@ -413,7 +413,7 @@ def test_ex11_haferl_boundaries(d, won, payments, pot):
 
 
 def test_mini_2_6_pickup_won_78():
-    """RULES.md 2.6 Mini-example: "Pick-up won with 78 -> 18 c from the Haferl"."""
+    """docs/rules 2.6 Mini-example: "Pick-up won with 78 -> 18 c from the Haferl"."""
     r = _ex11_deal1(new_session("haferltarock", first_dealer=CHARLOTTE), 78)
     check_result(r, payments=[18, 0, 0], pot=-18)
 
@@ -446,7 +446,7 @@ def test_ex12a_haferl_hand71_won_78():
 
 
 def test_mini_2_6_hand71_won_78():
-    """RULES.md 2.6 Mini-example: "Hand 71 won with 78 -> 36 c from each defender"."""
+    """docs/rules 2.6 Mini-example: "Hand 71 won with 78 -> 36 c from each defender"."""
     r = finish(_ex12(), 78)
     check_result(r, target=71, payments=[-36, 72, -36], pot=0)
 
@@ -480,7 +480,7 @@ def test_ex12d_haferl_hand71_kontra_re():
 
 
 def test_2_6_self_raise_hand_game():
-    """RULES.md 2.6 Self-raise (D28): "if the declarer won the auction without any other player
+    """docs/rules 2.6 Self-raise (D28): "if the declarer won the auction without any other player
     having made a positive bid, he may, immediately after the auction ... raise to any higher
     step; the contract is then a Hand game at that target". Anton spiele, others pass, Anton
     raise 76; d = 78 -> W = 18 -> 36 from each defender."""
@@ -503,7 +503,7 @@ def _ex12_auction_only(**options):
 
 
 def test_2_6_self_raise_not_after_a_challenge():
-    """RULES.md 2.6 (D28): no self-raise when another player made a positive bid (EX12
+    """docs/rules 2.6 (D28): no self-raise when another player made a positive bid (EX12
     auction with self_raise = true)."""
     s = _ex12_auction_only(self_raise=True)
     refused(s, bid_value(BERTA, "raise", 76), "illegal_call")
@@ -541,13 +541,13 @@ def test_ex13_berliner_had_anton_opened():
 
 
 # =====================================================================================
-# RULES.md 1.7: the bank / Haferl running dry (option shortfall)
+# docs/rules 1.7: the bank / Haferl running dry (option shortfall)
 # =====================================================================================
 
 
 def test_1_7_haferl_cap_end_pays_what_it_holds():
-    """RULES.md 1.7 / D21 cap_end (default): "it pays what it holds, the payee gets only that,
-    and the session ends after this deal"; RECORD.md convention 9: "session_over: true ... after
+    """docs/rules 1.7 / D21 cap_end (default): "it pays what it holds, the payee gets only that,
+    and the session ends after this deal"; docs/record-format.md convention 9: "session_over: true ... after
     that every deal is wrong_phase". pot_ante 5 -> Haferl 15; EX11 Deal 1 (W = 18)."""
     s = new_session("haferltarock", first_dealer=CHARLOTTE, options={"pot_ante": 5})
     r = _ex11_deal1(s, 78)
@@ -557,7 +557,7 @@ def test_1_7_haferl_cap_end_pays_what_it_holds():
 
 
 def test_1_7_haferl_exactly_empty_ends_session():
-    """RULES.md 1.7: "A session also ends when a Haferl or bank is exactly 0 after a
+    """docs/rules 1.7: "A session also ends when a Haferl or bank is exactly 0 after a
     settlement (under cap_end)". pot_ante 6 -> Haferl 18, W = 18."""
     s = new_session("haferltarock", first_dealer=CHARLOTTE, options={"pot_ante": 6})
     r = _ex11_deal1(s, 78)
@@ -566,7 +566,7 @@ def test_1_7_haferl_exactly_empty_ends_session():
 
 
 def test_1_7_haferl_refill():
-    """RULES.md 1.7 refill: "before paying, every person at the table pays the variant's ante
+    """docs/rules 1.7 refill: "before paying, every person at the table pays the variant's ante
     into it again (repeat until it suffices)". Haferl 15 < W = 18 -> everyone antes 5 (30),
     then 18 is paid; the session goes on."""
     s = new_session("haferltarock", first_dealer=CHARLOTTE,
@@ -586,7 +586,7 @@ def _bank_solo_won(d, **options):
 
 
 def test_1_7_bank_cap_end():
-    """RULES.md 2.4 "Bank running dry: option shortfall (1.7, default cap_end)". bank_ante 10
+    """docs/rules 2.4 "Bank running dry: option shortfall (1.7, default cap_end)". bank_ante 10
     -> bank 30; Solo won with d = 100 -> 40 c due, the bank pays its 30 and the session ends."""
     s, r = _bank_solo_won(100, bank_ante=10)
     check_result(r, won=True, payments=[30, 0, 0], pot=-30, balances=[20, -10, -10],
@@ -595,7 +595,7 @@ def test_1_7_bank_cap_end():
 
 
 def test_1_7_bank_refill():
-    """RULES.md 1.7 refill with the bank: 30 < 40 -> every person antes 10 again (60), then
+    """docs/rules 1.7 refill with the bank: 30 < 40 -> every person antes 10 again (60), then
     40 c is paid."""
     s, r = _bank_solo_won(100, bank_ante=10, shortfall="refill")
     check_result(r, won=True, payments=[30, -10, -10], pot=-10, balances=[20, -20, -20],
@@ -604,7 +604,7 @@ def test_1_7_bank_refill():
 
 
 def test_1_7_bank_refill_sitting_out_dealer_antes_too():
-    """RULES.md 1.4 (the sitting-out dealer "still pays antes into a pot") with 1.7 refill
+    """docs/rules 1.4 (the sitting-out dealer "still pays antes into a pot") with 1.7 refill
     ("every person at the table pays the variant's ante"): 4 at the table, bank_ante 10 ->
     bank 40; dealer Dieter sits out; Anton's Solo won with d = 110 -> 50 c due -> all four
     ante 10 again (80), then 50 is paid."""
@@ -666,7 +666,7 @@ def test_ex5c_scharf_lost_29(contract):
     ("heart_solo", 29, [-40, 20, 20]), ("frage", 29, [-40, 20, 20]),
 ])
 def test_mini_2_8_source_example(contract, d, payments):
-    """RULES.md 2.8: "Source example, recomputed: Herzsolo won with 91 -> 10 + 10 = 20 c from
+    """docs/rules 2.8: "Source example, recomputed: Herzsolo won with 91 -> 10 + 10 = 20 c from
     each defender; as Frage -> 5 + 5 = 10 c from each; lost with the same margin (declarer 29)
     -> 20 c to each defender in both cases"."""
     r = finish(_ex5_sole_bidder(contract), d)
@@ -674,7 +674,7 @@ def test_mini_2_8_source_example(contract, d, payments):
 
 
 def test_2_8_scharf_60_is_a_loss():
-    """RULES.md 2.8: "Won if d >= 61 (60 is a loss)"."""
+    """docs/rules 2.8: "Won if d >= 61 (60 is a loss)"."""
     r = finish(_ex5_sole_bidder("solo", "C"), 60)
     check_result(r, contract="solo", trump="C", won=False, payments=[-20, 10, 10])
 
@@ -807,7 +807,7 @@ def test_ex16_kontra_per_point_ex1():
 
 
 def test_2_9_kontra_per_point_loss_with_top_up():
-    """RULES.md 2.9: "Every transfer of the deal -- including bank/Haferl payments and the
+    """docs/rules 2.9: "Every transfer of the deal -- including bank/Haferl payments and the
     bank's top-up -- is computed as without doubling (with its rounding) and then multiplied
     by c". EX2 (b) with Kontra: P = 15 x 2 = 30, H = 10 x 2 = 20 each, top-up 5 x 2 = 10."""
     s = new_session("tarock_simple", first_dealer=CHARLOTTE, options={"doubling": "kontra_re"})
@@ -819,7 +819,7 @@ def test_2_9_kontra_per_point_loss_with_top_up():
 
 
 def test_2_9_kontra_re_calls():
-    """RULES.md 2.9: "Either active defender may say kontra (at most one Kontra per deal) ...
+    """docs/rules 2.9: "Either active defender may say kontra (at most one Kontra per deal) ...
     After a Kontra the declarer may say re"; doubling off -> no Kontra at all."""
     s = new_session("tarock_simple", first_dealer=ANTON, options={"doubling": "kontra_re"})
     deal(s)
@@ -910,7 +910,7 @@ def test_ex15_muhr_contra_eligibility():
 
 
 def test_2_11_muhr_soloist_asked_last_nobody_may_contra():
-    """RULES.md 2.11: "If the soloist was the last player asked, nobody may contra"."""
+    """docs/rules 2.11: "If the soloist was the last player asked, nobody may contra"."""
     s = new_session("herzblatt_muhr", players=3, first_dealer=CHARLOTTE)
     dealt = deal(s)
     feed(s, [bid(ANTON, PASS), bid(BERTA, PASS), bid(CHARLOTTE, "spiele")])
@@ -972,7 +972,7 @@ def test_ex17_braun_solo_club_solo():
                  balances=[-10, -10, -10, 30], pot_total=0, next_dealer=ANTON)
 
 
-# ----- Herzblatt over-trump duty (RULES.md 1.5 rule 4, 3.1, 3.3 rule 3) ----------------------
+# ----- Herzblatt over-trump duty (docs/rules 1.5 rule 4, 3.1, 3.3 rule 3) ----------------------
 
 # herzblatt, 3 players (hb3), dealer Charlotte -> F Anton; Anton passes, Berta is soloist.
 # The skat is C8 S8 and Berta lays the same two cards away.
@@ -993,7 +993,7 @@ def _hb_soloist_berta(mode="strict"):
 
 
 def test_1_5_rule4_herzblatt_must_overtrump_strict():
-    """RULES.md 1.5 rule 4 / 3.2: "if the led card is a trump and he holds a trump that beats
+    """docs/rules 1.5 rule 4 / 3.2: "if the led card is a trump and he holds a trump that beats
     the highest trump already in the trick, he must play such a card" -- Anton leads HQ; Berta
     holds HA and H9: H9 is refused with must_overtrump, HA is accepted."""
     s = _hb_soloist_berta()
@@ -1005,7 +1005,7 @@ def test_1_5_rule4_herzblatt_must_overtrump_strict():
 
 
 def test_1_5_rule4_herzblatt_no_higher_trump_any_trump():
-    """RULES.md 1.5 rule 4: "if he holds trumps but none that beats it, any trump" --
+    """docs/rules 1.5 rule 4: "if he holds trumps but none that beats it, any trump" --
     after HQ, HA Charlotte holds H10 and HK, neither beats HA: she may play HK (below her
     H10), but not a plain card."""
     s = _hb_soloist_berta()
@@ -1018,7 +1018,7 @@ def test_1_5_rule4_herzblatt_no_higher_trump_any_trump():
 
 
 def test_1_5_rule4_herzblatt_overtrump_open_mode_revoke():
-    """RULES.md 3.3 rule 3: "herzblatt family, L = T, suit(c) = T and c does not beat b = the
+    """docs/rules 3.3 rule 3: "herzblatt family, L = T, suit(c) = T and c does not beat b = the
     highest trump in the trick before c -> he asserts no trump above b"; a later "trump that
     beats a b he asserted nothing above (rule 3 -> must_overtrump)" proves the revoke, which is
     attributed to the trick of the assertion. Berta (soloist) under-trumps HQ with H9 at trick

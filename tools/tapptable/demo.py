@@ -65,7 +65,7 @@ def run_demo(args):
         if "result" in out:
             show_result(out["result"], seats)
     print()
-    print("Record (RECORD.md) and the engine's outcome lines:")
+    print("Record (docs/record-format.md) and the engine's outcome lines:")
     rep = Replayer(lines[0])
     print("  " + lines[0])
     for line in lines[1:]:

@@ -158,7 +158,7 @@ class Simulator:
         rules = self.shadow.rules
         if self.mode == "open" and self._exposed_deal != view.deals_played() \
                 and rules.is_ouvert(rules.contract(view.contract())):
-            # open mode: the Bettel ouvert hand is laid open (RECORD.md "hand"
+            # open mode: the Bettel ouvert hand is laid open (docs/record-format.md "hand"
             # event; the strict shadow knows it already)
             self._exposed_deal = view.deals_played()
             if self.sink is not None:
