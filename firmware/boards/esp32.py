@@ -5,14 +5,15 @@ buttons sit on input-only pins 34, 35, 39, which have no internal pull-ups:
 fit 10 kOhm pull-ups to 3V3 (hardware/).
 """
 PINS = {
-    "spi_sck": 18, "spi_mosi": 23, "spi_miso": 19,
+    "spi_sck": 18, "spi_mosi": 23,           # VSPI's own (IO_MUX) pins
+    "spi_miso": 34,                          # input only: MISO via the GPIO matrix (4 MHz)
     "reader_cs": (13, 14, 25, 26, 27, 32),   # seats 1..5, then the centre
     "reader_rst": 33,
     "i2c_sda": 21, "i2c_scl": 22,
-    "buttons": (34, 35, 39),                 # prev, next, OK (external pull-ups)
+    "buttons": (35, 36, 39),                 # prev, next, OK (external pull-ups)
     "buttons_pull_up": False,
-    "ws2812": 16,
-    "buzzer": 17,
+    "ws2812": 4,                             # not 16/17: PSRAM on WROVER DevKitCs
+    "buzzer": 19,
 }
 
 SETTINGS = {
