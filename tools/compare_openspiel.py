@@ -97,7 +97,7 @@ def ours_run(simulator_cls, variant, players, options, deals, seed):
     while played < deals:
         sim = simulator_cls(variant, players, seed + sessions, "strict", options=options)
         played += len(sim.run(deals - played))
-        events += len(sim.events)
+        events += sim.steps
         sessions += 1
     return time.perf_counter() - t0, events, sessions
 

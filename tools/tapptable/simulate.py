@@ -41,11 +41,13 @@ class Simulator:
         self.results = []
         self.deals_done = 0
         self.last_result = None
+        self.steps = 0                  # events made (calls, cards, ...)
 
     # ----- acting through the door ------------------------------------------------
 
     def _emit(self, ev, shadow_ev=None):
         out = self.shadow.apply(shadow_ev or ev)
+        self.steps += 1
         if not out.get("ok"):
             raise AssertionError("simulator made an illegal move: %r -> %r" % (ev, out))
         if self.sink is not None:
@@ -95,6 +97,7 @@ class Simulator:
             card = s * 9 + LOWEST_BIT[m]
             seat = turn()
             err = play(seat, card)
+            self.steps += 1
             if err:
                 raise AssertionError("simulator played an illegal card: %s %s -> %d"
                                      % (seat, CARD_CODES[card], err))
