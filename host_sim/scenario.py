@@ -99,11 +99,17 @@ class Run:
     def _t(self):
         if self.table is None:
             raise ScenarioError("no table yet: start with a 'table' line")
-        if self.players is None and self.table.app.journal:
+        if self.players is None and self.table.app.journal is not None:
             self.players = AutoPlayers(self.table, seed=self.seed, illegal_once=False)
         if self.players is not None:
             self.players.sync()
         return self.table
+
+    def _players(self):
+        self._t()
+        if self.players is None:
+            raise ScenarioError("the session has not started yet (setup or enrolment)")
+        return self.players
 
     def _reader(self, word):
         t = self._t()
@@ -114,8 +120,10 @@ class Run:
         return int(word)
 
     def cmd_deal(self, args):
-        self._t()
-        self.players.deal_cards()
+        """The dealer deals a shuffled deck over the centre reader (``deal 5``:
+        only the next 5 cards; ``deal`` again goes on)."""
+        self._players()
+        self.players.deal_cards(int(args[0]) if args else None)
 
     def cmd_call(self, args):
         t = self._t()
@@ -353,6 +361,9 @@ class Run:
                 handler(words[1:])
             except ScenarioError as exc:
                 raise ScenarioError("line %d: %s" % (lineno, exc)) from None
+            except (LookupError, ValueError, TypeError, RuntimeError, AttributeError) as exc:
+                raise ScenarioError("line %d: %s: %s: %s" % (
+                    lineno, text, type(exc).__name__, exc)) from None
         return self.failures
 
 

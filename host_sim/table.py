@@ -199,6 +199,7 @@ class AutoPlayers:
         self.refused = []          # (seat, card, screen rows) of refused attempts
         self.hands = {}            # seat (TALON: the talon) -> card codes as dealt
         self.discards = []
+        self.to_deal = []          # the rest of the deck being dealt over the centre
         header = json.loads(table.journal_lines()[0].split("\t")[0])
         header["mode"] = "strict"
         self.shadow = Session(header)
@@ -237,12 +238,18 @@ class AutoPlayers:
 
     # ----- acting ---------------------------------------------------------------------
 
-    def deal_cards(self):
-        """Strict mode: the dealer deals the shuffled deck over the centre reader."""
+    def deal_cards(self, count=None):
+        """Strict mode: the dealer deals the shuffled deck over the centre reader
+        (only the next ``count`` cards, if given; the next call goes on)."""
         t = self.table
-        for code in self.shuffle(t.view.dealer()):
+        if not self.to_deal:
+            self.to_deal = self.shuffle(t.view.dealer())
+        while self.to_deal and (count is None or count > 0):
+            code = self.to_deal.pop(0)
             t.place(t.centre, code)
             t.lift(t.centre)
+            if count is not None:
+                count -= 1
 
     def _menu_ok(self, entry):
         """Would the shadow accept this menu entry (it knows the hidden cards)?"""
