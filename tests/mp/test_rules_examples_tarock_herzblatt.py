@@ -8,7 +8,7 @@ the example it checks and quotes it.  Seats as in docs/rules section 4: 0 Anton,
 Auction, declaration, exchange and announcements always go through ``Session.apply``.
 Examples that only state card points end the deal with ``scenario.finish``; EX3 (Durch),
 EX5 (d)/(e), EX18 and the Herzblatt over-trump duty are played card by card with hand-made
-deals.  Also covered: docs/record-format.md convention 10 (session-start antes), docs/rules 1.4 (the dealer
+deals.  Also covered: the record format's convention 10 (session-start antes), docs/rules 1.4 (the dealer
 sits out with 4 at the table) and 1.7 (``shortfall`` cap_end / refill).
 """
 import pytest
@@ -67,7 +67,7 @@ def re_(seat):
     ("herzblatt", 4, {}, 0, 0),
 ])
 def test_convention10_session_start_antes(variant, players, options, balance, pot_total):
-    """docs/record-format.md convention 10: "Session-start antes (bank, Haferl) are booked before the first
+    """Record format, convention 10: "Session-start antes (bank, Haferl) are booked before the first
     deal: balances start at minus the ante and pot_total at their sum; a deal's payments and pot
     never include them. start_balance (scharfer_tarock) is the balances' starting value."
     Seen through a thrown-in first deal (all pass, D02): nothing moves."""
@@ -102,7 +102,7 @@ def test_1_4_four_at_table_dealer_sits_out_seats(variant):
 
 
 def test_1_4_four_at_table_dealer_gets_no_cards():
-    """docs/record-format.md deal event: "a new deal; sitting-out seat gets []" -- cards for the sitting-out
+    """Record format, deal event: "a new deal; sitting-out seat gets []" -- cards for the sitting-out
     dealer are refused."""
     s = new_session("tarock_simple", players=4, first_dealer=DIETER)
     hands = [["C6"], [], [], ["CA", "C10", "CK", "CQ", "CJ", "C9", "C8", "C7", "S6", "S7", "S8"]]
@@ -547,7 +547,7 @@ def test_ex13_berliner_had_anton_opened():
 
 def test_1_7_haferl_cap_end_pays_what_it_holds():
     """docs/rules 1.7 / D21 cap_end (default): "it pays what it holds, the payee gets only that,
-    and the session ends after this deal"; docs/record-format.md convention 9: "session_over: true ... after
+    and the session ends after this deal"; record format convention 9: "session_over: true ... after
     that every deal is wrong_phase". pot_ante 5 -> Haferl 15; EX11 Deal 1 (W = 18)."""
     s = new_session("haferltarock", first_dealer=CHARLOTTE, options={"pot_ante": 5})
     r = _ex11_deal1(s, 78)
