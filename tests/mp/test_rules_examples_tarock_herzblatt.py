@@ -8,7 +8,7 @@ the example it checks and quotes it.  Seats as in docs/rules section 4: 0 Anton,
 Auction, declaration, exchange and announcements always go through ``Session.apply``.
 Examples that only state card points end the deal with ``scenario.finish``; EX3 (Durch),
 EX5 (d)/(e), EX18 and the Herzblatt over-trump duty are played card by card with hand-made
-deals.  Also covered: the record format's convention 10 (session-start antes), docs/rules 1.4 (the dealer
+deals.  Also covered: record convention 10 (session-start antes), docs/rules 1.4 (the dealer
 sits out with 4 at the table) and 1.7 (``shortfall`` cap_end / refill).
 """
 import pytest
@@ -102,7 +102,7 @@ def test_1_4_four_at_table_dealer_sits_out_seats(variant):
 
 
 def test_1_4_four_at_table_dealer_gets_no_cards():
-    """Record format, deal event: "a new deal; sitting-out seat gets []" -- cards for the sitting-out
+    """Record deal event: "a new deal; sitting-out seat gets []" -- cards for the sitting-out
     dealer are refused."""
     s = new_session("tarock_simple", players=4, first_dealer=DIETER)
     hands = [["C6"], [], [], ["CA", "C10", "CK", "CQ", "CJ", "C9", "C8", "C7", "S6", "S7", "S8"]]
