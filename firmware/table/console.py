@@ -512,7 +512,7 @@ class Console:
         game = self.app.game
         if game is None:
             return False
-        return game.rules.strict and (game.view.in_deal() or game.step == DEALING)
+        return game.rules.strict and game.view.in_deal()
 
     def redact(self, ev):
         """An accepted event as everyone may see it (hands, discards, the Rufer's

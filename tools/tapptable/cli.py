@@ -159,6 +159,9 @@ def cmd_sim(args):
     if args.scenario:
         from tools.tapptable.scenario import run_scenario_files
         return run_scenario_files(args)
+    if args.serial:
+        from tools.tapptable.sim_serial import serve as serve_serial
+        return serve_serial(args)
     if args.web:
         from tools.tapptable.sim_web import serve
         return serve(args)
@@ -167,6 +170,24 @@ def cmd_sim(args):
         return run_tui(args)
     from tools.tapptable.sim_text import autoplay
     return autoplay(args)
+
+
+def cmd_console(args):
+    """Talk to the table (or tapptable sim --serial) over a serial line."""
+    from tools.tapptable.console import cmd_console as run
+    return run(args)
+
+
+def cmd_build(args):
+    """Compile firmware/ with mpy-cross for a board (and a ROMFS image)."""
+    from tools.tapptable.deploy import cmd_build as run
+    return run(args)
+
+
+def cmd_deploy(args):
+    """Copy a build onto the board with mpremote (only changed files)."""
+    from tools.tapptable.deploy import cmd_deploy as run
+    return run(args)
 
 
 def cmd_bench(args):
@@ -222,7 +243,51 @@ def build_parser():
     v.add_argument("--port", type=int, default=8765, help="with --web: the local port")
     v.add_argument("--text", action="store_true",
                    help="no full-screen view: play a deal by itself and print the screens")
+    v.add_argument("--serial", metavar="pty|tcp:PORT",
+                   help="serve the console's line protocol on a pseudo-terminal or on "
+                        "127.0.0.1:PORT (tapptable console --port ...)")
+    v.add_argument("--pin", help="with --serial: the referee PIN (default 1234)")
     v.set_defaults(func=cmd_sim)
+
+    c = sub.add_parser("console", help="talk to the table over USB serial (or to tapptable "
+                                       "sim --serial): interactive, or one command")
+    c.add_argument("words", nargs="*", metavar="COMMAND",
+                   help="status, view [details], score, journal [list|SESSION], readers "
+                        "[details], selftest, set [K=V ...], registry [list|download N|upload "
+                        "FILE], enroll K=V..., undo, reset-session, place R CARD, lift R, "
+                        "press KEY [long], log [LEVEL], events, raw JSON, ports; none: "
+                        "interactive")
+    c.add_argument("--port", help="serial device, pseudo-terminal or pyserial URL "
+                                  "(socket://HOST:PORT, rfc2217://, loop://); default: the "
+                                  "table found by its USB id")
+    c.add_argument("--pin", help="the referee PIN (or TAPPTABLE_PIN)")
+    c.add_argument("--json", action="store_true", help="print answers as JSON lines")
+    c.add_argument("--timeout", type=float, default=10.0, help="seconds to wait for an answer")
+    c.add_argument("--reconnect", type=float, default=10.0,
+                   help="seconds to wait for the table after a reset")
+    c.set_defaults(func=cmd_console)
+
+    bd = sub.add_parser("build", help="compile firmware/ with mpy-cross into build/BOARD/")
+    bd.add_argument("--board", choices=("pico", "esp32"), default="pico")
+    bd.add_argument("--out", help="build folder (default build/BOARD)")
+    bd.add_argument("--romfs", action="store_true",
+                    help="also make romfs.img (bytecode run from flash)")
+    bd.set_defaults(func=cmd_build)
+
+    dp = sub.add_parser("deploy", help="copy the build onto the board with mpremote "
+                                       "(changed files only), write settings, soft-reset")
+    dp.add_argument("--board", choices=("pico", "esp32"), default="pico")
+    dp.add_argument("--port", help="mpremote device (default: auto)")
+    dp.add_argument("--build", help="build folder (default build/BOARD, built first)")
+    dp.add_argument("--dry-run", action="store_true", help="print the plan, change nothing")
+    dp.add_argument("--force", action="store_true", help="copy every file")
+    dp.add_argument("--romfs", action="store_true", help="deploy romfs.img instead of .mpy files")
+    dp.add_argument("--pin", help="write this referee PIN into the board's settings.json")
+    dp.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                    help="another setting for settings.json (VALUE as JSON or a word)")
+    dp.add_argument("--no-reset", action="store_true",
+                    help="do not soft-reset afterwards (the unix port exits on one)")
+    dp.set_defaults(func=cmd_deploy)
 
     b = sub.add_parser("bench", help="print engine speed and heap numbers")
     b.add_argument("--quick", action="store_true", help="fewer repetitions")
