@@ -87,6 +87,10 @@ except ImportError:  # CPython
 
 import time
 
+from drivers.nocopy import cp as _cp
+from drivers.nocopy import eq as _eq
+from drivers.ticks import ticks_diff, ticks_ms
+
 
 def _cpython_sleep_us(us):
     time.sleep(us / 1000000)
@@ -96,29 +100,6 @@ def _cpython_sleep_us(us):
 # emulator passes its virtual clock's), this is only the default
 _sleep_us = getattr(time, "sleep_us", _cpython_sleep_us)
 
-_TICKS_MAX = const(0x3FFFFFFF)  # ticks wrap at 2**30, as time.ticks_ms on the RP2040
-_TICKS_HALF = const(0x20000000)
-
-
-def _cpython_ticks_ms():
-    return int(time.time() * 1000)
-
-
-_time_ticks_ms = getattr(time, "ticks_ms", _cpython_ticks_ms)
-
-
-def ticks_ms():
-    """Milliseconds modulo 2**30 (the default clock of ``ReaderSet``)."""
-    return _time_ticks_ms() & _TICKS_MAX
-
-
-def ticks_diff(a, b):
-    """a - b for ticks modulo 2**30, wrap-safe, in [-2**29, 2**29). Small ints only:
-    no intermediate value reaches 2**30, so nothing is allocated on 32-bit ports."""
-    d = (a - b) & _TICKS_MAX
-    if d >= _TICKS_HALF:
-        d = d - _TICKS_HALF - _TICKS_HALF
-    return d
 
 
 _default_ticks = ticks_ms
@@ -215,22 +196,6 @@ _RX_MAX = const(16)
 UID_MAX = const(10)
 
 VERSIONS = (0x91, 0x92)  # VersionReg: MFRC522 v1.0 / v2.0 (DS 9.3.4.8)
-
-
-def _eq(a, b, n):
-    """a[:n] == b[:n] without allocating (slices would)."""
-    while n:
-        n -= 1
-        if a[n] != b[n]:
-            return False
-    return True
-
-
-def _cp(dst, src, n):
-    """dst[:n] = src[:n] without allocating."""
-    while n:
-        n -= 1
-        dst[n] = src[n]
 
 
 # MicroPython puts a call's frame on the heap when locals + stack exceed 11

@@ -63,6 +63,10 @@ try:
 except ImportError:  # CPython
     const = lambda x: x  # noqa: E731
 
+from drivers.nocopy import cp as _cp
+from drivers.nocopy import eq as _eq
+from drivers.ticks import ticks_diff
+
 # reader states, as drivers.mfrc522.ReaderSet reports them in status[i]
 ABSENT = const(0)
 PRESENT = const(1)
@@ -84,32 +88,6 @@ EVENT_NAMES = ("none", "placed", "lifted", "collision", "collision_over", "reade
 
 UID_MAX = const(10)
 
-_TICKS_MAX = const(0x3FFFFFFF)  # ticks modulo 2**30, as time.ticks_ms on the RP2040
-_TICKS_HALF = const(0x20000000)
-
-
-def ticks_diff(a, b):
-    """a - b for ticks modulo 2**30, wrap-safe; no intermediate value reaches 2**30."""
-    d = (a - b) & _TICKS_MAX
-    if d >= _TICKS_HALF:
-        d = d - _TICKS_HALF - _TICKS_HALF
-    return d
-
-
-def _eq(a, b, n):
-    """a[:n] == b[:n] without slicing."""
-    while n:
-        n -= 1
-        if a[n] != b[n]:
-            return False
-    return True
-
-
-def _cp(dst, src, n):
-    """dst[:n] = src[:n] without slicing."""
-    while n:
-        n -= 1
-        dst[n] = src[n]
 
 
 # MicroPython puts a call's frame on the heap when its locals + value stack
