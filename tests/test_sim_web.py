@@ -225,6 +225,27 @@ def test_illegal_card_refused_with_the_message_on_the_oled(tabs, server):
     assert page.errors == []
 
 
+def test_power_cut_and_resume_shows_the_same_trick(tabs, server):
+    page = tabs(server)
+    for seat in range(3):
+        claim(page, seat)
+    deal_and_bid(page, server)
+    seat = server.call(lambda hub: hub.view.turn())
+    card = server.call(lambda hub, s=seat: hub.view.legal_cards()[0])
+    drag(page, card, seat)
+    wait_until(server, lambda hub: hub.view.trick_size() == 1, "the first card")
+    trick = server.call(lambda hub: hub.view.trick())
+    journal = server.call(lambda hub: len(hub.table.journal_lines()))
+    before = server.call(lambda hub: hub.table.screen())
+    page.click("#power")
+    wait_until(server, lambda hub: hub.table.screen() == before, "the same screen again")
+    assert server.call(lambda hub: hub.view.trick()) == trick
+    assert server.call(lambda hub: len(hub.table.journal_lines())) == journal
+    page.wait_for_function("t => document.querySelector('#oled-text').textContent === t",
+                           arg="\n".join(before))
+    assert page.errors == []
+
+
 def test_two_tabs_watch_the_same_table(tabs, server):
     one = tabs(server)
     two = tabs(server)

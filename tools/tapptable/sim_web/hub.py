@@ -345,6 +345,22 @@ class TableHub:
             del self.held[key]
             self.table.board.button_pins[KEYS[key]].release()
 
+    def power_cut(self, cid):
+        """Power off and on: the table restarts from its flash (the journal is
+        replayed, the cards lying on the readers stay and are matched)."""
+        if not self._seated(cid):
+            raise Refused("take a seat first")
+        self.timers = []                          # whatever was under way is gone
+        self.lifting = {}
+        self.held = {}
+        self.pressed_at = {}
+        self.robot_busy = False
+        self.table = self.table.power_cut()
+        self.table.wait(800)                      # the readers take their first look
+        self.oled_bytes = -1
+        self.pwm_seen = 0
+        self.sync()
+
     def set_robots(self, cid, on):
         self._seated(cid)
         self.robots_on = bool(on)

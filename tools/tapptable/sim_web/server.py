@@ -203,6 +203,8 @@ class WebTable:
             hub.set_aside(cid, req.get("card"))
         elif kind == "robots":
             hub.set_robots(cid, bool(req.get("on")))
+        elif kind == "power":
+            hub.power_cut(cid)
         else:
             raise Refused("unknown request")
 

@@ -517,6 +517,7 @@ function readerAction(el) {
 }
 
 $("#robots").addEventListener("change", (ev) => send({ t: "robots", on: ev.target.checked }));
+$("#power").addEventListener("click", () => send({ t: "power" }));
 
 // drag and drop
 document.addEventListener("dragstart", (ev) => {
