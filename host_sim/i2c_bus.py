@@ -3,7 +3,8 @@
 Devices attach at a 7-bit address and implement ``i2c_write(data: bytes)``
 (one write transaction, without the address byte) and optionally
 ``i2c_read(n) -> bytes``. A transaction to an address with no device raises
-``OSError(19)`` (ENODEV), as on the device when nothing ACKs.
+``OSError(19)`` (ENODEV), as on the device when nothing ACKs; ``nack(addr)`` makes an
+attached device stop acknowledging in the same way.
 
 The bus counts transactions and payload bytes (``stats()``); ``wire_bytes``
 adds the address byte of each transaction, which is what the wire carries.
@@ -29,12 +30,22 @@ class I2CBus:
         self.write_bytes = 0
         self.read_bytes = 0
         self.log: list[tuple[str, int, bytes]] | None = None  # set to [] to record
+        self.silent: set[int] = set()  # attached devices that do not ACK (nack())
 
     # ---------------------------------------------------------- set-up and counters
 
     def attach(self, addr: int, device: object) -> object:
         self.devices[addr] = device
         return device
+
+    def nack(self, addr: int, on: bool = True) -> None:
+        """Make the device at ``addr`` stop acknowledging (a loose wire, a dead module):
+        it stays attached, but every transaction to it raises ``OSError`` (ENODEV)
+        and ``scan()`` leaves it out, until ``nack(addr, False)``."""
+        if on:
+            self.silent.add(addr)
+        else:
+            self.silent.discard(addr)
 
     def reset_counts(self) -> None:
         self.transactions = self.bytes = self.write_bytes = self.read_bytes = 0
@@ -51,7 +62,7 @@ class I2CBus:
 
     def _device(self, addr: int):
         dev = self.devices.get(addr)
-        if dev is None:
+        if dev is None or addr in self.silent:
             raise OSError(errno.ENODEV, "no I2C device at 0x%02x" % addr)
         return dev
 
@@ -79,7 +90,7 @@ class I2CBus:
     # ---------------------------------------------------------- machine.I2C API
 
     def scan(self) -> list[int]:
-        return sorted(self.devices)
+        return sorted(a for a in self.devices if a not in self.silent)
 
     def writeto(self, addr: int, buf, stop: bool = True) -> int:
         return self._write(addr, bytes(buf))
