@@ -8,16 +8,17 @@
 #   32-bit port;
 # * persistence: enrol, save, reload, export/import, a corrupt file refused
 #   while the other decks load, settings round trip.  On the unix port the
-#   root is a littlefs v2 file system (vfs.VfsLfs2, what the Pico uses) on a
-#   RAM block device; the wasm port has no VfsLfs2 but a writable in-memory
+#   root is a littlefs v2 file system (vfs.VfsLfs2, what the Pico uses) on
+#   the emulated flash of mpflash.py; the wasm port has no VfsLfs2 but a writable in-memory
 #   file system, so there the root is a folder in it;
 # * power cuts on littlefs (unix port only: the wasm port lacks VfsLfs2, the
-#   test prints SKIP with that reason): a deck save is cut after every block
-#   write in turn (the cut write half done); after "power on" the deck file
+#   test prints SKIP with that reason): a deck save is cut in every flash
+#   operation in turn (erase or program, done half); after "power on" the deck file
 #   is the old or the new one, never corrupt.
 # mp-heapsize: 512k
 import os
 
+import mpflash as F_
 import mptest_mfrc522 as F
 
 from table import enrol as E
@@ -29,12 +30,7 @@ try:
 except ImportError:  # CPython
     micropython = None
 
-try:
-    import vfs
-except ImportError:  # CPython, older ports
-    vfs = None
-
-LFS = vfs is not None and hasattr(vfs, "VfsLfs2")
+LFS = F_.LFS
 MOUNT = "/mpreg_lfs"
 PLAIN = "/mpreg_tmp"   # in the wasm port's in-memory file system
 if micropython is None:  # CPython (mprunner.py runs there too): the host's temp folder
@@ -158,56 +154,12 @@ def test_lookup_of_the_reader_set_uid_view_allocates_nothing():
 # ---------------------------------------------------------------- file system roots
 
 
-class RAMBlockDev:
-    """A block device in RAM (extended interface) that can be cut: after
-    ``left`` more block writes, the next write is done only half and every
-    write after it is lost, as when the power fails."""
-
-    def __init__(self, data=None):
-        self.data = bytearray(BLOCK * BLOCKS) if data is None else bytearray(data)
-        self.left = -1   # -1: never cut
-        self.writes = 0
-
-    def readblocks(self, block, buf, offset=0):
-        a = block * BLOCK + offset
-        buf[:] = self.data[a:a + len(buf)]
-
-    def writeblocks(self, block, buf, offset=None):
-        if offset is None:
-            offset = 0
-        a = block * BLOCK + offset
-        self.writes += 1
-        if self.left == 0:
-            return   # the power is gone
-        if self.left > 0:
-            self.left -= 1
-            if self.left == 0:
-                half = len(buf) // 2
-                self.data[a:a + half] = buf[:half]
-                return
-        self.data[a:a + len(buf)] = buf
-
-    def ioctl(self, op, arg):
-        if op == 4:  # block count
-            return BLOCKS
-        if op == 5:  # block size
-            return BLOCK
-        if op == 6:  # erase
-            return 0
-        return None
-
-
 def _mount(bd):
-    fs = vfs.VfsLfs2(bd)
-    vfs.mount(fs, MOUNT)
-    return MOUNT
+    return F_.mount(bd, MOUNT)
 
 
 def _umount():
-    try:
-        vfs.umount(MOUNT)
-    except OSError:
-        pass
+    F_.umount(MOUNT)
 
 
 def _rmtree(path):
@@ -227,8 +179,8 @@ def _rmtree(path):
 def _with_root(fn):
     """fn(root) on a fresh littlefs (unix) or a fresh folder (wasm MEMFS, CPython)."""
     if LFS:
-        bd = RAMBlockDev()
-        vfs.VfsLfs2.mkfs(bd)
+        bd = F_.FlashDev(BLOCKS, BLOCK)
+        F_.format_lfs(bd)
         root = _mount(bd)
         try:
             fn(root)
@@ -317,23 +269,24 @@ def test_settings_round_trip():
 
 def _deck_after_cut(image, cut):
     """Mount a copy of ``image``, remove card 0 of deck 1 with the power cut
-    after ``cut`` block writes (-1: no cut); then power on and load.  Returns
-    (problems, cards of deck 1, writes the save made)."""
-    bd = RAMBlockDev(image)
+    in flash operation ``cut`` (done half; -1: no cut); then power on and
+    load.  Returns (problems, cards of deck 1, flash operations the save made)."""
+    bd = F_.FlashDev(BLOCKS, BLOCK, image)
     _mount(bd)
     try:
         reg = R.Registry(MOUNT)
         assert reg.load() == []
-        bd.writes = 0
-        bd.left = cut
+        bd.ops = 0
+        if cut > 0:
+            bd.cut_at(cut)
         try:
             reg.remove_card(1, 0)
         except OSError:
             pass
-        writes = bd.writes
+        writes = bd.ops
     finally:
         _umount()
-    after = RAMBlockDev(bd.data)   # power on: what reached the flash
+    after = bd.power_on()   # power on: what reached the flash
     _mount(after)
     try:
         again = R.Registry(MOUNT)
@@ -349,8 +302,8 @@ def test_power_cut_during_a_deck_save_on_littlefs():
         print("SKIP power cuts: this port has no vfs.VfsLfs2 (littlefs); "
               "the unix port runs this test")
         return
-    bd = RAMBlockDev()
-    vfs.VfsLfs2.mkfs(bd)
+    bd = F_.FlashDev(BLOCKS, BLOCK)
+    F_.format_lfs(bd)
     _mount(bd)
     try:
         reg = R.Registry(MOUNT)
@@ -362,7 +315,7 @@ def test_power_cut_during_a_deck_save_on_littlefs():
     problems, n, writes = _deck_after_cut(image, -1)
     assert problems == [] and n == 35 and writes > 0   # the save, not cut
     cut = 1
-    while cut <= writes:   # the cut-th write half done, the rest lost
+    while cut <= writes:   # the cut-th operation half done, the rest lost
         problems, n, _ = _deck_after_cut(image, cut)
         assert problems == [], (cut, problems)
         assert n in (35, 36), (cut, n)   # the new or the old file
