@@ -88,6 +88,7 @@ class App:
         self.next_reader = 0
         self.hot = 0
         self.armed = -1                      # reader whose field is settling
+        self.sweep = 0                       # other readers still to look at at once
         self.game = None
         self.journal = None
         self.setup = Setup(values)
@@ -190,13 +191,20 @@ class App:
             else:                              # a tag the console placed (debugging)
                 self.presence.glimpse(armed, uid, self.board.ticks_ms())
                 self.presence.observe(armed, P.PRESENT, uid, self.board.ticks_ms())
+            if armed == self.hot and rs.raw[armed] == P.PRESENT \
+                    and not self.presence.placed_len(armed) and not self.sweep:
+                # a new card on the hot reader: look at every other reader at once,
+                # so the arbiter may take it (it waits for that look)
+                self.sweep = rs.n - 1
         self.polls += 1
         i = self.hot
-        if not self.polls & 1:                 # the others in turn, skipping the hot one
+        if self.sweep or not self.polls & 1:   # the others in turn, skipping the hot one
             i = (self.next_reader + 1) % rs.n
             if i == self.hot:
                 i = (i + 1) % rs.n
             self.next_reader = i
+            if self.sweep:
+                self.sweep -= 1
         rs.arm(i)
         self.armed = i
 
