@@ -268,15 +268,13 @@ class WaitTask:
         self.seen = False
 
     def run(self, con):
-        if self.seen:
-            con.answer(self.rid, self.make(True))
+        if self.seen or ticks_diff(con.now, self.start) >= self.limit:
+            body = self.make(self.seen)
+            body["ok"] = True
+            con.answer(self.rid, body)
             return True
         if self.done():
             self.seen = True
-            return False
-        if ticks_diff(con.now, self.start) >= self.limit:
-            con.answer(self.rid, self.make(False))
-            return True
         return False
 
 

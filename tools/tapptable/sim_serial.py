@@ -70,6 +70,7 @@ class _Buffered:
             self.dropped += len(data)
             return len(data)
         self.pending += data
+        self.pump()                     # send at once what the other side takes
         return len(data)
 
     def pump(self):

@@ -1,0 +1,464 @@
+"""The serial console end to end: the unchanged firmware (firmware/table/console.py
+on the virtual table) behind a real pseudo-terminal or TCP socket, and the
+pyserial client (tools/tapptable/console.py, ``tapptable console``).
+
+* protocol: every command's answer, request ids, error codes, the referee PIN
+  lock and its growing delay (on the board's clock), bounded work per step;
+* over a pty and TCP (``tapptable sim --serial``): status, view, the lock and
+  its rate limit, journal download that ``tapptable replay`` reads;
+* fuzzing while the simulated people play a deal (garbled bytes, invalid UTF-8,
+  overlong lines, unknown commands, floods, wrong PINs): the journal is the one
+  of a run without the noise, and the download replays identically;
+* the client's messages: REPL instead of the app, port busy, no port, reconnect.
+"""
+from __future__ import annotations
+
+import json
+import os
+import random
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+for p in (ROOT, ROOT / "firmware"):
+    if str(p) not in sys.path:
+        sys.path.insert(0, str(p))
+
+from host_sim.table import AutoPlayers, VirtualTable  # noqa: E402
+from table import console as C  # noqa: E402
+from tools.tapptable import console as client  # noqa: E402
+from tools.tapptable import sim_serial  # noqa: E402
+
+TAPPTABLE = [sys.executable, "-m", "tools.tapptable.cli"]
+PIN = "4711"
+
+
+class Pipe:
+    """A non-blocking input stream to feed."""
+
+    def __init__(self):
+        self.buf = bytearray()
+
+    def feed(self, data):
+        self.buf += data
+
+    def readinto(self, mv):
+        n = min(len(mv), len(self.buf))
+        if not n:
+            return None
+        mv[:n] = self.buf[:n]
+        del self.buf[:n]
+        return n
+
+
+class Lines:
+    """The output stream: JSON lines collected."""
+
+    def __init__(self):
+        self.part = ""
+        self.lines = []
+
+    def write(self, s):
+        self.part += s
+        while "\n" in self.part:
+            line, self.part = self.part.split("\n", 1)
+            self.lines.append(json.loads(line))
+
+    def take(self):
+        out, self.lines = self.lines, []
+        return out
+
+    def answer(self, rid):
+        return [m for m in self.lines if m.get("id") == rid]
+
+
+@pytest.fixture
+def bench():
+    table = VirtualTable()
+    pipe, out = Pipe(), Lines()
+    table.app.console = C.Console(table.app, pipe, out, pin=PIN)
+    table.wait(40)
+
+    def ask(wait=60, **req):
+        pipe.feed((json.dumps(req) + "\n").encode())
+        table.wait(wait)
+        got = out.answer(req.get("id"))
+        assert got, "no answer to %r" % req
+        return got[-1]
+    return table, pipe, out, ask
+
+
+# ----------------------------------------------------------------- the protocol
+
+
+def test_status_echoes_the_id_and_describes_the_table(bench):
+    table, _pipe, out, ask = bench
+    events = [m["event"] for m in out.take() if "event" in m]
+    assert events[:3] == ["hello", "mode", "session"]
+    a = ask(id=7, cmd="status")
+    assert a["ok"] is True and a["id"] == 7
+    assert a["state"] == "play" and a["variant"] == "tapp_modern" and a["players"] == 3
+    assert a["pin"] is True and a["journal"] == 1 and len(a["screen"]) == 8
+    assert ask(id="abc", cmd="ping")["id"] == "abc"
+
+
+def test_view_hides_the_hands_without_the_pin(bench):
+    table, _pipe, _out, ask = bench
+    AutoPlayers(table, seed=2).deal_cards()
+    a = ask(id=1, cmd="view")
+    assert a["ok"] and a["phase"] == "auction" and "hands" not in a and "talon" not in a
+    assert a["legal_calls"] and a["table"]["step"] == "game"
+    assert ask(id=2, cmd="view", details=True)["error"] == "locked"
+    d = ask(id=3, cmd="view", details=True, pin=PIN)
+    assert d["ok"] and [len(h) for h in d["hands"]] == [11, 11, 11]
+    assert ask(id=4, cmd="journal")["error"] == "locked"      # hands inside: strict deal
+
+
+def test_errors_have_stable_codes(bench):
+    _table, pipe, out, ask = bench
+    assert ask(id=1, cmd="fly")["error"] == "unknown_command"
+    assert ask(id=2, cmd="place", reader=99, card="HA", pin=PIN)["error"] == "bad_args"
+    assert ask(id=3, cmd="log", level="loud")["error"] == "bad_args"
+    assert ask(id=4, cmd="reset-session")["error"] == "locked"
+    assert ask(id=5, nocmd=1)["error"] == "bad_request"
+    assert ask(id=6, cmd="place", reader=0, card="HA", deck=7, pin=PIN)["error"] == "not_found"
+    out.take()
+    pipe.feed(b"\xff\xfe\x00garbage\n{\"cmd\": \"status\",}\n" + b"[" * 9000 + b"\n"
+              + "{\"cmd\": \"st\xe4tus\"}\n".encode("latin-1") + b"\n\n")
+    _table.wait(800)              # 9 KB at 512 bytes a step
+    errs = [m["error"] for m in out.take() if m.get("ok") is False]
+    assert errs == ["bad_line", "bad_line", "too_long", "bad_line"]
+    if __import__("importlib").util.find_spec("table.selftest") is None:
+        assert ask(id=7, cmd="selftest", pin=PIN)["error"] == "unavailable"
+
+
+def test_no_pin_on_the_table_locks_every_locked_command():
+    table = VirtualTable()
+    pipe, out = Pipe(), Lines()
+    table.app.console = C.Console(table.app, pipe, out)       # settings: referee_pin None
+    pipe.feed(b'{"id":1,"cmd":"undo","pin":"1234"}\n{"id":2,"cmd":"status"}\n')
+    table.wait(60)
+    assert out.answer(1)[0]["error"] == "no_pin"
+    assert out.answer(2)[0]["pin"] is False
+
+
+def test_wrong_pins_wait_longer_each_time_on_the_board_clock(bench):
+    table, _pipe, _out, ask = bench
+    a = ask(id=1, cmd="undo", pin="0000", wait=20)
+    assert a["error"] == "bad_pin" and a["retry_ms"] == 500
+    a = ask(id=2, cmd="undo", pin=PIN, wait=20)               # even the right one waits
+    assert a["error"] == "rate_limited" and 0 < a["retry_ms"] <= 500
+    table.wait(500)
+    assert ask(id=3, cmd="undo", pin="9999", wait=20)["retry_ms"] == 1000
+    table.wait(1000)
+    assert ask(id=4, cmd="undo", pin="9998", wait=20)["retry_ms"] == 2000
+    table.wait(2000)
+    assert ask(id=5, cmd="undo", pin=PIN)["error"] == "nothing_to_undo"   # the PIN counts
+    assert ask(id=6, cmd="undo", pin="1", wait=20)["retry_ms"] == 500     # the count restarts
+    table.wait(600)
+    assert ask(id=7, cmd="status")["ok"]                      # read-only: never locked
+
+
+def test_a_flood_costs_bounded_work_per_step(bench):
+    table, pipe, out, _ask = bench
+    out.take()
+    pipe.feed(b'{"cmd":"nope"}\n' * 400)
+    table.wait(20)                                            # one console step
+    assert 0 < len(out.take()) <= C.CMDS_PER_STEP
+    table.wait(20 * 110)                                      # 400 / 4 steps of 20 ms
+    assert len(pipe.buf) == 0
+    assert len(table.journal_lines()) == 1                    # nothing happened to the game
+
+
+def test_place_lift_press_undo_score_and_registry(bench):
+    table, _pipe, out, ask = bench
+    a = ask(id=1, cmd="place", reader=3, card="CA", pin=PIN, wait=200)
+    assert a["ok"] and a["settled"] and a["screen"][2].startswith("Karte 1/")
+    assert ask(id=2, cmd="lift", reader=3, pin=PIN, wait=400)["settled"]
+    assert ask(id=3, cmd="readers")["readers"][3]["injected"] is False
+    assert ask(id=4, cmd="press", key="prev", long=True, pin=PIN, wait=100)["ok"]
+    assert table.game.scores
+    reg = ask(id=5, cmd="registry")
+    assert reg["decks"] == [{"deck": 1, "kind": "d36", "cards": 36, "complete": True}]
+    assert ask(id=6, cmd="registry", op="download", deck=1)["error"] == "locked"
+    down = ask(id=7, cmd="registry", op="download", deck=1, pin=PIN)
+    assert down["lines"][0].startswith("tappdeck\t1\t1\td36\t36\t")
+    up = dict(down["lines"] and {"lines": down["lines"]})
+    assert ask(id=8, cmd="registry", op="upload", pin=PIN, **up)["cards"] == 36
+    bad = ask(id=9, cmd="registry", op="upload", pin=PIN, lines=["tappdeck\t1\t1"])
+    assert bad["error"] == "corrupt"
+    e = ask(id=10, cmd="enroll", deck=2, kind="d36", card="HA", uid="04aabbccddeeff", pin=PIN)
+    assert e["cards"] == 1 and not e["complete"] and "HA" not in e["missing"]
+    assert ask(id=11, cmd="score")["deals"] == 0
+    assert ask(id=12, cmd="set")["values"]["variant"] == "tapp_modern"
+    s = ask(id=13, cmd="set", values={"players": 4, "variant": "haferltarock"}, pin=PIN)
+    assert s["ok"] and s["values"]["players"] == 4
+    assert ask(id=14, cmd="set", values={"players": 9}, pin=PIN)["error"] == "bad_args"
+    r = ask(id=15, cmd="reset-session", pin=PIN)
+    assert r["variant"] == "haferltarock" and r["players"] == 4
+    assert any(m.get("event") == "session" for m in out.lines)
+
+
+def test_refusals_tricks_and_results_are_live_events(bench):
+    table, _pipe, out, ask = bench
+    out.take()
+    AutoPlayers(table, seed=3).play_deal()
+    table.wait(100)
+    events = [m for m in out.take() if "event" in m]
+    kinds = {m["event"] for m in events}
+    assert {"tag", "accepted", "trick", "result", "refused"} <= kinds
+    refused = [m for m in events if m["event"] == "refused"]
+    assert refused[0]["reason"] in ("must_follow", "must_trump", "must_overtrump")
+    deal = next(m for m in events if m["event"] == "accepted" and m["ev"]["ev"] == "deal")
+    assert deal["ev"]["hands"] == "hidden"                    # strict: the stream hides them
+    assert all("uid" not in m for m in events if m["event"] == "tag")
+    tricks = [m for m in events if m["event"] == "trick"]
+    assert [t["n"] for t in tricks] == list(range(1, len(tricks) + 1))
+    score = ask(id=1, cmd="score")
+    assert len(score["history"]) == 1 and score["history"][0]["deal"] == 1
+
+
+# ----------------------------------------------------------------- over a pty, with noise
+
+
+def _noise(port, stop, seen):
+    """Garbled bytes, invalid UTF-8, overlong lines, unknown commands, floods and
+    wrong PINs, while the table plays; every answer is read."""
+    import serial
+    rng = random.Random(5)
+    ser = serial.Serial(port, timeout=0.05)
+    junk = [b"\xff\xfe\xfd\n", b"{\"cmd\":\"status\"\n", b"\xc3\x28{}\n", b"x" * 6000 + b"\n",
+            b'{"cmd":"nope","id":1}\n', b'{"cmd":"undo","pin":"0000"}\n',
+            b'{"cmd":"view","id":2}\n', b'{"cmd":"status","id":3}\n' * 50,
+            bytes(rng.randrange(256) for _ in range(300)) + b"\n",
+            b'{"cmd":"reset-session","pin":"9999"}\n', b'{"cmd":"place","reader":0}\n']
+    i = 0
+    while not stop.is_set():
+        ser.write(junk[i % len(junk)])            # each kind in turn, again and again
+        i += 1
+        data = ser.read(65536)
+        seen.append(data)
+    t = time.monotonic() + 1
+    while time.monotonic() < t:
+        seen.append(ser.read(65536))
+    ser.close()
+
+
+def _play(seed, noise):
+    table = VirtualTable(variant="tapp_modern", players=3)
+    link = sim_serial.PtyLink()
+    sim_serial.attach(table, link, PIN)
+    stop = threading.Event()
+    seen = []
+    th = None
+    if noise:
+        th = threading.Thread(target=_noise, args=(link.path, stop, seen), daemon=True)
+        th.start()
+        time.sleep(0.2)
+    AutoPlayers(table, seed=seed).play_deal()
+    table.wait(200)
+    stop.set()
+    if th is not None:
+        while th.is_alive():
+            table.wait(20)
+            th.join(0.01)
+    return table, link, b"".join(seen)
+
+
+def test_noise_on_the_line_while_a_deal_is_played_changes_nothing(tmp_path):
+    quiet, qlink, _ = _play(seed=3, noise=False)
+    noisy, link, said = _play(seed=3, noise=True)
+    qlink.close()
+    assert noisy.journal_lines() == quiet.journal_lines()
+    assert len(noisy.journal_lines()) > 30
+    answers = [json.loads(x) for x in said.split(b"\n")[:-1] if x.startswith(b"{")]
+    errors = {m.get("error") for m in answers if m.get("ok") is False}
+    assert {"bad_line", "too_long", "unknown_command", "bad_args"} <= errors
+    assert errors & {"bad_pin", "rate_limited"}
+    assert any(m.get("event") == "trick" for m in answers)
+    # the journal downloaded over the same pty replays as the table's own journal
+    got = []
+    holder = {}
+
+    def pump():
+        while not holder.get("done"):
+            noisy.wait(20)
+    th = threading.Thread(target=pump, daemon=True)
+    th.start()
+    try:
+        lk = client.Link(link.path)
+        try:
+            ans = lk.request("journal", on_part=lambda m: got.append(m["line"]))
+        finally:
+            lk.close()
+    finally:
+        holder["done"] = True
+        th.join(5)
+    assert ans["count"] == len(got) and got == noisy.journal_lines()
+    f = tmp_path / "game.jsonl"
+    f.write_text("".join(x + "\n" for x in got))
+    direct = tmp_path / "direct.jsonl"
+    direct.write_text("".join(x.split("\t")[0] + "\n" for x in quiet.journal_lines()))
+    a = subprocess.run(TAPPTABLE + ["replay", str(f)], cwd=ROOT, capture_output=True,
+                       text=True, timeout=60)
+    b = subprocess.run(TAPPTABLE + ["replay", str(direct)], cwd=ROOT, capture_output=True,
+                       text=True, timeout=60)
+    assert a.returncode == 0 and a.stdout == b.stdout and '"result"' in a.stdout
+    assert '"ok":false' not in a.stdout
+    link.close()
+
+
+# ----------------------------------------------------------------- tapptable sim --serial
+
+
+def _free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def _start_sim(serial_spec, *extra):
+    proc = subprocess.Popen(TAPPTABLE + ["sim", "--serial", serial_spec, "--pin", PIN] +
+                            list(extra), cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    line = proc.stdout.readline()
+    assert line.startswith("serial: "), proc.stderr.read()
+    return proc, line.split(": ", 1)[1].strip()
+
+
+def _console(port, *words, pin=None, check=True):
+    cmd = TAPPTABLE + ["console", "--port", port] + (["--pin", pin] if pin else []) + list(words)
+    r = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=60)
+    if check:
+        assert r.returncode == 0, r.stderr
+    return r
+
+
+@pytest.fixture(params=["pty", "tcp"])
+def sim(request):
+    spec = "pty" if request.param == "pty" else "tcp:%d" % _free_port()
+    proc, port = _start_sim(spec, "--mode", "open")
+    yield port
+    proc.terminate()
+    proc.wait(10)
+
+
+def test_tapptable_console_against_the_sim(sim, tmp_path):
+    port = sim
+    st = _console(port, "--json", "status")
+    a = json.loads(st.stdout)
+    assert a["state"] == "play" and a["mode"] == "open" and a["journal"] == 2
+    view = _console(port, "view").stdout
+    assert "tapp_modern, 3 players, open mode" in view and "phase auction" in view
+    r = _console(port, "undo", check=False)
+    assert r.returncode == 2 and "locked" in r.stderr
+    link = client.Link(port)                   # one connection: no start-up time between
+    try:
+        with pytest.raises(client.DeviceError) as e:
+            link.request("undo", pin="0000")
+        assert e.value.code == "bad_pin" and e.value.answer["retry_ms"] == 500
+        with pytest.raises(client.DeviceError) as e:
+            link.request("undo", pin=PIN)
+        assert e.value.code == "rate_limited"
+        time.sleep(0.6)
+        assert link.request("log", level="debug", pin=PIN)["level"] == "debug"  # after the wait
+        assert link.request("log", level="info")["level"] == "info"
+    finally:
+        link.close()
+    for _ in range(3):                         # every seat passes: "weg" is the 2nd entry
+        _console(port, "press", "next", pin=PIN)
+        _console(port, "press", "ok", pin=PIN)
+    st = json.loads(_console(port, "--json", "status").stdout)
+    assert st["expects"] == "card"             # Ramsch
+    turn = st["turn"]
+    placed = json.loads(_console(port, "--json", "place", str(turn), "HA", pin=PIN).stdout)
+    assert placed["settled"] and placed["accepted"] == 1
+    journal = _console(port, "journal").stdout
+    lines = journal.splitlines()
+    assert len(lines) == 6 and '"card":"HA"' in lines[-1] and "\t" in lines[-1]
+    assert [json.loads(x.split("\t")[0])["call"] for x in lines[2:5]] == ["weg"] * 3
+    assert _console(port, "journal").stdout == journal
+    f = tmp_path / "game.jsonl"
+    f.write_text(journal)
+    rep = subprocess.run(TAPPTABLE + ["replay", str(f)], cwd=ROOT, capture_output=True,
+                         text=True, timeout=60)
+    assert rep.returncode == 0 and rep.stdout.splitlines() == ['{"ok":true}'] * 5
+    score = _console(port, "score").stdout
+    assert "total" in score and "Anna" in score
+
+
+def test_the_client_reconnects_after_a_reset():
+    port = _free_port()
+    proc, url = _start_sim("tcp:%d" % port)
+    statuses, events = [], []
+    link = client.Link(url, on_status=statuses.append, on_event=events.append,
+                       reconnect_s=20)
+    try:
+        assert link.request("status")["ok"]
+        proc.terminate()
+        proc.wait(10)
+        proc, _ = _start_sim("tcp:%d" % port)             # the table is back
+        deadline = time.monotonic() + 20
+        while not link.connected.is_set() or not statuses[-1].startswith("connected"):
+            assert time.monotonic() < deadline, statuses
+            time.sleep(0.1)
+        assert link.request("status")["ok"]
+        assert any(s.startswith("connection lost") for s in statuses)
+    finally:
+        link.close()
+        proc.terminate()
+        proc.wait(10)
+
+
+# ----------------------------------------------------------------- client messages
+
+
+def test_a_device_at_the_repl_is_named():
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(1)
+    port = srv.getsockname()[1]
+
+    def repl():
+        conn, _ = srv.accept()
+        conn.sendall(b"MicroPython v1.28.0 on 2026-01-01; Raspberry Pi Pico with RP2040\r\n"
+                     b'Type "help()" for more information.\r\n>>> ')
+        conn.recv(1000)
+        conn.sendall(b"{'id': 1, 'cmd': 'status'}\r\n>>> ")
+        time.sleep(1)
+        conn.close()
+    threading.Thread(target=repl, daemon=True).start()
+    link = client.Link("socket://127.0.0.1:%d" % port, reconnect_s=0.1)
+    try:
+        with pytest.raises(client.ReplError, match="MicroPython REPL"):
+            link.request("status", timeout=3)
+    finally:
+        link.close()
+        srv.close()
+
+
+def test_port_busy_no_port_and_permission_messages():
+    link = sim_serial.PtyLink()
+    try:
+        held = client.open_serial(link.path)
+        with pytest.raises(client.ConsoleError, match="port busy"):
+            client.open_serial(link.path)
+        held.close()
+    finally:
+        link.close()
+    with pytest.raises(client.ConsoleError, match="no such port"):
+        client.open_serial("/dev/tapptable-nothing-here")
+    msg = client.explain_open_error("/dev/ttyACM0", PermissionError(13, "Permission denied"))
+    assert "permission denied" in msg and "dialout" in msg
+    r = subprocess.run(TAPPTABLE + ["console", "status"], cwd=ROOT, capture_output=True,
+                       text=True, timeout=60,
+                       env={k: v for k, v in os.environ.items() if k != "TAPPTABLE_PORT"})
+    assert r.returncode == 2 and "no table found" in r.stderr
