@@ -61,7 +61,7 @@ MAX_SPI_BAUD = 10000000  # MFRC522 SPI up to 10 Mbit/s (data sheet 8.1.2)
 
 
 def load(board: str) -> dict:
-    return json.loads((HW / "pins" / ("%s.json" % board)).read_text())
+    return json.loads((HW / "pins" / ("%s.json" % board)).read_text(encoding="utf-8"))
 
 
 def seat_names(n: int) -> list[str]:
@@ -158,7 +158,7 @@ def _bus_problem(hw: dict, job: str, pin: int, kind: str, signal: str) -> list[s
 
 def board_file(hw: dict) -> dict:
     """PINS, SETTINGS and the bus ids of the firmware's board file, read without importing it."""
-    tree = ast.parse((ROOT / hw["board_file"]).read_text())
+    tree = ast.parse((ROOT / hw["board_file"]).read_text(encoding="utf-8"))
     found: dict = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.Assign) and len(node.targets) == 1 \
@@ -616,7 +616,7 @@ def outputs() -> dict[Path, str]:
     """Every file this tool writes, with the text it should hold now."""
     out = {HW / ("wiring-%s.svg" % b): render(load(b), b) for b in BOARDS}
     if README.exists():
-        out[README] = readme_with_tables(README.read_text())
+        out[README] = readme_with_tables(README.read_text(encoding="utf-8"))
     return out
 
 
@@ -637,13 +637,13 @@ def main(argv=None) -> int:
     if errs:
         return 1
     stale = [p for p, text in outputs().items()
-             if not p.exists() or p.read_text() != text]
+             if not p.exists() or p.read_text(encoding="utf-8") != text]
     if "--check" in argv:
         for p in stale:
             print("%s is out of date: run %s" % (p.relative_to(ROOT), REGEN), file=sys.stderr)
         return 1 if stale else 0
     for p in stale:
-        p.write_text(outputs()[p])
+        p.write_text(outputs()[p], encoding="utf-8")
         print("wrote", p.relative_to(ROOT))
     return 0
 

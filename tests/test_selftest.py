@@ -1,0 +1,291 @@
+"""The bring-up self-test (firmware/table/selftest.py) against the chip models.
+
+A simulated builder reads the report lines and does what they ask: puts a card
+on the reader named, lifts it, presses the button named.  Faults are wired
+into the simulated board: a reader that does not answer, two swapped
+chip-selects, a stuck button, a display that does not acknowledge.
+"""
+from types import SimpleNamespace
+
+import pytest
+
+from boards.common import Board
+from drivers import leds as L
+from drivers import mfrc522 as M
+from drivers import ssd1306
+from drivers.buttons import ButtonPad
+from drivers.buzzer import Buzzer
+from drivers.leds import SeatLeds
+from host_sim.board import OLED_ADDR, SimBoard
+from host_sim.i2c_bus import I2CBus
+from host_sim.mfrc522_model import MFRC522Model, Tag
+from host_sim.pins import ButtonPin, NeoPixelModel, PWMModel
+from host_sim.spi_bus import SpiBus
+from host_sim.ssd1306_model import SSD1306Model
+from table import selftest as S
+
+UID = bytes.fromhex("04a1b2c3d4e580")   # an NTAG213 sticker (7-byte UID)
+SEATS = 5                               # five seats and the centre: the full table
+
+
+class Builder:
+    """Follows the prompts: ``chips[i]`` is the reader physically at the place the
+    firmware calls reader i (so a mis-wired board puts the card on the right
+    reader and the firmware sees it elsewhere)."""
+
+    def __init__(self, sim, chips, pins, ignore=()):
+        self.sim = sim
+        self.chips = chips
+        self.pins = pins
+        self.ignore = set(ignore)       # prompts this builder does not follow
+        self.lines = []
+        self.todo = []                  # (ms, action)
+        self.tag = Tag(UID)
+        self.names = S.reader_names(len(chips))
+
+    def report(self, line):
+        self.lines.append(line)
+        item, _, text = line.partition(": ")
+        if item in self.ignore:
+            return
+        if text.startswith("place a card"):
+            self.chips[self.names.index(item)].place(self.tag)
+        elif text.startswith("remove"):
+            for c in self.chips:
+                c.clear()
+        elif text.startswith("press"):
+            pin = self.pins[S.KEYS.index(item.split()[-1])]
+            now = self.sim.ticks_ms()
+            self.todo += [(now + 60, pin.press), (now + 300, pin.release)]
+
+    def sleep_ms(self, ms):
+        self.sim.clock.advance(ms * 1000)
+        now = self.sim.ticks_ms()
+        for t in [t for t in self.todo if t[0] <= now]:
+            self.todo.remove(t)
+            t[1]()
+
+    def run(self, board, **kw):
+        return S.run_selftest(board, self.report, sleep_ms=self.sleep_ms, **kw)
+
+    def said(self, item):
+        return [ln for ln in self.lines if ln.startswith(item + ": ")]
+
+
+def sim_board():
+    sim = SimBoard(seats=SEATS)
+    return sim, Builder(sim, sim.chips, sim.button_pins)
+
+
+def outcome(results):
+    return {item: ok for item, ok, _ in results}
+
+
+def failed(results):
+    return sorted({item for item, ok, _ in results if not ok})
+
+
+def test_a_good_table_passes_every_step():
+    sim, who = sim_board()
+    results = who.run(sim)
+    names = S.reader_names(SEATS + 1)
+    assert failed(results) == []
+    items = [r[0] for r in results]
+    # every part, in the documented order: display, versions, LEDs, buzzer, buttons, cards
+    assert items == (["display"] + names + ["leds", "buzzer"]
+                     + ["button " + k for k in S.KEYS] + names)
+    assert who.lines[-1] == "selftest: all ok"
+    for nm in names:
+        assert nm + ": ok MFRC522 v2.0 (VersionReg 0x92)" in who.lines
+        assert nm + ": ok card %s read" % UID.hex() in who.lines
+    # the display ends on the verdict; every LED showed red, green and blue, then green
+    rows = sim.oled.text_rows()
+    assert rows[0].strip() == "SELFTEST" and rows[1].strip() == "ALL OK"
+    for seat in range(SEATS):
+        seen = {colours[seat] for colours in sim.strip.history}
+        for state in (L.REFUSED, L.PLAYED, L.TURN):
+            assert sim.leds.colour(state) in seen
+    assert sim.strip.colours == [sim.leds.colour(L.PLAYED)] * SEATS
+    # the buzzer played the scale, then the accept blip
+    freqs = [f for _, _, f in sim.pwm.tones() if f]
+    assert freqs[:4] == list(S.SCALE[0::2])
+    assert freqs[-1] == 2093
+
+
+def test_display_test_pattern_reaches_the_panel():
+    sim, who = sim_board()
+    frames = []
+    orig = who.sleep_ms
+
+    def sleep_and_look(ms):
+        if not who.lines:               # the display step reports only at its end
+            frames.append(sim.oled.lit_count())
+        orig(ms)
+    who.sleep_ms = sleep_and_look
+    who.run(sim)
+    # all 8192 pixels on, then the checkerboard's half
+    assert 128 * 64 in frames and 128 * 64 // 2 in frames
+
+
+def test_missing_reader():
+    sim, who = sim_board()
+    sim.chips[2].disconnect()           # seat 3: unplugged (MISO pulled low)
+    results = who.run(sim)
+    assert failed(results) == ["seat 3"]
+    detail = [d for item, ok, d in results if item == "seat 3"]
+    assert len(detail) == 1             # no card was asked for on it
+    assert "no answer (VersionReg reads 0x00)" in detail[0]
+    assert not any("place a card" in ln for ln in who.said("seat 3"))
+    assert who.lines[-1] == "selftest: 1 failed: seat 3"
+    assert sim.strip.colours[2] == sim.leds.colour(L.REFUSED)
+    assert sim.oled.text_rows()[1].strip() == "1 FAILED"
+
+
+def test_reader_that_never_leaves_reset():
+    sim, who = sim_board()
+    sim.chips[0].disconnect(miso=0xFF)  # MISO floating high: PowerDown always set
+    results = who.run(sim)
+    assert failed(results) == ["seat 1"]
+    assert "never leaves reset" in dict((i, d) for i, _, d in results)["seat 1"]
+
+
+def test_clone_chip_is_named():
+    sim = SimBoard(seats=1)
+    bus = sim.bus
+    # a third reader on the bus: an FM17522 clone (VersionReg 0x88)
+    cs = bus.pin("cs_clone")
+    chip = MFRC522Model(bus, cs, name="clone", version=0x88)
+    rd = M.MFRC522(bus, cs, sleep_us=bus.sleep_us)
+    readers = M.ReaderSet(sim.readers.readers + [rd], sleep_us=bus.sleep_us,
+                          ticks_ms=sim.ticks_ms)
+    board = Board(readers, sim.display, sim.buttons, sim.leds, sim.buzzer, sim.ticks_ms, None)
+    who = Builder(sim, sim.chips + [chip], sim.button_pins)
+    results = who.run(board)
+    assert failed(results) == ["centre"]   # the third reader is the last: "centre"
+    assert "FM17522 clone" in dict((i, d) for i, _, d in results)["centre"]
+
+
+def wired_board(seats, cs_of):
+    """The SimBoard's parts, wired by hand: the reader physically at place i
+    answers on chip-select ``cs_of[i]`` (the firmware still drives cs i for reader i)."""
+    bus = SpiBus()
+    rst = bus.pin("rst")
+    n = seats + 1
+    cs = [bus.pin("cs%d" % i) for i in range(n)]
+    chips = [MFRC522Model(bus, cs[cs_of[i]], name="place%d" % i, rst=rst) for i in range(n)]
+    drivers = [M.MFRC522(bus, cs[i], sleep_us=bus.sleep_us) for i in range(n)]
+    sim = SimpleNamespace(bus=bus, clock=bus.clock, chips=chips)
+    sim.ticks_ms = lambda: int(bus.clock.now_us // 1000) & 0x3FFFFFFF
+    readers = M.ReaderSet(drivers, rst=rst, sleep_us=bus.sleep_us, ticks_ms=sim.ticks_ms)
+    readers.init()
+    i2c = I2CBus()
+    sim.oled = i2c.attach(OLED_ADDR, SSD1306Model())
+    pins = (ButtonPin("prev"), ButtonPin("next"), ButtonPin("ok"))
+    sim.strip = NeoPixelModel(n=seats)
+    leds = SeatLeds(sim.strip, seats)
+    board = Board(readers, ssd1306.SSD1306(i2c, OLED_ADDR), ButtonPad(*pins, ticks_ms=sim.ticks_ms),
+                  leds, Buzzer(PWMModel(clock=sim.ticks_ms), sim.ticks_ms), sim.ticks_ms, None)
+    return sim, board, Builder(sim, chips, pins)
+
+
+def test_swapped_chip_selects():
+    # the readers at seat 1 and seat 2 have their CS wires swapped at the board
+    sim, board, who = wired_board(SEATS, [1, 0, 2, 3, 4, 5])
+    results = who.run(board)
+    assert failed(results) == ["seat 1", "seat 2"]
+    detail = {}
+    for item, ok, d in results:
+        if not ok:
+            detail[item] = d
+    assert "seen by the seat 2 reader" in detail["seat 1"]
+    assert "seen by the seat 1 reader" in detail["seat 2"]
+    assert "swapped" in detail["seat 1"]
+    # the version check cannot see it: both chips answer
+    assert sum(1 for item, ok, d in results if item == "seat 1" and ok) == 1
+    assert sim.strip.colours[:3] == [board.leds.colour(L.REFUSED)] * 2 + [
+        board.leds.colour(L.PLAYED)]
+
+
+def test_stuck_button():
+    sim, who = sim_board()
+    sim.button_pins[1].press()          # NEXT shorted to ground
+    results = who.run(sim)
+    assert failed(results) == ["button next"]
+    d = dict((i, d) for i, _, d in results)["button next"]
+    assert d.startswith("stuck")
+    assert "button next: press NEXT" not in who.lines
+    assert outcome(results)["button prev"] and outcome(results)["button ok"]
+
+
+def test_ok_held_at_power_up_is_not_stuck():
+    sim = SimBoard(seats=2)
+    sim.button_pins[2].press()
+    sim2 = SimBoard(seats=2)
+    assert not S.boot_requested(sim2)
+    # OK was down when the pad was made: the self-test was asked for
+    pad = ButtonPad(*sim.button_pins, ticks_ms=sim.ticks_ms)
+    board = Board(sim.readers, sim.display, pad, sim.leds, sim.buzzer, sim.ticks_ms, None)
+    assert S.boot_requested(board)
+    who = Builder(sim, sim.chips, sim.button_pins)
+    who.todo.append((sim.ticks_ms() + 500, sim.button_pins[2].release))   # let go of OK
+    results = who.run(board)
+    assert failed(results) == []
+
+
+def test_swapped_button_wires():
+    sim, who = sim_board()
+    who.pins = (sim.button_pins[1], sim.button_pins[0], sim.button_pins[2])
+    results = who.run(sim)
+    assert failed(results) == ["button next", "button prev"]
+    d = dict((i, d) for i, _, d in results)
+    assert "NEXT came instead" in d["button prev"]
+
+
+def test_display_that_does_not_acknowledge():
+    sim, who = sim_board()
+    sim.i2c.nack(OLED_ADDR)
+    results = who.run(sim)
+    assert failed(results) == ["display"]
+    d = dict((i, d) for i, _, d in results)["display"]
+    assert "no answer at I2C address 0x3c" in d
+    # the rest of the test ran on the report alone
+    assert who.lines[-1] == "selftest: 1 failed: display"
+    assert len(results) == 1 + 6 + 2 + 3 + 6
+
+
+def test_display_lost_in_the_middle():
+    sim, who = sim_board()
+    orig = who.report
+
+    def report(line):
+        orig(line)
+        if line.startswith("buzzer: ok"):
+            sim.i2c.nack(OLED_ADDR)
+    results = S.run_selftest(sim, report, sleep_ms=who.sleep_ms)
+    assert failed(results) == ["display"]
+    assert [ok for item, ok, _ in results if item == "display"] == [True, False]
+
+
+def test_no_card_times_out():
+    sim, who = sim_board()
+    who.ignore = {"seat 4"}              # the builder never puts a card on seat 4
+    results = who.run(sim, card_ms=2000)
+    assert failed(results) == ["seat 4"]
+    d = [d for item, ok, d in results if item == "seat 4" and not ok][0]
+    assert d.startswith("no card read in 2 s")
+
+
+def test_nobody_there_and_a_clock_that_stands_still():
+    """Every wait ends even when sleep_ms does nothing and nobody answers a prompt."""
+    sim = SimBoard(seats=1)
+    lines = []
+    results = S.run_selftest(sim, lines.append, sleep_ms=lambda ms: None, card_ms=300,
+                             button_ms=300)
+    assert failed(results) == ["button next", "button ok", "button prev", "centre", "seat 1"]
+    assert lines[-1].startswith("selftest: 5 failed")
+
+
+@pytest.mark.parametrize("n", [2, 6])
+def test_reader_names(n):
+    names = S.reader_names(n)
+    assert len(names) == n and names[-1] == "centre" and names[0] == "seat 1"
