@@ -1,0 +1,150 @@
+"""``tapptable build`` / ``tapptable deploy`` (tools/tapptable/deploy.py).
+
+No board is needed: the MicroPython unix port behind a pseudo-terminal
+(``socat PTY,... EXEC:"micropython -i"``) answers mpremote like a board, its
+working folder standing in for the flash.  The tests build a copy of
+firmware/ (so a file can be changed), deploy it, check that a second deploy
+copies nothing and a changed file is the only one copied, then import every
+deployed module inside the unix port (it has no ``machine``, so the board
+itself cannot be built: ``main.board_module()`` must say so), and mount the
+ROMFS image with ``vfs.VfsRom`` to import the table from it.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from tools import mpvm  # noqa: E402
+from tools.tapptable import deploy as D  # noqa: E402
+
+TAPPTABLE = [sys.executable, "-m", "tools.tapptable.cli"]
+
+
+@pytest.fixture
+def firmware(tmp_path):
+    """A copy of firmware/ to build from (and to change)."""
+    src = tmp_path / "src" / "firmware"
+    shutil.copytree(ROOT / "firmware", src,
+                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "*.md"))
+    return src
+
+
+@pytest.fixture
+def board(tmp_path):
+    """The unix port behind a pty: (device path, its flash folder)."""
+    socat = shutil.which("socat")
+    if socat is None:
+        pytest.fail("socat is missing: apt-get install socat (.ci/run does)", pytrace=False)
+    flash = tmp_path / "flash"
+    flash.mkdir()
+    link = tmp_path / "ttyMP"
+    mp = mpvm.unix_binary()
+    proc = subprocess.Popen([socat, "PTY,link=%s,raw,echo=0" % link,
+                             'EXEC:"%s -i",pty,raw,echo=0' % mp], cwd=flash,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 10
+    while not link.exists():
+        assert time.monotonic() < deadline, "socat made no pty"
+        time.sleep(0.05)
+    yield str(link), flash
+    proc.terminate()
+    proc.wait(10)
+
+
+def test_build_compiles_for_the_board_with_a_manifest(firmware, tmp_path):
+    out = tmp_path / "build" / "pico"
+    m = D.build("pico", out, src=firmware, log=lambda s: None)
+    files = m["files"]
+    assert m["march"] == "armv6m" and "main.py" in files
+    assert "table/console.mpy" in files and "tapp/session.mpy" in files
+    assert not any(k.endswith(".py") and k != "main.py" for k in files)
+    assert "boards/esp32.mpy" not in files and "boards/pico.mpy" in files
+    for k, e in files.items():
+        f = out / "fs" / k
+        assert f.stat().st_size == e["size"] and D.sha256(f) == e["sha256"]
+    assert json.loads((out / "manifest.json").read_text()) == m
+    assert (out / "fs" / "main.py").read_text() == (firmware / "main.py").read_text()
+    e = D.build("esp32", tmp_path / "build" / "esp32", src=firmware, log=lambda s: None)
+    assert e["march"] == "xtensawin" and "boards/pico.mpy" not in e["files"]
+
+
+def test_deploy_copies_only_what_changed_and_the_tree_imports(firmware, tmp_path, board):
+    port, flash = board
+    out = tmp_path / "build" / "pico"
+    D.build("pico", out, src=firmware, log=lambda s: None)
+    said = []
+    copied, removed = D.deploy("pico", port, out, reset=False, pin="2468", log=said.append)
+    assert len(copied) == len(json.loads((out / "manifest.json").read_text())["files"])
+    assert not removed and (flash / "table" / "console.mpy").is_file()
+    assert json.loads((flash / "settings.json").read_text())["referee_pin"] == "2468"
+    assert (flash / "tapptable-manifest.json").is_file()
+
+    # the second deploy: nothing to copy (the dry run says so through the command line)
+    r = subprocess.run(TAPPTABLE + ["deploy", "--board", "pico", "--port", port, "--build",
+                                    str(out), "--no-reset", "--dry-run"], cwd=ROOT,
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and "copy 0, remove 0" in r.stdout, r.stderr
+    assert D.deploy("pico", port, out, reset=False, log=said.append) == ([], [])
+
+    # one source file changed: one file copied; a new file, then gone: copied, removed
+    with open(firmware / "tapp" / "jsonout.py", "a") as f:
+        f.write("\nTOUCHED = 1\n")
+    (firmware / "table" / "extra.py").write_text("X = 1\n")
+    D.build("pico", out, src=firmware, log=lambda s: None)
+    plan_only = D.deploy("pico", port, out, reset=False, dry_run=True, log=said.append)
+    assert plan_only == (["table/extra.mpy", "tapp/jsonout.mpy"], [])
+    assert not (flash / "table" / "extra.mpy").exists()          # the dry run changed nothing
+    assert D.deploy("pico", port, out, reset=False, log=said.append) == (
+        ["table/extra.mpy", "tapp/jsonout.mpy"], [])
+    (firmware / "table" / "extra.py").unlink()
+    D.build("pico", out, src=firmware, log=lambda s: None)
+    assert D.deploy("pico", port, out, reset=False, log=said.append) == ([], ["table/extra.mpy"])
+    assert not (flash / "table" / "extra.mpy").exists()
+
+    # boot as far as the unix port can: every deployed module imports from the
+    # deployed .mpy files; main.py runs until it asks for a board file
+    mods = sorted(k[:-4].replace("/", ".") for k in
+                  json.loads((out / "manifest.json").read_text())["files"]
+                  if k.endswith(".mpy") and not k.endswith("__init__.mpy"))
+    script = ("import sys, main\nn = 0\nfor m in %r:\n __import__(m)\n"
+              " assert sys.modules[m].__file__.endswith('.mpy'), m\n n += 1\n"
+              "print('imported', n)\ntry:\n main.board_module()\n"
+              "except RuntimeError as e:\n print('board:', e)\n" % (mods,))
+    text = D.Board(port).run("exec", script)
+    assert "imported %d" % len(mods) in text
+    assert "board: no board file for platform linux" in text
+
+
+def test_romfs_image_runs_the_table_from_rom(firmware, tmp_path):
+    out = tmp_path / "build" / "pico"
+    m = D.build("pico", out, src=firmware, romfs=True, log=lambda s: None)
+    img = out / "romfs.img"
+    assert img.is_file() and m["romfs"]["size"] == img.stat().st_size
+    code = ("import vfs, sys\nvfs.mount(vfs.VfsRom(open(%r, 'rb').read()), '/rom')\n"
+            "sys.path.insert(0, '/rom')\nimport table.app, table.console\n"
+            "print(table.console.__file__)\n" % str(img))
+    r = subprocess.run([str(mpvm.unix_binary()), "-c", code], capture_output=True, text=True,
+                       timeout=60, cwd=tmp_path)
+    assert r.stdout.strip() == "/rom/table/console.mpy", r.stderr
+
+
+def test_a_build_for_another_board_is_refused(firmware, tmp_path):
+    out = tmp_path / "build" / "esp32"
+    D.build("esp32", out, src=firmware, log=lambda s: None)
+    with pytest.raises(D.DeployError, match="built for esp32"):
+        D.deploy("pico", "/dev/null", out, reset=False, log=lambda s: None)
+    r = subprocess.run(TAPPTABLE + ["deploy", "--build", str(tmp_path / "none"),
+                                    "--port", "/dev/null"], cwd=ROOT, capture_output=True,
+                       text=True, timeout=60, env=dict(os.environ))
+    assert r.returncode == 2 and "no build here" in r.stderr
