@@ -571,6 +571,19 @@ def render(cmd, answer, as_json=False):
         return show_readers(answer)
     if cmd == "registry" and "lines" in answer:
         return "\n".join(answer["lines"])
+    if cmd in ("place", "lift", "press"):
+        head = []
+        if "settled" in answer:
+            head.append("settled" if answer["settled"] else "not settled (the readers "
+                                                              "did not report it in time)")
+        if answer.get("refused"):
+            head.append("REFUSED: %s" % answer.get("message"))
+        if answer.get("accepted"):
+            head.append("%d event(s) accepted" % answer["accepted"])
+        return "; ".join(head) + ("\n" if head else "") + screen_box(answer.get("screen", []))
+    if cmd == "help":
+        return ("commands: %s\nneed the referee PIN: %s" % (
+            " ".join(answer.get("commands", [])), "; ".join(answer.get("locked", []))))
     body = {k: v for k, v in answer.items() if k not in ("parts", "id", "ok")}
     return json.dumps(body, ensure_ascii=False, indent=1) if body else "ok"
 
