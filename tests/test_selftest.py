@@ -54,7 +54,7 @@ class Builder:
             for c in self.chips:
                 c.clear()
         elif text.startswith("press"):
-            pin = self.pins[S.KEYS.index(item.split()[-1])]
+            pin = self.pins[S.KEYS.index(text.split()[1].lower())]
             now = self.sim.ticks_ms()
             self.todo += [(now + 60, pin.press), (now + 300, pin.release)]
 
@@ -289,3 +289,20 @@ def test_nobody_there_and_a_clock_that_stands_still():
 def test_reader_names(n):
     names = S.reader_names(n)
     assert len(names) == n and names[-1] == "centre" and names[0] == "seat 1"
+
+
+def test_wait_ok_keeps_the_verdict_until_ok():
+    sim, who = sim_board()
+    results = who.run(sim, wait_ok=True)
+    assert failed(results) == []
+    assert who.lines[-1] == "selftest: press OK to continue"
+    assert not sim.button_pins[2].is_pressed and not who.todo   # pressed and let go
+
+
+def test_wait_ok_ends_without_a_press():
+    sim, who = sim_board()
+    who.ignore = {"selftest"}
+    t0 = sim.ticks_ms()
+    who.run(sim, wait_ok=True)
+    assert sim.ticks_ms() - t0 >= S.WAIT_OK_MS
+    assert sim.oled.text_rows()[2].strip() == "OK: continue"

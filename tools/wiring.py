@@ -216,7 +216,7 @@ def connections(hw: dict) -> list[tuple[str, str, str, str]]:
     rows = [
         ("SPI SCK", a["spi_sck"], "SCK of every reader (33 Ω in series at the board)"),
         ("SPI MOSI", a["spi_mosi"], "MOSI of every reader (33 Ω in series at the board)"),
-        ("SPI MISO", a["spi_miso"], "Y of the %d 74HC125 gates; 4.7 kΩ to GND" % n),
+        ("SPI MISO", a["spi_miso"], "the Y outputs of the %d 74HC125 gates; 4.7 kΩ to GND" % n),
     ]
     for i, (name, pin) in enumerate(zip(seat_names(n), a["reader_cs"], strict=True)):
         gate, oe, _, _ = miso_gate(i)
@@ -231,7 +231,7 @@ def connections(hw: dict) -> list[tuple[str, str, str, str]]:
         rows.append(("button %s" % b, pin, "%s button to GND (%s)" % (b, pull)))
     rows += [
         ("WS2812 data", a["ws2812"], "U%dA 74AHCT125 (pin 2) → 330 Ω → DIN of LED 1"
-         % (n // 4 + 2)),
+         % ((n + 3) // 4 + 1)),
         ("buzzer", a["buzzer"], "100 Ω → piezo → GND"),
     ]
     out = [(sig, label(hw, pin), str(hw["pins"][str(pin)]["header"]), to)
@@ -512,7 +512,7 @@ def render(hw: dict, board: str) -> str:
            "end", col="#555")
     y += 24 + 3 * bh + 30
     # WS2812 chain with its level shifter
-    u3 = "U%d" % (n // 4 + 2)
+    u3 = "U%d" % ((n + 3) // 4 + 1)
     nseats = n - 1
     s.rect(dev_x, y, 200, 60, fill="#eefaf0")
     s.text(dev_x + 100, y + 15, "%sA 74AHCT125 (3.3 V → 5 V)" % u3, 10, "middle", "bold")

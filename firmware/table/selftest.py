@@ -47,6 +47,7 @@ PATTERN_MS = 700     # each display pattern
 STEP_MS = 10         # the wait loops' step
 TONE_MS = 3000       # longest a tone sequence may take
 CALM_STEPS = 10      # buttons count as released after this many steps (100 ms) up
+WAIT_OK_MS = 120000  # wait_ok: the verdict stays this long at most
 
 SCALE = (523, 150, 659, 150, 784, 150, 1047, 300)   # C5 E5 G5 C6
 KEYS = ("prev", "next", "ok")
@@ -81,9 +82,11 @@ def uid_hex(uid):
     return "".join("%02x" % b for b in uid)
 
 
-def run_selftest(board, report, sleep_ms=None, card_ms=CARD_MS, button_ms=BUTTON_MS):
+def run_selftest(board, report, sleep_ms=None, card_ms=CARD_MS, button_ms=BUTTON_MS,
+                 wait_ok=False):
     """Test every part of ``board``; results (item, ok, detail) in order.  Lines go
-    to ``report`` and the display as the test goes."""
+    to ``report`` and the display as the test goes.  With ``wait_ok`` the verdict
+    stays on the display until OK is pressed (at most WAIT_OK_MS), as at boot."""
     run = _Run(board, report, sleep_ms if sleep_ms is not None else _sleep_ms)
     run.card_ms = card_ms
     run.button_ms = button_ms
@@ -94,6 +97,8 @@ def run_selftest(board, report, sleep_ms=None, card_ms=CARD_MS, button_ms=BUTTON
     run.buttons()
     run.cards(good)
     run.summary()
+    if wait_ok:
+        run.wait_ok()
     return run.results
 
 
@@ -405,3 +410,17 @@ class _Run:
         self.shown = failed[-4:] if failed else ["every part ok"]
         self.draw("")
         self.play(REJECT if failed else ACCEPT)
+
+    def wait_ok(self):
+        """Keep the verdict on the display until OK is pressed and let go (not when
+        OK is stuck: then only the report has it)."""
+        stuck = self.target
+        if stuck & 4:
+            return
+        self.prompt = (self.prompt[0], "OK: continue")
+        self.say("selftest", "press OK to continue")
+        self.target = stuck | 3    # only OK counts
+        got = self.wait(WAIT_OK_MS, self._pressed)
+        self.target = stuck
+        if got is not None:
+            self._all_up(RELEASE_MS)
