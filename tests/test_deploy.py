@@ -148,3 +148,13 @@ def test_a_build_for_another_board_is_refused(firmware, tmp_path):
                                     "--port", "/dev/null"], cwd=ROOT, capture_output=True,
                        text=True, timeout=60, env=dict(os.environ))
     assert r.returncode == 2 and "no build here" in r.stderr
+
+
+def test_a_romfs_deploy_keeps_only_main_py_on_the_filesystem():
+    local = {"files": {"main.py": {"sha256": "a", "size": 1},
+                       "table/app.mpy": {"sha256": "b", "size": 2}}}
+    flat = {"files": dict(local["files"])}
+    assert D.plan(local, flat, romfs=True) == ([], ["table/app.mpy"])
+    assert D.plan(local, {}, romfs=True) == (["main.py"], [])
+    assert D.plan(local, {"files": {"main.py": {"sha256": "a"}}}) == (["table/app.mpy"], [])
+    assert D.plan(local, flat, force=True) == (["main.py", "table/app.mpy"], [])

@@ -253,7 +253,12 @@ def deploy(board_name="pico", port=None, build_dir=None, dry_run=False, force=Fa
             sf.write_text(text)
             args += ["fs", "cp", str(sf), ":settings.json", "+"]
         mani = Path(tmp) / DEVICE_MANIFEST
-        mani.write_text(json.dumps(local, sort_keys=True))
+        on_fs = dict(local)                  # what the filesystem holds now
+        if romfs:
+            on_fs["files"] = {k: v for k, v in local["files"].items() if k in SOURCE_ONLY}
+        else:
+            on_fs.pop("romfs", None)
+        mani.write_text(json.dumps(on_fs, sort_keys=True))
         args += ["fs", "cp", str(mani), ":" + DEVICE_MANIFEST]
         board.run(*args)
     if reset:
