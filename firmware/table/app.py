@@ -180,23 +180,43 @@ class App:
         """Scan the reader whose field was switched on one step ago, feed the
         arbiter (its ring queues the events), and switch on the next one: the
         field's settle time passes between two steps, never inside one.  The
-        seat on turn is every other reader."""
-        rs = self.readers
+        seat on turn is every other reader.
+
+        Split in small methods on purpose: MicroPython puts a call's frame on
+        the heap when its locals and value stack exceed 11 words (136 bytes
+        per poll, 200 polls a second, before the split; heap_lock() does not
+        see it, the frame goes on the C stack then: tests/mp/mptest_app_heap.py
+        checks mem_total())."""
         armed = self.armed
         if armed >= 0:
-            rs.poll(armed)
-            uid = self.injected[armed]
-            if uid is None:
-                self.presence.feed(rs, armed, self.board.ticks_ms())
-            else:                              # a tag the console placed (debugging)
-                self.presence.glimpse(armed, uid, self.board.ticks_ms())
-                self.presence.observe(armed, P.PRESENT, uid, self.board.ticks_ms())
-            if armed == self.hot and rs.raw[armed] == P.PRESENT \
-                    and not self.presence.placed_len(armed) and not self.sweep:
-                # a new card on the hot reader: look at every other reader at once,
-                # so the arbiter may take it (it waits for that look)
-                self.sweep = rs.n - 1
+            self._scan(armed)
+            self._sweep_check(armed)
         self.polls += 1
+        self._arm_next()
+
+    def _scan(self, armed):
+        rs = self.readers
+        rs.poll(armed)
+        uid = self.injected[armed]
+        if uid is None:
+            self.presence.feed(rs, armed, self.board.ticks_ms())
+        else:                                  # a tag the console placed (debugging)
+            self._scan_injected(armed, uid)
+
+    def _scan_injected(self, armed, uid):
+        now = self.board.ticks_ms()
+        self.presence.glimpse(armed, uid, now)
+        self.presence.observe(armed, P.PRESENT, uid, now)
+
+    def _sweep_check(self, armed):
+        if armed == self.hot and self.readers.raw[armed] == P.PRESENT \
+                and not self.presence.placed_len(armed) and not self.sweep:
+            # a new card on the hot reader: look at every other reader at once,
+            # so the arbiter may take it (it waits for that look)
+            self.sweep = self.readers.n - 1
+
+    def _arm_next(self):
+        rs = self.readers
         i = self.hot
         if self.sweep or not self.polls & 1:   # the others in turn, skipping the hot one
             i = (self.next_reader + 1) % rs.n

@@ -16,6 +16,7 @@ from .texts import text
 
 ROWS = 8
 COLS = 16
+_BLANK = ("", False)
 
 
 def _name(rules, seat, width=8):
@@ -35,8 +36,12 @@ class Screens:
         self.display = display
         self.rows = [""] * ROWS        # what each row shows now (text and inversion)
         self.inverted = bytearray(ROWS)
+        self.given = [""] * ROWS       # each row's text as given, before it was cut
 
     def _row(self, row, s, invert=False):
+        if self.given[row] == s and self.inverted[row] == invert:
+            return                     # unchanged: not even cut again (a cut copies)
+        self.given[row] = s
         s = font.fit(s, COLS)
         if self.rows[row] == s and self.inverted[row] == invert:
             return
@@ -51,10 +56,17 @@ class Screens:
         game.dirty = False
 
     def draw_rows(self, lines):
-        """Render 8 (text, inverted) rows; unchanged rows are not redrawn."""
-        for row in range(ROWS):
-            s, inv = lines[row] if row < len(lines) else ("", False)
-            self._row(row, s, inv)
+        """Render 8 (text, inverted) rows; unchanged rows are not redrawn.
+        (A while loop and a helper keep this frame within MicroPython's 11
+        words: a larger one is put on the heap at every call.)"""
+        n = len(lines)
+        row = 0
+        while row < ROWS:
+            self._entry(row, lines[row] if row < n else _BLANK)
+            row += 1
+
+    def _entry(self, row, entry):
+        self._row(row, entry[0], entry[1])
 
     def text_rows(self):
         """What the screen shows, row by row (for the console and tests)."""
