@@ -306,3 +306,17 @@ def test_wait_ok_ends_without_a_press():
     who.run(sim, wait_ok=True)
     assert sim.ticks_ms() - t0 >= S.WAIT_OK_MS
     assert sim.oled.text_rows()[2].strip() == "OK: continue"
+
+
+def test_run_at_boot_only_when_ok_was_held():
+    sim, who = sim_board()
+    assert S.run_at_boot(sim, who.report, who.sleep_ms) is None and who.lines == []
+    sim2 = SimBoard(seats=2)
+    sim2.button_pins[2].press()
+    pad = ButtonPad(*sim2.button_pins, ticks_ms=sim2.ticks_ms)
+    board = Board(sim2.readers, sim2.display, pad, sim2.leds, sim2.buzzer, sim2.ticks_ms, None)
+    who2 = Builder(sim2, sim2.chips, sim2.button_pins)
+    who2.todo.append((sim2.ticks_ms() + 500, sim2.button_pins[2].release))
+    results = S.run_at_boot(board, who2.report, who2.sleep_ms)
+    assert failed(results) == []
+    assert who2.lines[-1] == "selftest: press OK to continue"

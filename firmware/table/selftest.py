@@ -1,8 +1,10 @@
 """Bring-up self-test: every part of the table is asked to show that it works.
 
-    from table.selftest import boot_requested, run_selftest
-    if boot_requested(board):          # OK held while the board came up
-        run_selftest(board, print)     # -> [(item, ok, detail), ...]
+    from table.selftest import run_selftest
+    results = run_selftest(board, print)   # -> [(item, ok, detail), ...]
+
+    from table.selftest import run_at_boot # main.py, after the board is made:
+    run_at_boot(board)                     # the self-test if OK is held at power-up
 
 ``board`` is what firmware/boards/ builds (common.Board): ``readers`` (a
 ReaderSet), ``display``, ``buttons``, ``leds``, ``buzzer``, ``ticks_ms``.
@@ -67,6 +69,14 @@ def boot_requested(board):
     """True when OK was held as the board came up (the button pad saw it pressed
     when it was made), which asks for the self-test instead of the game."""
     return board.buttons.ok.pressed == 1
+
+
+def run_at_boot(board, report=print, sleep_ms=None):
+    """main.py's hook: the self-test when OK was held at power-up (the verdict stays
+    on the display until OK is pressed); its results, else None."""
+    if not boot_requested(board):
+        return None
+    return run_selftest(board, report, sleep_ms, wait_ok=True)
 
 
 def reader_names(n):
