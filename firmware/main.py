@@ -1,7 +1,7 @@
 """The device's entry point: build this board's hardware and run the table.
 
 Only this file and firmware/boards/ know which board it is.  Holding OK at
-power-up is reserved for the bring-up self-test (hardware/).
+power-up runs the bring-up self-test (hardware/README.md).
 """
 import asyncio
 import sys
@@ -24,6 +24,8 @@ def main(root="/"):
     from table.settings import Settings
 
     board = board_module().make(root)
+    from table.selftest import run_at_boot
+    run_at_boot(board)          # the bring-up self-test when OK is held at power-up
     registry = Registry(root)
     registry.load()
     settings = Settings(root)

@@ -1,8 +1,9 @@
 """ESP32 DevKitC: the table's pin map and settings.
 
-Avoids the strapping pins (0, 2, 5, 12, 15) and the flash pins (6-11); the
-buttons sit on input-only pins 34, 35, 39, which have no internal pull-ups:
-fit 10 kOhm pull-ups to 3V3 (hardware/).
+Avoids the strapping pins (0, 2, 5, 12, 15), the flash pins (6-11) and the
+WROVER's PSRAM pins (16, 17); MISO and the buttons sit on input-only pins (34;
+35, 36, 39), which have no internal pull-ups: fit 10 kOhm pull-ups to 3V3 on
+the buttons (hardware/README.md).
 """
 PINS = {
     "spi_sck": 18, "spi_mosi": 23,           # VSPI's own (IO_MUX) pins
