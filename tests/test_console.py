@@ -138,6 +138,20 @@ def test_errors_have_stable_codes(bench):
         assert ask(id=7, cmd="selftest", pin=PIN)["error"] == "unavailable"
 
 
+def test_selftest_runs_the_bring_up_test_and_the_table_draws_again(bench):
+    table, _pipe, _out, ask = bench
+    if __import__("importlib").util.find_spec("table.selftest") is None:
+        pytest.skip("no table/selftest.py in this firmware")     # checked above instead
+    table.board.sleep_ms = lambda ms: table.board.clock.advance(ms * 1000)
+    before = table.screen()
+    assert ask(id=1, cmd="selftest")["error"] == "locked"
+    a = ask(id=2, cmd="selftest", card_ms=50, button_ms=50, pin=PIN)
+    assert a["ok"] and a["report"] and isinstance(a["result"], list)
+    table.wait(200)
+    assert table.screen() == before
+    assert ask(id=3, cmd="status")["ok"]
+
+
 def test_no_pin_on_the_table_locks_every_locked_command():
     table = VirtualTable()
     pipe, out = Pipe(), Lines()

@@ -842,16 +842,34 @@ class Console:
             from . import selftest  # type: ignore[attr-defined]
         except ImportError:
             raise Failure("unavailable", "no self-test in this firmware") from None
+        kw = {}
+        for key in ("card_ms", "button_ms"):      # how long it waits for a card, a button
+            v = req.get(key)
+            if v is not None:
+                if not _int(v) or not 0 <= v <= 60000:
+                    raise Failure("bad_args", "%s: 0 to 60000" % key)
+                kw[key] = v
         self.authorise(req)
         lines = []
 
         def report(item):
             lines.append(item)
+        app = self.app
+        board = app.board
         try:
-            result = selftest.run_selftest(self.app.board, report)
+            # it holds the loop while it runs (up to its card and button waits); a
+            # board may bring its own sleep_ms (the simulator's virtual clock)
+            result = selftest.run_selftest(board, report, getattr(board, "sleep_ms", None),
+                                           **kw)
         except Exception as exc:
             raise Failure("failed", "self-test: %s: %s" % (type(exc).__name__, str(exc)[:80]),
                           {"report": [str(x) for x in lines[-20:]]}) from None
+        finally:           # it drew on the display itself: clear every row, then ours again
+            app.screens.draw_rows([(" ", False)] * 8)
+            if app.game is not None:
+                app.game.dirty = True
+            app.setup.dirty = True
+            app.enrol_dirty = True
         return {"result": result if isinstance(result, (bool, int, str, dict, list))
                 or result is None else str(result),
                 "report": [x if isinstance(x, (str, dict, list)) else str(x) for x in lines]}
