@@ -476,3 +476,123 @@ def test_port_busy_no_port_and_permission_messages():
                        text=True, timeout=60,
                        env={k: v for k, v in os.environ.items() if k != "TAPPTABLE_PORT"})
     assert r.returncode == 2 and "no table found" in r.stderr
+
+
+# ----------------------------------------------------------------- on MicroPython
+
+
+MP_SCRIPT = r'''
+import sys
+from table.console import Console
+from table.game import Game
+from table.journal import MemoryJournal
+from table.presence import Presence
+from table.registry import Registry
+from table.ring import Ring
+
+
+class Signals:
+    def led(self, seat, state):
+        pass
+
+    def tone(self, name):
+        pass
+
+
+class Readers:
+    n = 4
+
+    def __init__(self):
+        self.status = bytearray(4)
+        self.raw = bytearray(4)
+
+    def down(self, i):
+        return False
+
+    def faults(self, i):
+        return 0
+
+    def recoveries(self, i):
+        return 0
+
+    def errors(self, i):
+        return 0
+
+    def uid_view(self, i):
+        return b""
+
+
+class Screens:
+    def text_rows(self):
+        return ["row %d" % i for i in range(8)]
+
+    def draw_rows(self, rows):
+        pass
+
+
+class Board:
+    root = "/nonexistent"
+    t = 0
+
+    def ticks_ms(self):
+        Board.t += 20
+        return Board.t
+
+
+class Setup:
+    dirty = False
+
+
+class App:
+    def __init__(self):
+        self.board = Board()
+        self.readers = Readers()
+        self.centre = 3
+        self.presence = Presence(4)
+        self.registry = Registry(None)
+        self.deck_id = 1
+        self.values = {"referee_pin": "4711", "variant": "tapp_modern", "players": 3}
+        self.remember = None
+        self.screens = Screens()
+        self.keys = Ring(8)
+        self.injected = [None] * 4
+        self.polls = self.hot = 0
+        self.mode = 2
+        self.enrolment = None
+        self.enrol_dirty = False
+        self.setup = Setup()
+        hdr = {"record": 1, "variant": "tapp_modern", "players": 3, "first_dealer": 0,
+               "mode": "open", "seats": ["A", "B", "C"], "options": {}}
+        self.journal = MemoryJournal(hdr)
+        self.game = Game(hdr, self.journal, Signals(), 4, 3)
+
+    def inject(self, reader, uid):
+        self.injected[reader] = uid
+
+
+con = Console(App(), sys.stdin, sys.stdout)     # polled stdin, as on the device
+for _ in range(60):
+    con.step()
+'''
+
+
+def test_the_console_runs_under_micropython_on_a_polled_stdin():
+    from tools import mpvm
+    requests = (b'{"id":1,"cmd":"status"}\n{"id":2,"cmd":"view"}\n{"id":3,"cmd":"score"}\n'
+                b'\xff\xfe garbage\n{"id":4,"cmd":"journal"}\n{"id":5,"cmd":"readers"}\n'
+                b'{"id":6,"cmd":"undo","pin":"0000"}\n{"id":7,"cmd":"undo","pin":"4711"}\n'
+                b'{"id":8,"cmd":"nope"}\n' + b"y" * 5000 + b"\n")
+    cmd, env = mpvm._unix_cmd(MP_SCRIPT, (), "512k", (), None)   # stdin as bytes
+    r = subprocess.run(cmd, input=requests, capture_output=True, env=env, cwd=ROOT,
+                       timeout=120)
+    assert r.returncode == 0, (r.stdout + r.stderr).decode()
+    lines = [json.loads(x) for x in r.stdout.decode().splitlines()]
+    by_id = {m["id"]: m for m in lines if "id" in m and "more" not in m}
+    assert by_id[1]["ok"] and by_id[1]["mode"] == "open" and by_id[1]["journal"] == 2
+    assert by_id[2]["phase"] == "auction" and by_id[3]["balances"] == [0, 0, 0]
+    assert by_id[4]["count"] == 2 and by_id[5]["readers"][3]["name"] == "centre"
+    assert by_id[6]["error"] == "bad_pin", by_id[6]
+    assert by_id[7]["error"] == "rate_limited"
+    assert by_id[8]["error"] == "unknown_command"
+    assert [m["error"] for m in lines if "id" not in m and m.get("ok") is False] == [
+        "bad_line", "too_long"]

@@ -138,7 +138,7 @@ class Failure(Exception):
     """A request refused: ``code`` (a stable word), ``message``, extra fields."""
 
     def __init__(self, code, message=None, extra=None):
-        Exception.__init__(self, code)
+        super().__init__(code)
         self.code = code
         self.message = message or MESSAGES.get(code, code)
         self.extra = extra
