@@ -52,4 +52,4 @@ class SimBoard:
 
     def ticks_ms(self):
         """The virtual clock as ``time.ticks_ms()`` values (wrapping at 2**30)."""
-        return int(self.clock.now_us // 1000) & 0x3FFFFFFF
+        return self.clock.ticks_ms()

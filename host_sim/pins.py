@@ -5,7 +5,8 @@
   ``drive(level)`` for tests. ``ButtonPin`` is a push button with pull-up
   (active low) that tests ``press()``/``release()``, optionally with contact
   bounce stepped on a fake clock.
-* ``FakeClock``: a ``ticks_ms``-like callable (``clock()``) moved by tests.
+* ``FakeClock`` (from host_sim/clock.py, the one virtual clock): a ``ticks_ms``-like
+  callable (``clock()``) moved by tests.
 * ``NeoPixelModel``: the interface of ``neopixel.NeoPixel`` (``np[i] = (r, g, b)``,
   ``fill``, ``write``). ``write()`` encodes the pixel buffer in the WS2812 wire
   order (GRB, as the real driver does) and ``WS2812Decoder`` decodes that byte
@@ -20,25 +21,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from host_sim.clock import FakeClock
 
-class FakeClock:
-    """Milliseconds that move only when a test says so; call it like ``ticks_ms``."""
-
-    def __init__(self, start: int = 0) -> None:
-        self.now = start
-        self._hooks: list[Callable[[int], None]] = []
-
-    def __call__(self) -> int:
-        return self.now
-
-    def advance(self, ms: int) -> int:
-        self.now += ms
-        for hook in list(self._hooks):
-            hook(self.now)
-        return self.now
-
-    def on_advance(self, hook: Callable[[int], None]) -> None:
-        self._hooks.append(hook)
+__all__ = ["ButtonPin", "FakeClock", "NeoPixelModel", "Pin", "PWMModel", "WS2812Decoder"]
 
 
 class Pin:
@@ -58,11 +43,21 @@ class Pin:
         self._level = 1 if pull == Pin.PULL_UP else 0
         if value is not None:
             self._level = 1 if value else 0
+        self.name = id
         self._handler: Callable[[Pin], None] | None = None
         self._trigger = 0
+        self._listeners: list[Callable[[int], None]] = []
         self.reads = 0
         self.writes = 0
         self.edges = 0
+
+    @property
+    def changes(self) -> int:
+        return self.edges
+
+    def listen(self, fn: Callable[[int], None]) -> None:
+        """Call ``fn(level)`` on every change (the bus models watch chip-selects)."""
+        self._listeners.append(fn)
 
     def init(self, mode: int = -1, pull: int | None = None, value: int | None = None) -> None:
         if mode != -1:
@@ -101,6 +96,8 @@ class Pin:
             return
         self._level = level
         self.edges += 1
+        for fn in self._listeners:
+            fn(level)
         edge = Pin.IRQ_RISING if level else Pin.IRQ_FALLING
         if self._handler is not None and self._trigger & edge:
             self._handler(self)

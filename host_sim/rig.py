@@ -39,7 +39,7 @@ def reader_rig(n=1, *, version=0x92, trace=False, spi_wrap=None, **readerset_kw)
 
 def bus_ticks_ms(bus):
     """The bus's virtual clock as ``time.ticks_ms()`` values (modulo 2**30)."""
-    return int(bus.clock.now_us // 1000) & 0x3FFFFFFF
+    return bus.clock.ticks_ms()
 
 
 def poll_cost(rig, i):

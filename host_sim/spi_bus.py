@@ -17,69 +17,12 @@ driver's register accesses. Nothing here ever sleeps for real.
 
 from __future__ import annotations
 
+from host_sim.clock import Clock
+from host_sim.pins import Pin
+
 
 class BusError(RuntimeError):
     """Bytes clocked with no device (or several devices) selected."""
-
-
-class Clock:
-    """Virtual time in microseconds (a float)."""
-
-    def __init__(self) -> None:
-        self.now_us = 0.0
-
-    def advance(self, us: float) -> None:
-        if us > 0:
-            self.now_us += us
-
-    def sleep_us(self, us: float) -> None:
-        self.advance(us)
-
-    def ticks_us(self) -> int:
-        return int(self.now_us)
-
-
-class Pin:
-    """An output pin as the firmware sees it (``machine.Pin`` subset).
-
-    Listeners are called with the new level on every change.
-    """
-
-    def __init__(self, name: str, value: int = 1) -> None:
-        self.name = name
-        self._value = 1 if value else 0
-        self._listeners: list = []
-        self.changes = 0
-
-    def listen(self, fn) -> None:
-        self._listeners.append(fn)
-
-    def value(self, v=None):
-        if v is None:
-            return self._value
-        v = 1 if v else 0
-        if v != self._value:
-            self._value = v
-            self.changes += 1
-            for fn in self._listeners:
-                fn(v)
-        return None
-
-    def __call__(self, v=None):
-        return self.value(v)
-
-    def on(self) -> None:
-        self.value(1)
-
-    def off(self) -> None:
-        self.value(0)
-
-    def init(self, *args, **kw) -> None:  # machine.Pin.init: accepted and ignored
-        if "value" in kw:
-            self.value(kw["value"])
-
-    def __repr__(self) -> str:
-        return "Pin(%r, %d)" % (self.name, self._value)
 
 
 class SpiBus:
@@ -97,7 +40,7 @@ class SpiBus:
 
     # ------------------------------------------------------------ wiring
     def pin(self, name: str, value: int = 1) -> Pin:
-        return Pin(name, value)
+        return Pin(name, Pin.OUT, value=value)
 
     def attach(self, device, cs: Pin):
         """Connect a device (``select()``, ``exchange(b)``, ``deselect()``) on ``cs``."""
