@@ -34,6 +34,8 @@ def main(root="/"):
     app = App(board, settings.as_dict(), registry, settings.deck, remember=settings,
               journal_factory=lambda header: create_journal(root, header),
               resume=journal)
+    from table.console import attach
+    attach(app)                 # the line protocol on the USB serial port (docs/console.md)
     asyncio.run(app.run())
 
 

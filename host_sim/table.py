@@ -60,11 +60,12 @@ class VirtualTable:
 
     def __init__(self, variant="tapp_modern", players=3, mode="strict", options=None,
                  seats=None, first_dealer=0, lang="de", root=None, setup=False,
-                 enrolled=True, decks=1, resume=False):
+                 enrolled=True, decks=1, resume=False, fields_on=False):
         self.args = dict(variant=variant, players=players, mode=mode, options=options,
-                         seats=seats, first_dealer=first_dealer, lang=lang, setup=setup)
+                         seats=seats, first_dealer=first_dealer, lang=lang, setup=setup,
+                         fields_on=fields_on)
         self.root = root or tempfile.mkdtemp(prefix="tapptable-")
-        self.board = SimBoard(seats=players, root=self.root)
+        self.board = SimBoard(seats=players, root=self.root, fields_on=fields_on)
         self.registry = R.Registry(self.root)
         self.registry.load()
         if enrolled:

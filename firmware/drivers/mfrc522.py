@@ -4,7 +4,8 @@ The SPI bus, each reader's chip-select pin and the optional shared reset pin
 are injected (``machine.SPI`` / ``machine.Pin`` on the device, ``host_sim``'s
 emulated bus on the host); the driver never constructs them. Several readers
 share one bus, one chip-select each; only the reader being polled has its RF
-field on.
+field on, unless the board keeps every field on (``ReaderSet(keep_field=True)``:
+faster polls, more supply current — the board file's ``fields_on``).
 
 References: NXP MFRC522 product data sheet rev. 3.9 ("DS"), ISO/IEC 14443-3
 ("14443-3").
@@ -681,7 +682,7 @@ class ReaderSet:
         self.release = release
         self.error_polls = error_polls
         self.settle_us = settle_us
-        self.keep_field = keep_field and n == 1
+        self.keep_field = keep_field   # the board's power budget decides (fields_on)
         self.retry_ms = retry_ms
         self.retry_max_ms = retry_max_ms
         self.status = bytearray(n)  # reported (debounced) state

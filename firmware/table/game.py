@@ -429,6 +429,9 @@ class Game:
             self._say(self._t("nothing_undo"))
             return
         self._say(self._t("undone"))
+        if self.step == GAME and not self.view.in_deal():
+            self._start_deal()          # the deal itself was taken back: deal again
+            return
         if self.step == GAME and self.last_play_reader >= 0:
             self._resync_readers()
         self._after_change()

@@ -44,9 +44,9 @@ class _Timed:
         return timed
 
 
-def measure(deals=2, seed=3):
+def measure(deals=2, seed=3, fields_on=False):
     """Latency and hog figures over ``deals`` deals of Tapp at the virtual table."""
-    table = VirtualTable("wuerttemberg", 3)
+    table = VirtualTable("wuerttemberg", 3, fields_on=fields_on)
     timed = _Timed(table)
     players = AutoPlayers(table, seed=seed, illegal_once=False)
     on_turn = []
@@ -116,10 +116,16 @@ def measure(deals=2, seed=3):
 
 
 def print_table_bench(quick=False):
-    m = measure(deals=1 if quick else 3)
+    print("The table on the virtual clock (chip models, real drivers and app)")
+    for fields_on in (False, True):
+        _print_one(measure(deals=1 if quick else 3, fields_on=fields_on), fields_on)
+
+
+def _print_one(m, fields_on):
     on = m["on_turn_ms"]
     other = m["other_ms"]
-    print("The table on the virtual clock (chip models, real drivers and app)")
+    print(" fields %s:" % ("kept on (board setting fields_on)" if fields_on
+                          else "switched per poll (default)"))
     print("  card on the on-turn seat's reader -> accepted: median %.0f ms, max %.0f ms "
           "(%d cards; goal 50 ms)" % (statistics.median(on), max(on), len(on)))
     if other:
@@ -128,6 +134,6 @@ def print_table_bench(quick=False):
                                                 len(other)))
     print("  longest step per job (ms; goal: no step over 10 ms): " + ", ".join(
         "%s %.1f" % (k, v / 1000) for k, v in sorted(m["hog_us"].items())))
-    print("  reader supply, %d readers: fields switched per poll ~%d mA, all fields on "
-          "%d mA (%d mA each)" % (m["readers"], m["fields_switched_ma"], m["fields_on_ma"],
-                                 FIELD_MA))
+    print("  reader supply, %d readers: ~%d mA (%d mA a reader with its field on)" % (
+        m["readers"], m["fields_on_ma"] if fields_on else m["fields_switched_ma"],
+        FIELD_MA))
