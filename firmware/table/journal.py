@@ -17,6 +17,7 @@ runs low, then removed oldest first.
 """
 import os
 
+from tapp.cards import CODE_INDEX
 from tapp.jsonout import dumps
 from tapp.record import OVERLONG, LineReader, parse_line, with_crc
 
@@ -24,12 +25,25 @@ FOLDER = "journal"
 KEEP_FREE = 64 * 1024     # bytes of flash to keep free for the session in play
 
 
+def line_of(ev):
+    """The journal line of an event: its canonical JSON (tapp.jsonout.dumps) and
+    the CRC.  A card play, the line written most, is formatted directly: the
+    same text, but about 0.2 KB of heap instead of dumps' 2.5 KB (measured in
+    the MicroPython VM, tests/mp/mptest_app_heap.py, which checks the text)."""
+    if len(ev) == 3 and ev.get("ev") == "play":
+        seat = ev.get("seat")
+        card = ev.get("card")
+        if type(seat) is int and 0 <= seat < 10 and type(card) is str and card in CODE_INDEX:
+            return with_crc('{"seat":%d,"card":"%s","ev":"play"}' % (seat, card))
+    return with_crc(dumps(ev))
+
+
 class MemoryJournal:
     def __init__(self, header):
         self.lines = [with_crc(dumps(header))]
 
     def append(self, ev):
-        self.lines.append(with_crc(dumps(ev)))
+        self.lines.append(line_of(ev))
 
     def tail(self, n):
         """The last ``n`` lines (for screens and the console)."""
@@ -112,7 +126,7 @@ class FileJournal:
         self.lines.append(line)
 
     def append(self, ev):
-        self.write_line(with_crc(dumps(ev)))
+        self.write_line(line_of(ev))
 
     def header(self):
         return parse_line(self.lines[0])
