@@ -125,10 +125,22 @@ def write_atomic(path, text):
 
 def read_limited(path, limit):
     """The text of ``path`` if it has at most ``limit`` bytes and decodes as
-    UTF-8; else None.  Raises OSError when the file cannot be opened."""
+    UTF-8; else None.  Raises OSError when the file cannot be opened.
+
+    The read asks for the file's size (+1), not for ``limit`` + 1 bytes:
+    MicroPython allocates what a read asks for before it shrinks it, and at
+    boot a fragmented heap may have no free run of 4 KB for a file of 200
+    bytes (tests/mp/mptest_app_heap.py found boots failing there)."""
     f = open(path, "rb")
     try:
-        data = f.read(limit + 1)
+        try:
+            want = os.stat(path)[6]
+        except (OSError, AttributeError):
+            want = limit
+        want = limit if want > limit else want
+        data = f.read(want + 1)
+        if want < limit and len(data) > want:       # it grew since: read on to the limit
+            data += f.read(limit - len(data) + 1)
     finally:
         f.close()
     if len(data) > limit:
