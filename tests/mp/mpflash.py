@@ -23,6 +23,10 @@
 #   in mptest_journal_lfs.py checks it), without running the firmware again
 #   for every cut.
 #
+# ``own`` counts the heap bytes the emulation itself allocates (slices,
+# logged copies; micropython.mem_total() around each operation), so a
+# measurement of the firmware can leave them out.
+#
 # ``mount``/``format_lfs`` use littlefs as the rp2 port mounts it (progsize
 # 256).  ``LFS`` tells whether the port has vfs.VfsLfs2 (the wasm port has not).
 try:
@@ -34,6 +38,12 @@ LFS = vfs is not None and hasattr(vfs, "VfsLfs2")
 
 ERASE_BLOCK = 4096   # the Pico's (RP2040 + W25Q16) erase sector
 ERASED = 0xFF
+
+try:
+    from micropython import mem_total as _mem_total
+except ImportError:  # CPython, ports without it
+    def _mem_total():
+        return 0
 
 IOCTL_INIT = 1
 IOCTL_DEINIT = 2
@@ -77,6 +87,9 @@ class FlashDev:
             self.data = data
         else:
             self.data = bytearray(data)
+        self._mv = memoryview(self.data)
+        erase(bytearray(block_size), 0, block_size)        # the 0xFF runs erase() copies
+        erase(bytearray(block_size), 0, block_size // 2)   # from: made now, not mid-run
         self.ops = 0          # erases + programs that were asked for
         self.writes = 0       # programs that were asked for
         self.erases = 0
@@ -84,6 +97,8 @@ class FlashDev:
         self.half = True
         self.dead = False     # the power is gone
         self.log = None       # a list: record every operation (replayed cuts)
+        self.own = 0          # heap bytes the emulation itself allocated (mem_total)
+        self._t0 = 0
 
     def cut_at(self, n, half=True):
         """Cut the power in (half=True) or right after (half=False) the n-th
@@ -111,16 +126,29 @@ class FlashDev:
 
     # ------------------------------------------------------------ the block protocol
 
+    # (few locals in the methods littlefs calls: a frame over 11 words would be
+    # put on the heap before ``own`` starts counting)
+
     def readblocks(self, block, buf, offset=0):
+        self._t0 = _mem_total()
+        self._read(block, buf, offset)
+        self.own += _mem_total() - self._t0
+
+    def _read(self, block, buf, offset):
         a = block * self.block_size + offset
-        buf[:] = self.data[a:a + len(buf)]
+        buf[:] = self._mv[a:a + len(buf)]      # (a small memoryview: counted in ``own``)
 
     def writeblocks(self, block, buf, offset=None):
+        self._t0 = _mem_total()
+        self._write(block, buf, offset)
+        self.own += _mem_total() - self._t0
+
+    def _write(self, block, buf, offset):
         if offset is None:   # the simple interface: erase, then program whole blocks
             n = len(buf) // self.block_size
             k = 0
             while k < n:
-                self.ioctl(IOCTL_ERASE, block + k)
+                self._erase(block + k)
                 k += 1
             offset = 0
         self.writes += 1
@@ -137,17 +165,22 @@ class FlashDev:
         if op == IOCTL_BLOCK_SIZE:
             return self.block_size
         if op == IOCTL_ERASE:
-            self.erases += 1
-            if self.log is not None:
-                self.log.append((arg, -1, None))
-            part = self._go()
-            if part:
-                n = self.block_size if part == 2 else self.block_size // 2
-                erase(self.data, arg * self.block_size, n)
+            self._t0 = _mem_total()
+            self._erase(arg)
+            self.own += _mem_total() - self._t0
             return 0
         if op in (IOCTL_INIT, IOCTL_DEINIT, IOCTL_SYNC):
             return 0
         return None
+
+    def _erase(self, block):
+        self.erases += 1
+        if self.log is not None:
+            self.log.append((block, -1, None))
+        part = self._go()
+        if part:
+            n = self.block_size if part == 2 else self.block_size // 2
+            erase(self.data, block * self.block_size, n)
 
 
 def apply_op(data, block_size, op, half):
