@@ -114,7 +114,7 @@ class App:
             self.journal = self.journal_factory(header)
         else:
             header = journal.header()
-            resume = journal.events()
+            resume = journal.iter_events()     # folded one by one, not all held
             self.journal = journal
             self.boot_check = self.board.ticks_ms()
         self.game = Game(header, self.journal, self.signals, self.readers.n, self.centre,

@@ -135,6 +135,16 @@ class FileJournal:
         """The session's events (dicts), in order."""
         return [parse_line(line) for line in self.lines[1:]]
 
+    def iter_events(self):
+        """The same events one by one: a power-up folds them without holding
+        them all as dicts at once (a long session's dicts take several times
+        the heap of its lines)."""
+        lines = self.lines
+        k = 1
+        while k < len(lines):
+            yield parse_line(lines[k])
+            k += 1
+
     def tail(self, n):
         return self.lines[-n:]
 
