@@ -88,8 +88,9 @@ class FlashDev:
         else:
             self.data = bytearray(data)
         self._mv = memoryview(self.data)
-        erase(bytearray(block_size), 0, block_size)        # the 0xFF runs erase() copies
-        erase(bytearray(block_size), 0, block_size // 2)   # from: made now, not mid-run
+        if block_size not in _FF:    # the 0xFF runs erase() copies from: made now, not mid-run
+            erase(bytearray(block_size), 0, block_size)
+            erase(bytearray(block_size), 0, block_size // 2)
         self.ops = 0          # erases + programs that were asked for
         self.writes = 0       # programs that were asked for
         self.erases = 0
