@@ -181,7 +181,8 @@ class VirtualTable:
         return self.app.game.view
 
     def journal_lines(self):
-        return list(self.app.journal.lines) if self.app.journal else []
+        journal = self.app.journal
+        return list(journal.read_lines()) if journal is not None else []
 
 
 class AutoPlayers:

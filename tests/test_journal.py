@@ -141,10 +141,10 @@ def test_a_corrupt_line_in_the_middle_is_dropped_and_counted(tmp_path):
     bad = with_crc('{"ev":"undo"}')[:-1] + "0"          # a CRC that does not match
     path.write_bytes(good + bad.encode() + b"\n" + b'{"ev":"redeal"}\n')  # no CRC: not whole
     again = last_journal(str(tmp_path))
-    assert again.dropped == 2 and len(again.lines) == 2
+    assert again.dropped == 2 and len(again) == 2
     assert path.read_bytes() == good                     # rewritten without them
     again.append({"ev": "undo"})
-    assert len(last_journal(str(tmp_path)).lines) == 3
+    assert len(last_journal(str(tmp_path))) == 3
 
 
 def test_sessions_are_numbered_and_the_newest_is_resumed(tmp_path):
@@ -157,3 +157,13 @@ def test_sessions_are_numbered_and_the_newest_is_resumed(tmp_path):
     memory = MemoryJournal({"record": 1})
     memory.append({"ev": "undo"})
     assert len(memory) == 2 and memory.tail(1)[0].startswith('{"ev":"undo"}')
+
+
+def test_a_long_session_keeps_only_a_tail_in_ram(tmp_path):
+    from table.journal import TAIL
+    j = create_journal(str(tmp_path), {"record": 1})
+    for _ in range(3 * TAIL):
+        j.append({"ev": "undo"})
+    assert len(j) == 3 * TAIL + 1 and len(j.tail(1000)) == TAIL
+    assert j.line(0).startswith('{"record":1}') and j.line(5).startswith('{"ev":"undo"}')
+    assert len(list(j.read_lines())) == len(j) == len(last_journal(str(tmp_path)))

@@ -583,8 +583,7 @@ class Console:
         view = game.view
         self.deals = view.deals_played()
         self.tricks = view.trick_number()
-        lines = getattr(self.journal, "lines", None)
-        self.journal_seen = len(lines) if lines is not None else 0
+        self.journal_seen = len(self.journal) if self.journal is not None else 0
         self.event({"event": "session", "variant": view.variant(), "players": view.players(),
                     "seats": self.seats(), "mode": view.mode(),
                     "journal": self.journal_seen}, INFO)
@@ -607,12 +606,11 @@ class Console:
         if journal is not self.journal:
             self.journal = journal
             self.journal_seen = 0
-        lines = getattr(journal, "lines", None)
-        if lines is None:
+        if journal is None:
             return
         k = 0
-        while self.journal_seen < len(lines) and k < JOURNAL_PER_STEP:
-            line = lines[self.journal_seen]
+        while self.journal_seen < len(journal) and k < JOURNAL_PER_STEP:
+            line = journal.line(self.journal_seen)
             self.journal_seen += 1
             k += 1
             if self.journal_seen == 1:
@@ -710,8 +708,7 @@ class Console:
             out["expects"] = view.expects()
             out["turn"] = view.turn()
             out["deals"] = view.deals_played()
-            lines = getattr(app.journal, "lines", None)
-            out["journal"] = len(lines) if lines is not None else 0
+            out["journal"] = len(app.journal) if app.journal is not None else 0
         enrol = app.enrolment
         if enrol is not None and app.mode == ENROL:
             have, total = enrol.progress()
@@ -796,9 +793,8 @@ class Console:
         app = self.app
         if req.get("list"):
             sessions = []
-            lines = getattr(app.journal, "lines", None)
-            if lines is not None:
-                sessions.append({"name": "current", "lines": len(lines)})
+            if app.journal is not None:
+                sessions.append({"name": "current", "lines": len(app.journal)})
             folder = join(self.root(), JOURNAL_DIR)
             try:
                 import os
@@ -813,12 +809,18 @@ class Console:
         if not isinstance(name, str):
             raise Failure("bad_args", "session: a name from journal list")
         if name == "current":
-            lines = getattr(app.journal, "lines", None)
-            if lines is None:
+            journal = app.journal
+            if journal is None:
                 raise Failure("not_ready", "no session in play")
             if self.hidden():
                 self.authorise(req)
-            self.task = JournalTask(rid, lines, len(lines), None)
+            path = getattr(journal, "path", None)
+            if path is None:                     # a journal in RAM (the simulator's)
+                lines = list(journal.read_lines())
+                self.task = JournalTask(rid, lines, len(lines), None)
+                return None
+            f = open(path, "rb")                 # streamed from flash, line by line
+            self.task = JournalTask(rid, None, 0, (f, LineReader(f, chunk=128)))
             return None
         ok = 0 < len(name) <= 32 and name.endswith(".jsonl") and ".." not in name
         for c in name:
@@ -1014,13 +1016,12 @@ class Console:
             app.keys.put(OK_LONG)
             return {"queued": True}
         game = self.playing()
-        lines = getattr(app.journal, "lines", None)
-        before = len(lines) if lines is not None else -1
+        before = self.journal_len()
         if not game.confirm_undo:
             game.button(OK_LONG)                  # the same door as the buttons
         game.button(OK_SHORT)
-        after = len(lines) if lines is not None else -1
-        if lines is None or after == before:
+        after = self.journal_len()
+        if after < 0 or after == before:
             raise Failure("nothing_to_undo")
         return {"journal": after}
 
@@ -1049,14 +1050,12 @@ class Console:
         if game is not None:
             out["refused"] = bool(game.refused[reader]) if reader >= 0 else False
             out["message"] = game.message
-            lines = getattr(app.journal, "lines", None)
-            if lines is not None:
-                out["accepted"] = len(lines) - before if before >= 0 else 0
+            if app.journal is not None:
+                out["accepted"] = len(app.journal) - before if before >= 0 else 0
         return out
 
     def journal_len(self):
-        lines = getattr(self.app.journal, "lines", None)
-        return len(lines) if lines is not None else -1
+        return len(self.app.journal) if self.app.journal is not None else -1
 
     def cmd_place(self, rid, req):
         app = self.app

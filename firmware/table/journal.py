@@ -49,6 +49,12 @@ class MemoryJournal:
         """The last ``n`` lines (for screens and the console)."""
         return self.lines[-n:]
 
+    def line(self, k):
+        return self.lines[k]
+
+    def read_lines(self):
+        return iter(self.lines)
+
     def __len__(self):
         return len(self.lines)
 
@@ -87,13 +93,18 @@ def _free_bytes(root):
     return st[0] * st[3]
 
 
-def _rewrite(path, lines):
-    """Write the good lines to a new file and rename it over the old one, so the
-    next append does not follow a torn line."""
+def _rewrite(path):
+    """Copy the whole lines to a new file and rename it over the old one, so the
+    next append does not follow a torn line (read and written line by line)."""
     tmp = path + ".tmp"
-    with open(tmp, "w") as f:
-        for line in lines:
-            f.write(line + "\n")
+    with open(path, "rb") as src, open(tmp, "w") as dst:
+        reader = LineReader(src)
+        while True:
+            raw = reader.readline()
+            if raw is None:
+                break
+            if _whole(raw):
+                dst.write(bytes(raw).decode() + "\n")
     os.rename(tmp, path)
 
 
@@ -108,13 +119,20 @@ def make_room(root, keep=()):
         os.remove(_join(root, FOLDER, name))
 
 
-class FileJournal:
-    """One session's journal file, opened for appending."""
+TAIL = 32                 # lines a file journal keeps in RAM (the console follows them)
 
-    def __init__(self, path, lines):
+
+class FileJournal:
+    """One session's journal file, opened for appending.  Only the header and
+    the last ``TAIL`` lines stay in RAM: a long session costs flash, not heap;
+    ``read_lines()`` reads the whole session back from flash."""
+
+    def __init__(self, path, header_line, count, tail):
         self.path = path
-        self.lines = lines          # what is in the file (dropped lines excluded)
-        self.dropped = 0            # torn or corrupt lines found when it was read
+        self.header_line = header_line
+        self.count = count           # lines in the file (dropped lines excluded)
+        self.recent = list(tail)     # its last lines (at most TAIL)
+        self.dropped = 0             # torn or corrupt lines found when it was read
         self._file = open(path, "a")
 
     def write_line(self, line):
@@ -123,36 +141,62 @@ class FileJournal:
         sync = getattr(os, "sync", None)
         if sync is not None:
             sync()
-        self.lines.append(line)
+        if self.header_line is None:
+            self.header_line = line
+        self.count += 1
+        self.recent.append(line)
+        if len(self.recent) > TAIL:
+            self.recent.pop(0)
 
     def append(self, ev):
         self.write_line(line_of(ev))
 
     def header(self):
-        return parse_line(self.lines[0])
+        return parse_line(self.header_line)
+
+    def line(self, k):
+        """Line k of the session (0: the header); from RAM when it is recent."""
+        first = self.count - len(self.recent)
+        if k >= first:
+            return self.recent[k - first]
+        for i, line in enumerate(self.read_lines()):
+            if i == k:
+                return line
+        raise IndexError(k)
+
+    def read_lines(self):
+        """Every line of the session, read from flash one by one."""
+        with open(self.path, "rb") as f:
+            reader = LineReader(f)
+            while True:
+                raw = reader.readline()
+                if raw is None:
+                    return
+                if _whole(raw):
+                    yield bytes(raw).decode()
+
+    def iter_events(self):
+        """The session's events one by one: a power-up folds them without
+        holding them all (as lines or dicts) at once."""
+        first = True
+        for line in self.read_lines():
+            if first:
+                first = False
+                continue
+            yield parse_line(line)
 
     def events(self):
         """The session's events (dicts), in order."""
-        return [parse_line(line) for line in self.lines[1:]]
-
-    def iter_events(self):
-        """The same events one by one: a power-up folds them without holding
-        them all as dicts at once (a long session's dicts take several times
-        the heap of its lines)."""
-        lines = self.lines
-        k = 1
-        while k < len(lines):
-            yield parse_line(lines[k])
-            k += 1
+        return list(self.iter_events())
 
     def tail(self, n):
-        return self.lines[-n:]
+        return self.recent[-n:]
 
     def close(self):
         self._file.close()
 
     def __len__(self):
-        return len(self.lines)
+        return self.count
 
 
 def create_journal(root, header):
@@ -166,7 +210,7 @@ def create_journal(root, header):
     number = int(names[-1][1:-6]) + 1 if names else 1
     make_room(root, keep=names[-1:] if names else [])
     path = _join(folder, "s%04d.jsonl" % number)
-    journal = FileJournal(path, [])
+    journal = FileJournal(path, None, 0, [])
     journal.write_line(with_crc(dumps(header)))
     return journal
 
@@ -177,7 +221,9 @@ def last_journal(root):
     if not names:
         return None
     path = _join(root, FOLDER, names[-1])
-    lines = []
+    header = None
+    count = 0
+    tail = []
     dropped = 0
     with open(path, "rb") as f:
         reader = LineReader(f)
@@ -188,11 +234,17 @@ def last_journal(root):
             if not _whole(raw):
                 dropped += 1    # torn (power cut in a write, erased flash) or corrupt
                 continue
-            lines.append(bytes(raw).decode())
-    if not lines:
+            line = bytes(raw).decode()
+            if header is None:
+                header = line
+            count += 1
+            tail.append(line)
+            if len(tail) > TAIL:
+                tail.pop(0)
+    if header is None:
         return None
     if dropped:
-        _rewrite(path, lines)
-    journal = FileJournal(path, lines)
+        _rewrite(path)
+    journal = FileJournal(path, header, count, tail)
     journal.dropped = dropped
     return journal

@@ -517,7 +517,7 @@ class Script:
         journal = self.dev.app.journal
         if journal is None:
             return
-        lines = journal.lines
+        lines = list(journal.read_lines())
         if self.shadow is None:
             self.shadow = Session(parse_line(lines[0]))
             self.synced = 1
@@ -946,7 +946,7 @@ def run_session(variant, players, report, check_at=12, cut_file=None, resume_fil
     script.shadow = None
     script.synced = 0
     report("end_live", live() - base - flash.bytes)
-    report("journal_lines", len(script.dev.app.journal.lines))
+    report("journal_lines", len(script.dev.app.journal))
     if meter is not None and meter.plays:
         report("play_alloc_min", min(meter.plays))
         report("play_alloc_max", max(meter.plays))
@@ -1011,7 +1011,7 @@ def _session():
 
         script = run_session("herzblatt", 5, report)
         _STATE["numbers"] = numbers
-        _STATE["first_line"] = script.dev.app.journal.lines[0]
+        _STATE["first_line"] = script.dev.app.journal.line(0)
         script.flash.close()
     return _STATE["numbers"]
 
