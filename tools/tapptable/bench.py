@@ -109,4 +109,7 @@ def run_bench(args):
     print()
     from tools.tapptable.bench_input import print_input_bench
     print_input_bench(quick=args.quick)
+    print()
+    from tools.tapptable.bench_app_vm import print_app_vm_bench
+    print_app_vm_bench(quick=args.quick)
     return 0
