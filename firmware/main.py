@@ -24,8 +24,10 @@ def main(root="/"):
     from table.settings import Settings
 
     board = board_module().make(root)
-    from table.selftest import run_at_boot
-    run_at_boot(board)          # the bring-up self-test when OK is held at power-up
+    if board.buttons.ok.pressed:    # OK held at power-up: the bring-up self-test
+        from table.selftest import run_at_boot
+        run_at_boot(board)
+        del sys.modules["table.selftest"]   # its code is not needed again
     registry = Registry(root)
     registry.load()
     settings = Settings(root)
@@ -34,8 +36,9 @@ def main(root="/"):
     app = App(board, settings.as_dict(), registry, settings.deck, remember=settings,
               journal_factory=lambda header: create_journal(root, header),
               resume=journal)
-    from table.console import attach
-    attach(app)                 # the line protocol on the USB serial port (docs/console.md)
+    from table.console_door import open_door
+    open_door(app)              # the line protocol on USB serial, loaded on the first byte
+                                # (docs/console.md)
     asyncio.run(app.run())
 
 
