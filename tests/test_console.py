@@ -134,14 +134,10 @@ def test_errors_have_stable_codes(bench):
     _table.wait(800)              # 9 KB at 512 bytes a step
     errs = [m["error"] for m in out.take() if m.get("ok") is False]
     assert errs == ["bad_line", "bad_line", "too_long", "bad_line"]
-    if __import__("importlib").util.find_spec("table.selftest") is None:
-        assert ask(id=7, cmd="selftest", pin=PIN)["error"] == "unavailable"
 
 
 def test_selftest_runs_the_bring_up_test_and_the_table_draws_again(bench):
     table, _pipe, _out, ask = bench
-    if __import__("importlib").util.find_spec("table.selftest") is None:
-        pytest.skip("no table/selftest.py in this firmware")     # checked above instead
     table.board.sleep_ms = lambda ms: table.board.clock.advance(ms * 1000)
     before = table.screen()
     assert ask(id=1, cmd="selftest")["error"] == "locked"

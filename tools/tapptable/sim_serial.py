@@ -41,7 +41,9 @@ class _Buffered:
         self.dropped = 0
 
     def fd(self):
-        raise NotImplementedError
+        """The link's file descriptor (the pty's or the socket's), None while
+        there is none; each link says which."""
+        return None
 
     # the console's input stream
     def readinto(self, buf):
