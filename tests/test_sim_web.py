@@ -100,7 +100,13 @@ def wait_until(srv, check, what, limit_s=10.0):
         if srv.call(check):
             return
         time.sleep(0.02)
-    raise AssertionError("timed out waiting for " + what)
+    seen = srv.call(lambda hub: {
+        "screen": hub.table.screen(), "hub_readers": hub.on_reader,
+        "placed": [hub.table.app.presence.placed_len(i) for i in range(hub.centre + 1)],
+        "refused": list(hub.game.refused), "jammed": list(hub.game.jammed),
+        "trick": hub.view.trick(), "turn": hub.view.turn(), "tags": [
+            [t.uid.hex() for t in tags] for tags in hub.table.tags]})
+    raise AssertionError("timed out waiting for %s; the table: %r" % (what, seen))
 
 
 def claim(page, seat):

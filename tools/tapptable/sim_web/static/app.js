@@ -199,7 +199,14 @@ function rove(card) {
   for (const c of $$(".card", hand)) c.tabIndex = c === card ? 0 : -1;
 }
 
+let renderLater = false;   // a state came while a card was being dragged
+
 function render() {
+  if (document.body.classList.contains("dragging")) {
+    renderLater = true;      // redrawing the hand now would pull the card from under the pointer
+    return;
+  }
+  renderLater = false;
   const you = st.you;
   const base = you.length ? you[0] : 0;
   const n = st.players;
@@ -528,7 +535,10 @@ document.addEventListener("dragstart", (ev) => {
   ev.dataTransfer.effectAllowed = "move";
   document.body.classList.add("dragging");
 });
-document.addEventListener("dragend", () => document.body.classList.remove("dragging"));
+document.addEventListener("dragend", () => {
+  document.body.classList.remove("dragging");
+  if (renderLater) render();
+});
 function dropTarget(ev) {
   return ev.target.closest && ev.target.closest(".reader, #aside.target");
 }
