@@ -159,8 +159,32 @@ def setup() -> None:
 # ------------------------------------------------------------------ commands
 
 
+# Programs some tests drive, with their Debian packages: the browser tests use
+# Debian's Chromium (never a browser download of their own), the deploy tests
+# put the MicroPython unix port behind a pty with socat.
+SYSTEM_PACKAGES = (("chromium", "chromium"), ("socat", "socat"))
+
+
+def system_packages() -> None:
+    """Install the missing ones where that is possible (root with apt-get, as in
+    CI); otherwise say what to install -- the tests that need them then fail
+    with the same advice, they never skip."""
+    missing = [pkg for cmd, pkg in SYSTEM_PACKAGES if shutil.which(cmd) is None]
+    if not missing:
+        return
+    root = hasattr(os, "geteuid") and os.geteuid() == 0
+    if root and shutil.which("apt-get"):
+        say(f"installing Debian packages: {' '.join(missing)}")
+        subprocess.call(["apt-get", "update"])
+        if subprocess.call(["apt-get", "install", "-y", *missing]) == 0:
+            return
+    say(f"missing programs for some tests: {' '.join(missing)} "
+        f"(Debian/Ubuntu: sudo apt-get install {' '.join(missing)})")
+
+
 def cmd_test(extra: list[str]) -> int:
     setup()
+    system_packages()
     pyright = NODE_MODULES / ".bin" / "pyright"
     steps = [
         ("ruff", [BIN / "ruff", "check", "."], {0}),
