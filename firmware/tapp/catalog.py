@@ -1,24 +1,60 @@
-"""Every variant id of docs/rules and the presets (docs/rules 2.7: ``berliner``)."""
-from . import herzblatt_tables as HB
-from . import tarock_tables as TT
-from .variants import TAPP_CLASSIC, TAPP_MODERN, WUERTTEMBERG
+"""Every variant id of docs/rules and the presets (docs/rules 2.7: ``berliner``).
 
-VARIANTS = {
-    "wuerttemberg": WUERTTEMBERG,
-    "tapp_classic": TAPP_CLASSIC,
-    "tapp_modern": TAPP_MODERN,
-    "tarock_simple": TT.TAROCK_SIMPLE,
-    "tarock_bettel": TT.TAROCK_BETTEL,
-    "haferltarock": TT.HAFERLTAROCK,
-    "scharfer_tarock": TT.SCHARFER_TAROCK,
-    "herzblatt": HB.HERZBLATT,
-    "herzblatt_muhr": HB.HERZBLATT_MUHR,
-    "braun_solo": HB.BRAUN_SOLO,
+The tables are imported when a variant is first asked for, so a device that
+plays Tapp never loads the Tarock and Herzblatt tables (DESIGN.md: load only
+the tables of the variant in play).
+"""
+
+# variant id -> (module of tapp, name of its table)
+WHERE = {
+    "wuerttemberg": ("variants", "WUERTTEMBERG"),
+    "tapp_classic": ("variants", "TAPP_CLASSIC"),
+    "tapp_modern": ("variants", "TAPP_MODERN"),
+    "tarock_simple": ("tarock_tables", "TAROCK_SIMPLE"),
+    "tarock_bettel": ("tarock_tables", "TAROCK_BETTEL"),
+    "haferltarock": ("tarock_tables", "HAFERLTAROCK"),
+    "scharfer_tarock": ("tarock_tables", "SCHARFER_TAROCK"),
+    "herzblatt": ("herzblatt_tables", "HERZBLATT"),
+    "herzblatt_muhr": ("herzblatt_tables", "HERZBLATT_MUHR"),
+    "braun_solo": ("herzblatt_tables", "BRAUN_SOLO"),
 }
+
+
+def _load(vid):
+    module, name = WHERE[vid]
+    if module == "variants":
+        from . import variants as mod
+    elif module == "tarock_tables":
+        from . import tarock_tables as mod
+    else:
+        from . import herzblatt_tables as mod
+    return getattr(mod, name)
+
+
+class _Tables:
+    """A read-only mapping variant id -> table that imports on first use."""
+
+    def __getitem__(self, vid):
+        return _load(vid)
+
+    def get(self, vid, default=None):
+        return _load(vid) if vid in WHERE else default
+
+    def __contains__(self, vid):
+        return vid in WHERE
+
+    def __iter__(self):
+        return iter(WHERE)
+
+    def __len__(self):
+        return len(WHERE)
+
+
+VARIANTS = _Tables()
 
 # A preset id means its base variant with the preset's options (docs/record-format.md header).
 PRESETS = {"berliner": ("haferltarock", {"berliner": True})}
 
 
 def variant_ids():
-    return sorted(list(VARIANTS) + list(PRESETS))
+    return sorted(list(WHERE) + list(PRESETS))
