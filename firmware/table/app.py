@@ -118,8 +118,7 @@ class App:
             self.journal = journal
             self.boot_check = self.board.ticks_ms()
         self.game = Game(header, self.journal, self.signals, self.readers.n, self.centre,
-                         self.deck_id, self.values["language"], present=self.card_present,
-                         resume=resume)
+                         self.deck_id, self.values["language"], resume=resume)
         self.mode = PLAYING
 
     def _after_setup(self):

@@ -50,7 +50,7 @@ class Game:
     has ``append(event_dict)`` (written and flushed before it returns)."""
 
     def __init__(self, header, journal, signals, readers, centre, deck_id=1, lang="de",
-                 present=None, resume=None):
+                 resume=None):
         self.session = Session(header)
         self.view = self.session.view
         self.rules = self.session.rules
@@ -60,7 +60,6 @@ class Game:
         self.centre = centre
         self.deck_id = deck_id
         self.lang = lang
-        self.present = present           # present(reader) -> a card lies there (resync)
         self.on_reader = [NO_CARD] * readers   # accepted card lying on each reader
         self.refused = bytearray(readers)      # a refused card waits to be lifted
         self.jammed = bytearray(readers)       # two cards / reader fault
