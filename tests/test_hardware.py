@@ -29,7 +29,7 @@ def test_board_module_pins_are_the_parsed_ones(board):
     """The AST read of the board file is what the firmware actually imports."""
     hw = W.load(board)
     mod = importlib.import_module("boards.%s" % board)
-    assert {k: W._plain(v) for k, v in mod.PINS.items()} == hw["assign"]
+    assert {k: W.plain(v) for k, v in mod.PINS.items()} == hw["assign"]
     assert mod.SETTINGS["spi_baud"] == hw["spi_baud"]
 
 

@@ -679,12 +679,12 @@ def test_model_disconnect_and_reconnect() -> None:
     t = make_table()
     chip, rd_ = t.chips[0], t.readers[0]
     chip.disconnect()
-    assert rd_._read(0x37) == 0x00 and not rd_.check()
+    assert rd_.read_version() == 0x00 and not rd_.check()
     chip.reconnect()
-    assert rd_._read(0x37) == 0x92  # the registers survived: only the wire was loose
+    assert rd_.read_version() == 0x92  # the registers survived: only the wire was loose
     assert rd_.init() and rd_.check()
     chip.disconnect(miso=0xFF, power=False)
-    assert rd_._read(0x37) == 0xFF and not chip.field_on
+    assert rd_.read_version() == 0xFF and not chip.field_on
     chip.reconnect()
     assert chip.regs[R.TMODE] == 0  # unpowered: back with reset values
     assert not rd_.check()

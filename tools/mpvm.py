@@ -167,7 +167,7 @@ def _run(cmd: list[str], what: str, *, timeout: float, stdin: str | bytes | None
         raise MPVMTimeout(what, timeout, text(e.stdout), text(e.stderr)) from None
 
 
-def _unix_cmd(script: Script, args: Iterable[str], heapsize: str | int | None,
+def unix_cmd(script: Script, args: Iterable[str], heapsize: str | int | None,
               extra_path: Iterable[Script], env: Mapping[str, str] | None
               ) -> tuple[list[str], dict[str, str]]:
     path, code = _split_script(script)
@@ -200,7 +200,7 @@ def run_unix(
     ``extra_path`` folders go on sys.path before firmware/ and tests/mp/.
     ``cwd`` defaults to the repo root. ``stdin`` is fed to the VM's stdin.
     """
-    cmd, run_env = _unix_cmd(script, args, heapsize, extra_path, env)
+    cmd, run_env = unix_cmd(script, args, heapsize, extra_path, env)
     return _run(cmd, "MicroPython (unix port)", timeout=timeout, stdin=stdin,
                 cwd=cwd if cwd is not None else repo_root(), env=run_env)
 
@@ -282,7 +282,7 @@ class VMProcess:
         self._err = tempfile.TemporaryFile()
         try:
             if vm == "unix":
-                cmd, run_env = _unix_cmd(script, args, heapsize, extra_path, env)
+                cmd, run_env = unix_cmd(script, args, heapsize, extra_path, env)
             elif vm == "wasm":
                 if stdin is not None:
                     raise MPVMError("the wasm runner has no standard input")

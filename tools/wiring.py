@@ -173,14 +173,14 @@ def board_file(hw: dict) -> dict:
     return found
 
 
-def _plain(v):
+def plain(v):
     return list(v) if isinstance(v, tuple) else v
 
 
 def disagreements(hw: dict, bf: dict) -> list[str]:
     """Where the board file and the pin map differ (empty when they agree)."""
     out = []
-    pins = {k: _plain(v) for k, v in bf.get("PINS", {}).items()}
+    pins = {k: plain(v) for k, v in bf.get("PINS", {}).items()}
     where = "%s vs hardware/pins" % hw["board_file"]
     for key in sorted(set(pins) | set(hw["assign"])):
         if pins.get(key) != hw["assign"].get(key):

@@ -405,6 +405,11 @@ class MFRC522:
         self.ok = True
         return True
 
+    def read_version(self):
+        """VersionReg as read now: 0x91/0x92 from a working chip, 0x00 or 0xFF
+        from a dead one or a loose wire (diagnostics; ``version`` is init's read)."""
+        return self._read(_VERSION)
+
     def check(self):
         """Does the chip still hold what init() wrote? One read transaction
         (TModeReg, TReloadReg low byte). False (and ``ok`` cleared) after a supply

@@ -224,3 +224,19 @@ def umount(where):
 
 def format_lfs(bd, progsize=PICO_PROGSIZE):
     vfs.VfsLfs2.mkfs(bd, progsize=progsize)
+
+
+def rmtree(path):
+    """Remove a folder and everything in it (MicroPython has no shutil)."""
+    import os
+    try:
+        names = os.listdir(path)
+    except OSError:
+        return
+    for name in names:
+        p = path + "/" + name
+        try:
+            os.remove(p)
+        except OSError:
+            rmtree(p)
+    os.rmdir(path)

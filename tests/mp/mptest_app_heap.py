@@ -280,7 +280,8 @@ class Flash:
             mpflash.mount(self.dev, ROOT)
             self.root = ROOT
         else:
-            _rmtree(PLAIN)
+            import mpflash
+            mpflash.rmtree(PLAIN)
             import os
             os.mkdir(PLAIN)
             self.root = PLAIN
@@ -313,22 +314,8 @@ class Flash:
             import mpflash
             mpflash.umount(ROOT)
         else:
-            _rmtree(PLAIN)
-
-
-def _rmtree(path):
-    import os
-    try:
-        names = os.listdir(path)
-    except OSError:
-        return
-    for name in names:
-        p = path + "/" + name
-        try:
-            os.remove(p)
-        except OSError:
-            _rmtree(p)
-    os.rmdir(path)
+            import mpflash
+            mpflash.rmtree(PLAIN)
 
 
 def prepare_flash(flash, variant, players):

@@ -432,20 +432,6 @@ def test_torn_line_dropped_and_the_rewrite_cut():
 # ---------------------------------------------------------------- every port
 
 
-def _rmtree(path):
-    try:
-        names = os.listdir(path)
-    except OSError:
-        return
-    for name in names:
-        p = path + "/" + name
-        try:
-            os.remove(p)
-        except OSError:
-            _rmtree(p)
-    os.rmdir(path)
-
-
 class Recording:
     """A Session that keeps the events it accepted (for random_deal_events)."""
 
@@ -505,9 +491,9 @@ def test_journal_round_trip_and_torn_tail_on_a_plain_file_system():
         finally:
             F.umount(LIVE)
     else:
-        _rmtree(PLAIN)
+        F.rmtree(PLAIN)
         os.mkdir(PLAIN)
         try:
             run(PLAIN)
         finally:
-            _rmtree(PLAIN)
+            F.rmtree(PLAIN)

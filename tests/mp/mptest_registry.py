@@ -162,20 +162,6 @@ def _umount():
     F_.umount(MOUNT)
 
 
-def _rmtree(path):
-    try:
-        names = os.listdir(path)
-    except OSError:
-        return
-    for name in names:
-        p = path + "/" + name
-        try:
-            os.remove(p)
-        except OSError:
-            _rmtree(p)
-    os.rmdir(path)
-
-
 def _with_root(fn):
     """fn(root) on a fresh littlefs (unix) or a fresh folder (wasm MEMFS, CPython)."""
     if LFS:
@@ -187,12 +173,12 @@ def _with_root(fn):
         finally:
             _umount()
     else:
-        _rmtree(PLAIN)
+        F_.rmtree(PLAIN)
         os.mkdir(PLAIN)
         try:
             fn(PLAIN)
         finally:
-            _rmtree(PLAIN)
+            F_.rmtree(PLAIN)
 
 
 # ---------------------------------------------------------------- persistence
