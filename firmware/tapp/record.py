@@ -379,18 +379,27 @@ def _content_end(b):
     return n
 
 
-def is_blank(line):
-    """Blank lines get no outcome: only spaces, tabs and line ends, and not over
-    the length limit (an overlong line is corrupt however it looks)."""
+def _body(line):
+    """(bytes, length without the "\n") of a line within the length limit, or
+    (None, 0) for an overlong or unreadable one."""
     if line is OVERLONG:
-        return False
+        return None, 0
     b = _as_bytes(line)
     if b is None:
-        return False
+        return None, 0
     n = len(b)
     if n and b[n - 1] == 0x0A:
         n -= 1
     if n > MAX_LINE:
+        return None, 0
+    return b, n
+
+
+def is_blank(line):
+    """Blank lines get no outcome: only spaces, tabs and line ends, and not over
+    the length limit (an overlong line is corrupt however it looks)."""
+    b, n = _body(line)
+    if b is None:
         return False
     for i in range(n):
         c = b[i]
@@ -402,15 +411,8 @@ def is_blank(line):
 def parse_line(line):
     """The JSON object of one record line (str or bytes, with or without its line
     end), or None if the line is corrupt (see the module text)."""
-    if line is OVERLONG:
-        return None
-    b = _as_bytes(line)
+    b, n = _body(line)
     if b is None:
-        return None
-    n = len(b)
-    if n and b[n - 1] == 0x0A:
-        n -= 1
-    if n > MAX_LINE:
         return None
     if n and b[n - 1] == 0x0D:
         n -= 1
