@@ -31,6 +31,20 @@ CARD_POINTS = tuple(RANK_POINTS[c % 9] for c in range(NCARDS))
 CARD_CODES = tuple(SUITS[c // 9] + RANKS[c % 9] for c in range(NCARDS))
 CODE_INDEX = {code: i for i, code in enumerate(CARD_CODES)}
 
+# A card's power in a trick (docs/rules 1.3, 1.5): its strength in the rank
+# order (0..8), plus TRUMP_POWER if it is a trump.  POWER[bettel][trump + 1] is
+# the table of one order and trump suit (-1: none); 10 bytes objects of 36.
+TRUMP_POWER = 16
+
+
+def _power(order, trump):
+    return bytes([order[c % 9] + (TRUMP_POWER if c // 9 == trump else 0)
+                  for c in range(NCARDS)])
+
+
+POWER = tuple(tuple(_power(order, t) for t in range(-1, 4))
+              for order in (NORMAL_ORDER, BETTEL_ORDER))
+
 # Lowest set bit index of every 9-bit mask, for allocation-free iteration.
 def _lowest_bit(m):
     if not m:

@@ -29,13 +29,18 @@ __all__ = ("Deal", "AUCTION", "DECLARE", "DONE", "EXCHANGE", "HANDS", "PHASE_NAM
 class Deal(Tricks):
     """State of one deal; built by Session from the variant settings."""
 
+    __slots__ = ("n", "dealer", "strict", "active", "deck", "hand_size", "talon_size",
+                 "hands", "known", "used", "aside", "talon", "talon_known",
+                 "auction", "declarer", "contract", "trump", "target", "strength",
+                 "exchanged", "rufer_done", "raise_ok", "announced", "rufer_card")
+
     def __init__(self, rules, dealer):
         n = rules.players
         self.rules = rules
         self.n = n
         self.dealer = dealer
         self.strict = rules.strict
-        active = rules.active_order(dealer)
+        active, order, next_seat, pos_of = rules.seating(dealer)
         self.active = active                 # seats in play order, forehand first
         self.deck = DECKS[rules.deck]
         self.hand_size = rules.hand_size
@@ -47,7 +52,6 @@ class Deal(Tricks):
         self.talon = [0, 0, 0, 0]
         self.talon_known = False
         self.phase = HANDS
-        order = rules.bidding_order(active)
         if rules.berliner:
             # docs/rules 2.7, D29: only the last seat in the bidding may bid Pick-up
             self.auction = Ladder(order, rules.contracts, active[-1])
@@ -63,7 +67,7 @@ class Deal(Tricks):
         self.raise_ok = False                # Haferl self-raise window (D28)
         self.announced = []
         self.rufer_card = -1                 # called card now with the declarer
-        self.init_tricks(rules, active)
+        self.init_tricks(rules, active, next_seat, pos_of)
 
     # ----- hands -------------------------------------------------------------
 
@@ -75,6 +79,16 @@ class Deal(Tricks):
         for c in cards:
             self.hands[base + CARD_SUIT[c]] |= CARD_BIT[c]
         self.known[seat] = True
+        self.find_allowed()   # open mode: the exposed hand may be the one to play
+
+    def set_dealt(self, masks):
+        """Strict dealing: every hand and the talon at once; ``masks`` holds 4
+        per-suit masks a seat (zero for a seat sitting out), then the talon's."""
+        k = 4 * self.n
+        self.hands = masks[:k]
+        for seat in self.active:
+            self.known[seat] = True
+        self.set_talon_masks(masks[k:])
 
     def set_talon(self, cards):
         for c in cards:
@@ -148,7 +162,7 @@ class Deal(Tricks):
         elif self.rules.is_rufer(row) and not self.rufer_done:
             self.phase = RUFER
         else:
-            self.phase = PLAY
+            self.start_play()
 
     def trump_choices(self):
         """Suits the declarer may name now (docs/rules 2.6 herz_neischaugn, 2.7)."""
@@ -249,6 +263,7 @@ class Deal(Tricks):
     def announce(self, what):
         """Book an announcement that ``announce.check`` allowed."""
         self.announced.append(what)
+        self.set_goal()   # Tout: the deal ends at the first lost trick (D15)
 
     def can_announce(self):
         return self.phase == PLAY and self.trick_no == 1 and self.tcount == 0

@@ -8,7 +8,7 @@ proves a revoke, kept with its key ``trick * 8 + position`` so the earliest
 offence decides the settlement (3.4, D41).  Nothing here allocates.
 """
 from . import errors as E
-from .cards import CARD_RANK, CARD_SUIT, NORMAL_ORDER
+from .cards import CARD_RANK, CARD_SUIT
 
 # Revoke rules beyond the duty codes of errors.py.
 RUFER_CARD = 15
@@ -21,18 +21,23 @@ MAX_REVOKES = 16
 class RevokeProofs:
     """The assertion tables and proven revokes of one deal (mixed into Deal)."""
 
+    # Fixed attributes (no per-instance dict on CPython: faster on the card-play
+    # path; MicroPython ignores __slots__).
+    __slots__ = ("void_at", "void_rule", "claim_width", "claim_at", "claim_b",
+                 "rev_seat", "rev_key", "rev_rule", "rev_count")
+
     # State of the trick engine and the deal these proofs read (set by
     # Tricks.init_tricks and Deal.__init__; declared here for the type checker).
-    n = 0
-    trick_no = 1
-    tcount = 0
-    led = -1
-    trump = -1
-    top_trump = -1
-    overtrump = False
-    declarer = -1
-    rufer_card = -1
-    strength = NORMAL_ORDER
+    n: int
+    trick_no: int
+    tcount: int
+    led: int
+    trump: int
+    top_trump: int
+    overtrump: bool
+    declarer: int
+    rufer_card: int
+    strength: tuple
 
     def init_proofs(self, n, ntricks):
         # key = trick * 8 + position, 0 = none

@@ -4,8 +4,9 @@ One object per session holds everything the deal and settlement code needs to
 know about the variant, so they never look at variant ids themselves.
 """
 from .announce import DOUBLING_CALLS
-from .cards import DECKS, mask_count
+from .cards import DECKS, mask_cards, mask_count
 from .catalog import PRESETS, VARIANTS
+from .dealing import TALON, receivers
 from .variants import (
     C_FLAGS,
     C_ID,
@@ -82,6 +83,7 @@ class Rules:
         self.sit_out = table.get("sit_out", False) and n == 4
         self.active_count = n - 1 if self.sit_out else n
         self.hand_size = (mask_count(DECKS[self.deck]) - self.talon_size) // self.active_count
+        self.deck_cards = bytes(mask_cards(DECKS[self.deck]))   # the deck's card ints, in order
         self.auction = table["auction"]
         self.contracts = self._contracts(table, opts)
         all_pass = table.get("all_pass")   # the contract when everyone passes
@@ -109,6 +111,8 @@ class Rules:
         self.pickup_hearts = bool(opts.get("herz_neischaugn"))
         self.last_seat_pickup_hearts = bool(opts.get("berliner_hearts"))
         self.self_raise = bool(opts.get("self_raise"))   # docs/rules 2.6, D28
+        self._seating = [None] * n  # type: list  # per dealer: made once (``seating``)
+        self._slots = [None] * n  # type: list  # per dealer: made once (``deal_slots``)
 
     def _session_ante(self, opts):
         """Each person's session-start ante into the bank or Haferl (convention 10)."""
@@ -182,6 +186,34 @@ class Rules:
         if self.options.get("first_bidder") == "middlehand":
             return active[1:] + active[:1]
         return list(active)
+
+    def seating(self, dealer):
+        """A deal by ``dealer``: (active seats in play order, bidding order, the
+        next active seat after each seat, each seat's position in the play
+        order; -1 for a seat sitting out), as tuples made once per dealer."""
+        s = self._seating[dealer]
+        if s is None:
+            active = self.active_order(dealer)
+            nxt = [-1] * self.players
+            pos = [-1] * self.players
+            for i, seat in enumerate(active):
+                nxt[seat] = active[(i + 1) % len(active)]
+                pos[seat] = i
+            s = (tuple(active), tuple(self.bidding_order(active)), tuple(nxt), tuple(pos))
+            self._seating[dealer] = s
+        return s
+
+    def deal_slots(self, dealer):
+        """Where each card dealt by ``dealer`` goes, in dealing order (docs/rules
+        1.4, ``dealing.receivers``): 4 * seat, or 4 * players for the talon
+        (bytes made once per dealer)."""
+        b = self._slots[dealer]
+        if b is None:
+            talon = 4 * self.players
+            b = bytes([talon if seat == TALON else 4 * seat
+                       for seat in receivers(self, dealer)])
+            self._slots[dealer] = b
+        return b
 
     def contract(self, cid):
         for row in self.contracts:

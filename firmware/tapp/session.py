@@ -10,8 +10,17 @@ replays the deal's accepted events without the last one (DESIGN.md principle 2).
 from . import errors as E
 from .announce import check as announce_check
 from .auction import trump_fits
-from .cards import CARD_BIT, CARD_CODES, CARD_SUIT, CODE_INDEX, DECKS, NCARDS, suit_index
+from .cards import (
+    CARD_BIT,
+    CARD_CODES,
+    CARD_SUIT,
+    CODE_INDEX,
+    DECKS,
+    NCARDS,
+    suit_index,
+)
 from .deal import AUCTION, DECLARE, DONE, EXCHANGE, HANDS, PLAY, RUFER, RULE_NAMES, Deal
+from .dealing import deal_out
 from .rules import Rules
 from .settle import settle
 from .variants import NO_CONTRACT
@@ -31,6 +40,16 @@ def _int(v):
     return isinstance(v, int) and not isinstance(v, bool)
 
 
+def _card_ints(seq):
+    """A list or tuple of card ints (0..35)?"""
+    if not isinstance(seq, (list, tuple)):
+        return False
+    for c in seq:
+        if not _int(c) or c < 0 or c >= NCARDS:
+            return False
+    return True
+
+
 class Session:
     def __init__(self, header):
         rules = Rules(header)
@@ -46,10 +65,11 @@ class Session:
         self._result = None
         # The deal in progress as accepted events: those before its first card
         # (with the number of redundant declares accepted after each, docs/record-format.md
-        # convention 6), then each card played as (seat, card) in a fixed buffer.
+        # convention 6), then each card played in a fixed buffer (a card is
+        # accepted only from the seat whose turn it is: the seat is not kept).
         self._events = []
         self._noops = []
-        self._plays = bytearray(2 * MAX_PLAYS)
+        self._plays = bytearray(MAX_PLAYS)
         self._nplays = 0
         self._noop = False
         self._handlers = {
@@ -104,17 +124,75 @@ class Session:
         nothing except the ``result`` when the card ends the deal.
         """
         deal = self._deal
-        if deal is None or deal.phase != PLAY:
+        if deal is None:
             return E.WRONG_PHASE
-        err = deal.play(seat, card)
+        err = deal.play(seat, card)     # checks the phase first
         if err:
             return err
         i = self._nplays
-        self._plays[2 * i] = seat
-        self._plays[2 * i + 1] = card
+        self._plays[i] = card           # the seat is the turn's: replayed from it
         self._nplays = i + 1
         if deal.phase == DONE:
             self._finish()
+        return E.OK
+
+    def deal(self, dealer, cards):
+        """Deal card ints ``cards`` (bytes, bytearray, list or tuple) in the order
+        dealt, strict mode: an error code (0 = accepted).
+
+        The order is the variant's packets from forehand (docs/rules 1.4,
+        ``dealing.receivers``), as the cards pass the centre reader.  The same
+        door as the ``deal`` event whose hands and talon are those packets
+        (``dealing.deal_out``): the same checks and error code, the same log
+        (undo replays it), without 36 card codes to build and look up.  A
+        wrong number of cards is ``bad_event``.
+        """
+        if self._over or self.in_progress():
+            return E.WRONG_PHASE
+        rules = self.rules
+        slots = rules.deal_slots(self._dealer)
+        if not (isinstance(cards, (bytes, bytearray)) or _card_ints(cards)) \
+                or dealer != self._dealer or not _int(dealer) or not rules.strict \
+                or len(cards) != len(slots):
+            return self._deal_refused(dealer, cards)
+        cards = bytes(cards)
+        deal = Deal(rules, dealer)
+        if not self._sort_dealt(deal, slots, cards):
+            return self._deal_refused(dealer, cards)
+        deal.start_auction()
+        self._new_deal(deal)
+        self._events.append(cards)      # undo replays it through ``deal``
+        self._noops.append(0)
+        return E.OK
+
+    def _sort_dealt(self, deal, slots, cards):
+        """Put the cards dealt into the deal's hands and talon by ``slots``; False
+        unless they are the deck's cards, each once."""
+        rules = self.rules
+        if bytes(sorted(cards)) != rules.deck_cards:
+            return False
+        m = [0] * (4 * rules.players + 4)    # 4 masks a seat, then the talon's
+        for slot, c in zip(slots, cards):
+            m[slot + CARD_SUIT[c]] |= CARD_BIT[c]
+        deal.set_dealt(m)
+        return True
+
+    def _deal_refused(self, dealer, cards):
+        """The error code of the ``deal`` event with these cards dealt out: its
+        checks name the first problem, in their order."""
+        rules = self.rules
+        if not isinstance(cards, (bytes, bytearray, list, tuple)) \
+                or len(cards) != len(rules.deal_slots(self._dealer)):
+            return E.BAD_EVENT
+        codes = [(CARD_CODES[c] if 0 <= c < NCARDS else "?") if _int(c) else None
+                 for c in cards]
+        hands, talon = deal_out(rules, self._dealer, codes)
+        try:
+            self._start_deal({"ev": "deal", "dealer": dealer, "hands": hands, "talon": talon})
+        except Reject as r:
+            return r.code
+        self._events.append(bytes(cards))   # not expected: the event was accepted
+        self._noops.append(0)
         return E.OK
 
     def in_progress(self):
@@ -250,13 +328,16 @@ class Session:
         else:
             events = events[:-1]
             noops = noops[:-1]
-        saved = bytes(self._plays[:2 * plays])
+        saved = bytes(self._plays[:plays])
         self._new_deal(None)
         for ev in events:
-            self.apply(ev)
+            if isinstance(ev, bytes):
+                self.deal(self._dealer, ev)     # logged by ``deal``
+            else:
+                self.apply(ev)
         self._noops = noops
         for i in range(plays):
-            self.play(saved[2 * i], saved[2 * i + 1])
+            self.play(self.view.turn(), saved[i])
         return {"ok": True}
 
     # ----- auction, declaration, exchange, rufer, announcements ------------------

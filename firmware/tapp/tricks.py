@@ -8,25 +8,42 @@ assertions and a revoke is proven when a later card contradicts one
 (``revokes.RevokeProofs``, docs/rules 3.3).
 """
 from . import errors as E
-from .cards import BIT_COUNT, CARD_BIT, CARD_POINTS, CARD_RANK, CARD_SUIT, NCARDS, mask_cards
+from .cards import (
+    BETTEL_ORDER,
+    BIT_COUNT,
+    CARD_BIT,
+    CARD_POINTS,
+    CARD_RANK,
+    CARD_SUIT,
+    NCARDS,
+    POWER,
+    TRUMP_POWER,
+    mask_cards,
+)
 from .phases import DONE, PLAY
 from .revokes import RevokeProofs
-from .variants import C_GOAL, GOAL_ALL_TRICKS, GOAL_NO_TRICK, NO_CONTRACT
+from .variants import C_GOAL, GOAL_ALL_TRICKS, GOAL_NO_TRICK
 
 
 class Tricks(RevokeProofs):
     """Trick state and card play of one deal (the base of Deal)."""
 
+    __slots__ = ("rules", "phase", "nact", "next_seat", "pos_of", "ntricks", "tcards", "tcount",
+                 "led", "overtrump", "top_trump", "leader", "turn", "trick_no",
+                 "seat_points", "seat_tricks", "last_cards", "last_leader", "last_winner",
+                 "last_points", "early_end", "power", "win_seat", "win_power", "win_suit",
+                 "tpoints", "allowed", "nallowed", "stop_win", "stop_loss")
+
     # The deal's hands and contract the trick engine reads (set by
     # Deal.__init__ and its steps; declared here for the type checker).
-    deck = ()
-    hands = []
-    known = []
-    used = []
-    aside = []
-    active = []
-    contract = NO_CONTRACT
-    announced = []
+    deck: tuple
+    hands: list
+    known: list
+    used: list
+    aside: list
+    active: tuple
+    contract: tuple
+    announced: list
 
     def card_holder(self, card):
         """Seat whose known hand holds ``card``, else -1 (on the card-play path)."""
@@ -38,15 +55,13 @@ class Tricks(RevokeProofs):
             i += 1
         return -1
 
-    def init_tricks(self, rules, active):
+    def init_tricks(self, rules, active, next_seat, pos_of):
+        """``next_seat`` and ``pos_of`` per seat (``Rules.seating``)."""
         self.rules = rules
         n = rules.players
         self.nact = len(active)
-        self.next_seat = [-1] * n
-        self.pos_of = [-1] * n
-        for i, s in enumerate(active):
-            self.next_seat[s] = active[(i + 1) % self.nact]
-            self.pos_of[s] = i
+        self.next_seat = next_seat
+        self.pos_of = pos_of
         self.ntricks = rules.hand_size
         self.tcards = [0] * self.nact
         self.tcount = 0
@@ -63,7 +78,38 @@ class Tricks(RevokeProofs):
         self.last_winner = -1
         self.last_points = 0
         self.early_end = False
+        # the trick so far: its best card (seat, power, suit) and card points
+        self.power = POWER[0][0]             # set by start_play
+        self.win_seat = -1
+        self.win_power = 0
+        self.win_suit = -1
+        self.tpoints = 0
+        # the legal cards of the seat to play, worked out after every change
+        # (per-suit masks and their count; none unless a known hand is to play)
+        self.allowed = [0, 0, 0, 0]
+        self.nallowed = 0
+        self.stop_win = -1                   # the deal ends when this seat wins a trick
+        self.stop_loss = -1                  # ... or when this seat loses one (D15)
         self.init_proofs(n, self.ntricks)
+
+    def start_play(self):
+        """The card play begins: fix the power table of the trump and rank order."""
+        self.power = POWER[1 if self.strength is BETTEL_ORDER else 0][self.trump + 1]
+        self.set_goal()
+        self.phase = PLAY
+        self.find_allowed()
+
+    def set_goal(self):
+        """docs/rules D15: a trick-goal contract ends at the trick that decides it
+        (Bettel: when the declarer wins one; Durch, Rufer, Tout: when he loses one)."""
+        self.stop_win = self.stop_loss = -1
+        if self.declarer < 0:
+            return
+        goal = self.contract[C_GOAL]
+        if goal == GOAL_NO_TRICK:
+            self.stop_win = self.declarer
+        elif goal == GOAL_ALL_TRICKS or self.rules.all_tricks_announced(self.announced):
+            self.stop_loss = self.declarer
 
     # ----- trick play ------------------------------------------------------------
     #
@@ -76,11 +122,16 @@ class Tricks(RevokeProofs):
     def play(self, seat, card):
         """Play ``card`` for ``seat``; an error code, the state unchanged on error.
 
-        Check order per docs/record-format.md convention 12.
+        A card among the legal cards worked out for this turn (``allowed``) is
+        accepted at once: they are exactly the cards that pass every check.
+        Any other card goes through the checks in the order of
+        docs/record-format.md convention 12.
         """
-        err = self._refusal(seat, card)
-        if err:
-            return err
+        if not (seat == self.turn and 0 <= card < NCARDS
+                and self.allowed[CARD_SUIT[card]] & CARD_BIT[card]):
+            err = self._refusal(seat, card)
+            if err:
+                return err
         self._take(seat, card)
         return E.OK
 
@@ -128,60 +179,46 @@ class Tricks(RevokeProofs):
         return E.OK
 
     def _take(self, seat, card):
-        """The accepted card goes to the trick."""
+        """The accepted card goes to the trick.  The trick keeps its best card
+        so far (docs/rules 1.5: the highest trump, else the highest card of the
+        led suit): a card beats it if it has the same suit or is a trump, and
+        more power (a trump's power is above every plain card's)."""
         s = CARD_SUIT[card]
         if self.known[seat]:
             self.hands[seat * 4 + s] &= ~CARD_BIT[card]
         else:
             self._assert_open(seat, card)
         self.used[s] |= CARD_BIT[card]
-        self.tcards[self.tcount] = card
-        if s == self.trump and self.strength[CARD_RANK[card]] > self.top_trump:
-            self.top_trump = self.strength[CARD_RANK[card]]
-        if self.tcount == 0:
+        n = self.tcount
+        self.tcards[n] = card
+        self.tpoints += CARD_POINTS[card]
+        p = self.power[card]
+        if not n or ((s == self.win_suit or s == self.trump) and p > self.win_power):
+            self.win_seat = seat
+            self.win_power = p
+            self.win_suit = s
+            if s == self.trump:
+                self.top_trump = p - TRUMP_POWER
+        if not n:
             self.led = s
-        self.tcount += 1
-        if self.tcount < self.nact:
+        self.tcount = n + 1
+        if n + 1 < self.nact:
             self.turn = self.next_seat[seat]
         else:
             self._finish_trick()
-
-    def _winner_index(self):
-        """Position in the trick of the card that wins it (docs/rules 1.5)."""
-        best = self.tcards[0]
-        bi = 0
-        i = 1
-        while i < self.nact:
-            c = self.tcards[i]
-            if CARD_SUIT[c] == CARD_SUIT[best]:
-                if self.strength[CARD_RANK[c]] > self.strength[CARD_RANK[best]]:
-                    best = c
-                    bi = i
-            elif CARD_SUIT[c] == self.trump:
-                best = c
-                bi = i
-            i += 1
-        return bi
-
-    def _trick_points(self):
-        """Card points of the trick; the trick is copied for the outcome."""
-        pts = 0
-        i = 0
-        while i < self.nact:
-            pts += CARD_POINTS[self.tcards[i]]
-            self.last_cards[i] = self.tcards[i]
-            i += 1
-        return pts
+        self.find_allowed()
 
     def _finish_trick(self):
-        bi = self._winner_index()
-        pts = self._trick_points()
-        winner = self.active[(self.pos_of[self.leader] + bi) % self.nact]
+        winner = self.win_seat
+        pts = self.tpoints
         self.seat_points[winner] += pts
         self.seat_tricks[winner] += 1
         self.last_leader = self.leader
         self.last_winner = winner
         self.last_points = pts
+        self.tpoints = 0
+        # the finished trick becomes the last trick; its list takes the next one
+        self.tcards, self.last_cards = self.last_cards, self.tcards
         self.tcount = 0
         self.top_trump = -1
         self.trick_no += 1
@@ -189,53 +226,52 @@ class Tricks(RevokeProofs):
         self.turn = winner
         if self.trick_no > self.ntricks:
             self.phase = DONE
-        elif self._goal_decided(winner):
-            self.early_end = True
+        elif winner == self.stop_win or (self.stop_loss >= 0 and winner != self.stop_loss):
+            self.early_end = True    # docs/rules D15 (set_goal)
             self.phase = DONE
-
-    def _goal_decided(self, winner):
-        """docs/rules D15: a trick-goal contract ends at the trick that decides it."""
-        if self.declarer < 0:
-            return False
-        goal = self.contract[C_GOAL]
-        if goal == GOAL_NO_TRICK:
-            return winner == self.declarer
-        if goal == GOAL_ALL_TRICKS or self.rules.all_tricks_announced(self.announced):
-            return winner != self.declarer
-        return False
 
     def legal_masks(self, out):
         """Per-suit masks of the cards the seat to play may play now, written into
         ``out`` (4 ints); the count.  Strict mode only (a known hand), else 0.
-        Allocates nothing (small frames): the device lights LEDs from it and the
-        simulator picks from it.
+        Allocates nothing: the device lights LEDs from it and the simulator
+        picks from it.
         """
-        seat = self.turn
-        out[0] = out[1] = out[2] = out[3] = 0
-        if self.phase != PLAY or not self.known[seat]:
-            return 0
-        base = seat * 4
-        s = self._forced_suit(base)
-        if s < 0:
-            out[0] = self.hands[base]
-            out[1] = self.hands[base + 1]
-            out[2] = self.hands[base + 2]
-            out[3] = self.hands[base + 3]
-        else:
-            out[s] = self._beating(base, s)
-        return BIT_COUNT[out[0]] + BIT_COUNT[out[1]] + BIT_COUNT[out[2]] + BIT_COUNT[out[3]]
+        a = self.allowed
+        out[0] = a[0]
+        out[1] = a[1]
+        out[2] = a[2]
+        out[3] = a[3]
+        return self.nallowed
 
-    def _forced_suit(self, base):
-        """The suit a known hand must play (the led suit, else trump), or -1."""
-        if not self.tcount:
-            return -1
-        s = self.led
-        if self.hands[base + s]:
-            return s
-        s = self.trump
-        if s >= 0 and self.hands[base + s]:
-            return s
-        return -1
+    def find_allowed(self):
+        """Work out ``allowed`` for the seat to play (after every change of the
+        card play): docs/rules 1.5 rules 1, 2 and 4 -- the led suit, else trump,
+        else any card; the over-trump duty within trumps (``_beating``)."""
+        a = self.allowed
+        if self.phase != PLAY or not self.known[self.turn]:
+            a[0] = a[1] = a[2] = a[3] = 0
+            self.nallowed = 0
+            return
+        base = self.turn * 4
+        s = -1
+        if self.tcount:
+            s = self.led
+            if not self.hands[base + s]:
+                s = self.trump
+                if s >= 0 and not self.hands[base + s]:
+                    s = -1
+        if s < 0:
+            a[0] = self.hands[base]
+            a[1] = self.hands[base + 1]
+            a[2] = self.hands[base + 2]
+            a[3] = self.hands[base + 3]
+            self.nallowed = (BIT_COUNT[a[0]] + BIT_COUNT[a[1]]
+                             + BIT_COUNT[a[2]] + BIT_COUNT[a[3]])
+        else:
+            a[0] = a[1] = a[2] = a[3] = 0
+            base = self._beating(base, s)
+            a[s] = base
+            self.nallowed = BIT_COUNT[base]
 
     def _beating(self, base, s):
         """Cards of suit ``s`` allowed under the over-trump duty (1.5 rule 4)."""
@@ -250,6 +286,4 @@ class Tricks(RevokeProofs):
         """Card ints ``seat`` may play now (strict: his known hand), allocates."""
         if seat != self.turn:
             return []
-        masks = [0, 0, 0, 0]
-        self.legal_masks(masks)
-        return mask_cards(masks)
+        return mask_cards(self.allowed)

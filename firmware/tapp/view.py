@@ -238,7 +238,12 @@ class View:
         if deal is None:
             out[0] = out[1] = out[2] = out[3] = 0
             return 0
-        return deal.legal_masks(out)
+        a = deal.allowed       # worked out by the deal after every change
+        out[0] = a[0]
+        out[1] = a[1]
+        out[2] = a[2]
+        out[3] = a[3]
+        return deal.nallowed
 
     def legal_cards(self):
         """Card codes the seat to play may play (strict mode; [] when unknown)."""

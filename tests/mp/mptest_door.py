@@ -7,6 +7,7 @@ MicroPython VMs (tests/test_micropython.py).
 """
 from mpscen import Lcg, new_session
 
+from tapp import errors as E
 from tapp.cards import CARD_CODES, DECKS, LOWEST_BIT, mask_cards, mask_count
 from tapp.dealing import TALON, deal_out, receivers
 from tapp.rules import Rules
@@ -30,17 +31,21 @@ def _random_card(view, masks, rng):
         s += 1
 
 
-def _play_deal(s, rng, twin=None):
-    """One random deal: calls through ``apply``, cards through ``play``; the
-    twin gets the very same inputs as event dicts.  Returns the result."""
+def _play_deal(s, rng, twin=None, ints=False):
+    """One random deal: calls through ``apply``, cards through ``play`` (the
+    deal through ``deal`` if ``ints``); the twin gets the very same inputs as
+    event dicts.  Returns the result."""
     view = s.view
     cards = mask_cards(DECKS[s.rules.deck])
     rng.shuffle(cards)
     hands, talon = deal_out(s.rules, view.dealer(), [CARD_CODES[c] for c in cards])
     events = [{"ev": "deal", "dealer": view.dealer(), "hands": hands, "talon": talon}]
     masks = [0, 0, 0, 0]
-    out = s.apply(events[0])
-    assert out == {"ok": True}, out
+    if ints:
+        assert s.deal(view.dealer(), bytearray(cards)) == 0
+    else:
+        out = s.apply(events[0])
+        assert out == {"ok": True}, out
     while view.in_deal():
         seat = view.turn()
         expects = view.expects()
@@ -90,6 +95,96 @@ def test_whole_deals_through_play_settle_and_rotate():
             if not s.view.session_over():
                 stale = s.apply({"ev": "deal", "dealer": dealer, "hands": None, "talon": None})
                 assert stale == {"ok": False, "error": "bad_event"}, stale
+
+
+def test_deal_door_is_the_deal_event():
+    """``Session.deal`` (card ints in dealing order) gives the hands, talon and
+    outcomes of the ``deal`` event with those cards dealt out, deal after deal."""
+    for variant, players in CASES:
+        s = new_session(variant, players)
+        twin = new_session(variant, players)
+        rng = Lcg(11)
+        for _ in range(2):
+            if s.view.session_over():
+                break
+            _play_deal(s, rng, twin, ints=True)
+            assert s.view.balances() == twin.view.balances()
+        cards = mask_cards(DECKS[s.rules.deck])
+        rng.shuffle(cards)
+        dealer = s.view.dealer()
+        hands, talon = deal_out(s.rules, dealer, [CARD_CODES[c] for c in cards])
+        if s.view.session_over():
+            continue
+        assert s.deal(dealer, list(cards)) == 0      # a list does as well as bytes
+        assert twin.apply({"ev": "deal", "dealer": dealer, "hands": hands,
+                           "talon": talon}) == {"ok": True}
+        for seat in range(players):
+            assert s.view.hand(seat) == twin.view.hand(seat), (variant, seat)
+        assert s.view.talon() == twin.view.talon()
+        assert s.view.turn() == twin.view.turn() and s.view.expects() == "call"
+
+
+def test_deal_door_refuses_like_the_deal_event():
+    """Every refusal of ``Session.deal`` is the error of the same deal as an
+    event, and changes nothing."""
+    s = new_session("tapp_modern", 4, options={"pack": 32})
+    twin = new_session("tapp_modern", 4, options={"pack": 32})
+    good = mask_cards(DECKS[s.rules.deck])
+    Lcg(5).shuffle(good)
+
+    def with_card(i, c):
+        cards = list(good)
+        cards[i] = c
+        return cards
+
+    cases = (   # (dealer, cards, the error)
+        (1, good, "bad_event"),                   # not this dealer's turn to deal
+        (0, good[:-1], "bad_event"),              # a card short
+        (0, good + [8], "bad_event"),             # a card too many
+        (0, with_card(5, good[20]), "card_used"),
+        (0, with_card(30, good[2]), "card_used"),
+        (0, with_card(7, 8), "not_in_deck"),      # the Six of clubs: not in a 32-card pack
+        (0, with_card(3, 36), "unknown_card"),
+        (0, with_card(3, -1), "unknown_card"),
+        (0, with_card(3, "CA"), "bad_event"),
+        (0, with_card(3, True), "bad_event"),
+        (0, 32, "bad_event"),
+        (0, "CA", "bad_event"),
+    )
+    for dealer, cards, error in cases:
+        err = s.deal(dealer, cards)
+        assert E.NAMES[err] == error, (cards, E.NAMES[err], error)
+        assert not s.view.in_deal() and s.view.dealer() == 0
+        if isinstance(cards, list) and len(cards) == len(good):
+            codes = [None if not isinstance(c, int) or isinstance(c, bool)
+                     else CARD_CODES[c] if 0 <= c < 36 else "X" for c in cards]
+            hands, talon = deal_out(twin.rules, 0, codes)
+            out = twin.apply({"ev": "deal", "dealer": dealer, "hands": hands, "talon": talon})
+            assert out["error"] == error, (out, error)
+        if isinstance(cards, list) and all(
+                isinstance(c, int) and not isinstance(c, bool) and 0 <= c < 256
+                for c in cards):
+            assert E.NAMES[s.deal(dealer, bytes(cards))] == error      # bytes alike
+    assert s.deal(0, bytes(good)) == 0
+    assert E.NAMES[s.deal(0, bytes(good))] == "wrong_phase"       # a deal in progress
+    o = new_session("tapp_modern", 3, mode="open")
+    assert E.NAMES[o.deal(0, bytes(mask_cards(DECKS["d36"])))] == "bad_event"
+
+
+def test_undo_replays_a_deal_made_by_the_deal_door():
+    s = new_session("wuerttemberg", 3)
+    view = s.view
+    cards = mask_cards(DECKS["d36"])
+    Lcg(9).shuffle(cards)
+    assert s.deal(0, bytearray(cards)) == 0
+    hands = [view.hand(seat) for seat in range(3)]
+    seat = view.turn()
+    assert s.apply({"ev": "bid", "seat": seat, "call": "pass"})["ok"]
+    assert s.apply({"ev": "undo"}) == {"ok": True}
+    assert view.turn() == seat and view.expects() == "call"
+    assert [view.hand(seat) for seat in range(3)] == hands
+    assert s.apply({"ev": "undo"}) == {"ok": True}          # now the deal itself
+    assert not view.in_deal() and view.expects() == "deal" and view.dealer() == 0
 
 
 def test_undo_after_a_card_takes_back_the_card():
