@@ -22,34 +22,43 @@ from host_sim.ssd1306_model import SSD1306Model
 OLED_ADDR = 0x3C
 
 
-class SimBoard:
-    """``seats`` seat readers plus the centre reader (the last one)."""
+class SimChips:
+    """The table's chips as models on their buses: ``seats`` seat readers plus
+    the centre reader (the last one), the display, the buttons, the LED strip
+    and the buzzer's PWM.  The firmware's drivers talk to these, in this
+    process (``SimBoard``) or inside the MicroPython VM (host_sim/vm_table.py)."""
 
-    def __init__(self, seats=3, root=None, fields_on=False):
-        self.root = root
+    def __init__(self, seats=3):
         self.bus = SpiBus()
         self.clock = self.bus.clock
-        rst = self.bus.pin("rst")
-        self.chips = []
-        drivers = []
-        for i in range(seats + 1):
-            cs = self.bus.pin("cs%d" % i)
-            name = "centre" if i == seats else "seat%d" % i
-            self.chips.append(MFRC522Model(self.bus, cs, name=name, rst=rst))
-            drivers.append(M.MFRC522(self.bus, cs, sleep_us=self.bus.sleep_us))
-        self.readers = M.ReaderSet(drivers, rst=rst, sleep_us=self.bus.sleep_us,
-                                   ticks_ms=self.ticks_ms, keep_field=fields_on)
-        self.readers.init()
+        self.rst = self.bus.pin("rst")
+        self.cs = [self.bus.pin("cs%d" % i) for i in range(seats + 1)]
+        self.chips = [MFRC522Model(self.bus, cs, rst=self.rst,
+                                   name="centre" if i == seats else "seat%d" % i)
+                      for i, cs in enumerate(self.cs)]
         self.i2c = I2CBus()
         self.oled = self.i2c.attach(OLED_ADDR, SSD1306Model())
-        self.display = ssd1306.SSD1306(self.i2c, OLED_ADDR)
         self.button_pins = (ButtonPin("prev"), ButtonPin("next"), ButtonPin("ok"))
-        self.buttons = ButtonPad(*self.button_pins, ticks_ms=self.ticks_ms)
         self.strip = NeoPixelModel(n=seats)
-        self.leds = SeatLeds(self.strip, seats)
         self.pwm = PWMModel(clock=self.ticks_ms)
-        self.buzzer = Buzzer(self.pwm, self.ticks_ms)
 
     def ticks_ms(self):
         """The virtual clock as ``time.ticks_ms()`` values (wrapping at 2**30)."""
         return self.clock.ticks_ms()
+
+
+class SimBoard(SimChips):
+    """The chip models with the real drivers on top, in this process: the
+    board (firmware/boards/common.py's ``Board``) the application runs on."""
+
+    def __init__(self, seats=3, root=None, fields_on=False):
+        SimChips.__init__(self, seats)
+        self.root = root
+        drivers = [M.MFRC522(self.bus, cs, sleep_us=self.bus.sleep_us) for cs in self.cs]
+        self.readers = M.ReaderSet(drivers, rst=self.rst, sleep_us=self.bus.sleep_us,
+                                   ticks_ms=self.ticks_ms, keep_field=fields_on)
+        self.readers.init()
+        self.display = ssd1306.SSD1306(self.i2c, OLED_ADDR)
+        self.buttons = ButtonPad(*self.button_pins, ticks_ms=self.ticks_ms)
+        self.leds = SeatLeds(self.strip, seats)
+        self.buzzer = Buzzer(self.pwm, self.ticks_ms)

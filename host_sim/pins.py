@@ -186,8 +186,13 @@ class NeoPixelModel:
             self[i] = v
 
     def write(self) -> None:
+        self.wire_in(bytes(self.buf))
+
+    def wire_in(self, stream: bytes) -> None:
+        """The bytes arriving on the data line (``write()``, or a driver in the
+        MicroPython VM, host_sim/vm_table.py)."""
         self.writes += 1
-        self.decoder.feed(bytes(self.buf))
+        self.decoder.feed(stream)
         self.history.append(list(self.decoder.colours))
 
     @property

@@ -56,9 +56,10 @@ def _value(text):
 class Run:
     """One scenario being run."""
 
-    def __init__(self, name, png_dir=None):
+    def __init__(self, name, png_dir=None, runtime="cpython"):
         self.name = name
         self.png_dir = png_dir
+        self.runtime = runtime
         self.table = None
         self.players = None
         self.failures = []
@@ -92,7 +93,9 @@ class Run:
             else:
                 raise ScenarioError("unknown table setting %r" % key)
         kw["options"] = options
-        self.table = VirtualTable(**kw)
+        if self.table is not None:
+            self.table.close()
+        self.table = table_class(self.runtime)(**kw)
         self.seed = seed
         self.players = None      # they sit down once the session has started
 
@@ -367,11 +370,30 @@ class Run:
         return self.failures
 
 
-def run_file(path, png_dir=None):
+RUNTIMES = ("cpython", "micropython")
+
+
+def table_class(runtime):
+    """The virtual table for ``runtime``: the application in this process, or
+    inside the MicroPython unix port on the same chip models (host_sim/vm_table.py)."""
+    if runtime == "micropython":
+        from host_sim.vm_table import VmTable
+        return VmTable
+    if runtime != "cpython":
+        raise ScenarioError("unknown runtime %r (%s)" % (runtime, ", ".join(RUNTIMES)))
+    return VirtualTable
+
+
+def run_file(path, png_dir=None, runtime="cpython"):
     """Run one scenario file; the list of failures (empty: it passed)."""
     with open(path, encoding="utf-8") as f:
         lines = f.read().splitlines()
-    return Run(os.path.basename(path), png_dir).run_lines(lines)
+    run = Run(os.path.basename(path), png_dir, runtime)
+    try:
+        return run.run_lines(lines)
+    finally:
+        if run.table is not None:
+            run.table.close()
 
 
 def format_failures(path, failures):

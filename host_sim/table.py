@@ -65,7 +65,6 @@ class VirtualTable:
                          seats=seats, first_dealer=first_dealer, lang=lang, setup=setup,
                          fields_on=fields_on)
         self.root = root or tempfile.mkdtemp(prefix="tapptable-")
-        self.board = SimBoard(seats=players, root=self.root, fields_on=fields_on)
         self.registry = R.Registry(self.root)
         self.registry.load()
         if enrolled:
@@ -78,15 +77,25 @@ class VirtualTable:
                        "options": dict(options or {}), "first_dealer": first_dealer,
                        "language": lang})
         values["seat_names"] = list(seats or SEATS[:players])
+        self.boot(values, setup, resume)
+        self.tags = [[] for _ in range(players + 1)]
+        self.centre = players
+        self.wait(50)
+
+    def boot(self, values, setup, resume):
+        """Power up: the board, the application (as firmware/main.py builds it,
+        resuming the journal if ``resume``) and the scheduler of its jobs."""
+        self.board = SimBoard(seats=values["players"], root=self.root,
+                              fields_on=self.args["fields_on"])
         journal = last_journal(self.root) if resume else None
         self.app = App(self.board, values, self.registry, DECK_ID, start=not setup,
                        journal_factory=lambda header: create_journal(self.root, header),
                        resume=journal)
         self.scheduler = Scheduler(self.board.clock, [
             (name, getattr(self.app, method), period) for name, method, period in JOBS])
-        self.tags = [[] for _ in range(players + 1)]
-        self.centre = players
-        self.wait(50)
+
+    def close(self):
+        """Power off for good (nothing to do in this process; the VM table stops its VM)."""
 
     # ----- acting at the table ----------------------------------------------------------
 
@@ -137,7 +146,8 @@ class VirtualTable:
         """Power off and on: a new table on the same flash (decks, settings, the
         journal, which it resumes); the cards lying on the readers stay there.
         Everything in RAM is gone."""
-        table = VirtualTable(root=self.root, enrolled=False, resume=True, **self.args)
+        self.close()
+        table = type(self)(root=self.root, enrolled=False, resume=True, **self.args)
         for reader, tags in enumerate(self.tags):
             for tag in tags:
                 table.place_tag(reader, tag.uid, wait=False)

@@ -159,6 +159,12 @@ def cmd_sim(args):
     if args.scenario:
         from tools.tapptable.scenario import run_scenario_files
         return run_scenario_files(args)
+    interactive = args.serial or args.web or (
+        sys.stdin.isatty() and sys.stdout.isatty() and not args.text)
+    if args.runtime == "micropython" and interactive:
+        return _fail("sim", "--runtime micropython runs scenario files (--scenario) and "
+                            "the self-playing deal (--text); the terminal, browser and "
+                            "serial tables run the firmware under CPython")
     if args.serial:
         from tools.tapptable.sim_serial import serve as serve_serial
         return serve_serial(args)
@@ -237,7 +243,8 @@ def build_parser():
     v.add_argument("--scenario", nargs="+", metavar="FILE",
                    help="run scenario files; exit 1 with a diff when one fails")
     v.add_argument("--runtime", choices=("cpython", "micropython"), default="cpython",
-                   help="with --scenario: where the firmware runs")
+                   help="with --scenario or --text: where the firmware runs (micropython: "
+                        "inside the MicroPython unix port, on the same chip models)")
     v.add_argument("--png", metavar="DIR", help="with --scenario: save screens as PNG")
     v.add_argument("--web", action="store_true", help="serve the table in the browser")
     v.add_argument("--port", type=int, default=8765, help="with --web: the local port")

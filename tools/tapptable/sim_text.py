@@ -19,7 +19,8 @@ import sys
 import textwrap
 
 from drivers.buzzer import SOUNDS
-from host_sim.table import LED_NAMES, AutoPlayers, VirtualTable
+from host_sim.scenario import table_class
+from host_sim.table import AutoPlayers
 from table.game import DEALING
 from table.names import CARD_TEXT, VARIANTS, call_label, contract_name
 from tapp.cards import CARD_CODES, CODE_INDEX
@@ -32,14 +33,6 @@ SOUND_WORDS = {"accept": "blip", "reject": "buzz", "trick_won": "fanfare",
 
 
 # ----------------------------------------------------------------- reading the table
-
-
-def led_states(table):
-    """Each seat LED's state name, decoded from the colours on the WS2812 model
-    (as ``VirtualTable.leds()``)."""
-    leds = table.board.leds
-    names = {tuple(leds.colour(i)): LED_NAMES[i] for i in range(len(LED_NAMES))}
-    return [names.get(tuple(c), "?") for c in table.board.strip.colours]
 
 
 def led_rgb(table):
@@ -168,7 +161,7 @@ class Screens:
         self.sound_mark = now
         rows = t.screen()
         notes = textwrap.wrap(caption, INFO_W) or [""]
-        for seat, state in enumerate(led_states(t)):
+        for seat, state in enumerate(t.leds()):
             notes.append("%-8s %s" % (seat_name(t, seat)[:8], state))
         if sounds:
             notes.append("♪ " + ", ".join(SOUND_WORDS.get(s, s) for s in sounds[-2:]))
@@ -262,7 +255,8 @@ class TablePlayers(AutoPlayers):
 def autoplay(args, out=None):
     """Play one deal at the virtual table by itself and print the screens."""
     out = out or sys.stdout
-    table = VirtualTable(args.variant, args.players, args.mode, lang=args.lang)
+    table = table_class(getattr(args, "runtime", "cpython"))(
+        args.variant, args.players, args.mode, lang=args.lang)
     view = table.view
     game = table.game
     shots = Screens(table, out)
@@ -302,6 +296,8 @@ def autoplay(args, out=None):
     name = VARIANTS.get(args.variant, args.variant)
     out.write("The virtual table: %s (%s), %d players, %s mode, seed %d.\n" % (
         name, args.variant, args.players, args.mode, args.seed))
+    if getattr(args, "runtime", "cpython") == "micropython":
+        out.write("The firmware runs inside the MicroPython unix port.\n")
     out.write("The unchanged firmware runs on simulated chips; simulated people deal,\n"
               "call with the buttons and put cards on their seat readers. Each box is\n"
               "the OLED (read back from its pixels); beside it the seat LEDs and the\n"
@@ -322,6 +318,7 @@ def autoplay(args, out=None):
                            if calls else ""))
     shots.flush()
     out.write(summary(table, result, players, said) + "\n")
+    table.close()
     return 0
 
 

@@ -45,7 +45,6 @@ from tools.tapptable.sim_text import (
     card_text,
     inverted_rows,
     led_rgb,
-    led_states,
     played_cards,
     reader_codes,
     seat_name,
@@ -842,7 +841,7 @@ class SimApp(App):
         n = s.nseats
         places = PLACES.get(n, PLACES[6])
         at = {places[k]: (s.you + k) % n for k in range(min(n, len(places)))}
-        leds = led_states(t)
+        leds = t.leds()
         rgb = led_rgb(t)
         readers = reader_codes(t)
         actor = s.actor()

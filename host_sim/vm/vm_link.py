@@ -1,0 +1,37 @@
+"""The VM's end of the bridge to the chip models in the host process.
+
+Runs inside the MicroPython unix port (host_sim/vm_table.py starts it).  Every
+message is one line on standard output that starts with ``@``; a message that
+changes something on the host (a pin level, bytes clocked out, a sleep) is
+sent and not answered (``tell``), one that needs an answer (bytes clocked in, a
+pin read, the clock) waits for the host's reply line on standard input
+(``ask``).  The pipe keeps their order, so the chip models see exactly the
+sequence of bus operations a real board's buses would carry.
+
+A reply starting with ``!`` is an error the host met (``!OSError 19`` when an
+I2C device does not answer, ``!BusError ...`` when bytes were clocked with no
+chip selected): it is raised here, in the driver that caused it.
+"""
+import sys
+
+_write = sys.stdout.write
+_readline = sys.stdin.readline
+
+
+def tell(msg):
+    """Send ``msg`` (a line ending in a newline); no answer comes."""
+    _write(msg)
+
+
+def ask(msg):
+    """Send ``msg`` and return the host's answer (without its newline)."""
+    _write(msg)
+    reply = _readline()
+    if not reply:
+        raise SystemExit(0)          # the host went away: power off
+    if reply[0] == "!":
+        kind, _, text = reply[1:-1].partition(" ")
+        if kind == "OSError":
+            raise OSError(int(text))
+        raise RuntimeError(kind + ": " + text)
+    return reply[:-1]

@@ -1,0 +1,123 @@
+"""``machine`` inside the bridged VM: Pin, SPI, I2C and PWM on the host's models.
+
+Each method sends the operation over the link (vm_link.py) to the chip models
+in the host process (host_sim/vm_table.py).  Pins are named by the strings of
+the simulator's pin map (host_sim/vm_main.py): ``cs0``.., ``rst``, the buttons
+``prev``/``next``/``ok``.
+"""
+from binascii import hexlify, unhexlify
+
+from vm_link import ask, tell
+
+
+def _hex(buf):
+    return hexlify(buf).decode()
+
+
+class Pin:
+    IN = 0
+    OUT = 1
+    OPEN_DRAIN = 2
+    PULL_UP = 1
+    PULL_DOWN = 2
+    IRQ_FALLING = 4
+    IRQ_RISING = 8
+
+    def __init__(self, id, mode=-1, pull=None, value=None):
+        self.id = id
+        if value is not None:
+            self.value(value)
+
+    def init(self, mode=-1, pull=None, value=None):
+        if value is not None:
+            self.value(value)
+
+    def value(self, v=None):
+        if v is None:
+            return int(ask("@p%s\n" % self.id))
+        tell("@P%s %d\n" % (self.id, 1 if v else 0))
+        return None
+
+    def __call__(self, v=None):
+        return self.value(v)
+
+    def on(self):
+        self.value(1)
+
+    def off(self):
+        self.value(0)
+
+
+class SPI:
+    def __init__(self, id, baudrate=1000000, polarity=0, phase=0, bits=8, firstbit=0,
+                 sck=None, mosi=None, miso=None):
+        self.id = id
+
+    def init(self, *args, **kw):
+        pass
+
+    def deinit(self):
+        pass
+
+    def write(self, buf):
+        tell("@W%s\n" % _hex(buf))
+
+    def read(self, nbytes, write=0):
+        return unhexlify(ask("@R%d %d\n" % (nbytes, write)))
+
+    def readinto(self, buf, write=0):
+        data = unhexlify(ask("@R%d %d\n" % (len(buf), write)))
+        buf[0:len(data)] = data
+
+    def write_readinto(self, write_buf, read_buf):
+        data = unhexlify(ask("@X%s\n" % _hex(write_buf)))
+        read_buf[0:len(data)] = data
+
+
+class I2C:
+    def __init__(self, id, scl=None, sda=None, freq=400000):
+        self.id = id
+
+    def scan(self):
+        reply = ask("@A\n")
+        return [int(a) for a in reply.split(",")] if reply else []
+
+    def writeto(self, addr, buf, stop=True):
+        return int(ask("@I%d %s\n" % (addr, _hex(buf))))
+
+    def writevto(self, addr, vector, stop=True):
+        return int(ask("@V%d %s\n" % (addr, ",".join(_hex(b) for b in vector))))
+
+    def readfrom(self, addr, nbytes, stop=True):
+        return unhexlify(ask("@Q%d %d\n" % (addr, nbytes)))
+
+    def readfrom_into(self, addr, buf, stop=True):
+        data = unhexlify(ask("@Q%d %d\n" % (addr, len(buf))))
+        buf[0:len(data)] = data
+
+
+class PWM:
+    def __init__(self, pin, freq=None, duty_u16=None):
+        self._freq = 1000
+        self._duty = 0
+        if freq is not None:
+            self.freq(freq)
+        if duty_u16 is not None:
+            self.duty_u16(duty_u16)
+
+    def freq(self, value=None):
+        if value is None:
+            return self._freq
+        self._freq = value
+        tell("@F%d\n" % value)
+        return None
+
+    def duty_u16(self, value=None):
+        if value is None:
+            return self._duty
+        self._duty = value
+        tell("@D%d\n" % value)
+        return None
+
+    def deinit(self):
+        tell("@Z\n")

@@ -1,0 +1,147 @@
+"""The unchanged table application inside the MicroPython unix port, on the
+chip models of the host process (host_sim/vm_table.py starts this).
+
+``machine``, ``neopixel`` and ``time`` are replaced in ``sys.modules`` by the
+bridge modules before anything of firmware/ is imported; then the board is
+built by the firmware's own ``boards.common.build`` from the simulator's pin
+map, and the application exactly as ``main.py`` and host_sim/table.py build it.
+The host's scheduler runs the application's jobs: this loop answers one
+command line at a time and ends each answer with an ``@=`` (a JSON value) or
+``@!`` (an exception) line:
+
+- ``s<method>``: run one step of a job (``poll_readers``, ``run_game``, ...);
+- ``g<path>``: the value at ``app.game.menu``, ``board.leds``, ... (an object
+  or a method is answered as a marker, the host then names it by its path);
+- ``c<path> <json args>``: call the method at ``path``.
+
+Values travel as JSON; bytes, tuples and dicts with other than text keys are
+tagged (``$b``, ``$t``, ``$d``) so they arrive as what they are.
+"""
+import sys
+
+import vm_machine
+import vm_neopixel
+import vm_time
+
+sys.modules["time"] = vm_time
+sys.modules["machine"] = vm_machine
+sys.modules["neopixel"] = vm_neopixel
+
+import json  # noqa: E402
+import os  # noqa: E402
+from binascii import hexlify, unhexlify  # noqa: E402
+
+from boards.common import build  # noqa: E402
+from table.app import JOBS, App  # noqa: E402
+from table.journal import create_journal, last_journal  # noqa: E402
+from table.registry import Registry  # noqa: E402
+from table.settings import Settings  # noqa: E402
+
+_write = sys.stdout.write
+
+
+def sim_pins(seats):
+    """The simulator's pin map: pins are named, the host knows them by name."""
+    return {
+        "spi_sck": "sck", "spi_mosi": "mosi", "spi_miso": "miso",
+        "reader_cs": tuple("cs%d" % i for i in range(seats + 1)),
+        "reader_rst": "rst",
+        "i2c_sda": "sda", "i2c_scl": "scl",
+        "buttons": ("prev", "next", "ok"),
+        "buttons_pull_up": True,
+        "ws2812": "ws2812",
+        "buzzer": "buzzer",
+    }
+
+
+def plain(v):
+    """``v`` as JSON-able data, tagged where JSON would lose what it is."""
+    if v is None or isinstance(v, (bool, int, float, str)):
+        return v
+    if isinstance(v, (bytes, bytearray, memoryview)):
+        return {"$b": hexlify(v).decode()}
+    if isinstance(v, tuple):
+        return {"$t": [plain(x) for x in v]}
+    if isinstance(v, list):
+        return [plain(x) for x in v]
+    if isinstance(v, dict):
+        if all(isinstance(k, str) for k in v):
+            return {k: plain(x) for k, x in v.items()}
+        return {"$d": [[plain(k), plain(x)] for k, x in v.items()]}
+    if type(v).__name__ == "generator":
+        return [plain(x) for x in v]
+    if callable(v):
+        return {"$": "fn"}
+    return {"$": "obj"}
+
+
+def unplain(v):
+    if isinstance(v, list):
+        return [unplain(x) for x in v]
+    if isinstance(v, dict):
+        if "$b" in v:
+            return unhexlify(v["$b"])
+        if "$t" in v:
+            return tuple(unplain(x) for x in v["$t"])
+        return {k: unplain(x) for k, x in v.items()}
+    return v
+
+
+def boot(cfg):
+    """Build the board and the application as the device does at power-up."""
+    root = cfg["root"]
+    board = build(vm_machine, vm_neopixel, sim_pins(cfg["players"]),
+                  {"spi_baud": 4000000, "fields_on": cfg["fields_on"]}, 0, 0, root)
+    registry = Registry(root)
+    registry.load()
+    settings = Settings(root)
+    settings.load()
+    values = settings.as_dict()
+    values.update(cfg["values"])
+    journal = last_journal(root) if cfg["resume"] else None
+    app = App(board, values, registry, cfg["deck_id"], start=not cfg["setup"],
+              journal_factory=lambda header: create_journal(root, header), resume=journal)
+    return board, app
+
+
+def serve(roots, steps):
+    readline = sys.stdin.readline
+    while True:
+        line = readline()
+        if not line or line[0] == "q":
+            return
+        cmd = line[0]
+        rest = line[1:-1]
+        try:
+            if cmd == "s":
+                steps[rest]()
+                out = "null"
+            else:
+                path, _, args = rest.partition(" ")
+                names = path.split(".")
+                obj = roots[names[0]]
+                for name in names[1:]:
+                    obj = getattr(obj, name)
+                if cmd == "c":
+                    obj = obj(*unplain(json.loads(args)))
+                out = json.dumps(plain(obj))
+            _write("@=" + out + "\n")
+        except Exception as exc:     # the host raises it again, with the VM's traceback
+            sys.print_exception(exc, sys.stderr)
+            _write("@!%s %s\n" % (type(exc).__name__, str(exc).replace("\n", " ")))
+
+
+def main():
+    cfg = json.loads(os.getenv("TAPP_VM_TABLE"))   # set by host_sim/vm_table.py
+    try:
+        board, app = boot(cfg)
+    except Exception as exc:
+        sys.print_exception(exc, sys.stderr)
+        _write("@!%s %s\n" % (type(exc).__name__, str(exc).replace("\n", " ")))
+        return
+    _write("@=null\n")
+    steps = {method: getattr(app, method) for _name, method, _period in JOBS}
+    serve({"app": app, "board": board}, steps)
+
+
+main()

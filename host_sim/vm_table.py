@@ -1,0 +1,305 @@
+"""The virtual table with the application inside the real MicroPython VM.
+
+``VmTable`` is ``VirtualTable`` (host_sim/table.py) with one difference: the
+unchanged firmware runs in the MicroPython unix port (strict heap), not in this
+process.  The chip models stay here (host_sim/board.py's ``SimChips``); inside
+the VM, ``machine``, ``neopixel`` and ``time`` are small bridge modules
+(host_sim/vm/) that send every bus operation over the VM's standard input and
+output to them.  The scheduler (host_sim/scheduler.py) runs here and asks the
+VM to run one job step at a time, so both runtimes see the same virtual
+timeline, and a scenario file expects the same in both.
+
+Why a bridge and not the models inside the VM: the models are host code
+(CPython-only libraries, PNG output, type hints), and the point is to run the
+firmware, and only the firmware, under MicroPython's heap and integer
+semantics.  The cost is one pipe round trip per register read: a scenario runs
+a few times slower than in CPython (``tapptable sim --scenario`` prints the
+time).
+
+Front-ends ask about the application through ``Remote`` objects: ``table.app``
+names the VM's ``app``; reading an attribute asks the VM for its value (data
+comes back as data, an object or method as another ``Remote``), calling one
+calls it there.  Nothing else crosses.
+"""
+import json
+import os
+import subprocess
+import tempfile
+import weakref
+from pathlib import Path
+
+from host_sim.board import SimChips
+from host_sim.pins import Pin
+from host_sim.scheduler import Scheduler
+from host_sim.table import DECK_ID, LED_NAMES, VirtualTable
+from table.app import JOBS
+from tools import mpvm
+
+VM_DIR = Path(__file__).resolve().parent / "vm"
+VM_HEAPSIZE = "1m"      # the app and the bridge's JSON answers; the app's own peak: bench
+
+
+class VmError(RuntimeError):
+    """The VM raised an exception, or stopped."""
+
+
+def _plain(v):
+    """Arguments for the VM: JSON, with bytes and tuples tagged (as vm_main.py)."""
+    if isinstance(v, (bytes, bytearray)):
+        return {"$b": bytes(v).hex()}
+    if isinstance(v, tuple):
+        return {"$t": [_plain(x) for x in v]}
+    if isinstance(v, list):
+        return [_plain(x) for x in v]
+    if isinstance(v, dict):
+        return {k: _plain(x) for k, x in v.items()}
+    return v
+
+
+class VmLink:
+    """One MicroPython process running firmware/ on ``chips``, and the host's
+    end of its bridge: serves the bus operations, sends commands."""
+
+    def __init__(self, chips, cfg, heapsize=VM_HEAPSIZE):
+        self.chips = chips
+        self.fn_paths = set()
+        self.pins = {c.name.encode(): c for c in chips.cs}
+        self.pins[b"rst"] = chips.rst
+        for pin in chips.button_pins:
+            self.pins[pin.name.encode()] = pin
+        self.pending = None            # an error met serving a message that has no answer
+        # the settings go in the environment: the unix port fails on an argument
+        # of 256 characters or more ("FATAL: uncaught NLR")
+        env = dict(os.environ, TAPP_VM_TABLE=json.dumps(cfg))
+        cmd, env = mpvm.unix_cmd(VM_DIR / "vm_main.py", [], heapsize,
+                                 extra_path=[VM_DIR], env=env)
+        self.stderr = tempfile.TemporaryFile()
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=self.stderr, env=env, cwd=mpvm.repo_root())
+        self._finalizer = weakref.finalize(self, _stop, self.proc, self.stderr)
+        self.handlers = {
+            b"P": self._pin_write, b"p": self._pin_read, b"W": self._spi_write,
+            b"X": self._spi_exchange, b"R": self._spi_read, b"S": self._sleep,
+            b"T": self._ticks, b"I": self._i2c_write, b"V": self._i2c_writev,
+            b"Q": self._i2c_read, b"A": self._i2c_scan, b"N": self._strip,
+            b"F": self._pwm_freq, b"D": self._pwm_duty, b"Z": self._pwm_off,
+        }
+        self.serve()                   # until the application is built
+
+    # ----- commands ---------------------------------------------------------------------
+
+    def step(self, method):
+        """Run one step of the job ``method`` in the VM."""
+        self.proc.stdin.write(b"s%s\n" % method.encode())
+        self.proc.stdin.flush()
+        return self.serve()
+
+    def get(self, path):
+        if path in self.fn_paths:
+            return Remote(self, path)
+        self._send("g" + path)
+        value = self.serve()
+        if isinstance(value, dict) and value.get("$") in ("fn", "obj"):
+            if value["$"] == "fn":
+                self.fn_paths.add(path)
+            return Remote(self, path)
+        return value
+
+    def call(self, path, args):
+        self._send("c%s %s" % (path, json.dumps(_plain(list(args)))))
+        return self.serve()
+
+    def close(self):
+        """Power off: the VM is killed, as a power cut would stop the chip."""
+        self._finalizer()
+
+    def _send(self, line):
+        self.proc.stdin.write(line.encode() + b"\n")
+        self.proc.stdin.flush()
+
+    # ----- serving the bus operations until the command's answer ------------------------
+
+    def serve(self):
+        readline = self.proc.stdout.readline
+        handlers = self.handlers
+        while True:
+            line = readline()
+            if line[:1] != b"@":
+                if not line:
+                    raise VmError("the MicroPython VM stopped:\n" + self.stderr_tail())
+                continue                       # the firmware printed something
+            kind = line[1:2]
+            if kind == b"=":
+                error, self.pending = self.pending, None
+                if error is not None:
+                    raise VmError("a bus operation failed in the VM: %s" % error)
+                return _unplain(json.loads(line[2:]))
+            if kind == b"!":
+                name, _, text = line[2:-1].decode().partition(" ")
+                if name == "AttributeError":
+                    raise AttributeError(text)
+                raise VmError("%s: %s\n%s" % (name, text, self.stderr_tail()))
+            try:
+                reply = handlers[kind](line[2:-1])
+            except OSError as exc:
+                reply = b"!OSError %d" % (exc.errno or 5)
+            except Exception as exc:   # the chip model refused: raised in the VM's driver
+                reply = ("!%s %s" % (type(exc).__name__, exc)).encode()
+            if reply is not None:
+                self.proc.stdin.write(reply + b"\n")
+                self.proc.stdin.flush()
+
+    def stderr_tail(self, n=2000):
+        self.stderr.seek(0)
+        return self.stderr.read().decode(errors="replace")[-n:]
+
+    # ----- the handlers: one per message kind (host_sim/vm/vm_machine.py) ---------------
+
+    def _pin(self, name):
+        pin = self.pins.get(name)
+        if pin is None:                      # a pin no model listens to (sck, ws2812, ...)
+            pin = self.pins[name] = Pin(name.decode(), Pin.OUT)
+        return pin
+
+    def _pin_write(self, arg):
+        name, _, level = arg.partition(b" ")
+        self._guard(self._pin(name).value, int(level))
+
+    def _pin_read(self, arg):
+        return b"%d" % self._pin(arg).value()
+
+    def _spi_write(self, arg):
+        self._guard(self.chips.bus.write, bytes.fromhex(arg.decode()))
+
+    def _spi_exchange(self, arg):
+        out = bytes.fromhex(arg.decode())
+        into = bytearray(len(out))
+        self.chips.bus.write_readinto(out, into)
+        return into.hex().encode()
+
+    def _spi_read(self, arg):
+        n, _, write = arg.partition(b" ")
+        return self.chips.bus.read(int(n), int(write)).hex().encode()
+
+    def _sleep(self, arg):
+        self.chips.bus.sleep_us(int(arg))
+
+    def _ticks(self, _arg):
+        return b"%d" % self.chips.clock.ticks_us()
+
+    def _i2c_write(self, arg):
+        addr, _, data = arg.partition(b" ")
+        return b"%d" % self.chips.i2c.writeto(int(addr), bytes.fromhex(data.decode()))
+
+    def _i2c_writev(self, arg):
+        addr, _, parts = arg.partition(b" ")
+        vector = [bytes.fromhex(p.decode()) for p in parts.split(b",")]
+        return b"%d" % self.chips.i2c.writevto(int(addr), vector)
+
+    def _i2c_read(self, arg):
+        addr, _, n = arg.partition(b" ")
+        return self.chips.i2c.readfrom(int(addr), int(n)).hex().encode()
+
+    def _i2c_scan(self, _arg):
+        return ",".join(str(a) for a in self.chips.i2c.scan()).encode()
+
+    def _strip(self, arg):
+        self.chips.strip.wire_in(bytes.fromhex(arg.decode()))
+
+    def _pwm_freq(self, arg):
+        self._guard(self.chips.pwm.freq, int(arg))
+
+    def _pwm_duty(self, arg):
+        self.chips.pwm.duty_u16(int(arg))
+
+    def _pwm_off(self, _arg):
+        self.chips.pwm.deinit()
+
+    def _guard(self, fn, arg):
+        """An operation without an answer: an error is kept for the command's end."""
+        try:
+            fn(arg)
+        except Exception as exc:
+            if self.pending is None:
+                self.pending = "%s: %s" % (type(exc).__name__, exc)
+
+
+def _stop(proc, stderr):
+    if proc.poll() is None:
+        proc.kill()
+    proc.wait()
+    for f in (proc.stdin, proc.stdout):
+        f.close()
+    stderr.close()
+
+
+def _unplain(v):
+    if isinstance(v, list):
+        return [_unplain(x) for x in v]
+    if isinstance(v, dict):
+        if "$b" in v:
+            return bytes.fromhex(v["$b"])
+        if "$t" in v:
+            return tuple(_unplain(x) for x in v["$t"])
+        if "$d" in v:
+            return {_unplain(k): _unplain(x) for k, x in v["$d"]}
+        return {k: _unplain(x) for k, x in v.items()}
+    return v
+
+
+class Remote:
+    """An object inside the VM, named by its path from ``app`` or ``board``."""
+
+    def __init__(self, link, path):
+        self._link = link
+        self._path = path
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return self._link.get(self._path + "." + name)
+
+    def __call__(self, *args):
+        return self._link.call(self._path, args)
+
+    def __repr__(self):
+        return "<in the VM: %s>" % self._path
+
+
+class VmTable(VirtualTable):
+    """``VirtualTable`` with the application inside the MicroPython unix port."""
+
+    def boot(self, values, setup, resume):
+        self.board = SimChips(seats=values["players"])
+        cfg = {"root": os.path.abspath(self.root), "players": values["players"],
+               "fields_on": self.args["fields_on"], "values": values, "setup": setup,
+               "resume": resume, "deck_id": DECK_ID}
+        self.link = VmLink(self.board, cfg)
+        self.app = Remote(self.link, "app")
+        self.scheduler = Scheduler(self.board.clock, [
+            (name, _stepper(self.link, method), period) for name, method, period in JOBS])
+        self._colours = None
+
+    def close(self):
+        self.link.close()
+
+    @property
+    def game(self):
+        return Remote(self.link, "app.game")
+
+    @property
+    def view(self):
+        return Remote(self.link, "app.game.view")
+
+    def leds(self):
+        if self._colours is None:        # the driver's colour table, asked once
+            leds = Remote(self.link, "board.leds")
+            self._colours = {tuple(leds.colour(i)): LED_NAMES[i]
+                             for i in range(len(LED_NAMES))}
+        return [self._colours.get(tuple(c), "?") for c in self.board.strip.colours]
+
+
+def _stepper(link, method):
+    def step():
+        link.step(method)
+    return step

@@ -1,0 +1,89 @@
+"""The application inside the MicroPython unix port, bridged to the chip models
+(host_sim/vm_table.py): the same timeline as under CPython, errors that cross
+the bridge, the VM really being MicroPython with a bounded heap.
+
+The scenario suite (tests/test_scenarios.py) runs every scenario in both
+runtimes; these tests check the bridge itself.
+"""
+import pytest
+
+from host_sim.table import AutoPlayers, VirtualTable
+from host_sim.vm_table import VM_HEAPSIZE, Remote, VmError, VmTable
+
+OLED_ADDR = 0x3C
+
+
+def play_one_deal(cls, variant, mode, seed):
+    table = cls(variant, 3, mode)
+    try:
+        players = AutoPlayers(table, seed=seed)
+        result = players.play_deal()
+        return {
+            "journal": table.journal_lines(),
+            "screen": table.screen(),
+            "framebuffer": bytes(table.board.oled.ram),
+            "leds": table.leds(),
+            "tones": table.tones(),
+            "strip_writes": table.board.strip.writes,
+            "clock_us": table.board.clock.now_us,
+            "steps": table.scheduler.steps,
+            "result": result,
+            "refused": players.refused,
+        }
+    finally:
+        table.close()
+
+
+@pytest.mark.parametrize("variant,mode,seed", [("wuerttemberg", "strict", 4),
+                                               ("tapp_modern", "open", 3)])
+def test_both_runtimes_live_the_same_deal(variant, mode, seed):
+    """Byte for byte: the journal (with CRCs), the OLED's memory, the LEDs, the
+    buzzer's notes, the virtual clock and the number of job steps."""
+    cpython = play_one_deal(VirtualTable, variant, mode, seed)
+    vm = play_one_deal(VmTable, variant, mode, seed)
+    assert len(cpython["journal"]) > 30 and cpython["refused"]
+    for key in cpython:
+        assert vm[key] == cpython[key], key
+
+
+def test_the_vm_is_micropython_with_a_bounded_heap():
+    table = VmTable("wuerttemberg", 3)
+    try:
+        args = table.link.proc.args
+        assert "micropython" in args[0] and "heapsize=%s" % VM_HEAPSIZE in args
+        assert table.view.expects() == "deal"
+        assert isinstance(table.app, Remote) and isinstance(table.game.menu, list)
+    finally:
+        table.close()
+    assert table.link.proc.returncode is not None          # closed: the VM is gone
+
+
+def test_errors_cross_the_bridge():
+    table = VmTable("tapp_modern", 3)
+    try:
+        with pytest.raises(AttributeError):
+            getattr(table.app, "no_such_part")
+        # a display that stops answering: the host's I2C model refuses, and the
+        # VM's display driver gets the OSError, as on the Pico's bus
+        table.board.i2c.nack(OLED_ADDR)
+        with pytest.raises(VmError) as err:
+            table.place(table.centre, "HA")
+            table.wait(500)
+        assert "OSError" in str(err.value) and "ssd1306.py" in str(err.value)
+    finally:
+        table.close()
+
+
+def test_a_power_cut_starts_a_new_vm_on_the_same_flash():
+    table = VmTable("wuerttemberg", 3)
+    players = AutoPlayers(table, seed=3, illegal_once=False)
+    players.deal_cards()
+    lines = table.journal_lines()
+    old = table.link.proc
+    table = table.power_cut()
+    try:
+        assert old.returncode is not None and table.link.proc is not old
+        assert table.journal_lines() == lines
+        assert table.view.expects() != "deal"
+    finally:
+        table.close()
