@@ -18,6 +18,7 @@ import tempfile
 from host_sim.board import SimBoard
 from host_sim.mfrc522_model import Tag
 from host_sim.scheduler import Scheduler
+from host_sim.vm.vm_deck import DECK_ID, card_uid, enrol_virtual_deck
 from table import registry as R
 from table.app import JOBS, App
 from table.game import DEALING
@@ -28,7 +29,6 @@ from tapp.cards import CARD_CODES, CODE_INDEX, DECKS, mask_cards
 from tapp.dealing import TALON, receivers
 from tapp.session import Session
 
-DECK_ID = 1
 SETTLE_MS = 120          # long enough for the arbiter to settle a placement
 REACT_MS = 50            # the game and display jobs have run after an input
 PRESS_MS = 80            # a short button press
@@ -37,22 +37,6 @@ KEYS = {"prev": 0, "next": 1, "ok": 2}
 SEATS = ("Anna", "Bert", "Cora", "Dora", "Emil")
 LED_NAMES = ("off", "idle", "turn", "played", "refused", "winner", "dealer", "flag",
              "bidding")
-
-
-def card_uid(deck_id, card):
-    """The 7-byte UID of a virtual NTAG sticker (stable per deck and card)."""
-    return bytes((0x04, 0x54, deck_id, card, 0xA1, 0xB2, 0x80 | (deck_id ^ card)))
-
-
-def enrol_virtual_deck(registry, deck_id=DECK_ID, kind="d36"):
-    """Enrol every card of a virtual deck through the registry's front door."""
-    if registry.kind(deck_id) is None:
-        registry.create_deck(deck_id, kind)
-    for card in R.kind_cards(kind):
-        if not registry.has_card(deck_id, card):
-            code = registry.add(deck_id, card, card_uid(deck_id, card))
-            if code != R.OK:
-                raise RuntimeError("virtual deck: %s" % R.message(code))
 
 
 class VirtualTable:
@@ -65,30 +49,31 @@ class VirtualTable:
                          seats=seats, first_dealer=first_dealer, lang=lang, setup=setup,
                          fields_on=fields_on)
         self.root = root or tempfile.mkdtemp(prefix="tapptable-")
-        self.registry = R.Registry(self.root)
-        self.registry.load()
-        if enrolled:
-            for deck_id in range(1, decks + 1):     # deck 1 is the one in play
-                enrol_virtual_deck(self.registry, deck_id)
-        settings = Settings(self.root)
-        settings.load()
-        values = settings.as_dict()
-        values.update({"variant": variant, "players": players, "mode": mode,
-                       "options": dict(options or {}), "first_dealer": first_dealer,
-                       "language": lang})
-        values["seat_names"] = list(seats or SEATS[:players])
+        self.decks = decks if enrolled else 0
+        values = {"variant": variant, "players": players, "mode": mode,
+                  "options": dict(options or {}), "first_dealer": first_dealer,
+                  "language": lang, "seat_names": list(seats or SEATS[:players])}
         self.boot(values, setup, resume)
         self.tags = [[] for _ in range(players + 1)]
         self.centre = players
         self.wait(50)
 
     def boot(self, values, setup, resume):
-        """Power up: the board, the application (as firmware/main.py builds it,
-        resuming the journal if ``resume``) and the scheduler of its jobs."""
+        """Power up: the board, the decks to enrol (the first boot), the
+        application with the remembered settings and ``values`` (as
+        firmware/main.py builds it, resuming the journal if ``resume``) and the
+        scheduler of its jobs."""
+        registry = R.Registry(self.root)
+        registry.load()
+        for deck_id in range(1, self.decks + 1):     # deck 1 is the one in play
+            enrol_virtual_deck(registry, deck_id)
+        settings = Settings(self.root)
+        settings.load()
+        values = dict(settings.as_dict(), **values)
         self.board = SimBoard(seats=values["players"], root=self.root,
                               fields_on=self.args["fields_on"])
         journal = last_journal(self.root) if resume else None
-        self.app = App(self.board, values, self.registry, DECK_ID, start=not setup,
+        self.app = App(self.board, values, registry, DECK_ID, start=not setup,
                        journal_factory=lambda header: create_journal(self.root, header),
                        resume=journal)
         self.scheduler = Scheduler(self.board.clock, [
@@ -96,6 +81,10 @@ class VirtualTable:
 
     def close(self):
         """Power off for good (nothing to do in this process; the VM table stops its VM)."""
+
+    def power_up_args(self):
+        """What a power-up on the same flash is built with (the table's settings)."""
+        return dict(self.args)
 
     # ----- acting at the table ----------------------------------------------------------
 
@@ -147,7 +136,8 @@ class VirtualTable:
         journal, which it resumes); the cards lying on the readers stay there.
         Everything in RAM is gone."""
         self.close()
-        table = type(self)(root=self.root, enrolled=False, resume=True, **self.args)
+        table = type(self)(root=self.root, enrolled=False, resume=True,
+                           **self.power_up_args())
         for reader, tags in enumerate(self.tags):
             for tag in tags:
                 table.place_tag(reader, tag.uid, wait=False)

@@ -31,12 +31,13 @@ from pathlib import Path
 from host_sim.board import SimChips
 from host_sim.pins import Pin
 from host_sim.scheduler import Scheduler
-from host_sim.table import DECK_ID, LED_NAMES, VirtualTable
+from host_sim.table import LED_NAMES, VirtualTable
 from table.app import JOBS
 from tools import mpvm
 
 VM_DIR = Path(__file__).resolve().parent / "vm"
 VM_HEAPSIZE = "1m"      # the app and the bridge's JSON answers; the app's own peak: bench
+FLASH_HEAPSIZE = "4m"   # ... and the emulated flash with its log of operations
 
 
 class VmError(RuntimeError):
@@ -267,18 +268,52 @@ class Remote:
 
 
 class VmTable(VirtualTable):
-    """``VirtualTable`` with the application inside the MicroPython unix port."""
+    """``VirtualTable`` with the application inside the MicroPython unix port.
+
+    ``flash``: a file holding the table's flash as an image: the VM mounts
+    littlefs on emulated NOR flash (the Pico's 4 KB erase blocks) made from it
+    (formatted when the file does not exist yet), and a power cut writes back
+    what reached the flash.  Without it the table's files lie in ``root`` on
+    the host's file system, as for ``VirtualTable``."""
+
+    def __init__(self, *args, flash=None, **kw):
+        self.flash_path = flash
+        VirtualTable.__init__(self, *args, **kw)
 
     def boot(self, values, setup, resume):
         self.board = SimChips(seats=values["players"])
         cfg = {"root": os.path.abspath(self.root), "players": values["players"],
                "fields_on": self.args["fields_on"], "values": values, "setup": setup,
-               "resume": resume, "deck_id": DECK_ID}
-        self.link = VmLink(self.board, cfg)
+               "resume": resume, "decks": self.decks, "flash": self.flash_path}
+        self.link = VmLink(self.board, cfg,
+                           FLASH_HEAPSIZE if self.flash_path else VM_HEAPSIZE)
         self.app = Remote(self.link, "app")
+        self.flash = Remote(self.link, "flash") if self.flash_path else None
+        self.after_step = None      # called with the job's name after each step
         self.scheduler = Scheduler(self.board.clock, [
-            (name, _stepper(self.link, method), period) for name, method, period in JOBS])
+            (name, self._stepper(name, method), period) for name, method, period in JOBS])
         self._colours = None
+
+    def _stepper(self, name, method):
+        link = self.link
+
+        def step():
+            link.step(method)
+            if self.after_step is not None:
+                self.after_step(name)
+        return step
+
+    def save_flash(self, path=None):
+        """Write what reached the VM's flash to the image file (or ``path``)."""
+        self.flash.save(os.path.abspath(path or self.flash_path))
+
+    def power_cut(self):
+        if self.flash_path:
+            self.save_flash()
+        return VirtualTable.power_cut(self)
+
+    def power_up_args(self):
+        return dict(self.args, flash=self.flash_path)
 
     def close(self):
         self.link.close()
@@ -297,9 +332,3 @@ class VmTable(VirtualTable):
             self._colours = {tuple(leds.colour(i)): LED_NAMES[i]
                              for i in range(len(LED_NAMES))}
         return [self._colours.get(tuple(c), "?") for c in self.board.strip.colours]
-
-
-def _stepper(link, method):
-    def step():
-        link.step(method)
-    return step

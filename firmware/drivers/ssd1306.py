@@ -129,8 +129,10 @@ class SSD1306:
         b[2] = arg
         self.i2c.writeto(self.addr, b)
 
-    def init_display(self):
-        """Send the power-up sequence (one transaction) and clear the panel."""
+    def init_display(self, clear=True):
+        """Send the power-up sequence (one transaction) and clear the panel
+        (``clear=False``: send it the picture in the buffer instead, e.g. after a
+        loose wire, when the panel may have lost power and its memory)."""
         seq = bytearray(len(_INIT) + 1)
         seq[0] = CTRL_CMD
         for i, c in enumerate(_INIT):
@@ -142,7 +144,8 @@ class SSD1306:
         self.powered = True
         self.inverted = False
         self.contrast_level = 0x7F
-        self.fb.fill(0)
+        if clear:
+            self.fb.fill(0)
         self._force = 0xFF
         self.show()
 

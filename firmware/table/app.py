@@ -20,6 +20,7 @@ ReaderSet, the seat readers first and the centre reader last), ``display``,
 """
 from drivers.buttons import KEY_NEXT, KEY_OK, KEY_PREV, LONG
 from drivers.buzzer import SOUNDS
+from drivers.ticks import TICKS_MAX
 
 from . import presence as P
 from .enrol import ACCEPTED, Enrolment
@@ -43,6 +44,9 @@ PAGES_PER_STEP = 2
 # expects on a reader, but not found there, counts as gone (every reader is
 # polled several times in this time).
 BOOT_LOOK_MS = 600
+# A display that stopped answering (a loose wire) is tried again this often;
+# play goes on without it meanwhile.
+DISPLAY_RETRY_MS = 1000
 
 # job name, step method, period in ms (the readers' period covers a field's
 # 5 ms settle time: a reader is switched on in one step and scanned in the next)
@@ -97,6 +101,7 @@ class App:
         self.enrol_note = ""
         self.enrol_dirty = False
         self.boot_check = None               # after resuming: when the readers looked
+        self.display_retry = -1              # the display stopped answering: next try (ticks)
         self.polls = 0
         if resume is not None:
             self.start_game(resume)
@@ -268,7 +273,16 @@ class App:
                 self.setup.dirty = False
         elif self.game is not None and self.game.dirty:
             self.screens.draw(self.game)
-        self.board.display.show(limit=PAGES_PER_STEP)
+        now = self.board.ticks_ms()
+        if self.display_retry >= 0 and ticks_diff(now, self.display_retry) < 0:
+            return
+        try:
+            if self.display_retry >= 0:     # it was gone: it may have lost power too
+                self.board.display.init_display(clear=False)
+                self.display_retry = -1
+            self.board.display.show(limit=PAGES_PER_STEP)
+        except OSError:         # a loose wire: play goes on, the display is tried again
+            self.display_retry = (now + DISPLAY_RETRY_MS) & TICKS_MAX
 
     def poll_console(self):
         """The serial line protocol (table/console.py), when the board has a port."""

@@ -6,7 +6,9 @@ changes something on the host (a pin level, bytes clocked out, a sleep) is
 sent and not answered (``tell``), one that needs an answer (bytes clocked in, a
 pin read, the clock) waits for the host's reply line on standard input
 (``ask``).  The pipe keeps their order, so the chip models see exactly the
-sequence of bus operations a real board's buses would carry.
+sequence of bus operations a real board's buses would carry; told messages
+are held and written together with the next question or answer (one write
+instead of dozens).
 
 A reply starting with ``!`` is an error the host met (``!OSError 19`` when an
 I2C device does not answer, ``!BusError ...`` when bytes were clocked with no
@@ -16,16 +18,32 @@ import sys
 
 _write = sys.stdout.write
 _readline = sys.stdin.readline
+_held = []      # told, not yet written: they go out with the next ask or answer
 
 
 def tell(msg):
     """Send ``msg`` (a line ending in a newline); no answer comes."""
-    _write(msg)
+    _held.append(msg)
+    if len(_held) > 64:
+        flush()
+
+
+def flush():
+    if _held:
+        _write("".join(_held))
+        _held.clear()
+
+
+def answer(msg):
+    """The end of a command: what was told, then ``msg``."""
+    _held.append(msg)
+    flush()
 
 
 def ask(msg):
     """Send ``msg`` and return the host's answer (without its newline)."""
-    _write(msg)
+    _held.append(msg)
+    flush()
     reply = _readline()
     if not reply:
         raise SystemExit(0)          # the host went away: power off

@@ -22,6 +22,7 @@ import sys
 import vm_machine
 import vm_neopixel
 import vm_time
+from vm_link import answer
 
 sys.modules["time"] = vm_time
 sys.modules["machine"] = vm_machine
@@ -31,13 +32,16 @@ import json  # noqa: E402
 import os  # noqa: E402
 from binascii import hexlify, unhexlify  # noqa: E402
 
+from vm_deck import DECK_ID, enrol_virtual_deck  # noqa: E402
+
 from boards.common import build  # noqa: E402
 from table.app import JOBS, App  # noqa: E402
 from table.journal import create_journal, last_journal  # noqa: E402
 from table.registry import Registry  # noqa: E402
 from table.settings import Settings  # noqa: E402
 
-_write = sys.stdout.write
+FLASH_BLOCKS = 32         # 128 KB of the Pico's 4 KB erase blocks: decks, settings, journal
+FLASH_ROOT = "/flash"
 
 
 def sim_pins(seats):
@@ -87,21 +91,42 @@ def unplain(v):
     return v
 
 
+def mount_flash(cfg):
+    """The table's flash on littlefs (as the rp2 port mounts it) on emulated NOR
+    flash (tests/mp/mpflash.py), from an image file or freshly formatted; or
+    None: the table's files on the host's file system (``cfg["root"]``)."""
+    if not cfg.get("flash"):
+        return None
+    import mpflash as F
+    try:
+        with open(cfg["flash"], "rb") as f:
+            flash = F.FlashDev(FLASH_BLOCKS, data=f.read())
+    except OSError:
+        flash = F.FlashDev(FLASH_BLOCKS)
+        F.format_lfs(flash)
+    F.mount(flash, FLASH_ROOT, mtime=False)
+    cfg["root"] = FLASH_ROOT
+    return flash
+
+
 def boot(cfg):
     """Build the board and the application as the device does at power-up."""
+    flash = mount_flash(cfg)
     root = cfg["root"]
     board = build(vm_machine, vm_neopixel, sim_pins(cfg["players"]),
                   {"spi_baud": 4000000, "fields_on": cfg["fields_on"]}, 0, 0, root)
     registry = Registry(root)
     registry.load()
+    for deck_id in range(1, cfg["decks"] + 1):      # the first boot: deck 1 is in play
+        enrol_virtual_deck(registry, deck_id)
     settings = Settings(root)
     settings.load()
     values = settings.as_dict()
     values.update(cfg["values"])
     journal = last_journal(root) if cfg["resume"] else None
-    app = App(board, values, registry, cfg["deck_id"], start=not cfg["setup"],
+    app = App(board, values, registry, DECK_ID, start=not cfg["setup"],
               journal_factory=lambda header: create_journal(root, header), resume=journal)
-    return board, app
+    return board, app, flash
 
 
 def serve(roots, steps):
@@ -125,23 +150,23 @@ def serve(roots, steps):
                 if cmd == "c":
                     obj = obj(*unplain(json.loads(args)))
                 out = json.dumps(plain(obj))
-            _write("@=" + out + "\n")
+            answer("@=" + out + "\n")
         except Exception as exc:     # the host raises it again, with the VM's traceback
             sys.print_exception(exc, sys.stderr)
-            _write("@!%s %s\n" % (type(exc).__name__, str(exc).replace("\n", " ")))
+            answer("@!%s %s\n" % (type(exc).__name__, str(exc).replace("\n", " ")))
 
 
 def main():
     cfg = json.loads(os.getenv("TAPP_VM_TABLE"))   # set by host_sim/vm_table.py
     try:
-        board, app = boot(cfg)
+        board, app, flash = boot(cfg)
     except Exception as exc:
         sys.print_exception(exc, sys.stderr)
-        _write("@!%s %s\n" % (type(exc).__name__, str(exc).replace("\n", " ")))
+        answer("@!%s %s\n" % (type(exc).__name__, str(exc).replace("\n", " ")))
         return
-    _write("@=null\n")
+    answer("@=null\n")
     steps = {method: getattr(app, method) for _name, method, _period in JOBS}
-    serve({"app": app, "board": board}, steps)
+    serve({"app": app, "board": board, "flash": flash}, steps)
 
 
 main()

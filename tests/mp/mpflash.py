@@ -112,6 +112,25 @@ class FlashDev:
         """A new device on what reached the flash (the cut forgotten)."""
         return FlashDev(self.blocks, self.block_size, self.data)
 
+    def save(self, path):
+        """Write what the flash holds now to the file ``path`` (an image)."""
+        with open(path, "wb") as f:
+            f.write(self.data)
+
+    def start_log(self):
+        """From now on, record every operation in ``log`` (for replayed cuts)."""
+        self.log = []
+
+    def save_log(self, path):
+        """Write ``log`` to the file ``path`` (``load_log`` reads it back): per
+        operation its block, its offset (-1: an erase) and its bytes."""
+        import struct
+        with open(path, "wb") as f:
+            for block, offset, buf in self.log:
+                data = buf or b""
+                f.write(struct.pack("<iiI", block, offset, len(data)))
+                f.write(data)
+
     def _go(self):
         """Account one operation; the fraction of it that reaches the flash:
         2 all of it, 1 half, 0 nothing."""
@@ -240,3 +259,18 @@ def rmtree(path):
         except OSError:
             rmtree(p)
     os.rmdir(path)
+
+
+def load_log(path):
+    """The operations ``FlashDev.save_log`` wrote, as ``log`` holds them."""
+    import struct
+    out = []
+    with open(path, "rb") as f:
+        raw = f.read()
+    at = 0
+    while at < len(raw):
+        block, offset, n = struct.unpack("<iiI", raw[at:at + 12])
+        at += 12
+        out.append((block, offset, raw[at:at + n] if offset >= 0 else None))
+        at += n
+    return out
