@@ -15,13 +15,9 @@ def _hex(buf):
 
 
 class Pin:
-    IN = 0
+    IN = 0          # (the modes the board files use: the host's models know the rest)
     OUT = 1
-    OPEN_DRAIN = 2
     PULL_UP = 1
-    PULL_DOWN = 2
-    IRQ_FALLING = 4
-    IRQ_RISING = 8
 
     def __init__(self, id, mode=-1, pull=None, value=None):
         self.id = id
