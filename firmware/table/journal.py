@@ -19,10 +19,33 @@ import os
 
 from tapp.cards import CODE_INDEX
 from tapp.jsonout import dumps
-from tapp.record import OVERLONG, LineReader, parse_line, with_crc
+from tapp.record import MAX_LINE, OVERLONG, LineReader, parse_line, with_crc
 
 FOLDER = "journal"
 KEEP_FREE = 64 * 1024     # bytes of flash to keep free for the session in play
+
+class _LineBuffer:
+    """The journal's readers run one after another (power-up, rewrite, resume;
+    the console's download has its own): they share one line buffer, taken
+    when this module is imported -- at power-up, before the heap is fragmented.
+    A reader started while another holds it gets a buffer of its own."""
+
+    def __init__(self):
+        self.buf = bytearray(MAX_LINE)
+        self.holder = None
+
+    def reader(self, f):
+        if self.holder is not None:
+            return LineReader(f)
+        self.holder = LineReader(f, line=self.buf)
+        return self.holder
+
+    def release(self, reader):
+        if self.holder is reader:
+            self.holder = None
+
+
+_LINES = _LineBuffer()
 
 
 def line_of(ev):
@@ -98,13 +121,16 @@ def _rewrite(path):
     next append does not follow a torn line (read and written line by line)."""
     tmp = path + ".tmp"
     with open(path, "rb") as src, open(tmp, "w") as dst:
-        reader = LineReader(src)
-        while True:
-            raw = reader.readline()
-            if raw is None:
-                break
-            if _whole(raw):
-                dst.write(bytes(raw).decode() + "\n")
+        reader = _LINES.reader(src)
+        try:
+            while True:
+                raw = reader.readline()
+                if raw is None:
+                    break
+                if _whole(raw):
+                    dst.write(bytes(raw).decode() + "\n")
+        finally:
+            _LINES.release(reader)
     os.rename(tmp, path)
 
 
@@ -167,13 +193,16 @@ class FileJournal:
     def read_lines(self):
         """Every line of the session, read from flash one by one."""
         with open(self.path, "rb") as f:
-            reader = LineReader(f)
-            while True:
-                raw = reader.readline()
-                if raw is None:
-                    return
-                if _whole(raw):
-                    yield bytes(raw).decode()
+            reader = _LINES.reader(f)
+            try:
+                while True:
+                    raw = reader.readline()
+                    if raw is None:
+                        return
+                    if _whole(raw):
+                        yield bytes(raw).decode()
+            finally:
+                _LINES.release(reader)
 
     def iter_events(self):
         """The session's events one by one: a power-up folds them without
@@ -226,21 +255,24 @@ def last_journal(root):
     tail = []
     dropped = 0
     with open(path, "rb") as f:
-        reader = LineReader(f)
-        while True:
-            raw = reader.readline()
-            if raw is None:
-                break
-            if not _whole(raw):
-                dropped += 1    # torn (power cut in a write, erased flash) or corrupt
-                continue
-            line = bytes(raw).decode()
-            if header is None:
-                header = line
-            count += 1
-            tail.append(line)
-            if len(tail) > TAIL:
-                tail.pop(0)
+        reader = _LINES.reader(f)
+        try:
+            while True:
+                raw = reader.readline()
+                if raw is None:
+                    break
+                if not _whole(raw):
+                    dropped += 1    # torn (power cut in a write, erased flash) or corrupt
+                    continue
+                line = bytes(raw).decode()
+                if header is None:
+                    header = line
+                count += 1
+                tail.append(line)
+                if len(tail) > TAIL:
+                    tail.pop(0)
+        finally:
+            _LINES.release(reader)
     if header is None:
         return None
     if dropped:

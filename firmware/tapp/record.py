@@ -443,17 +443,20 @@ class LineReader:
     of the stream (``eof`` is then True; a last line without "\\n" -- a torn
     tail -- is returned first) or when a non-blocking stream has no data now
     (``read`` gave None; the partial line is kept for the next call).
-    ``lineno`` counts the lines returned.  Two buffers are allocated once.
+    ``lineno`` counts the lines returned.  Two buffers are allocated once;
+    ``line`` may bring the larger one (``limit`` bytes or more), allocated
+    early and shared by readers that never read at the same time, so a
+    fragmented heap does not have to find ``limit`` bytes in one piece.
     """
 
-    def __init__(self, stream, limit=MAX_LINE, chunk=256):
+    def __init__(self, stream, limit=MAX_LINE, chunk=256, line=None):
         self._stream = stream
         self._readinto = getattr(stream, "readinto", None)
         self._buf = bytearray(chunk)
         self._mv = memoryview(self._buf)
         self._pos = 0
         self._end = 0
-        self._line = bytearray(limit)
+        self._line = line if line is not None and len(line) >= limit else bytearray(limit)
         self._lmv = memoryview(self._line)
         self._n = 0            # bytes of the current line so far
         self._long = False     # the current line is over the limit
