@@ -31,19 +31,34 @@ CARD_POINTS = tuple(RANK_POINTS[c % 9] for c in range(NCARDS))
 CARD_CODES = tuple(SUITS[c // 9] + RANKS[c % 9] for c in range(NCARDS))
 CODE_INDEX = {code: i for i, code in enumerate(CARD_CODES)}
 
-# A card's power in a trick (docs/rules 1.3, 1.5): its strength in the rank
-# order (0..8), plus TRUMP_POWER if it is a trump.  POWER[bettel][trump + 1] is
-# the table of one order and trump suit (-1: none); 10 bytes objects of 36.
+# A card's power in a trick (docs/rules 1.3, 1.5): 0 for a card of neither the
+# led suit nor trump, 1 + its strength in the rank order for a card of the led
+# suit, TRUMP_POWER + 1 + its strength for a trump; the highest power wins the
+# trick.  One table of 36 for each rank order, trump (or none) and led suit,
+# all in one bytes object of 1440: ``power_base`` is where one starts.
 TRUMP_POWER = 16
 
 
-def _power(order, trump):
-    return bytes([order[c % 9] + (TRUMP_POWER if c // 9 == trump else 0)
-                  for c in range(NCARDS)])
+def power_base(bettel, trump, led):
+    """Start in POWER of the table for an order (Bettel or normal), a trump suit
+    (-1: none) and the led suit."""
+    return ((5 * bettel + trump + 1) * 4 + led) * NCARDS
 
 
-POWER = tuple(tuple(_power(order, t) for t in range(-1, 4))
-              for order in (NORMAL_ORDER, BETTEL_ORDER))
+def _powers():
+    out = []
+    for order in (NORMAL_ORDER, BETTEL_ORDER):
+        for trump in range(-1, 4):
+            for led in range(4):
+                for c in range(NCARDS):
+                    s = c // 9
+                    strength = order[c % 9]
+                    out.append(TRUMP_POWER + 1 + strength if s == trump
+                               else 1 + strength if s == led else 0)
+    return bytes(out)
+
+
+POWER = _powers()
 
 # Lowest set bit index of every 9-bit mask, for allocation-free iteration.
 def _lowest_bit(m):

@@ -86,6 +86,7 @@ class Rules:
         self.deck_cards = bytes(mask_cards(DECKS[self.deck]))   # the deck's card ints, in order
         self.auction = table["auction"]
         self.contracts = self._contracts(table, opts)
+        self._by_id = {row[C_ID]: row for row in self.contracts}
         all_pass = table.get("all_pass")   # the contract when everyone passes
         if opts.get("all_pass") == "last_trick":
             all_pass = table.get("last_trick_game")
@@ -216,10 +217,8 @@ class Rules:
         return b
 
     def contract(self, cid):
-        for row in self.contracts:
-            if row[C_ID] == cid:
-                return row
-        return None
+        """The contract row of id ``cid`` (a str), or None."""
+        return self._by_id.get(cid)
 
     def is_rufer(self, row):
         """Does the declarer call a card after the exchange (tapp_modern Rufer, D12)?"""

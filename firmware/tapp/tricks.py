@@ -19,6 +19,7 @@ from .cards import (
     POWER,
     TRUMP_POWER,
     mask_cards,
+    power_base,
 )
 from .phases import DONE, PLAY
 from .revokes import RevokeProofs
@@ -31,7 +32,7 @@ class Tricks(RevokeProofs):
     __slots__ = ("rules", "phase", "nact", "next_seat", "pos_of", "ntricks", "tcards", "tcount",
                  "led", "overtrump", "top_trump", "leader", "turn", "trick_no",
                  "seat_points", "seat_tricks", "last_cards", "last_leader", "last_winner",
-                 "last_points", "early_end", "power", "win_seat", "win_power", "win_suit",
+                 "last_points", "early_end", "powers", "power", "win_seat", "win_power",
                  "tpoints", "allowed", "nallowed", "stop_win", "stop_loss")
 
     # The deal's hands and contract the trick engine reads (set by
@@ -78,11 +79,13 @@ class Tricks(RevokeProofs):
         self.last_winner = -1
         self.last_points = 0
         self.early_end = False
-        # the trick so far: its best card (seat, power, suit) and card points
-        self.power = POWER[0][0]             # set by start_play
+        # the trick so far: its best card (seat and power in the trick) and card
+        # points; ``power`` is where the trick's power table starts in POWER,
+        # ``powers`` where the deal's tables start (those with clubs led)
+        self.powers = 0
+        self.power = 0
         self.win_seat = -1
         self.win_power = 0
-        self.win_suit = -1
         self.tpoints = 0
         # the legal cards of the seat to play, worked out after every change
         # (per-suit masks and their count; none unless a known hand is to play)
@@ -93,8 +96,8 @@ class Tricks(RevokeProofs):
         self.init_proofs(n, self.ntricks)
 
     def start_play(self):
-        """The card play begins: fix the power table of the trump and rank order."""
-        self.power = POWER[1 if self.strength is BETTEL_ORDER else 0][self.trump + 1]
+        """The card play begins: the rank order and trump are fixed now."""
+        self.powers = power_base(1 if self.strength is BETTEL_ORDER else 0, self.trump, 0)
         self.set_goal()
         self.phase = PLAY
         self.find_allowed()
@@ -125,14 +128,39 @@ class Tricks(RevokeProofs):
         A card among the legal cards worked out for this turn (``allowed``) is
         accepted at once: they are exactly the cards that pass every check.
         Any other card goes through the checks in the order of
-        docs/record-format.md convention 12.
+        docs/record-format.md convention 12.  The accepted card goes to the
+        trick, which keeps its best card so far (docs/rules 1.5: the highest
+        trump, else the highest card of the led suit) by power (POWER).
         """
         if not (seat == self.turn and 0 <= card < NCARDS
-                and self.allowed[CARD_SUIT[card]] & CARD_BIT[card]):
-            err = self._refusal(seat, card)
-            if err:
-                return err
-        self._take(seat, card)
+                and self.allowed[CARD_SUIT[card]] & CARD_BIT[card]) \
+                and self._refusal(seat, card):
+            return self._refusal(seat, card)    # refused: the check again names why
+        s = CARD_SUIT[card]
+        if self.known[seat]:
+            self.hands[seat * 4 + s] &= ~CARD_BIT[card]
+        else:
+            self._assert_open(seat, card)
+        self.used[s] |= CARD_BIT[card]
+        n = self.tcount
+        self.tcards[n] = card
+        self.tpoints += CARD_POINTS[card]
+        if not n:
+            self.led = s
+            self.power = self.powers + NCARDS * s
+            self.win_power = 0
+        p = POWER[self.power + card]
+        if p > self.win_power:
+            self.win_seat = seat
+            self.win_power = p
+            if p > TRUMP_POWER:
+                self.top_trump = p - TRUMP_POWER - 1
+        self.tcount = n + 1
+        if n + 1 < self.nact:
+            self.turn = self.next_seat[seat]
+        else:
+            self._finish_trick()
+        self.find_allowed()
         return E.OK
 
     def _refusal(self, seat, card):
@@ -178,36 +206,6 @@ class Tricks(RevokeProofs):
             return E.MUST_OVERTRUMP
         return E.OK
 
-    def _take(self, seat, card):
-        """The accepted card goes to the trick.  The trick keeps its best card
-        so far (docs/rules 1.5: the highest trump, else the highest card of the
-        led suit): a card beats it if it has the same suit or is a trump, and
-        more power (a trump's power is above every plain card's)."""
-        s = CARD_SUIT[card]
-        if self.known[seat]:
-            self.hands[seat * 4 + s] &= ~CARD_BIT[card]
-        else:
-            self._assert_open(seat, card)
-        self.used[s] |= CARD_BIT[card]
-        n = self.tcount
-        self.tcards[n] = card
-        self.tpoints += CARD_POINTS[card]
-        p = self.power[card]
-        if not n or ((s == self.win_suit or s == self.trump) and p > self.win_power):
-            self.win_seat = seat
-            self.win_power = p
-            self.win_suit = s
-            if s == self.trump:
-                self.top_trump = p - TRUMP_POWER
-        if not n:
-            self.led = s
-        self.tcount = n + 1
-        if n + 1 < self.nact:
-            self.turn = self.next_seat[seat]
-        else:
-            self._finish_trick()
-        self.find_allowed()
-
     def _finish_trick(self):
         winner = self.win_seat
         pts = self.tpoints
@@ -246,37 +244,38 @@ class Tricks(RevokeProofs):
     def find_allowed(self):
         """Work out ``allowed`` for the seat to play (after every change of the
         card play): docs/rules 1.5 rules 1, 2 and 4 -- the led suit, else trump,
-        else any card; the over-trump duty within trumps (``_beating``)."""
+        else any card; on a trump lead a higher trump if he has one."""
         a = self.allowed
         if self.phase != PLAY or not self.known[self.turn]:
             a[0] = a[1] = a[2] = a[3] = 0
             self.nallowed = 0
             return
+        h = self.hands
         base = self.turn * 4
-        s = -1
         if self.tcount:
             s = self.led
-            if not self.hands[base + s]:
+            m = h[base + s]
+            if not m and self.trump >= 0:
                 s = self.trump
-                if s >= 0 and not self.hands[base + s]:
-                    s = -1
-        if s < 0:
-            a[0] = self.hands[base]
-            a[1] = self.hands[base + 1]
-            a[2] = self.hands[base + 2]
-            a[3] = self.hands[base + 3]
-            self.nallowed = (BIT_COUNT[a[0]] + BIT_COUNT[a[1]]
-                             + BIT_COUNT[a[2]] + BIT_COUNT[a[3]])
-        else:
-            a[0] = a[1] = a[2] = a[3] = 0
-            base = self._beating(base, s)
-            a[s] = base
-            self.nallowed = BIT_COUNT[base]
+                m = h[base + s]
+            if m:
+                if self.overtrump and s == self.led and s == self.trump:
+                    m = self._beating(m)
+                a[0] = a[1] = a[2] = a[3] = 0
+                a[s] = m
+                self.nallowed = BIT_COUNT[m]
+                return
+        a[0] = h[base]
+        a[1] = h[base + 1]
+        a[2] = h[base + 2]
+        a[3] = h[base + 3]
+        self.nallowed = (BIT_COUNT[h[base]] + BIT_COUNT[h[base + 1]]
+                         + BIT_COUNT[h[base + 2]] + BIT_COUNT[h[base + 3]])
 
-    def _beating(self, base, s):
-        """Cards of suit ``s`` allowed under the over-trump duty (1.5 rule 4)."""
-        m = self.hands[base + s]
-        if self.overtrump and s == self.trump and self.led == s and self.top_trump >= 0:
+    def _beating(self, m):
+        """Of the trumps ``m`` (a trump was led), those above the best trump in
+        the trick, if he has any (the over-trump duty, 1.5 rule 4)."""
+        if self.top_trump >= 0:
             b = m & ((1 << (8 - self.top_trump)) - 1)
             if b:
                 return b

@@ -101,12 +101,15 @@ class View:
     def turn(self):
         """Seat whose input is expected now, or -1 (hands being scanned, no deal)."""
         deal = self._deal
-        if deal is None or deal.phase == DONE or deal.phase == HANDS:
+        if deal is None:
             return -1
-        if deal.phase == AUCTION:
-            return deal.auction.turn()
-        if deal.phase == PLAY:
+        phase = deal.phase
+        if phase == PLAY:
             return deal.turn
+        if phase == AUCTION:
+            return deal.auction.turn()
+        if phase == DONE or phase == HANDS:
+            return -1
         return deal.declarer
 
     def active_seats(self):

@@ -21,6 +21,17 @@ def _line(obj):
     return json.dumps(obj, separators=(",", ":"))
 
 
+def _nth_bit(m, k):
+    while k:
+        m &= m - 1
+        k -= 1
+    return LOWEST_BIT[m] if m else 0
+
+
+# NTH_BIT[m * 9 + k]: the rank of the k-th card (from 0) of the 9-bit suit mask m
+NTH_BIT = bytes([_nth_bit(m, k) for m in range(512) for k in range(9)])
+
+
 def _draws(n):
     """The Fisher-Yates indices i = n-1 .. 1 of a shuffle of ``n`` in groups whose
     ranges (i + 1) multiply to below 2**62: (product, its bit length, the i's)."""
@@ -120,61 +131,71 @@ class Simulator:
         play = self.shadow.play
         rnd = self.rng.random
         sink = self.sink
+        plays = 0
         while True:
-            k = int(rnd() * legal(masks))   # 0 legal cards: the deal is over
-            if not (masks[0] or masks[1] or masks[2] or masks[3]):
-                break
-            s = 0
+            n = legal(masks)
+            if not n:
+                break                       # no legal card: the deal is over
+            k = int(rnd() * n)              # the k-th legal card, suit by suit
+            card = 0
             m = masks[0]
             while k >= BIT_COUNT[m]:
                 k -= BIT_COUNT[m]
-                s += 1
-                m = masks[s]
-            while k:
-                m &= m - 1
-                k -= 1
-            card = s * 9 + LOWEST_BIT[m]
+                card += 9
+                m = masks[card // 9]
+            card += NTH_BIT[m * 9 + k]
             seat = turn()
             err = play(seat, card)
-            self.steps += 1
+            plays += 1
             if err:
                 raise AssertionError("simulator played an illegal card: %s %s -> %d"
                                      % (seat, CARD_CODES[card], err))
             if sink is not None:
                 sink.append({"ev": "play", "seat": seat, "card": CARD_CODES[card]})
+        self.steps += plays
         self.results.append(self.view.last_result())
 
     def play_deal(self):
         """Play one whole deal with random legal choices; return its result."""
-        n_before = len(self.results)
         self.deal_cards()
         view = self.view
-        rng = self.rng
-        while len(self.results) == n_before:
+        rnd = self.rng.random
+        while True:
             expects = view.expects()
             if expects == "card":
                 self._play_out()
-                continue
-            seat = view.turn()
-            if expects in ("discard", "declare"):
-                raises = [ev for ev in view.legal_calls() if ev["call"] == "raise"]
-                if raises and rng.random() < 0.3:
-                    self._emit(rng.choice(raises))
-                    continue
-            if expects in ("call", "declare"):
-                ev = rng.choice([ev for ev in view.legal_calls() if ev["call"] != "raise"])
-                row = self.shadow.rules.contract(ev.get("contract", ""))
-                if (expects == "call" and row is not None
-                        and row[C_TRUMP] in (TRUMP_CHOOSE, TRUMP_ANY) and rng.random() < 0.5):
-                    ev["trump"] = rng.choice("CSD" if row[C_TRUMP] == TRUMP_CHOOSE else "CSHD")
-                self._emit(ev)
-            elif expects == "discard":
-                self._exchange(seat)
+                return self.results[-1]
+            if expects == "call":
+                out = self._call(view.legal_calls())
+            elif expects == "discard" or expects == "declare":
+                calls = view.legal_calls()
+                raises = [ev for ev in calls if ev["call"] == "raise"]
+                if raises and rnd() < 0.3:
+                    out = self._emit(raises[int(rnd() * len(raises))])
+                elif expects == "declare":
+                    calls = [ev for ev in calls if ev["call"] != "raise"]
+                    out = self._emit(calls[int(rnd() * len(calls))])
+                else:
+                    out = self._exchange(view.turn())
             elif expects == "rufer":
-                self._rufer(seat)
+                out = self._rufer(view.turn())
             else:
                 raise AssertionError("simulator stuck: expects %s" % expects)
-        return self.results[-1]
+            if "result" in out:          # thrown in: nobody played
+                return out["result"]
+
+    def _call(self, calls):
+        """A random auction call; a contract whose trump is named later gets a
+        random trump with the bid half the time."""
+        rnd = self.rng.random
+        ev = calls[int(rnd() * len(calls))]
+        cid = ev.get("contract")
+        if cid is not None:
+            trump = self.shadow.rules.contract(cid)[C_TRUMP]
+            if (trump == TRUMP_CHOOSE or trump == TRUMP_ANY) and rnd() < 0.5:
+                suits = "CSD" if trump == TRUMP_CHOOSE else "CSHD"
+                ev["trump"] = suits[int(rnd() * len(suits))]
+        return self._emit(ev)
 
     def _exchange(self, seat):
         view = self.view
@@ -182,16 +203,15 @@ class Simulator:
         discard = self.rng.sample(pool, self.shadow.rules.talon_size)
         ev = {"ev": "exchange", "seat": seat, "discard": discard}
         if self.mode == "open" and self.rng.random() < 0.5:
-            self._emit({"ev": "exchange", "seat": seat, "discard": None}, ev)
-        else:
-            self._emit(ev)
+            return self._emit({"ev": "exchange", "seat": seat, "discard": None}, ev)
+        return self._emit(ev)
 
     def _rufer(self, seat):
         own = self.view.hand(seat)
         others = [CARD_CODES[c] for c in self.deck if CARD_CODES[c] not in own]
         called = self.rng.choice(sorted(others))
         give = None if called in self.view.talon() else self.rng.choice(own)
-        self._emit({"ev": "rufer", "seat": seat, "card": called, "give": give})
+        return self._emit({"ev": "rufer", "seat": seat, "card": called, "give": give})
 
     def _maybe_announce(self):
         view = self.view
