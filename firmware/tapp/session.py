@@ -333,6 +333,8 @@ class Session:
         for ev in events:
             if isinstance(ev, bytes):
                 self.deal(self._dealer, ev)     # logged by ``deal``
+            elif isinstance(ev, tuple):
+                self.bid(*ev)                   # logged by ``bid``
             else:
                 self.apply(ev)
         self._noops = noops
@@ -342,34 +344,65 @@ class Session:
 
     # ----- auction, declaration, exchange, rufer, announcements ------------------
 
+    def bid(self, seat, call, contract=None, trump=None, value=None):
+        """An auction call, a declaration or a self-raise for ``seat``: an error
+        code (0 = accepted).
+
+        The same door as the ``bid`` event with these fields (None: the field
+        is absent; ``view.legal_bids`` lists the allowed ones): the same checks,
+        error code and log (undo replays it); a deal the call throws in is
+        settled (``view.last_result()``).  It spares the event dict.
+        """
+        self._noop = False
+        try:
+            self._call(seat, call, contract, trump, value)
+        except Reject as r:
+            return r.code
+        if self.in_progress():
+            if self._noop:
+                self._noops[-1] += 1    # a no-op does not grow the log (convention 6)
+            else:
+                self._events.append((seat, call, contract, trump, value))
+                self._noops.append(0)
+        return E.OK
+
     def _bid(self, ev):
+        result = self._call(ev.get("seat"), ev.get("call"), ev.get("contract"),
+                            ev.get("trump"), ev.get("value"))
+        if result is None:
+            return {"ok": True}
+        return {"ok": True, "result": result}
+
+    def _call(self, seat, call, cid, letter, value):
+        """A ``bid`` event's fields checked and applied; the result if the deal
+        was thrown in, else None."""
         deal = self._need_deal()
-        seat = self._seat(ev)
-        call = ev.get("call")
+        if not _int(seat) or seat < 0 or seat >= self.rules.players:
+            raise Reject(E.BAD_EVENT)
         if not isinstance(call, str):
             raise Reject(E.BAD_EVENT)
         row = None
-        cid = ev.get("contract")
         if cid is not None:
             row = self.rules.contract(cid) if isinstance(cid, str) else None
             if row is None:
                 raise Reject(E.ILLEGAL_CONTRACT)
         trump = -1
-        if ev.get("trump") is not None:
-            trump = suit_index(ev.get("trump"))
+        if letter is not None:
+            trump = suit_index(letter)
             if trump < 0:
                 raise Reject(E.ILLEGAL_CONTRACT)
         if call == "declare":
-            return self._declare(deal, seat, row, trump)
+            self._declare(deal, seat, row, trump)
+            return None
         if call == "raise":
-            return self._raise(deal, seat, ev.get("value"))
+            self._raise(deal, seat, value)
+            return None
         if deal.phase != AUCTION:
             raise Reject(E.WRONG_PHASE)
         a = deal.auction
         if seat not in deal.active:
             raise Reject(E.NOT_YOUR_TURN)
         if self.rules.auction == "D":        # the ladder's mehr carries a target
-            value = ev.get("value")
             if value is not None and not _int(value):
                 raise Reject(E.BAD_EVENT)
             trump = value if value is not None else -1
@@ -379,8 +412,8 @@ class Session:
         if a.done:
             deal.end_auction()
             if deal.phase == DONE:
-                return {"ok": True, "result": self._finish()}
-        return {"ok": True}
+                return self._finish()
+        return None
 
     def _declare(self, deal, seat, row, trump):
         """Name the contract and/or trump, or repeat what is fixed (convention 6)."""
@@ -393,18 +426,17 @@ class Session:
             if row is None or row not in deal.auction.declarable() or not trump_fits(row, trump):
                 raise Reject(E.ILLEGAL_CONTRACT)
             deal.set_contract(row, trump)
-            return {"ok": True}
+            return
         if row is not None and row is not deal.contract:
             raise Reject(E.ILLEGAL_CONTRACT)
         if deal.phase == DECLARE:
             err = deal.declare_trump(trump)
             if err:
                 raise Reject(err)
-            return {"ok": True}
+            return
         if trump >= 0 and trump != deal.trump:
             raise Reject(E.ILLEGAL_CONTRACT if deal.trump >= 0 else E.WRONG_PHASE)
         self._noop = True     # it repeats what is fixed: accepted, nothing changes
-        return {"ok": True}
 
     def _raise(self, deal, seat, value):
         """Haferl self-raise (docs/rules 2.6, D28): a Hand game at a higher target."""
@@ -417,7 +449,6 @@ class Session:
         err = deal.self_raise(value)
         if err:
             raise Reject(err)
-        return {"ok": True}
 
     def _declarer_step(self, ev, phase):
         """The deal, if ``phase`` is the current step and the declarer is speaking."""

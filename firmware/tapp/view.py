@@ -256,6 +256,21 @@ class View:
 
     def legal_calls(self):
         """Event dicts of the auction calls / declarations / self-raises allowed now."""
+        out = []
+        for seat, call, contract, trump, value in self.legal_bids():
+            ev = {"ev": "bid", "seat": seat, "call": call}
+            if contract is not None:
+                ev["contract"] = contract
+            if trump is not None:
+                ev["trump"] = trump
+            if value is not None:
+                ev["value"] = value
+            out.append(ev)
+        return out
+
+    def legal_bids(self):
+        """``legal_calls`` as ``Session.bid`` arguments: (seat, call, contract,
+        trump, value) tuples, None for a field the event leaves out."""
         deal = self._deal
         out = []
         if deal is None or deal.phase == DONE:
@@ -263,26 +278,21 @@ class View:
         seat = self.turn()
         if deal.phase == AUCTION:
             for word, row in deal.auction.legal():
-                ev = {"ev": "bid", "seat": seat, "call": word}
                 if isinstance(row, int):
-                    ev["value"] = row          # the ladder's target
-                elif row is not None:
-                    ev["contract"] = row[C_ID]
-                out.append(ev)
+                    out.append((seat, word, None, None, row))   # the ladder's target
+                else:
+                    out.append((seat, word, None if row is None else row[C_ID], None, None))
         elif deal.phase == DECLARE and deal.contract is NO_CONTRACT:
             for row in deal.auction.declarable():
-                out.append({"ev": "bid", "seat": seat, "call": "declare",
-                            "contract": row[C_ID]})
+                out.append((seat, "declare", row[C_ID], None, None))
         elif deal.phase == DECLARE:
             for t in deal.trump_choices():
-                out.append({"ev": "bid", "seat": seat, "call": "declare",
-                            "contract": deal.contract[C_ID], "trump": SUITS[t]})
+                out.append((seat, "declare", deal.contract[C_ID], SUITS[t], None))
         if deal.raise_ok and deal.phase in (EXCHANGE, DECLARE):
             # Haferl self-raise (D28): every higher step, named by its target
             step = deal.auction.step + 1
             while step <= MAX_STEP:
-                out.append({"ev": "bid", "seat": deal.declarer, "call": "raise",
-                            "value": ladder_target(step)})
+                out.append((deal.declarer, "raise", None, None, ladder_target(step)))
                 step += 1
         return out
 

@@ -31,10 +31,19 @@ def _random_card(view, masks, rng):
         s += 1
 
 
+def _bid_event(b):
+    """The ``bid`` event dict of ``Session.bid`` arguments ``b``."""
+    ev = {"ev": "bid", "seat": b[0], "call": b[1]}
+    for key, v in (("contract", b[2]), ("trump", b[3]), ("value", b[4])):
+        if v is not None:
+            ev[key] = v
+    return ev
+
+
 def _play_deal(s, rng, twin=None, ints=False):
     """One random deal: calls through ``apply``, cards through ``play`` (the
-    deal through ``deal`` if ``ints``); the twin gets the very same inputs as
-    event dicts.  Returns the result."""
+    deal through ``deal`` and the calls through ``bid`` if ``ints``); the twin
+    gets the very same inputs as event dicts.  Returns the result."""
     view = s.view
     cards = mask_cards(DECKS[s.rules.deck])
     rng.shuffle(cards)
@@ -53,6 +62,13 @@ def _play_deal(s, rng, twin=None, ints=False):
             card = _random_card(view, masks, rng)
             assert s.play(seat, card) == 0
             events.append({"ev": "play", "seat": seat, "card": CARD_CODES[card]})
+            continue
+        if expects in ("call", "declare") and ints:
+            bids = view.legal_bids()
+            assert [_bid_event(b) for b in bids] == view.legal_calls()
+            b = rng.choice(bids)
+            assert s.bid(*b) == 0, b
+            events.append(_bid_event(b))
             continue
         if expects in ("call", "declare"):
             ev = rng.choice(view.legal_calls())
@@ -169,6 +185,85 @@ def test_deal_door_refuses_like_the_deal_event():
     assert E.NAMES[s.deal(0, bytes(good))] == "wrong_phase"       # a deal in progress
     o = new_session("tapp_modern", 3, mode="open")
     assert E.NAMES[o.deal(0, bytes(mask_cards(DECKS["d36"])))] == "bad_event"
+
+
+def test_bid_door_with_self_raises_and_declarations():
+    """``Session.bid`` through Haferl self-raises (D28) and trump declarations:
+    the twin fed the same calls as events ends in the same results."""
+    for options in ({"self_raise": True}, {"self_raise": True, "herz_neischaugn": True}):
+        s = new_session("haferltarock", 3, options=options)
+        twin = new_session("haferltarock", 3, options=options)
+        rng = Lcg(21)
+        raised = 0
+        for _ in range(12):
+            if s.view.session_over():
+                break
+            _play_deal(s, rng, twin, ints=True)
+            raised += s.view.last_result()["target"] not in (None, 61)
+            assert s.view.balances() == twin.view.balances()
+        assert raised, options
+
+
+def test_bid_door_refuses_like_the_bid_event():
+    """Every refusal of ``Session.bid`` is the error of the same ``bid`` event,
+    and changes nothing."""
+    s = new_session("tapp_modern", 3)
+    twin = new_session("tapp_modern", 3)
+    assert E.NAMES[s.bid(0, "weg")] == "wrong_phase"              # no deal yet
+    cards = mask_cards(DECKS["d36"])
+    Lcg(4).shuffle(cards)
+    assert s.deal(0, bytes(cards)) == 0
+    hands, talon = deal_out(twin.rules, 0, [CARD_CODES[c] for c in cards])
+    twin.apply({"ev": "deal", "dealer": 0, "hands": hands, "talon": talon})
+    seat = s.view.turn()
+    other = (seat + 1) % 3
+    cases = (
+        (seat, "spiele", "bogus", None, None),
+        (seat, "spiele", None, "X", None),
+        (seat, "spiele", 5, None, None),
+        (seat, 7, None, None, None),
+        (True, "spiele", None, None, None),
+        (-1, "spiele", None, None, None),
+        (3, "spiele", None, None, None),
+        ("0", "spiele", None, None, None),
+        (other, "spiele", None, None, None),
+        (seat, "hold", None, None, None),
+        (seat, "declare", "frage", None, None),
+        (seat, "raise", None, None, 70),
+    )
+    for b in cases:
+        ev = {"ev": "bid", "seat": b[0], "call": b[1]}
+        for key, v in (("contract", b[2]), ("trump", b[3]), ("value", b[4])):
+            if v is not None:
+                ev[key] = v
+        want = twin.apply(ev)["error"]
+        assert E.NAMES[s.bid(*b)] == want, (b, want)
+        assert s.view.turn() == seat and s.view.expects() == "call"
+    assert s.bid(seat, "spiele") == 0 and s.view.turn() != seat
+
+
+def test_undo_replays_calls_made_by_the_bid_door():
+    """Undo takes back a call made through ``Session.bid``; a redundant declare
+    through it is a no-op that undo takes back first (convention 6)."""
+    s = new_session("wuerttemberg", 3)
+    view = s.view
+    cards = mask_cards(DECKS["d36"])
+    Lcg(2).shuffle(cards)
+    assert s.deal(0, bytes(cards)) == 0
+    first = view.turn()
+    assert s.bid(first, "bid", "solo") == 0
+    while view.expects() == "call":
+        assert s.bid(view.turn(), "pass") == 0
+    decl = view.declarer()
+    assert decl == first and view.expects() == "card" and view.contract() == "solo"
+    assert s.bid(decl, "declare", "solo") == 0          # repeats what is fixed
+    assert s.apply({"ev": "undo"}) == {"ok": True}       # the no-op
+    assert view.expects() == "card"
+    assert s.apply({"ev": "undo"}) == {"ok": True}       # the last pass
+    assert view.expects() == "call" and view.contract() is None
+    while view.expects() == "call":
+        assert s.bid(view.turn(), "pass") == 0
+    assert view.declarer() == first and view.contract() == "solo"
 
 
 def test_undo_replays_a_deal_made_by_the_deal_door():

@@ -166,36 +166,49 @@ class Simulator:
                 self._play_out()
                 return self.results[-1]
             if expects == "call":
-                out = self._call(view.legal_calls())
+                self._call(view.legal_bids())
             elif expects == "discard" or expects == "declare":
-                calls = view.legal_calls()
-                raises = [ev for ev in calls if ev["call"] == "raise"]
+                bids = view.legal_bids()
+                raises = [b for b in bids if b[1] == "raise"]
                 if raises and rnd() < 0.3:
-                    out = self._emit(raises[int(rnd() * len(raises))])
+                    self._bid(raises[int(rnd() * len(raises))])
                 elif expects == "declare":
-                    calls = [ev for ev in calls if ev["call"] != "raise"]
-                    out = self._emit(calls[int(rnd() * len(calls))])
+                    bids = [b for b in bids if b[1] != "raise"]
+                    self._bid(bids[int(rnd() * len(bids))])
                 else:
-                    out = self._exchange(view.turn())
+                    self._exchange(view.turn())
             elif expects == "rufer":
-                out = self._rufer(view.turn())
+                self._rufer(view.turn())
             else:
                 raise AssertionError("simulator stuck: expects %s" % expects)
-            if "result" in out:          # thrown in: nobody played
-                return out["result"]
+            if not view.in_deal():           # thrown in: nobody played
+                self.results.append(view.last_result())
+                return self.results[-1]
 
-    def _call(self, calls):
+    def _call(self, bids):
         """A random auction call; a contract whose trump is named later gets a
         random trump with the bid half the time."""
         rnd = self.rng.random
-        ev = calls[int(rnd() * len(calls))]
-        cid = ev.get("contract")
-        if cid is not None:
-            trump = self.shadow.rules.contract(cid)[C_TRUMP]
+        b = bids[int(rnd() * len(bids))]
+        if b[2] is not None:
+            trump = self.shadow.rules.contract(b[2])[C_TRUMP]
             if (trump == TRUMP_CHOOSE or trump == TRUMP_ANY) and rnd() < 0.5:
                 suits = "CSD" if trump == TRUMP_CHOOSE else "CSHD"
-                ev["trump"] = suits[int(rnd() * len(suits))]
-        return self._emit(ev)
+                b = (b[0], b[1], b[2], suits[int(rnd() * len(suits))], b[4])
+        self._bid(b)
+
+    def _bid(self, b):
+        """Make bid ``b`` (``Session.bid`` arguments) through the door."""
+        err = self.shadow.bid(*b)
+        self.steps += 1
+        if err:
+            raise AssertionError("simulator made an illegal call: %r -> %d" % (b, err))
+        if self.sink is not None:
+            ev = {"ev": "bid", "seat": b[0], "call": b[1]}
+            for key, v in (("contract", b[2]), ("trump", b[3]), ("value", b[4])):
+                if v is not None:
+                    ev[key] = v
+            self.sink.append(ev)
 
     def _exchange(self, seat):
         view = self.view
