@@ -2,7 +2,7 @@
 # MicroPython, with the power cut in every flash operation of every append.
 # mp-heapsize: 1m
 #
-# A deal of a golden record (tests/golden/) is played through the engine's
+# The first played-out deal of a golden record of every variant (tests/golden/) is played through the engine's
 # Session while every accepted event is journalled (create_journal,
 # FileJournal.append) on vfs.VfsLfs2 mounted as the rp2 port mounts it
 # (progsize 256) on mpflash.FlashDev: emulated NOR flash with the Pico's
@@ -32,8 +32,9 @@
 # in-memory file system, with a deal generated in the VM.
 #
 # Numbers (flash operations, cuts run, how many came back with the old or
-# the new line, torn lines seen, time) are printed per record: about 1200
-# cuts over the five records, about a second per record on the unix port.
+# the new line, torn lines seen, time) are printed per record: about 3000
+# cuts over the eleven records (one per variant, each up to its first
+# played-out deal), one to four seconds per record on the unix port.
 import gc
 import json
 import os
@@ -74,7 +75,9 @@ GOLDEN = _HERE[:_HERE.rfind("/mp/")] + "/golden/"
 # the deal of one golden record per variant (tapp_modern with 4 and herzblatt
 # with 5 players: the largest tables)
 RECORDS = ("wuerttemberg_3_strict_pot", "tapp_modern_4_open_pack32", "haferltarock_3_strict",
-           "herzblatt_5_open", "scharfer_tarock_3_strict")
+           "herzblatt_5_open", "scharfer_tarock_3_strict", "tapp_classic_3_open",
+           "tarock_simple_4_strict_per_point", "tarock_bettel_3_open", "berliner_4_open",
+           "herzblatt_muhr_3_strict", "braun_solo_4_open")
 
 
 _POOL = []
@@ -108,16 +111,23 @@ def _state(view):
             view.pot(), view.deals_played(), view.contract())
 
 
+PLAYED_OUT = 20     # events of a deal that was played (not passed out or ended early)
+
+
 def _first_deal(name):
-    """(header, events of the record's first deal)."""
+    """(header, the record's events up to the end of its first played-out deal:
+    a deal everybody passed has too few events to test)."""
     f = open(GOLDEN + name + ".jsonl")
     try:
         header = json.loads(f.readline())
         events = []
+        start = 0
         for line in f:
             ev = json.loads(line)
             if ev["ev"] == "deal" and events:
-                break
+                if len(events) - start >= PLAYED_OUT:
+                    break
+                start = len(events)
             events.append(ev)
     finally:
         f.close()
@@ -320,6 +330,42 @@ def test_power_cut_in_every_append_scharfer_tarock():
     if not F.LFS:
         return _skip("power cuts")
     _cut_record(RECORDS[4])
+
+
+def test_power_cut_in_every_append_tapp_classic():
+    if not F.LFS:
+        return _skip("power cuts")
+    _cut_record(RECORDS[5])
+
+
+def test_power_cut_in_every_append_tarock_simple():
+    if not F.LFS:
+        return _skip("power cuts")
+    _cut_record(RECORDS[6])
+
+
+def test_power_cut_in_every_append_tarock_bettel():
+    if not F.LFS:
+        return _skip("power cuts")
+    _cut_record(RECORDS[7])
+
+
+def test_power_cut_in_every_append_berliner():
+    if not F.LFS:
+        return _skip("power cuts")
+    _cut_record(RECORDS[8])
+
+
+def test_power_cut_in_every_append_herzblatt_muhr():
+    if not F.LFS:
+        return _skip("power cuts")
+    _cut_record(RECORDS[9])
+
+
+def test_power_cut_in_every_append_braun_solo():
+    if not F.LFS:
+        return _skip("power cuts")
+    _cut_record(RECORDS[10])
 
 
 def test_replayed_cut_equals_live_cut():
