@@ -2,24 +2,25 @@
 # MicroPython, with the power cut in every flash operation of every append.
 # mp-heapsize: 1m
 #
-# The first played-out deal of a golden record of every variant (tests/golden/) is played through the engine's
-# Session while every accepted event is journalled (create_journal,
-# FileJournal.append) on vfs.VfsLfs2 mounted as the rp2 port mounts it
-# (progsize 256) on mpflash.FlashDev: emulated NOR flash with the Pico's
-# 4096-byte erase blocks, 16 of them.  The uncut run records every flash
-# operation; a cut is rebuilt from that log (the firmware is deterministic:
-# test_replayed_cut_equals_live_cut checks it against live cuts).  For every event k and
-# every flash operation (erase or program) the append of event k's line
-# makes, the flash a cut leaves behind is rebuilt twice -- the operation done
-# half (half a block erased, half the buffer programmed) and done whole, the
-# power gone right after -- then "powered on": mounted, last_journal(root),
-# its events folded into a fresh Session.  The state (phase, turn, trick,
-# last trick, balances, pot, deals played, contract) must be the one after
-# event k-1 or after event k (after k only when line k reached the flash
-# whole), the journal's lines exactly the lines written before, nothing
-# raised, ``dropped`` counting a torn line; then the table writes on (the
-# lost event again, or the next one) and that reads back too.  The header's
-# own write is cut the same way (then there is no session, or an empty one).
+# The first played-out deal of a golden record of every variant
+# (tests/golden/) is played through the engine's Session while every accepted
+# event is journalled (create_journal, FileJournal.append) on vfs.VfsLfs2
+# mounted as the rp2 port mounts it (progsize 256) on mpflash.FlashDev:
+# emulated NOR flash with the Pico's 4096-byte erase blocks, 16 of them.  The
+# uncut run records every flash operation; a cut is rebuilt from that log (the
+# firmware is deterministic: test_replayed_cut_equals_live_cut checks it
+# against live cuts).  For every event k and every flash operation (erase or
+# program) the append of event k's line makes, the flash a cut leaves behind
+# is rebuilt twice -- the operation done half (half a block erased, half the
+# buffer programmed) and done whole, the power gone right after -- then
+# "powered on": mounted, last_journal(root), its events folded into a fresh
+# Session.  The state (phase, turn, trick, last trick, balances, pot, deals
+# played, contract) must be the one after event k-1 or after event k (after k
+# only when line k reached the flash whole), the journal's lines exactly the
+# lines written before, nothing raised, ``dropped`` counting a torn line; then
+# the table writes on (the lost event again, or the next one) and that reads
+# back too.  The header's own write is cut the same way (then there is no
+# session, or an empty one).
 #
 # littlefs commits a file's new size atomically with its metadata, so a cut
 # append leaves the old or the new file, never a torn line; the torn-line
