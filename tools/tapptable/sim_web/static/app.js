@@ -168,27 +168,19 @@ function seatName(s) {
 
 // ----- rendering ------------------------------------------------------------------------
 
-// Replace an element's content only when its key changed, keeping the keyboard focus
-// on the element with the same data-fk (or a neighbour when it has gone).
-function patch(el, key, html) {
-  if (el.dataset.key === key) return;
-  el.dataset.key = key;
-  const active = document.activeElement;
-  const had = active && el.contains(active) && active !== el;
-  const fk = had ? active.dataset.fk : null;
-  const index = had && active.classList.contains("card") ?
-    $$(".card[data-fk]", el).indexOf(active) : -1;
-  el.innerHTML = html;
-  if (!had) return;
-  let target = fk ? el.querySelector(`[data-fk="${CSS.escape(fk)}"]`) : null;
-  if (!target && index >= 0) {
-    const cards = $$(".card[data-fk]", el);
-    target = cards[Math.min(index, cards.length - 1)] || el.querySelector(".reader");
-  }
-  if (target) {
-    rove(target);
-    target.focus();
-  }
+// A state comes whenever anything on the table changes (an LED, the turn, a reader),
+// often while the user is pressing a card. So the seats are built once and then
+// updated part by part, never by replacing their HTML: a card keeps its button from
+// the moment it comes into the hand until it leaves it, and the readers and the claim
+// buttons keep theirs, so a press that began on one (mousedown, a drag, a click) ends
+// on the same node.
+
+function setText(el, text) {
+  if (el.textContent !== text) el.textContent = text;
+}
+
+function setAttr(el, name, value) {
+  if (el.getAttribute(name) !== value) el.setAttribute(name, value);
 }
 
 function rove(card) {
@@ -199,14 +191,165 @@ function rove(card) {
   for (const c of $$(".card", hand)) c.tabIndex = c === card ? 0 : -1;
 }
 
-let renderLater = false;   // a state came while a card was being dragged
+function seatSkeleton(s) {
+  const sec = document.createElement("section");
+  sec.className = "seat";
+  sec.dataset.seat = s;
+  sec.setAttribute("aria-labelledby", `seat${s}-h`);
+  sec.innerHTML = `<div class="seat-head">
+      <span class="led" role="img"></span>
+      <h3 id="seat${s}-h"></h3>
+      <span class="badges"></span>
+      <span class="taken"></span>
+    </div>
+    <div class="reader" role="button" tabindex="0" data-reader="${s}" data-fk="reader${s}">
+      <span class="reader-label">reader</span><span class="reader-cards"></span>
+    </div>
+    <div class="hand"></div>`;
+  return sec;
+}
 
-function render() {
-  if (document.body.classList.contains("dragging")) {
-    renderLater = true;      // redrawing the hand now would pull the card from under the pointer
+function renderSeat(sec, s) {
+  const head = $(".seat-head", sec);
+  const led = st.leds[s] || { state: "off", rgb: [0, 0, 0] };
+  const [r, g, b] = led.rgb;
+  const ledEl = $(".led", head);
+  const colour = `rgb(${r}, ${g}, ${b})`;
+  if (ledEl.dataset.colour !== colour) {
+    ledEl.dataset.colour = colour;
+    ledEl.style.background = colour;
+  }
+  setAttr(ledEl, "aria-label", `LED: ${led.state}`);
+  setText($("h3", head), seatName(s));
+  const badges = [];
+  if (st.dealer === s) badges.push("dealer");
+  if (st.declarer === s && st.step === "game") badges.push("declarer");
+  if (st.turn === s && st.step === "game") badges.push("on turn");
+  setText($(".badges", head), badges.join(" · "));
+  renderClaim(head, s);
+  renderReaderCards($(".reader", sec), st.readers[s], `${seatName(s)} reader`);
+  renderHand($(".hand", sec), s);
+}
+
+function renderClaim(head, s) {
+  // the head's last element: "Sit here", "Stand up" or "taken"; replaced only when
+  // the seat's claim changes (the keyboard focus moves to the new button)
+  const claim = st.claims[s] || "free";
+  const mine = claim === "you";
+  const label = `${mine ? "Stand up from" : "Sit at"} ${seatName(s)}`;
+  const old = head.lastElementChild;
+  if (old.dataset.claimState === claim) {
+    if (old.tagName === "BUTTON") setAttr(old, "aria-label", label);
     return;
   }
-  renderLater = false;
+  let el;
+  if (claim === "taken") {
+    el = document.createElement("span");
+    el.className = "taken";
+    el.textContent = "taken";
+  } else {
+    el = document.createElement("button");
+    el.type = "button";
+    el.className = "claim";
+    el.dataset.fk = `claim${s}`;
+    el.dataset[mine ? "release" : "claim"] = s;
+    el.setAttribute("aria-label", label);
+    el.textContent = mine ? "Stand up" : "Sit here";
+  }
+  el.dataset.claimState = claim;
+  const focused = document.activeElement === old;
+  old.replaceWith(el);
+  if (focused) (el.tagName === "BUTTON" ? el : $(".reader", head.parentElement)).focus();
+}
+
+function renderReaderCards(reader, cards, name) {
+  // only the cards lying there change: the reader itself (a drop target, a button
+  // that lifts them) stays
+  const key = cards.join(",");
+  if (reader.dataset.key === key) return;
+  reader.dataset.key = key;
+  $(".reader-cards", reader).innerHTML = cards.map(
+    (c) => `<span class="card face${red(c) ? " red" : ""}">${faceHtml(c)}</span>`).join("");
+  reader.setAttribute("aria-label", `${name}: ` +
+    (cards.length ? cards.map(cardName).join(", ") + " lies there" : "empty"));
+}
+
+function cardButton(code, s) {
+  const el = document.createElement("button");
+  el.type = "button";
+  el.className = `card face${red(code) ? " red" : ""}`;
+  el.draggable = true;
+  el.dataset.card = code;
+  el.dataset.seat = s;
+  el.dataset.fk = `card:${code}`;
+  el.tabIndex = -1;
+  el.setAttribute("aria-pressed", "false");
+  el.setAttribute("aria-label", cardName(code));
+  el.innerHTML = faceHtml(code);
+  return el;
+}
+
+function renderHand(el, s) {
+  const hand = st.hands[s];
+  if (!hand.cards) {                         // another tab's seat, or nobody's: backs
+    const key = `closed:${hand.count}`;
+    if (el.dataset.key === key) return;
+    const focused = el.contains(document.activeElement);
+    el.dataset.key = key;
+    el.className = "hand closed";
+    el.setAttribute("role", "img");
+    el.setAttribute("aria-label", `${hand.count} cards, face down`);
+    el.innerHTML = Array.from({ length: Math.min(hand.count, 12) },
+      () => `<span class="card back"></span>`).join("") +
+      `<span class="count">${hand.count}</span>`;
+    if (focused) $(".reader", el.parentElement).focus();
+    return;
+  }
+  const label = `Your hand at ${seatName(s)}: ${hand.count} cards`;
+  const sorted = [...hand.cards].sort((a, b) => cardKey(a) - cardKey(b));
+  const key = "open:" + sorted.join(",");
+  if (el.dataset.key === key) {
+    setAttr(el, "aria-label", label);
+    return;
+  }
+  if (!(el.dataset.key || "").startsWith("open:")) el.innerHTML = "";
+  el.dataset.key = key;
+  el.className = "hand";
+  el.setAttribute("role", "group");
+  el.setAttribute("aria-label", label);
+  // keyed by card: the buttons of the cards still in the hand stay where they are,
+  // the cards that left go, new ones come in at their place in the sorted order
+  const keep = new Set(sorted);
+  const active = document.activeElement;
+  let lostFocusAt = -1;
+  const have = new Map();
+  $$(".card", el).forEach((c, i) => {
+    if (keep.has(c.dataset.card)) {
+      have.set(c.dataset.card, c);
+    } else {
+      if (c === active) lostFocusAt = i;
+      c.remove();
+    }
+  });
+  sorted.forEach((code, i) => {
+    const c = have.get(code) || cardButton(code, s);
+    if (el.children[i] !== c) el.insertBefore(c, el.children[i] || null);
+  });
+  const cards = $$(".card", el);
+  if (lostFocusAt >= 0) {                    // the focused card has gone: its neighbour
+    const next = cards[Math.min(lostFocusAt, cards.length - 1)];
+    if (next) {
+      rove(next);
+      next.focus();
+    } else {
+      $(".reader", el.parentElement).focus();
+    }
+  } else if (cards.length && !cards.some((c) => c.tabIndex === 0)) {
+    rove(cards[0]);
+  }
+}
+
+function render() {
   const you = st.you;
   const base = you.length ? you[0] : 0;
   const n = st.players;
@@ -228,35 +371,19 @@ function render() {
   const layer = $("#seats");
   if (layer.childElementCount !== n) {
     layer.innerHTML = "";
-    for (let s = 0; s < n; s++) {
-      const sec = document.createElement("section");
-      sec.className = "seat";
-      sec.dataset.seat = s;
-      sec.setAttribute("aria-labelledby", `seat${s}-h`);
-      layer.appendChild(sec);
-    }
+    for (let s = 0; s < n; s++) layer.appendChild(seatSkeleton(s));
   }
   const order = POSITIONS[n] || POSITIONS[6];
   for (let s = 0; s < n; s++) {
     const sec = layer.children[s];
     const pos = order[(s - base + n) % n];
-    sec.className = `seat pos-${pos}` + (st.claims[s] === "you" ? " mine" : "") +
-      (st.turn === s && st.step === "game" ? " on-turn" : "");
-    const html = seatHtml(s);
-    patch(sec, html, html);
+    setAttr(sec, "class", `seat pos-${pos}` + (st.claims[s] === "you" ? " mine" : "") +
+      (st.turn === s && st.step === "game" ? " on-turn" : ""));
+    renderSeat(sec, s);
   }
 
   // the centre reader and the piles
-  const centre = $("#reader-centre");
-  const ccards = st.readers[cfg.centre];
-  const ckey = ccards.join(",");
-  if (centre.dataset.key !== ckey) {
-    centre.dataset.key = ckey;
-    $(".reader-cards", centre).innerHTML = ccards.map(
-      (c) => `<span class="card face${red(c) ? " red" : ""}">${faceHtml(c)}</span>`).join("");
-    centre.setAttribute("aria-label", "Centre reader: " +
-      (ccards.length ? ccards.map(cardName).join(", ") + " lies there" : "empty"));
-  }
+  renderReaderCards($("#reader-centre"), st.readers[cfg.centre], "Centre reader");
   const dealing = st.step === "dealing" && st.mode === "strict" && st.deck > 0;
   $("#deck-pile").hidden = !dealing;
   $("#deck .count").textContent = st.deck;
@@ -281,59 +408,6 @@ function render() {
   renderTricks();
   if (selected && !ownCards().some((c) => c.card === selected.card)) selected = null;
   markSelected();
-}
-
-function seatHtml(s) {
-  const mine = st.claims[s] === "you";
-  const led = st.leds[s] || { state: "off", rgb: [0, 0, 0] };
-  const [r, g, b] = led.rgb;
-  const badges = [];
-  if (st.dealer === s) badges.push("dealer");
-  if (st.declarer === s && st.step === "game") badges.push("declarer");
-  if (st.turn === s && st.step === "game") badges.push("on turn");
-  let claim;
-  if (st.claims[s] === "you") {
-    claim = `<button type="button" class="claim" data-fk="claim${s}" data-release="${s}"
-      aria-label="Stand up from ${esc(seatName(s))}">Stand up</button>`;
-  } else if (st.claims[s] === "taken") {
-    claim = `<span class="taken">taken</span>`;
-  } else {
-    claim = `<button type="button" class="claim" data-fk="claim${s}" data-claim="${s}"
-      aria-label="Sit at ${esc(seatName(s))}">Sit here</button>`;
-  }
-  const cards = st.readers[s];
-  const onReader = cards.map(
-    (c) => `<span class="card face${red(c) ? " red" : ""}">${faceHtml(c)}</span>`).join("");
-  const readerLabel = `${seatName(s)} reader: ` +
-    (cards.length ? cards.map(cardName).join(", ") + " lies there" : "empty");
-  const hand = st.hands[s];
-  let handHtml;
-  if (hand.cards) {
-    const sorted = [...hand.cards].sort((a, b2) => cardKey(a) - cardKey(b2));
-    handHtml = `<div class="hand" role="group" aria-label="Your hand at ${esc(seatName(s))}:
-      ${hand.count} cards">` + sorted.map((c, i) =>
-      `<button type="button" class="card face${red(c) ? " red" : ""}" draggable="true"
-        data-card="${c}" data-seat="${s}" data-fk="card:${c}" tabindex="${i === 0 ? 0 : -1}"
-        aria-pressed="false" aria-label="${cardName(c)}">${faceHtml(c)}</button>`).join("") +
-      "</div>";
-  } else {
-    const backs = Array.from({ length: Math.min(hand.count, 12) },
-      () => `<span class="card back"></span>`).join("");
-    handHtml = `<div class="hand closed" role="img" aria-label="${hand.count} cards, face down">
-      ${backs}<span class="count">${hand.count}</span></div>`;
-  }
-  return `<div class="seat-head">
-      <span class="led" style="background: rgb(${r}, ${g}, ${b})" role="img"
-        aria-label="LED: ${led.state}"></span>
-      <h3 id="seat${s}-h">${esc(seatName(s))}</h3>
-      <span class="badges">${badges.join(" · ")}</span>
-      ${claim}
-    </div>
-    <div class="reader" role="button" tabindex="0" data-reader="${s}" data-fk="reader${s}"
-      aria-label="${esc(readerLabel)}">
-      <span class="reader-label">reader</span><span class="reader-cards">${onReader}</span>
-    </div>
-    ${handHtml}`;
 }
 
 function hint() {
@@ -534,11 +608,13 @@ document.addEventListener("dragstart", (ev) => {
   ev.dataTransfer.setData("text/plain", card);
   ev.dataTransfer.effectAllowed = "move";
   document.body.classList.add("dragging");
+  // on the card itself: dragend reaches it even if it has left the page meanwhile
+  el.addEventListener("dragend", dragDone, { once: true });
 });
-document.addEventListener("dragend", () => {
+function dragDone() {
   document.body.classList.remove("dragging");
-  if (renderLater) render();
-});
+  for (const t of $$(".over")) t.classList.remove("over");
+}
 function dropTarget(ev) {
   return ev.target.closest && ev.target.closest(".reader, #aside.target");
 }
@@ -557,7 +633,7 @@ document.addEventListener("drop", (ev) => {
   const t = dropTarget(ev);
   if (!t) return;
   ev.preventDefault();
-  t.classList.remove("over");
+  dragDone();
   const card = ev.dataTransfer.getData("text/plain");
   if (!card) return;
   placeCard(card, -1, t.id === "aside" ? "aside" : readerNumber(t));
