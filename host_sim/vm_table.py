@@ -25,6 +25,8 @@ import json
 import os
 import subprocess
 import tempfile
+import threading
+import time
 import weakref
 from pathlib import Path
 
@@ -38,6 +40,7 @@ from tools import mpvm
 VM_DIR = Path(__file__).resolve().parent / "vm"
 VM_HEAPSIZE = "1m"      # the app and the bridge's JSON answers; the app's own peak: bench
 FLASH_HEAPSIZE = "4m"   # ... and the emulated flash with its log of operations
+COMMAND_LIMIT_S = 60.0  # a command the VM has not finished by then is a hang: it is killed
 
 
 class VmError(RuntimeError):
@@ -77,7 +80,13 @@ class VmLink:
         self.stderr = tempfile.TemporaryFile()
         self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=self.stderr, env=env, cwd=mpvm.repo_root())
-        self._finalizer = weakref.finalize(self, _stop, self.proc, self.stderr)
+        self.busy_since = None         # when the command being served was sent
+        self.timed_out = False
+        self._stop_watch = threading.Event()
+        threading.Thread(target=_watch, args=(weakref.ref(self), self.proc, self._stop_watch),
+                         daemon=True).start()
+        self._finalizer = weakref.finalize(self, _stop, self.proc, self.stderr,
+                                           self._stop_watch)
         self.handlers = {
             b"P": self._pin_write, b"p": self._pin_read, b"W": self._spi_write,
             b"X": self._spi_exchange, b"R": self._spi_read, b"S": self._sleep,
@@ -121,13 +130,22 @@ class VmLink:
     # ----- serving the bus operations until the command's answer ------------------------
 
     def serve(self):
+        self.busy_since = time.monotonic()
+        try:
+            return self._serve()
+        finally:
+            self.busy_since = None
+
+    def _serve(self):
         readline = self.proc.stdout.readline
         handlers = self.handlers
         while True:
             line = readline()
             if line[:1] != b"@":
                 if not line:
-                    raise VmError("the MicroPython VM stopped:\n" + self.stderr_tail())
+                    raise VmError("the MicroPython VM stopped%s:\n%s" % (
+                        " (no answer for %d s: killed)" % COMMAND_LIMIT_S
+                        if self.timed_out else "", self.stderr_tail()))
                 continue                       # the firmware printed something
             kind = line[1:2]
             if kind == b"=":
@@ -225,7 +243,23 @@ class VmLink:
                 self.pending = "%s: %s" % (type(exc).__name__, exc)
 
 
-def _stop(proc, stderr):
+def _watch(link_ref, proc, stop):
+    """Kill the VM when one command has taken longer than COMMAND_LIMIT_S (a
+    hang, e.g. a lost line of the protocol): the host then reports it."""
+    while not stop.wait(min(5.0, COMMAND_LIMIT_S / 4)):
+        link = link_ref()
+        if link is None:
+            return
+        since = link.busy_since
+        if since is not None and time.monotonic() - since > COMMAND_LIMIT_S:
+            link.timed_out = True
+            proc.kill()
+            return
+        del link
+
+
+def _stop(proc, stderr, stop_watch):
+    stop_watch.set()
     if proc.poll() is None:
         proc.kill()
     proc.wait()

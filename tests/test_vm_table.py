@@ -7,6 +7,7 @@ runtimes; these tests check the bridge itself.
 """
 import pytest
 
+from host_sim import vm_table
 from host_sim.table import AutoPlayers, VirtualTable
 from host_sim.vm_table import VM_HEAPSIZE, Remote, VmError, VmTable
 
@@ -86,5 +87,22 @@ def test_a_power_cut_starts_a_new_vm_on_the_same_flash():
         assert old.returncode is not None and table.link.proc is not old
         assert table.journal_lines() == lines
         assert table.view.expects() != "deal"
+    finally:
+        table.close()
+
+
+def test_a_hung_vm_is_killed_and_reported(monkeypatch):
+    """A command the VM never answers (here: the host waits for an answer to
+    a command it never sent, as if the line were lost) ends in an error, not a
+    hang; a line the VM does not understand is answered with an error."""
+    monkeypatch.setattr(vm_table, "COMMAND_LIMIT_S", 1.0)
+    table = VmTable("wuerttemberg", 3)
+    try:
+        table.link.proc.stdin.write(b"#not a command\n")
+        table.link.proc.stdin.flush()
+        with pytest.raises(VmError, match="KeyError"):
+            table.link.serve()
+        with pytest.raises(VmError, match="no answer for 1 s"):
+            table.link.serve()
     finally:
         table.close()
