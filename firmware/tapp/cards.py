@@ -34,31 +34,26 @@ CODE_INDEX = {code: i for i, code in enumerate(CARD_CODES)}
 # A card's power in a trick (docs/rules 1.3, 1.5): 0 for a card of neither the
 # led suit nor trump, 1 + its strength in the rank order for a card of the led
 # suit, TRUMP_POWER + 1 + its strength for a trump; the highest power wins the
-# trick.  One table of 36 for each rank order, trump (or none) and led suit,
-# all in one bytes object of 1440: ``power_base`` is where one starts.
+# trick.  ``powers(bettel, trump)`` gives the 4 tables (one a led suit) of 36
+# of a rank order and trump suit (-1: none), made on first use: a session
+# needs only a few of the 10 (about 600 bytes each on the device).
 TRUMP_POWER = 16
+_POWERS = [None] * 10
 
 
-def power_base(bettel, trump, led):
-    """Start in POWER of the table for an order (Bettel or normal), a trump suit
-    (-1: none) and the led suit."""
-    return ((5 * bettel + trump + 1) * 4 + led) * NCARDS
-
-
-def _powers():
-    out = []
-    for order in (NORMAL_ORDER, BETTEL_ORDER):
-        for trump in range(-1, 4):
-            for led in range(4):
-                for c in range(NCARDS):
-                    s = c // 9
-                    strength = order[c % 9]
-                    out.append(TRUMP_POWER + 1 + strength if s == trump
-                               else 1 + strength if s == led else 0)
-    return bytes(out)
-
-
-POWER = _powers()
+def powers(bettel, trump):
+    """The power tables of the Bettel (1) or normal (0) order and a trump suit,
+    by led suit: a tuple of 4 tuples of 36 (tuples index fastest on CPython)."""
+    i = 5 * bettel + trump + 1
+    t = _POWERS[i]
+    if t is None:
+        order = BETTEL_ORDER if bettel else NORMAL_ORDER
+        t = tuple(tuple(TRUMP_POWER + 1 + order[c % 9] if c // 9 == trump
+                        else 1 + order[c % 9] if c // 9 == led else 0
+                        for c in range(NCARDS))
+                  for led in range(4))
+        _POWERS[i] = t
+    return t
 
 # Lowest set bit index of every 9-bit mask, for allocation-free iteration.
 def _lowest_bit(m):

@@ -88,7 +88,9 @@ class Deal(Tricks):
         self.hands = masks[:k]
         for seat in self.active:
             self.known[seat] = True
-        self.set_talon_masks(masks[k:])
+        self.talon = masks[k:]
+        self.aside = masks[k:]           # nothing was aside before the deal
+        self.talon_known = True
 
     def set_talon(self, cards):
         for c in cards:

@@ -39,17 +39,23 @@ class RevokeProofs:
     rufer_card: int
     strength: tuple
 
-    def init_proofs(self, n, ntricks):
+    def init_proofs(self, n, ntricks, strict):
+        """The tables, in open mode only: in strict mode every hand is known
+        before the first card and an illegal card is refused, never asserted."""
+        self.claim_width = ntricks          # "no trump above b" claims: key, b
+        self.rev_count = 0
+        if strict:
+            self.void_at = self.void_rule = self.claim_at = self.claim_b = ()
+            self.rev_seat = self.rev_key = self.rev_rule = ()
+            return
         # key = trick * 8 + position, 0 = none
         self.void_at = [0] * (4 * n)
         self.void_rule = [0] * (4 * n)
-        self.claim_width = ntricks          # "no trump above b" claims: key, b
         self.claim_at = [0] * (n * ntricks)
         self.claim_b = [0] * (n * ntricks)
         self.rev_seat = [0] * MAX_REVOKES
         self.rev_key = [0] * MAX_REVOKES
         self.rev_rule = [0] * MAX_REVOKES
-        self.rev_count = 0
 
     def _assert_open(self, seat, card):
         """docs/rules 3.3: prove earlier assertions, then record new ones."""

@@ -69,7 +69,7 @@ class Session:
         # accepted only from the seat whose turn it is: the seat is not kept).
         self._events = []
         self._noops = []
-        self._plays = bytearray(MAX_PLAYS)
+        self._plays = [0] * MAX_PLAYS
         self._nplays = 0
         self._noop = False
         self._handlers = {
@@ -173,7 +173,7 @@ class Session:
             return False
         m = [0] * (4 * rules.players + 4)    # 4 masks a seat, then the talon's
         for slot, c in zip(slots, cards):
-            m[slot + CARD_SUIT[c]] |= CARD_BIT[c]
+            m[slot + CARD_SUIT[c]] += CARD_BIT[c]    # each card once: + sets its bit
         deal.set_dealt(m)
         return True
 

@@ -16,10 +16,9 @@ from .cards import (
     CARD_RANK,
     CARD_SUIT,
     NCARDS,
-    POWER,
     TRUMP_POWER,
     mask_cards,
-    power_base,
+    powers,
 )
 from .phases import DONE, PLAY
 from .revokes import RevokeProofs
@@ -80,10 +79,10 @@ class Tricks(RevokeProofs):
         self.last_points = 0
         self.early_end = False
         # the trick so far: its best card (seat and power in the trick) and card
-        # points; ``power`` is where the trick's power table starts in POWER,
-        # ``powers`` where the deal's tables start (those with clubs led)
-        self.powers = 0
-        self.power = 0
+        # points; ``power`` is the trick's power table, one of the deal's
+        # ``powers`` (by led suit, cards.powers)
+        self.powers = ()
+        self.power = ()
         self.win_seat = -1
         self.win_power = 0
         self.tpoints = 0
@@ -93,11 +92,11 @@ class Tricks(RevokeProofs):
         self.nallowed = 0
         self.stop_win = -1                   # the deal ends when this seat wins a trick
         self.stop_loss = -1                  # ... or when this seat loses one (D15)
-        self.init_proofs(n, self.ntricks)
+        self.init_proofs(n, self.ntricks, rules.strict)
 
     def start_play(self):
         """The card play begins: the rank order and trump are fixed now."""
-        self.powers = power_base(1 if self.strength is BETTEL_ORDER else 0, self.trump, 0)
+        self.powers = powers(1 if self.strength is BETTEL_ORDER else 0, self.trump)
         self.set_goal()
         self.phase = PLAY
         self.find_allowed()
@@ -130,26 +129,28 @@ class Tricks(RevokeProofs):
         Any other card goes through the checks in the order of
         docs/record-format.md convention 12.  The accepted card goes to the
         trick, which keeps its best card so far (docs/rules 1.5: the highest
-        trump, else the highest card of the led suit) by power (POWER).
+        trump, else the highest card of the led suit) by power (cards.powers).
         """
         if not (seat == self.turn and 0 <= card < NCARDS
                 and self.allowed[CARD_SUIT[card]] & CARD_BIT[card]) \
                 and self._refusal(seat, card):
             return self._refusal(seat, card)    # refused: the check again names why
         s = CARD_SUIT[card]
+        # The bit is set in his hand and clear in ``used``: - and + clear and set
+        # it (CPython runs them faster than & ~ and |).
         if self.known[seat]:
-            self.hands[seat * 4 + s] &= ~CARD_BIT[card]
+            self.hands[seat * 4 + s] -= CARD_BIT[card]
         else:
             self._assert_open(seat, card)
-        self.used[s] |= CARD_BIT[card]
+        self.used[s] += CARD_BIT[card]
         n = self.tcount
         self.tcards[n] = card
         self.tpoints += CARD_POINTS[card]
         if not n:
             self.led = s
-            self.power = self.powers + NCARDS * s
+            self.power = self.powers[s]
             self.win_power = 0
-        p = POWER[self.power + card]
+        p = self.power[card]
         if p > self.win_power:
             self.win_seat = seat
             self.win_power = p

@@ -28,24 +28,16 @@ def _nth_bit(m, k):
     return LOWEST_BIT[m] if m else 0
 
 
-# NTH_BIT[m * 9 + k]: the rank of the k-th card (from 0) of the 9-bit suit mask m
-NTH_BIT = bytes([_nth_bit(m, k) for m in range(512) for k in range(9)])
+# NTH_BIT[m][k]: the rank of the k-th card (from 0) of the 9-bit suit mask m;
+# SUIT_BASE[s]: the card int of suit s's rank 0 (tuples index fastest)
+NTH_BIT = tuple(tuple(_nth_bit(m, k) for k in range(9)) for m in range(512))
+SUIT_BASE = (0, 9, 18, 27)
 
 
 def _draws(n):
-    """The Fisher-Yates indices i = n-1 .. 1 of a shuffle of ``n`` in groups whose
-    ranges (i + 1) multiply to below 2**62: (product, its bit length, the i's)."""
-    out = []
-    i = n - 1
-    while i >= 1:
-        product = 1
-        tops = []
-        while i >= 1 and product * (i + 1) < 1 << 62:
-            product *= i + 1
-            tops.append(i)
-            i -= 1
-        out.append((product, product.bit_length(), tuple(tops)))
-    return tuple(out)
+    """The Fisher-Yates steps of a shuffle of ``n``: (i, bits to draw an index
+    0..i) for i = n-1 .. 1."""
+    return tuple((i, (i + 1).bit_length()) for i in range(n - 1, 0, -1))
 
 
 class Simulator:
@@ -62,7 +54,7 @@ class Simulator:
         self.shadow = Session(shadow)   # knows every hand: picks legal moves
         self.view = self.shadow.view
         self.mode = mode
-        self.deck = bytearray(mask_cards(DECKS[self.shadow.rules.deck]))
+        self.deck = mask_cards(DECKS[self.shadow.rules.deck])
         self._draws = _draws(len(self.deck))
         self.masks = [0, 0, 0, 0]
         self.sink = None                # a list collecting record events, or None
@@ -88,18 +80,14 @@ class Simulator:
     # ----- the players -------------------------------------------------------------
 
     def _shuffle(self, cards):
-        """Fisher-Yates: each index drawn exactly uniformly, several at once
-        from one random number drawn below the product of their ranges (about
-        half the time of ``random.shuffle``, which draws each one alone)."""
+        """Fisher-Yates with each index drawn exactly uniformly: random bits, a
+        draw beyond the range drawn again (random.shuffle's method, inline)."""
         bits = self.rng.getrandbits
-        for product, width, tops in self._draws:
-            r = bits(width)
-            while r >= product:
-                r = bits(width)
-            for i in tops:
-                j = r % (i + 1)
-                r //= i + 1
-                cards[i], cards[j] = cards[j], cards[i]
+        for i, width in self._draws:
+            j = bits(width)
+            while j > i:
+                j = bits(width)
+            cards[i], cards[j] = cards[j], cards[i]
 
     def deal_cards(self):
         """Shuffle and deal through ``Session.deal`` (card ints in dealing order);
@@ -107,7 +95,7 @@ class Simulator:
         dealer = self.view.dealer()
         cards = self.deck
         self._shuffle(cards)
-        err = self.shadow.deal(dealer, cards)
+        err = self.shadow.deal(dealer, bytes(cards))
         self.steps += 1
         if err:
             raise AssertionError("simulator dealt badly: %d" % err)
@@ -137,13 +125,13 @@ class Simulator:
             if not n:
                 break                       # no legal card: the deal is over
             k = int(rnd() * n)              # the k-th legal card, suit by suit
-            card = 0
+            s = 0
             m = masks[0]
             while k >= BIT_COUNT[m]:
                 k -= BIT_COUNT[m]
-                card += 9
-                m = masks[card // 9]
-            card += NTH_BIT[m * 9 + k]
+                s += 1
+                m = masks[s]
+            card = SUIT_BASE[s] + NTH_BIT[m][k]
             seat = turn()
             err = play(seat, card)
             plays += 1
