@@ -45,8 +45,9 @@ class RevokeProofs:
         self.claim_width = ntricks          # "no trump above b" claims: key, b
         self.rev_count = 0
         if strict:
-            self.void_at = self.void_rule = self.claim_at = self.claim_b = ()
-            self.rev_seat = self.rev_key = self.rev_rule = ()
+            none = []       # never written: no assertion in strict mode
+            self.void_at = self.void_rule = self.claim_at = self.claim_b = none
+            self.rev_seat = self.rev_key = self.rev_rule = none
             return
         # key = trick * 8 + position, 0 = none
         self.void_at = [0] * (4 * n)

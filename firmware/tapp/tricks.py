@@ -81,8 +81,8 @@ class Tricks(RevokeProofs):
         # the trick so far: its best card (seat and power in the trick) and card
         # points; ``power`` is the trick's power table, one of the deal's
         # ``powers`` (by led suit, cards.powers)
-        self.powers = ()
-        self.power = ()
+        self.powers = ()  # type: tuple
+        self.power = ()  # type: tuple
         self.win_seat = -1
         self.win_power = 0
         self.tpoints = 0
