@@ -32,6 +32,8 @@ def _nth_bit(m, k):
 # SUIT_BASE[s]: the card int of suit s's rank 0 (tuples index fastest)
 NTH_BIT = tuple(tuple(_nth_bit(m, k) for k in range(9)) for m in range(512))
 SUIT_BASE = (0, 9, 18, 27)
+# WIDTH[n]: the random bits that draw a number below n (0 for n = 1)
+WIDTH = tuple((n - 1).bit_length() if n else 0 for n in range(64))
 
 
 def _draws(n):
@@ -117,14 +119,16 @@ class Simulator:
         legal = self.view.legal_masks
         turn = self.view.turn
         play = self.shadow.play
-        rnd = self.rng.random
+        bits = self.rng.getrandbits
         sink = self.sink
         plays = 0
         while True:
             n = legal(masks)
             if not n:
                 break                       # no legal card: the deal is over
-            k = int(rnd() * n)              # the k-th legal card, suit by suit
+            k = bits(WIDTH[n])              # k uniform below n: a draw beyond drawn again
+            while k >= n:
+                k = bits(WIDTH[n])
             s = 0
             m = masks[0]
             while k >= BIT_COUNT[m]:
@@ -159,10 +163,9 @@ class Simulator:
                 bids = view.legal_bids()
                 raises = [b for b in bids if b[1] == "raise"]
                 if raises and rnd() < 0.3:
-                    self._bid(raises[int(rnd() * len(raises))])
+                    self._bid(self._pick(raises))
                 elif expects == "declare":
-                    bids = [b for b in bids if b[1] != "raise"]
-                    self._bid(bids[int(rnd() * len(bids))])
+                    self._bid(self._pick([b for b in bids if b[1] != "raise"]))
                 else:
                     self._exchange(view.turn())
             elif expects == "rufer":
@@ -176,14 +179,23 @@ class Simulator:
     def _call(self, bids):
         """A random auction call; a contract whose trump is named later gets a
         random trump with the bid half the time."""
-        rnd = self.rng.random
-        b = bids[int(rnd() * len(bids))]
+        b = self._pick(bids)
         if b[2] is not None:
             trump = self.shadow.rules.contract(b[2])[C_TRUMP]
-            if (trump == TRUMP_CHOOSE or trump == TRUMP_ANY) and rnd() < 0.5:
-                suits = "CSD" if trump == TRUMP_CHOOSE else "CSHD"
-                b = (b[0], b[1], b[2], suits[int(rnd() * len(suits))], b[4])
+            if (trump == TRUMP_CHOOSE or trump == TRUMP_ANY) and self.rng.random() < 0.5:
+                b = (b[0], b[1], b[2], self._pick("CSD" if trump == TRUMP_CHOOSE else "CSHD"),
+                     b[4])
         self._bid(b)
+
+    def _pick(self, seq):
+        """A uniformly random item of ``seq`` (random bits; a draw beyond the
+        length drawn again: exact, and cheaper than random.choice)."""
+        n = len(seq)
+        bits = self.rng.getrandbits
+        k = bits(WIDTH[n])
+        while k >= n:
+            k = bits(WIDTH[n])
+        return seq[k]
 
     def _bid(self, b):
         """Make bid ``b`` (``Session.bid`` arguments) through the door."""
