@@ -4,9 +4,35 @@ Every protocol answers the same questions: whose turn (``turn``, -1 once
 done), which calls are legal now (``legal``), and takes one call (``call``,
 returning an error code).  When ``done`` it names ``declarer`` (-1: all
 passed), the ``contract`` row and the ``trump`` if already named (-1 if not).
+
+``legal`` answers with bids in ``Session.bid``'s form after the seat --
+(call, contract id, trump, value) -- from tuples made once, so asking costs
+no allocation per bid.
 """
 from . import errors as E
-from .variants import C_RANK, C_TRUMP, TRUMP_ANY, TRUMP_CHOOSE
+from .variants import C_ID, C_RANK, C_TRUMP, TRUMP_ANY, TRUMP_CHOOSE
+
+
+def _call_only(call):
+    return (call, None, None, None)
+
+
+PASS = _call_only("pass")
+HOLD_OR_PASS = (_call_only("hold"), PASS)
+SPIELE_OR_WEG = (_call_only("spiele"), _call_only("weg"))
+SPIELE_OR_PASS = (_call_only("spiele"), PASS)
+VORN_OR_PASS = (_call_only("vorn"), PASS)
+HERZ_OR_NOT = (_call_only("herz"), _call_only("nicht_herz"))
+
+
+def bids_above(contracts):
+    """For each rank r (0 = none yet): the ``bid`` calls of the contracts
+    ranked above r, as (call, contract id, trump, value) tuples."""
+    top = 0
+    for row in contracts:
+        top = max(top, row[C_RANK])
+    return tuple(tuple(("bid", row[C_ID], None, None) for row in contracts if row[C_RANK] > r)
+                 for r in range(top + 1))
 
 
 def trump_fits(row, trump):
@@ -24,9 +50,10 @@ def trump_fits(row, trump):
 class Auction:
     """What every protocol keeps: the speaking order and the outcome so far."""
 
-    def __init__(self, order, contracts):
+    def __init__(self, order, rules):
         self.order = order
-        self.contracts = contracts
+        self.contracts = rules.contracts
+        self.above = rules.bids_above     # bids_above(contracts), made once per session
         self.pos = 0
         self.contract = None
         self.trump = -1
@@ -53,17 +80,16 @@ class Auction:
         return []
 
     def _outranking(self):
-        """Contract rows ranked strictly above the current one."""
-        rank = self.contract[C_RANK] if self.contract else 0
-        return [row for row in self.contracts if row[C_RANK] > rank]
+        """The bids of the contracts ranked strictly above the current one."""
+        return self.above[self.contract[C_RANK] if self.contract else 0]
 
 
 class Holding(Auction):
     """Protocols A and B: one round; the holder answers a later bid at once with
     ``hold`` (he keeps the lead and takes the bid) or ``pass`` (docs/rules 1.8)."""
 
-    def __init__(self, order, contracts):
-        Auction.__init__(self, order, contracts)
+    def __init__(self, order, rules):
+        Auction.__init__(self, order, rules)
         self.holder = -1
         self.challenger = -1
 
@@ -74,10 +100,10 @@ class Holding(Auction):
 
     def legal(self):
         if self.done:
-            return []
+            return ()
         if self.challenger >= 0:
-            return [("hold", None), ("pass", None)]
-        return [("pass", None)] + self._bids()
+            return HOLD_OR_PASS
+        return (PASS,) + self._bids()
 
     def _call(self, seat, word, row, trump):
         if self.challenger >= 0:
@@ -110,7 +136,7 @@ class Holding(Auction):
             self.declarer = self.holder
 
     def _bids(self):
-        return []
+        return ()
 
     def _bid(self, word, row, trump):
         return E.ILLEGAL_CALL
@@ -120,7 +146,7 @@ class NamedBids(Holding):
     """Protocol A: named bids, any higher contract (docs/rules 1.8 A, D03)."""
 
     def _bids(self):
-        return [("bid", row) for row in self._outranking()]
+        return self._outranking()
 
     def _bid(self, word, row, trump):
         if word != "bid":
@@ -136,8 +162,8 @@ class NamedBids(Holding):
 class TwoRounds(Auction):
     """Protocol C: ``spiele``/``weg``, then ascending bids (docs/rules 1.8 C, D09)."""
 
-    def __init__(self, order, contracts):
-        Auction.__init__(self, order, contracts)
+    def __init__(self, order, rules):
+        Auction.__init__(self, order, rules)
         self.players = []   # who said spiele, in order
         self.round = 1
 
@@ -150,11 +176,12 @@ class TwoRounds(Auction):
 
     def legal(self):
         if self.done:
-            return []
+            return ()
         if self.round == 1:
-            return [("spiele", None), ("weg", None)]
-        out = [] if self.contract is None else [("weg", None)]
-        return out + [("bid", row) for row in self._outranking()]
+            return SPIELE_OR_WEG
+        if self.contract is None:
+            return self._outranking()
+        return (SPIELE_OR_WEG[1],) + self._outranking()
 
     def _call(self, seat, word, row, trump):
         if word == "pass":
@@ -191,6 +218,7 @@ class TwoRounds(Auction):
 
 
 LEVEL_WORDS = ("", "spiele", "besser", "am_besten")
+LEVEL_BIDS = tuple(_call_only(w) for w in LEVEL_WORDS)
 
 
 class Levels(Holding):
@@ -200,12 +228,12 @@ class Levels(Holding):
     level 2, Heart Solo at level 3 (``declarable``).
     """
 
-    def __init__(self, order, contracts):
-        Holding.__init__(self, order, contracts)
+    def __init__(self, order, rules):
+        Holding.__init__(self, order, rules)
         self.level = 0
 
     def _bids(self):
-        return [(LEVEL_WORDS[self.level + 1], None)] if self.level < 3 else []
+        return (LEVEL_BIDS[self.level + 1],) if self.level < 3 else ()
 
     def _bid(self, word, row, trump):
         if self.level >= 3 or word != LEVEL_WORDS[self.level + 1]:
@@ -225,6 +253,10 @@ def ladder_target(step):
 
 
 MAX_STEP = 12
+# The ladder's bid at each step: spiele, auch, then mehr naming its target.
+LADDER_BIDS = tuple(("spiele" if step == 0 else "auch" if step == 1 else "mehr", None, None,
+                     ladder_target(step) if step >= 2 else None)
+                    for step in range(MAX_STEP + 1))
 
 
 class Ladder(Auction):
@@ -234,8 +266,8 @@ class Ladder(Auction):
     the privileged seat may open at step 0).
     """
 
-    def __init__(self, order, contracts, privileged=-1):
-        Auction.__init__(self, order, contracts)
+    def __init__(self, order, rules, privileged=-1):
+        Auction.__init__(self, order, rules)
         self.privileged = privileged   # Berliner: who may bid Pick-up; -1 = anybody
         self.holder = -1
         self.step = -1
@@ -264,14 +296,13 @@ class Ladder(Auction):
 
     def legal(self):
         if self.done:
-            return []
+            return ()
         if self.waiting == 1:
-            return [("vorn", None), ("pass", None)]
-        out = [("pass", None)]  # type: list
+            return VORN_OR_PASS
         nxt = self._next_step(self.turn())
         if nxt <= MAX_STEP:
-            out.append((self._word(nxt), ladder_target(nxt) if nxt >= 2 else None))
-        return out
+            return (PASS, LADDER_BIDS[nxt])
+        return (PASS,)
 
     def _call(self, seat, word, row, value):
         """``value`` is the target of a ``mehr`` bid (or -1)."""
@@ -334,8 +365,8 @@ class Ladder(Auction):
 class Scharf(Auction):
     """Protocol E: ``spiele``, then Hearts priority (docs/rules 1.8 E, D30)."""
 
-    def __init__(self, order, contracts):
-        Auction.__init__(self, order, contracts)
+    def __init__(self, order, rules):
+        Auction.__init__(self, order, rules)
         self.bidders = []
         self.round = 1
 
@@ -346,10 +377,10 @@ class Scharf(Auction):
 
     def legal(self):
         if self.done:
-            return []
+            return ()
         if self.round == 1:
-            return [("spiele", None), ("pass", None)]
-        return [("herz", None), ("nicht_herz", None)]
+            return SPIELE_OR_PASS
+        return HERZ_OR_NOT
 
     def _row(self, cid):
         for row in self.contracts:
@@ -397,7 +428,7 @@ class AskInTurn(Auction):
     """Protocol F: the first to say ``spiele`` is soloist (docs/rules 1.8 F, D34)."""
 
     def legal(self):
-        return [] if self.done else [("spiele", None), ("pass", None)]
+        return () if self.done else SPIELE_OR_PASS
 
     def _call(self, seat, word, row, trump):
         if word == "spiele":
@@ -419,14 +450,14 @@ class AskInTurn(Auction):
 class SuitBids(Auction):
     """Protocol G: ascending suit bids round the table (docs/rules 1.8 G, D40)."""
 
-    def __init__(self, order, contracts):
-        Auction.__init__(self, order, contracts)
+    def __init__(self, order, rules):
+        Auction.__init__(self, order, rules)
         self.out = []
 
     def legal(self):
         if self.done:
-            return []
-        return [("pass", None)] + [("bid", row) for row in self._outranking()]
+            return ()
+        return (PASS,) + self._outranking()
 
     def _call(self, seat, word, row, trump):
         if word == "pass":

@@ -54,9 +54,9 @@ class Deal(Tricks):
         self.phase = HANDS
         if rules.berliner:
             # docs/rules 2.7, D29: only the last seat in the bidding may bid Pick-up
-            self.auction = Ladder(order, rules.contracts, active[-1])
+            self.auction = Ladder(order, rules, active[-1])
         else:
-            self.auction = PROTOCOLS[rules.auction](order, rules.contracts)
+            self.auction = PROTOCOLS[rules.auction](order, rules)
         self.declarer = -1
         self.contract = NO_CONTRACT
         self.trump = -1

@@ -4,6 +4,7 @@ One object per session holds everything the deal and settlement code needs to
 know about the variant, so they never look at variant ids themselves.
 """
 from .announce import DOUBLING_CALLS
+from .auction import bids_above
 from .cards import DECKS, mask_cards, mask_count
 from .catalog import PRESETS, VARIANTS
 from .dealing import TALON, receivers
@@ -87,6 +88,7 @@ class Rules:
         self.auction = table["auction"]
         self.contracts = self._contracts(table, opts)
         self._by_id = {row[C_ID]: row for row in self.contracts}
+        self.bids_above = bids_above(self.contracts)
         all_pass = table.get("all_pass")   # the contract when everyone passes
         if opts.get("all_pass") == "last_trick":
             all_pass = table.get("last_trick_game")

@@ -358,7 +358,7 @@ class Session:
             self._call(seat, call, contract, trump, value)
         except Reject as r:
             return r.code
-        if self.in_progress():
+        if self._deal is not None and self._deal.phase != DONE:     # logged while in progress
             if self._noop:
                 self._noops[-1] += 1    # a no-op does not grow the log (convention 6)
             else:
@@ -376,8 +376,11 @@ class Session:
     def _call(self, seat, call, cid, letter, value):
         """A ``bid`` event's fields checked and applied; the result if the deal
         was thrown in, else None."""
-        deal = self._need_deal()
-        if not _int(seat) or seat < 0 or seat >= self.rules.players:
+        deal = self._deal
+        if deal is None or deal.phase == DONE:
+            raise Reject(E.WRONG_PHASE)
+        if not isinstance(seat, int) or isinstance(seat, bool) or seat < 0 \
+                or seat >= self.rules.players:
             raise Reject(E.BAD_EVENT)
         if not isinstance(call, str):
             raise Reject(E.BAD_EVENT)

@@ -257,7 +257,8 @@ class View:
     def legal_calls(self):
         """Event dicts of the auction calls / declarations / self-raises allowed now."""
         out = []
-        for seat, call, contract, trump, value in self.legal_bids():
+        seat = self.turn()
+        for call, contract, trump, value in self.legal_bids():
             ev = {"ev": "bid", "seat": seat, "call": call}
             if contract is not None:
                 ev["contract"] = contract
@@ -269,31 +270,24 @@ class View:
         return out
 
     def legal_bids(self):
-        """``legal_calls`` as ``Session.bid`` arguments: (seat, call, contract,
-        trump, value) tuples, None for a field the event leaves out."""
+        """``legal_calls`` as ``Session.bid`` arguments after the seat (who is
+        ``turn()``): a tuple of (call, contract, trump, value), None for a field
+        the event leaves out."""
         deal = self._deal
-        out = []
         if deal is None or deal.phase == DONE:
-            return out
-        seat = self.turn()
+            return ()
         if deal.phase == AUCTION:
-            for word, row in deal.auction.legal():
-                if isinstance(row, int):
-                    out.append((seat, word, None, None, row))   # the ladder's target
-                else:
-                    out.append((seat, word, None if row is None else row[C_ID], None, None))
-        elif deal.phase == DECLARE and deal.contract is NO_CONTRACT:
-            for row in deal.auction.declarable():
-                out.append((seat, "declare", row[C_ID], None, None))
+            return deal.auction.legal()
+        out = ()
+        if deal.phase == DECLARE and deal.contract is NO_CONTRACT:
+            out = tuple(("declare", row[C_ID], None, None) for row in deal.auction.declarable())
         elif deal.phase == DECLARE:
-            for t in deal.trump_choices():
-                out.append((seat, "declare", deal.contract[C_ID], SUITS[t], None))
+            cid = deal.contract[C_ID]
+            out = tuple(("declare", cid, SUITS[t], None) for t in deal.trump_choices())
         if deal.raise_ok and deal.phase in (EXCHANGE, DECLARE):
             # Haferl self-raise (D28): every higher step, named by its target
-            step = deal.auction.step + 1
-            while step <= MAX_STEP:
-                out.append((deal.declarer, "raise", None, None, ladder_target(step)))
-                step += 1
+            out += tuple(("raise", None, None, ladder_target(step))
+                         for step in range(deal.auction.step + 1, MAX_STEP + 1))
         return out
 
     def legal_announcements(self):

@@ -31,10 +31,10 @@ def _random_card(view, masks, rng):
         s += 1
 
 
-def _bid_event(b):
-    """The ``bid`` event dict of ``Session.bid`` arguments ``b``."""
-    ev = {"ev": "bid", "seat": b[0], "call": b[1]}
-    for key, v in (("contract", b[2]), ("trump", b[3]), ("value", b[4])):
+def _bid_event(seat, b):
+    """The ``bid`` event dict of ``Session.bid(seat, *b)``."""
+    ev = {"ev": "bid", "seat": seat, "call": b[0]}
+    for key, v in (("contract", b[1]), ("trump", b[2]), ("value", b[3])):
         if v is not None:
             ev[key] = v
     return ev
@@ -65,10 +65,10 @@ def _play_deal(s, rng, twin=None, ints=False):
             continue
         if expects in ("call", "declare") and ints:
             bids = view.legal_bids()
-            assert [_bid_event(b) for b in bids] == view.legal_calls()
+            assert [_bid_event(seat, b) for b in bids] == view.legal_calls()
             b = rng.choice(bids)
-            assert s.bid(*b) == 0, b
-            events.append(_bid_event(b))
+            assert s.bid(seat, *b) == 0, b
+            events.append(_bid_event(seat, b))
             continue
         if expects in ("call", "declare"):
             ev = rng.choice(view.legal_calls())

@@ -157,35 +157,35 @@ class Simulator:
             if expects == "card":
                 self._play_out()
                 return self.results[-1]
+            seat = view.turn()
             if expects == "call":
-                self._call(view.legal_bids())
+                self._call(seat, view.legal_bids())
             elif expects == "discard" or expects == "declare":
                 bids = view.legal_bids()
-                raises = [b for b in bids if b[1] == "raise"]
+                raises = [b for b in bids if b[0] == "raise"]
                 if raises and rnd() < 0.3:
-                    self._bid(self._pick(raises))
+                    self._bid(seat, self._pick(raises))
                 elif expects == "declare":
-                    self._bid(self._pick([b for b in bids if b[1] != "raise"]))
+                    self._bid(seat, self._pick([b for b in bids if b[0] != "raise"]))
                 else:
-                    self._exchange(view.turn())
+                    self._exchange(seat)
             elif expects == "rufer":
-                self._rufer(view.turn())
+                self._rufer(seat)
             else:
                 raise AssertionError("simulator stuck: expects %s" % expects)
             if not view.in_deal():           # thrown in: nobody played
                 self.results.append(view.last_result())
                 return self.results[-1]
 
-    def _call(self, bids):
+    def _call(self, seat, bids):
         """A random auction call; a contract whose trump is named later gets a
         random trump with the bid half the time."""
         b = self._pick(bids)
-        if b[2] is not None:
-            trump = self.shadow.rules.contract(b[2])[C_TRUMP]
+        if b[1] is not None:
+            trump = self.shadow.rules.contract(b[1])[C_TRUMP]
             if (trump == TRUMP_CHOOSE or trump == TRUMP_ANY) and self.rng.random() < 0.5:
-                b = (b[0], b[1], b[2], self._pick("CSD" if trump == TRUMP_CHOOSE else "CSHD"),
-                     b[4])
-        self._bid(b)
+                b = (b[0], b[1], self._pick("CSD" if trump == TRUMP_CHOOSE else "CSHD"), b[3])
+        self._bid(seat, b)
 
     def _pick(self, seq):
         """A uniformly random item of ``seq`` (random bits; a draw beyond the
@@ -197,15 +197,16 @@ class Simulator:
             k = bits(WIDTH[n])
         return seq[k]
 
-    def _bid(self, b):
-        """Make bid ``b`` (``Session.bid`` arguments) through the door."""
-        err = self.shadow.bid(*b)
+    def _bid(self, seat, b):
+        """Make bid ``b`` (call, contract, trump, value) for ``seat`` through
+        ``Session.bid``."""
+        err = self.shadow.bid(seat, b[0], b[1], b[2], b[3])
         self.steps += 1
         if err:
-            raise AssertionError("simulator made an illegal call: %r -> %d" % (b, err))
+            raise AssertionError("simulator made an illegal call: %s %r -> %d" % (seat, b, err))
         if self.sink is not None:
-            ev = {"ev": "bid", "seat": b[0], "call": b[1]}
-            for key, v in (("contract", b[2]), ("trump", b[3]), ("value", b[4])):
+            ev = {"ev": "bid", "seat": seat, "call": b[0]}
+            for key, v in (("contract", b[1]), ("trump", b[2]), ("value", b[3])):
                 if v is not None:
                     ev[key] = v
             self.sink.append(ev)
