@@ -47,7 +47,7 @@ class Deal(Tricks):
         self.talon_size = rules.talon_size
         self.hands = [0] * (4 * n)
         self.known = [False] * n             # hand known to the engine
-        self.used = [0, 0, 0, 0]             # played to a trick this deal
+        self.used = [0, 0, 0, 0]             # played to a trick this deal (open mode)
         self.aside = [0, 0, 0, 0]            # known to lie in the talon/discards
         self.talon = [0, 0, 0, 0]
         self.talon_known = False

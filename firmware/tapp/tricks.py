@@ -36,6 +36,7 @@ class Tricks(RevokeProofs):
 
     # The deal's hands and contract the trick engine reads (set by
     # Deal.__init__ and its steps; declared here for the type checker).
+    strict: bool
     deck: tuple
     hands: list
     known: list
@@ -142,7 +143,8 @@ class Tricks(RevokeProofs):
             self.hands[seat * 4 + s] -= CARD_BIT[card]
         else:
             self._assert_open(seat, card)
-        self.used[s] += CARD_BIT[card]
+        if not self.strict:
+            self.used[s] += CARD_BIT[card]      # strict mode: see _played
         n = self.tcount
         self.tcards[n] = card
         self.tpoints += CARD_POINTS[card]
@@ -175,7 +177,7 @@ class Tricks(RevokeProofs):
             return E.NOT_IN_DECK
         if seat != self.turn:
             return E.NOT_YOUR_TURN
-        if self.used[s] & bit:
+        if self._played(s, bit):
             return E.CARD_USED
         if self.aside[s] & bit:
             return E.NOT_IN_HAND
@@ -186,6 +188,19 @@ class Tricks(RevokeProofs):
         if self.tcount:
             return self._duty(seat * 4, s, card)
         return E.OK
+
+    def _played(self, s, bit):
+        """Has the deck's card (suit ``s``, ``bit``) been played this deal?  Open
+        mode keeps ``used``.  In strict mode every card not played is in a known
+        hand or aside (talon, discards), so ``used`` need not be kept per card."""
+        if not self.strict:
+            return self.used[s] & bit
+        m = self.aside[s]
+        i = 0
+        while i < self.nact:
+            m |= self.hands[self.active[i] * 4 + s]
+            i += 1
+        return not m & bit
 
     def _duty(self, base, s, card):
         """docs/rules 1.5 rules 1, 2 and 4 for a known hand (``base`` = seat * 4)."""
@@ -247,11 +262,11 @@ class Tricks(RevokeProofs):
         card play): docs/rules 1.5 rules 1, 2 and 4 -- the led suit, else trump,
         else any card; on a trump lead a higher trump if he has one."""
         a = self.allowed
-        if self.phase != PLAY or not self.known[self.turn]:
+        if self.phase != PLAY:
             a[0] = a[1] = a[2] = a[3] = 0
             self.nallowed = 0
             return
-        h = self.hands
+        h = self.hands          # an unknown hand (open mode) is 0s: nothing allowed
         base = self.turn * 4
         if self.tcount:
             s = self.led

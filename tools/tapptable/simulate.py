@@ -121,7 +121,6 @@ class Simulator:
         play = self.shadow.play
         bits = self.rng.getrandbits
         sink = self.sink
-        plays = 0
         while True:
             n = legal(masks)
             if not n:
@@ -138,13 +137,14 @@ class Simulator:
             card = SUIT_BASE[s] + NTH_BIT[m][k]
             seat = turn()
             err = play(seat, card)
-            plays += 1
             if err:
                 raise AssertionError("simulator played an illegal card: %s %s -> %d"
                                      % (seat, CARD_CODES[card], err))
             if sink is not None:
                 sink.append({"ev": "play", "seat": seat, "card": CARD_CODES[card]})
-        self.steps += plays
+        # a deal ends with a trick: its cards are the tricks' (the view shows
+        # the deal until the next one starts)
+        self.steps += (self.view.trick_number() - 1) * len(self.view.active_seats())
         self.results.append(self.view.last_result())
 
     def play_deal(self):
