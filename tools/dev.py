@@ -160,9 +160,10 @@ def setup() -> None:
 
 
 # Programs some tests drive, with their Debian packages: the browser tests use
-# Debian's Chromium (never a browser download of their own), the deploy tests
-# put the MicroPython unix port behind a pty with socat.
-SYSTEM_PACKAGES = (("chromium", "chromium"), ("socat", "socat"))
+# Debian's Chromium and Firefox ESR (never a browser download of their own),
+# the deploy tests put the MicroPython unix port behind a pty with socat.
+SYSTEM_PACKAGES = (("chromium", "chromium"), ("firefox-esr", "firefox-esr"),
+                   ("socat", "socat"))
 
 
 def system_packages() -> None:
