@@ -248,6 +248,24 @@ class View:
         out[3] = a[3]
         return deal.nallowed
 
+    def legal_play(self, out):
+        """``legal_masks`` and ``turn`` in one allocation-free answer (one call a
+        card for the simulator and the LEDs): the masks in ``out[0..3]``, the
+        seat to play in ``out[4]`` (-1 if none); returns the count."""
+        deal = self._deal
+        if deal is None:
+            out[0] = out[1] = out[2] = out[3] = 0
+            out[4] = -1
+            return 0
+        a = deal.allowed
+        out[0] = a[0]
+        out[1] = a[1]
+        out[2] = a[2]
+        out[3] = a[3]
+        n = deal.nallowed
+        out[4] = deal.turn if n else self.turn()     # a legal card: the play is on
+        return n
+
     def legal_cards(self):
         """Card codes the seat to play may play (strict mode; [] when unknown)."""
         masks = [0, 0, 0, 0]

@@ -55,9 +55,12 @@ def _play_deal(s, rng, twin=None, ints=False):
     else:
         out = s.apply(events[0])
         assert out == {"ok": True}, out
+    both = [0, 0, 0, 0, -1]
     while view.in_deal():
         seat = view.turn()
         expects = view.expects()
+        n = view.legal_play(both)
+        assert both[4] == seat and n == view.legal_masks(masks) and both[:4] == masks
         if expects == "card":
             card = _random_card(view, masks, rng)
             assert s.play(seat, card) == 0

@@ -14,7 +14,7 @@ import random
 from tapp.cards import BIT_COUNT, CARD_CODES, DECKS, LOWEST_BIT, mask_cards
 from tapp.dealing import deal_out
 from tapp.session import Session
-from tapp.variants import C_TRUMP, TRUMP_ANY, TRUMP_CHOOSE
+from tapp.variants import C_ID, C_TRUMP, TRUMP_ANY, TRUMP_CHOOSE
 
 
 def _line(obj):
@@ -34,6 +34,18 @@ NTH_BIT = tuple(tuple(_nth_bit(m, k) for k in range(9)) for m in range(512))
 SUIT_BASE = (0, 9, 18, 27)
 # WIDTH[n]: the random bits that draw a number below n (0 for n = 1)
 WIDTH = tuple((n - 1).bit_length() if n else 0 for n in range(64))
+
+
+def _bid_event(seat, call, contract, trump, value):
+    """The ``bid`` event of ``Session.bid``'s arguments (None: left out)."""
+    ev = {"ev": "bid", "seat": seat, "call": call}
+    if contract is not None:
+        ev["contract"] = contract
+    if trump is not None:
+        ev["trump"] = trump
+    if value is not None:
+        ev["value"] = value
+    return ev
 
 
 def _draws(n):
@@ -58,7 +70,11 @@ class Simulator:
         self.mode = mode
         self.deck = mask_cards(DECKS[self.shadow.rules.deck])
         self._draws = _draws(len(self.deck))
-        self.masks = [0, 0, 0, 0]
+        # contract id -> the suits its trump may be named from with the bid, or ""
+        self._trump_later = {row[C_ID]: ("CSD" if row[C_TRUMP] == TRUMP_CHOOSE else "CSHD"
+                                         if row[C_TRUMP] == TRUMP_ANY else "")
+                             for row in self.shadow.rules.contracts}
+        self.masks = [0, 0, 0, 0, -1]
         self.sink = None                # a list collecting record events, or None
         self._exposed_deal = -1         # open mode: deal whose Bettel ouvert hand is shown
         self.results = []
@@ -115,9 +131,8 @@ class Simulator:
         before the first card.  The tight loop of ``simulate`` and ``bench``:
         the engine's allocation-free questions, then ``Session.play``."""
         self._maybe_announce()
-        masks = self.masks
-        legal = self.view.legal_masks
-        turn = self.view.turn
+        masks = self.masks              # 4 suit masks, then the seat to play
+        legal = self.view.legal_play
         play = self.shadow.play
         bits = self.rng.getrandbits
         sink = self.sink
@@ -135,7 +150,7 @@ class Simulator:
                 s += 1
                 m = masks[s]
             card = SUIT_BASE[s] + NTH_BIT[m][k]
-            seat = turn()
+            seat = masks[4]
             err = play(seat, card)
             if err:
                 raise AssertionError("simulator played an illegal card: %s %s -> %d"
@@ -148,19 +163,42 @@ class Simulator:
         self.results.append(self.view.last_result())
 
     def play_deal(self):
-        """Play one whole deal with random legal choices; return its result."""
+        """Play one whole deal with random legal choices; return its result.
+        An auction call is any legal one, drawn uniformly; with a contract
+        whose trump is named later, a random trump half the time."""
         self.deal_cards()
         view = self.view
         rnd = self.rng.random
+        bits = self.rng.getrandbits
+        bid = self.shadow.bid
+        later = self._trump_later
         while True:
             expects = view.expects()
-            if expects == "card":
+            if expects == "call":
+                seat = view.turn()
+                bids = view.legal_bids()
+                n = len(bids)
+                k = bits(WIDTH[n])
+                while k >= n:
+                    k = bits(WIDTH[n])
+                call, cid, trump, value = bids[k]
+                if cid is not None and later[cid] and rnd() < 0.5:
+                    trump = self._pick(later[cid])
+                err = bid(seat, call, cid, trump, value)
+                self.steps += 1
+                if err:
+                    raise AssertionError("simulator made an illegal call: %s %s -> %d"
+                                         % (seat, call, err))
+                if self.sink is not None:
+                    self.sink.append(_bid_event(seat, call, cid, trump, value))
+            elif expects == "card":
                 self._play_out()
                 return self.results[-1]
-            seat = view.turn()
-            if expects == "call":
-                self._call(seat, view.legal_bids())
+            elif expects == "deal" or expects == "over":    # thrown in: nobody played
+                self.results.append(view.last_result())
+                return self.results[-1]
             elif expects == "discard" or expects == "declare":
+                seat = view.turn()
                 bids = view.legal_bids()
                 raises = [b for b in bids if b[0] == "raise"]
                 if raises and rnd() < 0.3:
@@ -170,22 +208,9 @@ class Simulator:
                 else:
                     self._exchange(seat)
             elif expects == "rufer":
-                self._rufer(seat)
+                self._rufer(view.turn())
             else:
                 raise AssertionError("simulator stuck: expects %s" % expects)
-            if not view.in_deal():           # thrown in: nobody played
-                self.results.append(view.last_result())
-                return self.results[-1]
-
-    def _call(self, seat, bids):
-        """A random auction call; a contract whose trump is named later gets a
-        random trump with the bid half the time."""
-        b = self._pick(bids)
-        if b[1] is not None:
-            trump = self.shadow.rules.contract(b[1])[C_TRUMP]
-            if (trump == TRUMP_CHOOSE or trump == TRUMP_ANY) and self.rng.random() < 0.5:
-                b = (b[0], b[1], self._pick("CSD" if trump == TRUMP_CHOOSE else "CSHD"), b[3])
-        self._bid(seat, b)
 
     def _pick(self, seq):
         """A uniformly random item of ``seq`` (random bits; a draw beyond the
@@ -205,11 +230,7 @@ class Simulator:
         if err:
             raise AssertionError("simulator made an illegal call: %s %r -> %d" % (seat, b, err))
         if self.sink is not None:
-            ev = {"ev": "bid", "seat": seat, "call": b[0]}
-            for key, v in (("contract", b[1]), ("trump", b[2]), ("value", b[3])):
-                if v is not None:
-                    ev[key] = v
-            self.sink.append(ev)
+            self.sink.append(_bid_event(seat, b[0], b[1], b[2], b[3]))
 
     def _exchange(self, seat):
         view = self.view
