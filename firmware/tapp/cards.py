@@ -84,6 +84,18 @@ DECKS = {
 }
 
 
+_DECK_CARDS = {}
+
+
+def deck_cards(deck):
+    """The card ints of deck ``deck`` (a DECKS name) in order, as bytes made
+    once per deck (every session of the deck needs them)."""
+    b = _DECK_CARDS.get(deck)
+    if b is None:
+        b = _DECK_CARDS[deck] = bytes(mask_cards(DECKS[deck]))
+    return b
+
+
 def card_index(code):
     """Card int for a code such as ``"S10"``, or -1 for an unknown code."""
     return CODE_INDEX.get(code, -1) if isinstance(code, str) else -1

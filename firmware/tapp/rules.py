@@ -5,7 +5,7 @@ know about the variant, so they never look at variant ids themselves.
 """
 from .announce import DOUBLING_CALLS
 from .auction import bids_above
-from .cards import DECKS, mask_cards, mask_count
+from .cards import DECKS, deck_cards, mask_count
 from .catalog import PRESETS, VARIANTS
 from .dealing import TALON, receivers
 from .variants import (
@@ -84,7 +84,7 @@ class Rules:
         self.sit_out = table.get("sit_out", False) and n == 4
         self.active_count = n - 1 if self.sit_out else n
         self.hand_size = (mask_count(DECKS[self.deck]) - self.talon_size) // self.active_count
-        self.deck_cards = bytes(mask_cards(DECKS[self.deck]))   # the deck's card ints, in order
+        self.deck_cards = deck_cards(self.deck)     # the deck's card ints, in order (bytes)
         self.auction = table["auction"]
         self.contracts = self._contracts(table, opts)
         self._by_id = {row[C_ID]: row for row in self.contracts}

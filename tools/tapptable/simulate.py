@@ -11,7 +11,7 @@ as they are played and keeps nothing.
 import json
 import random
 
-from tapp.cards import BIT_COUNT, CARD_CODES, DECKS, LOWEST_BIT, mask_cards
+from tapp.cards import BIT_COUNT, CARD_CODES, LOWEST_BIT
 from tapp.dealing import deal_out
 from tapp.session import Session
 from tapp.variants import C_ID, C_TRUMP, TRUMP_ANY, TRUMP_CHOOSE
@@ -48,10 +48,16 @@ def _bid_event(seat, call, contract, trump, value):
     return ev
 
 
+_DRAWS = {}
+
+
 def _draws(n):
     """The Fisher-Yates steps of a shuffle of ``n``: (i, bits to draw an index
-    0..i) for i = n-1 .. 1."""
-    return tuple((i, (i + 1).bit_length()) for i in range(n - 1, 0, -1))
+    0..i) for i = n-1 .. 1 (made once per n)."""
+    d = _DRAWS.get(n)
+    if d is None:
+        d = _DRAWS[n] = tuple((i, (i + 1).bit_length()) for i in range(n - 1, 0, -1))
+    return d
 
 
 class Simulator:
@@ -68,7 +74,7 @@ class Simulator:
         self.shadow = Session(shadow)   # knows every hand: picks legal moves
         self.view = self.shadow.view
         self.mode = mode
-        self.deck = mask_cards(DECKS[self.shadow.rules.deck])
+        self.deck = list(self.shadow.rules.deck_cards)
         self._draws = _draws(len(self.deck))
         # contract id -> the suits its trump may be named from with the bid, or ""
         self._trump_later = {row[C_ID]: ("CSD" if row[C_TRUMP] == TRUMP_CHOOSE else "CSHD"
