@@ -29,6 +29,8 @@ The pen state lives in one module-level list, so drawing is not re-entrant
 (one thread draws).
 """
 
+from drivers.font8x8 import FONT
+
 try:
     from micropython import const
 except ImportError:  # CPython
@@ -80,6 +82,8 @@ GLYPHS = (
     b"\x00\x00\x00\x18\x18\x00\x00\x00"  # 12 · middle dot
     b"\x00\x7f\x41\x41\x41\x41\x7f\x00"  # 13 placeholder box
 )
+
+_CODES = tuple(ord(ch) for ch in CHARS)  # CHARS as code points (cells() finds glyphs by them)
 
 _S = [0, 0, 1, WIDTH]  # pen x, pen y, colour, right edge (set by text())
 
@@ -135,8 +139,70 @@ def line(display, row, s, invert=False):
     text(display, s, 0, row << 3, 0 if invert else 1)
 
 
+def cells(display, row, codes, n, invert=False):
+    """``line`` for the characters whose code points are ``codes[0:n]`` (an
+    ``array`` or list of ints, n <= 16): the same pixels, without a str of the
+    line (table/screens.py keeps its rows so).  A display with a ``buffer``
+    that is ``width`` 128 columns of MONO_VLSB bytes (``drivers.ssd1306``: text
+    row r is page r, ``buffer[128 * r:128 * (r + 1)]``) gets the glyphs' bytes
+    written straight into it, framebuf's font (drivers/font8x8.py) for ASCII:
+    nothing is allocated, not even a 1-character str.  Other displays get
+    ``line``'s drawing, character by character."""
+    _S[2] = 255 if invert else 0
+    if getattr(display, "width", 0) == WIDTH and hasattr(display, "buffer"):
+        _row(display.buffer, row << 7, codes, n)
+    else:
+        line(display, row, "", invert)      # clears the row, sets the pen (_S)
+        _codes(display, codes, n)
+
+
 # ---------------------------------------------------------------- drawing
 # Small functions on purpose: locals + stack of each stay within 11 words.
+
+
+def _row(buf, at, codes, n):
+    # the row's 16 cells, each 8 bytes (columns) of the page; blanks after n
+    i = 0
+    while i < COLUMNS:
+        _cell(buf, at, codes[i] if i < n else 32)
+        at += 8
+        i += 1
+
+
+def _cell(buf, at, c):
+    if c < 128:                         # framebuf: chr(127) for a control character
+        _copy(buf, at, FONT, (c - 32 if c >= 32 else 95) << 3)
+    else:
+        _copy(buf, at, GLYPHS, _glyph_of(c) << 3)
+
+
+def _copy(buf, at, data, off):
+    end = at + 8
+    inv = _S[2]                         # 255: inverted (lit background)
+    while at < end:
+        buf[at] = data[off] ^ inv
+        at += 1
+        off += 1
+
+
+def _glyph_of(c):
+    """glyph_index for a code point (no str made)."""
+    i = 0
+    while i < len(_CODES):
+        if _CODES[i] == c:
+            return i
+        i += 1
+    return PLACEHOLDER
+
+
+def _codes(display, codes, n):
+    i = 0
+    while i < n:
+        if _S[0] >= _S[3]:
+            return  # the rest lies right of the display
+        _char(display, chr(codes[i]))   # (a 1-character str is interned: no allocation)
+        _S[0] += 8
+        i += 1
 
 
 def _ascii(s):

@@ -47,7 +47,8 @@ NO_CARD = -1
 
 class Game:
     """One session at the table.  ``header`` is the docs/record-format.md header; ``journal``
-    has ``append(event_dict)`` (written and flushed before it returns)."""
+    has ``append(event_dict)`` (written and flushed before it returns; it must not
+    keep the dict: a card play's is one dict, made once and filled at each play)."""
 
     def __init__(self, header, journal, signals, readers, centre, deck_id=1, lang="de",
                  resume=None):
@@ -81,6 +82,11 @@ class Game:
         self.rufer_card = NO_CARD
         self.last_play_reader = -1
         self.trick_shown = False
+        # the cards of the trick being played (or just completed) by seat, 255
+        # none; trick_key says which completed trick they are (see last_trick_card)
+        self.trick_cards = bytearray(b"\xff" * readers)
+        self.trick_key = -1
+        self.play_ev = {"ev": "play", "seat": 0, "card": ""}   # filled at each play
         self.listener = None             # listener(kind, reader, text): the console's live events
         if resume is None:
             self._start_deal()
@@ -118,6 +124,7 @@ class Game:
             self.step = GAME
             for i in range(view.trick_size()):      # the cards of the trick lie there
                 self.on_reader[view.trick_seat(i)] = view.trick_card(i)
+            self._record_trick()
             last = view.last_trick()
             if not view.trick_size() and last is not None:
                 # perhaps the finished trick still lies on the readers: cleared
@@ -125,6 +132,8 @@ class Game:
                 order = self._trick_order(last["leader"])
                 for i, code in enumerate(last["cards"]):
                     self.on_reader[order[i]] = CODE_INDEX[code]
+                    self.trick_cards[order[i]] = CODE_INDEX[code]
+                self.trick_key = self._trick_key()
                 self.clearing = True
                 self.trick_shown = True
         elif view.deals_played():
@@ -157,6 +166,7 @@ class Game:
         view = self.view
         self.on_reader = [NO_CARD] * self.readers
         self.clearing = False
+        self._clear_trick()
         self.discards = []
         self.rufer_card = NO_CARD
         if view.session_over():
@@ -276,28 +286,80 @@ class Game:
         self._play(reader, card)
 
     def _play(self, reader, card):
-        seat = reader
-        err = self.session.play(seat, card)
+        """A card play: nothing is allocated here but the journal's line (the
+        event dict is made once; tests/mp/mptest_app_heap.py).  Split in small
+        methods: a frame over 11 words would be put on the heap."""
+        new_trick = self.view.trick_size() == 0
+        err = self.session.play(reader, card)
         if err:
-            return self._refuse(reader, E.short_text(err, self.lang))
-        self.journal.append({"ev": "play", "seat": seat, "card": CARD_CODES[card]})
-        self.on_reader[reader] = card
-        self.last_play_reader = reader
-        self.menu = []
+            self._refuse_code(reader, err)
+            return
+        if new_trick:
+            self._clear_trick()                  # the last trick is gone from the screen
+        self._played(reader, card)
+
+    def _refuse_code(self, reader, err):
+        self._refuse(reader, E.short_text(err, self.lang))
+
+    def _played(self, seat, card):
+        ev = self.play_ev
+        ev["seat"] = seat
+        ev["card"] = CARD_CODES[card]
+        self.journal.append(ev)
+        self.on_reader[seat] = card
+        self.trick_cards[seat] = card
+        self.last_play_reader = seat
+        if self.menu:
+            self.menu = []
         self._say("")
         if self.view.trick_size() == 0:          # the trick is complete
-            self.clearing = True
-            self.trick_shown = True
-            winner = self.view.last_winner()
-            for s in self.view.active_seats():
-                self.signals.led(s, WINNER if s == winner else IDLE)
-            self.signals.tone("trick_won")
-            if not self.view.in_deal():
-                self._deal_over()
+            self._trick_done()
         else:
             self.signals.led(seat, PLAYED)
             self.signals.tone("accept")
             self._show_turn()
+
+    def _trick_done(self):
+        self.clearing = True
+        self.trick_shown = True
+        self.trick_key = self._trick_key()
+        winner = self.view.last_winner()
+        for s in range(self.rules.players):      # the deal's active seats
+            if self.view.is_active(s):
+                self.signals.led(s, WINNER if s == winner else IDLE)
+        self.signals.tone("trick_won")
+        if not self.view.in_deal():
+            self._deal_over()
+
+    # ----- the trick, as the screen shows it ---------------------------------------------
+
+    def _trick_key(self):
+        """Which completed trick is the view's last one (deals played, trick number)."""
+        return self.view.deals_played() * 64 + self.view.trick_number()
+
+    def _clear_trick(self):
+        cards = self.trick_cards
+        i = 0
+        while i < len(cards):
+            cards[i] = 255
+            i += 1
+        self.trick_key = -1
+
+    def _record_trick(self):
+        """The record is the view's current trick (after a power-up, an undo)."""
+        self._clear_trick()
+        view = self.view
+        for i in range(view.trick_size()):
+            self.trick_cards[view.trick_seat(i)] = view.trick_card(i)
+
+    def last_trick_card(self, seat):
+        """The card ``seat`` laid in the last completed trick (-1: none), from
+        the game's own record of the plays (the view's ``last_trick()`` makes a
+        dict); -2 when the record is not of that trick (ask the view)."""
+        if self.trick_key < 0 or self.trick_key != self._trick_key():
+            return -2
+        card = self.trick_cards[seat]
+        return -1 if card == 255 else card
 
     def _discard(self, card):
         code = CARD_CODES[card]
@@ -428,6 +490,7 @@ class Game:
             self._say(self._t("nothing_undo"))
             return
         self._say(self._t("undone"))
+        self._record_trick()
         if self.step == GAME and not self.view.in_deal():
             self._start_deal()          # the deal itself was taken back: deal again
             return

@@ -2,39 +2,78 @@
 
 Card text is the suit symbol and the rank (``♥10``, ``♠Q``); the display font
 draws the symbols (table/font.py).  Names are short enough for a 16-column line.
+
+Contract and call names live in one bytes constant, ``DATA`` (German, then
+English, each ended by a newline; all ASCII), found by their ids in
+``CONTRACT_IDS`` and ``CALL_IDS`` as the table texts are (table/texts.py):
+from a ROMFS image they stay in flash instead of two dicts of str pairs in the
+heap.  The screens draw them from ``DATA`` without making a str.
 """
 from tapp.cards import RANKS
 
+from .texts import index, offsets
+
 SUIT_SYMBOLS = ("\u2663", "\u2660", "\u2665", "\u2666")   # ♣ ♠ ♥ ♦ for C S H D
-SUIT_WORDS = {"C": ("Kreuz", "Clubs"), "S": ("Pik", "Spades"), "H": ("Herz", "Hearts"),
-              "D": ("Karo", "Diamonds")}
+SUIT_CODES = (0x2663, 0x2660, 0x2665, 0x2666)            # the same, as code points
+SUITS = "CSHD"
+SUIT_WORDS = ("Kreuz", "Clubs", "Pik", "Spades", "Herz", "Hearts", "Karo", "Diamonds")
 
-# Card texts, made once (the play path must not build strings).
-CARD_TEXT = tuple(SUIT_SYMBOLS[c // 9] + RANKS[c % 9] for c in range(36))
+CONTRACT_IDS = (
+    "frage heart_frage solo suit_solo heart_solo bettel bettel_ouvert suit_rufer "
+    "heart_rufer suit_durch heart_durch ramsch pickup hand soloist diamond_solo "
+    "spade_solo club_solo last_trick "
+)
+CALL_IDS = (
+    "pass hold spiele weg besser am_besten vorn mehr herz nicht_herz raise declare bid "
+    "tout kontra re supp resupp hirsch 66 du "
+)
 
-CONTRACTS = {
-    "frage": ("Frage", "Frage"), "heart_frage": ("Herz-Frage", "Heart Frage"),
-    "solo": ("Solo", "Solo"), "suit_solo": ("Farb-Solo", "Suit Solo"),
-    "heart_solo": ("Herz-Solo", "Heart Solo"), "bettel": ("Bettel", "Bettel"),
-    "bettel_ouvert": ("Bettel ouvert", "Bettel ouvert"),
-    "suit_rufer": ("Rufer", "Rufer"), "heart_rufer": ("Herz-Rufer", "Heart Rufer"),
-    "suit_durch": ("Durch", "Durch"), "heart_durch": ("Herz-Durch", "Heart Durch"),
-    "ramsch": ("Ramsch", "Ramsch"), "pickup": ("Aufnehmen", "Pick-up"),
-    "hand": ("Hand", "Hand"), "soloist": ("Solo", "Solo"),
-    "diamond_solo": ("Karo-Solo", "Diamond Solo"), "spade_solo": ("Pik-Solo", "Spade Solo"),
-    "club_solo": ("Kreuz-Solo", "Club Solo"), "last_trick": ("Letzter Stich", "Last trick"),
-}
-
-CALLS = {
-    "pass": ("passe", "pass"), "hold": ("halte", "hold"), "spiele": ("spiele", "play"),
-    "weg": ("weg", "pass"), "besser": ("besser", "better"),
-    "am_besten": ("am besten", "best"), "vorn": ("vorn", "first"), "mehr": ("mehr", "more"),
-    "herz": ("Herz", "Hearts"), "nicht_herz": ("nicht Herz", "not Hearts"),
-    "raise": ("Hand", "Hand"), "declare": ("", ""), "bid": ("", ""),
-    "tout": ("Tout", "Tout"), "kontra": ("Kontra", "Kontra"), "re": ("Re", "Re"),
-    "supp": ("Supp", "Supp"), "resupp": ("Resupp", "Resupp"), "hirsch": ("Hirsch", "Hirsch"),
-    "66": ("66", "66"), "du": ("Du", "Du"),
-}
+DATA = (
+    # contracts (CONTRACT_IDS)
+    b"Frage\nFrage\n"                            # frage
+    b"Herz-Frage\nHeart Frage\n"                 # heart_frage
+    b"Solo\nSolo\n"                              # solo
+    b"Farb-Solo\nSuit Solo\n"                    # suit_solo
+    b"Herz-Solo\nHeart Solo\n"                   # heart_solo
+    b"Bettel\nBettel\n"                          # bettel
+    b"Bettel ouvert\nBettel ouvert\n"            # bettel_ouvert
+    b"Rufer\nRufer\n"                            # suit_rufer
+    b"Herz-Rufer\nHeart Rufer\n"                 # heart_rufer
+    b"Durch\nDurch\n"                            # suit_durch
+    b"Herz-Durch\nHeart Durch\n"                 # heart_durch
+    b"Ramsch\nRamsch\n"                          # ramsch
+    b"Aufnehmen\nPick-up\n"                      # pickup
+    b"Hand\nHand\n"                              # hand
+    b"Solo\nSolo\n"                              # soloist
+    b"Karo-Solo\nDiamond Solo\n"                 # diamond_solo
+    b"Pik-Solo\nSpade Solo\n"                    # spade_solo
+    b"Kreuz-Solo\nClub Solo\n"                   # club_solo
+    b"Letzter Stich\nLast trick\n"               # last_trick
+    # calls (CALL_IDS)
+    b"passe\npass\n"                             # pass
+    b"halte\nhold\n"                             # hold
+    b"spiele\nplay\n"                            # spiele
+    b"weg\npass\n"                               # weg
+    b"besser\nbetter\n"                          # besser
+    b"am besten\nbest\n"                         # am_besten
+    b"vorn\nfirst\n"                             # vorn
+    b"mehr\nmore\n"                              # mehr
+    b"Herz\nHearts\n"                            # herz
+    b"nicht Herz\nnot Hearts\n"                  # nicht_herz
+    b"Hand\nHand\n"                              # raise
+    b"\n\n"                                      # declare
+    b"\n\n"                                      # bid
+    b"Tout\nTout\n"                              # tout
+    b"Kontra\nKontra\n"                          # kontra
+    b"Re\nRe\n"                                  # re
+    b"Supp\nSupp\n"                              # supp
+    b"Resupp\nResupp\n"                          # resupp
+    b"Hirsch\nHirsch\n"                          # hirsch
+    b"66\n66\n"                                  # 66
+    b"Du\nDu\n"                                  # du
+)
+OFF = offsets(DATA)       # name j is DATA[OFF[j]:OFF[j + 1] - 1]
+_CALLS_AT = 2 * CONTRACT_IDS.count(" ")
 
 VARIANTS = {
     "wuerttemberg": "Württ. Tarock", "tapp_classic": "Tapp", "tapp_modern": "Tapp neu",
@@ -44,23 +83,65 @@ VARIANTS = {
 }
 
 
-def _pick(pair, lang):
-    return pair[1] if lang == "en" else pair[0]
+def _suits_named():
+    """Per contract name j: bit s set when the name holds the word of suit s
+    (in its language), so the screen can leave out the suit symbol."""
+    out = bytearray(_CALLS_AT)
+    for j in range(_CALLS_AT):
+        name = DATA[OFF[j]:OFF[j + 1] - 1]
+        for s in range(4):
+            if SUIT_WORDS[2 * s + (j & 1)].encode() in name:
+                out[j] |= 1 << s
+    return out
+
+
+SUITS_NAMED = _suits_named()
+
+
+def card_text(card):
+    """``♥10`` for the card int (a new str)."""
+    return SUIT_SYMBOLS[card // 9] + RANKS[card % 9]
+
+
+def __getattr__(name):
+    # CARD_TEXT (the 36 card texts) only for the host tools that use it: the
+    # firmware draws cards without it (36 strs would sit in the heap).
+    if name == "CARD_TEXT":
+        return tuple(card_text(c) for c in range(36))
+    raise AttributeError(name)
+
+
+def contract_number(cid, lang="de"):
+    """The number ``j`` of contract ``cid``'s name in ``lang`` (``DATA[OFF[j]:
+    OFF[j + 1] - 1]``), or -1 for an id without a name."""
+    k = index(CONTRACT_IDS, cid) if isinstance(cid, str) else -1
+    if k < 0:
+        return -1
+    return 2 * k + 1 if lang == "en" else 2 * k
+
+
+def _name(j):
+    return DATA[OFF[j]:OFF[j + 1] - 1].decode()
 
 
 def contract_name(cid, lang="de"):
-    return _pick(CONTRACTS[cid], lang) if cid in CONTRACTS else cid
+    j = contract_number(cid, lang)
+    return cid if j < 0 else _name(j)
 
 
 def suit_name(letter, lang="de"):
-    return _pick(SUIT_WORDS[letter], lang) if letter in SUIT_WORDS else ""
+    s = SUITS.find(letter) if isinstance(letter, str) and len(letter) == 1 else -1
+    if s < 0:
+        return ""
+    return SUIT_WORDS[2 * s + 1] if lang == "en" else SUIT_WORDS[2 * s]
 
 
 def call_label(ev, lang="de"):
     """A short label for a call / announcement event offered by the view."""
     word = ev.get("call") or ev.get("what")
     parts = []
-    base = _pick(CALLS[word], lang) if word in CALLS else word
+    k = index(CALL_IDS, word) if isinstance(word, str) else -1
+    base = _name(_CALLS_AT + 2 * k + (1 if lang == "en" else 0)) if k >= 0 else word
     if base:
         parts.append(base)
     if "contract" in ev:

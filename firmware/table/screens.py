@@ -5,28 +5,47 @@ table is doing (dealing, the trick by seat, the result, the score sheet) and
 row 7 the prompt: the menu entry to choose with prev/next/OK, or whose turn it
 is.  A screen is drawn only when the game says something changed
 (``game.dirty``); the display driver then sends only the changed pages.
+
+Allocation: a screen is not built as strings.  Each row is written character
+by character (code points) into a preallocated ``array``, its pieces put at
+their columns (a seat's name left, its card right-aligned; texts straight
+from the bytes of table/texts.py and table/names.py, numbers digit by digit);
+a row whose characters or inversion changed is swapped with the one shown and
+drawn (font.cells).  So a redraw -- after a card play too -- allocates nothing
+(tests/mp/mptest_app_heap.py), except the view's active seats once per deal,
+its result once when the result screen comes up and, after a power-up or an
+undo, its last trick.  ``text_rows()`` makes the rows' strs on demand.
+
+The writer's methods are small on purpose: MicroPython puts a call's frame on
+the heap when its locals and stack exceed about 11 words.
 """
-from tapp.cards import CODE_INDEX
+from array import array
+
+from tapp.cards import CODE_INDEX, RANKS
 from tapp.dealing import TALON
 
-from . import font
+from . import font, names, texts
 from .game import DEALING, OVER, RESULT
-from .names import CARD_TEXT, SUIT_SYMBOLS, VARIANTS, contract_name, suit_name
-from .texts import text
+from .names import SUIT_CODES, SUIT_WORDS, SUITS, SUITS_NAMED, VARIANTS
 
 ROWS = 8
 COLS = 16
 _BLANK = ("", False)
+# bytes of a UTF-8 sequence by its first byte's high nibble
+_SEQ = b"\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x02\x02\x03\x04"
 
 
-def _name(rules, seat, width=8):
-    return rules.seats[seat][:width]
-
-
-def _pad(left, right, width=COLS):
-    """``left`` and ``right`` on one line, right-aligned (by characters)."""
-    gap = width - len(left) - len(right)
-    return left + " " * gap + right if gap > 0 else (left + " " + right)[:width]
+def _code(data, i):
+    """The code point of the UTF-8 sequence at ``data[i]``."""
+    b = data[i]
+    if b < 0x80:
+        return b
+    if b < 0xE0:
+        return (b & 0x1F) << 6 | data[i + 1] & 0x3F
+    if b < 0xF0:
+        return ((b & 0x0F) << 6 | data[i + 1] & 0x3F) << 6 | data[i + 2] & 0x3F
+    return (((b & 0x07) << 6 | data[i + 1] & 0x3F) << 6 | data[i + 2] & 0x3F) << 6 \
+        | data[i + 3] & 0x3F
 
 
 class Screens:
@@ -34,25 +53,33 @@ class Screens:
 
     def __init__(self, display):
         self.display = display
-        self.rows = [""] * ROWS        # what each row shows now (text and inversion)
+        self.shown = [array("I", [0] * COLS) for _ in range(ROWS)]  # code points shown
+        self.lens = bytearray(ROWS)      # characters shown per row
         self.inverted = bytearray(ROWS)
-        self.given = [""] * ROWS       # each row's text as given, before it was cut
-
-    def _row(self, row, s, invert=False):
-        if self.given[row] == s and self.inverted[row] == invert:
-            return                     # unchanged: not even cut again (a cut copies)
-        self.given[row] = s
-        s = font.fit(s, COLS)
-        if self.rows[row] == s and self.inverted[row] == invert:
-            return
-        self.rows[row] = s
-        self.inverted[row] = 1 if invert else 0
-        font.line(self.display, row, s, invert)
+        self.new = [array("I", [0] * COLS) for _ in range(ROWS)]    # the rows being written
+        self.new_lens = bytearray(ROWS)
+        self.new_inv = bytearray(ROWS)
+        self.cur = self.new[0]           # the row being written, its number,
+        self.row = 0
+        self.pos = 0                     # characters given to it (also past column 16)
+        self.mark = 0                    # where its right-aligned part begins
+        self.done = 0                    # rows written (bits)
+        self.tail = 0                    # a text's part after its "%s": start, end
+        self.end = 0
+        self.lang = "de"
+        self.first = False               # scratch of _missing and _result
+        self.base = 0
+        self.seats = ()                  # the view's active seats, kept per deal
+        self.seats_view = None
+        self.seats_key = -1
+        self.result = None               # the view's last result while it is shown
+        self.result_key = -1
 
     def draw(self, game):
         """Render the game into the display's buffer (the app sends the changed
         pages, a few per step)."""
-        self.draw_rows(self.compose(game))
+        self.compose(game)
+        self._flush()
         game.dirty = False
 
     def draw_rows(self, lines):
@@ -64,164 +91,519 @@ class Screens:
         while row < ROWS:
             self._entry(row, lines[row] if row < n else _BLANK)
             row += 1
+        self._flush()
 
     def _entry(self, row, entry):
-        self._row(row, entry[0], entry[1])
+        self._begin(row, entry[1])
+        self._add(entry[0])
+        self._end()
 
     def text_rows(self):
         """What the screen shows, row by row (for the console and tests)."""
-        return list(self.rows)
+        out = []
+        for r in range(ROWS):
+            row = self.shown[r]
+            out.append("".join([chr(row[i]) for i in range(self.lens[r])]))
+        return out
+
+    def rows(self):
+        """What the screen shows as (text, inverted) rows (``draw_rows``' input)."""
+        return [(t, bool(self.inverted[r])) for r, t in enumerate(self.text_rows())]
+
+    # ----- the rows: written, compared, drawn ------------------------------------------
+
+    def _flush(self):
+        row = 0
+        while row < ROWS:
+            if self.new_lens[row] != self.lens[row] or self.new_inv[row] != self.inverted[row] \
+                    or self.new[row] != self.shown[row]:
+                self._show(row)
+            row += 1
+
+    def _show(self, row):
+        """The new row becomes the one shown (the arrays are swapped) and is drawn."""
+        new = self.new[row]
+        self.new[row] = self.shown[row]
+        self.shown[row] = new
+        self.lens[row] = self.new_lens[row]
+        self.inverted[row] = self.new_inv[row]
+        font.cells(self.display, row, new, self.lens[row], self.inverted[row])
+
+    def _begin(self, row, invert=False):
+        self.row = row
+        self.cur = self.new[row]
+        self.pos = 0
+        self.new_inv[row] = 1 if invert else 0
+
+    def _end(self):
+        """The row is written: its length; zeros after it (rows compare whole)."""
+        n = self.pos
+        if n > COLS:
+            n = COLS
+        self.new_lens[self.row] = n
+        self.done |= 1 << self.row
+        cur = self.cur
+        while n < COLS:
+            cur[n] = 0
+            n += 1
+
+    def _blank(self, row):
+        self._begin(row)
+        self._end()
+
+    def _put(self, c):
+        p = self.pos
+        if p < COLS:
+            self.cur[p] = c
+        self.pos = p + 1
+
+    def _add(self, s, limit=COLS):
+        """The characters of the str ``s``, at most ``limit`` of them."""
+        n = len(s)
+        if n > limit:
+            n = limit
+        i = 0
+        while i < n:
+            self._put(ord(s[i]))
+            i += 1
+
+    def _bytes(self, data, i, end):
+        """The characters of the UTF-8 bytes ``data[i:end]``."""
+        while i < end:
+            self._put(_code(data, i))
+            i += _SEQ[data[i] >> 4]
+
+    def _num(self, n):
+        """An int in decimal."""
+        if n < 0:
+            self._put(45)               # -
+            n = -n
+        d = 1
+        while d * 10 <= n:
+            d *= 10
+        while d:
+            self._put(48 + n // d % 10)
+            d //= 10
+
+    def _text(self, key):
+        """The table text ``key`` (table/texts.py) in the game's language."""
+        j = texts.which(key, self.lang)
+        self._bytes(texts.DATA, texts.OFF[j], texts.OFF[j + 1] - 1)
+
+    def _pre(self, key):
+        """The text ``key`` up to its "%s"; ``_post()`` writes the rest."""
+        j = texts.which(key, self.lang)
+        a = texts.OFF[j]
+        self.end = texts.OFF[j + 1] - 1
+        self.tail = texts.DATA.find(b"%s", a, self.end)
+        self._bytes(texts.DATA, a, self.tail)
+
+    def _post(self):
+        self._bytes(texts.DATA, self.tail + 2, self.end)
+
+    def _fmt(self, key, s, limit=COLS):
+        """The text ``key`` with ``s`` (at most ``limit`` characters) for its "%s"."""
+        self._pre(key)
+        self._add(s, limit)
+        self._post()
+
+    def _name(self, game, seat, width=8):
+        self._add(game.rules.seats[seat], width)
+
+    def _card(self, card):
+        """``♥10``: the suit symbol and the rank."""
+        self._put(SUIT_CODES[card // 9])
+        self._add(RANKS[card % 9])
+
+    def _contract(self, cid):
+        j = names.contract_number(cid, self.lang)
+        if j < 0:
+            self._add(cid)
+        else:
+            self._bytes(names.DATA, names.OFF[j], names.OFF[j + 1] - 1)
+
+    def _right(self):
+        """What follows is the right part of the row (``_pad``)."""
+        self.mark = self.pos
+
+    def _pad(self):
+        """Left part, spaces, right part at the right edge; when both do not
+        fit, one space between them and the row cut."""
+        gap = COLS - self.pos
+        self._shift(gap if gap > 0 else 1)
+
+    def _shift(self, by):
+        """Move the right part ``by`` columns on; spaces before it."""
+        cur = self.cur
+        m = self.mark
+        i = self.pos if self.pos < COLS else COLS
+        i -= 1
+        while i >= m:
+            if i + by < COLS:
+                cur[i + by] = cur[i]
+            i -= 1
+        i = m
+        while i < m + by and i < COLS:
+            cur[i] = 32
+            i += 1
+        self.pos += by
 
     # ----- composing -------------------------------------------------------------------
 
     def compose(self, game):
-        """The 8 rows as (text, inverted) for the game's state."""
-        view = game.view
-        rules = game.rules
-        lang = game.lang
-        out = [(_pad(VARIANTS.get(rules.variant, rules.variant)[:10],
-                     "G:" + _name(rules, view.dealer(), 5)), True)]
+        """Write the game's screen into the new rows (``draw`` shows the
+        changed ones); ``rows()`` reads what is shown."""
+        self.lang = game.lang
+        self.done = 0
+        self._header(game)
+        if game.step != RESULT and game.step != OVER or game.confirm_undo or game.scores:
+            self.result = None
         if game.confirm_undo:
-            body = self._body(game)
-            return out + body[:5] + [("", False), (text("undo_q", lang), True)]
-        if game.scores:
-            return out + self._scores(game)
-        if game.step == DEALING:
-            out += self._dealing(game)
-        elif game.step in (RESULT, OVER):
-            out += self._result(game)
+            self._body(game)
+            self._blank(6)
+            self._begin(7, True)
+            self._text("undo_q")
+            self._end()
+        elif game.scores:
+            self._scores(game)
+        elif game.step == DEALING:
+            self._dealing(game)
+        elif game.step == RESULT or game.step == OVER:
+            self._result(game)
         else:
-            out += self._body(game)
-        return out
+            self._body(game)
+        row = 1
+        while row < ROWS:
+            if not self.done >> row & 1:
+                self._blank(row)
+            row += 1
+
+    def _header(self, game):
+        rules = game.rules
+        self._begin(0, True)
+        self._add(VARIANTS.get(rules.variant, rules.variant), 10)
+        self._right()
+        self._add("G:")
+        self._name(game, game.view.dealer(), 5)
+        self._pad()
+        self._end()
+
+    def _active(self, view):
+        """The view's active seats (a list made once per deal, not per redraw)."""
+        key = (view.deals_played() * 64 + view.dealer()) * 2 + (1 if view.in_deal() else 0)
+        if view is not self.seats_view or key != self.seats_key:
+            self.seats = view.active_seats()
+            self.seats_view = view
+            self.seats_key = key
+        return self.seats
 
     def _body(self, game):
         view = game.view
-        rules = game.rules
-        lang = game.lang
-        rows = [(self._contract_line(game), False)]
-        seats = view.active_seats()
-        turn = view.turn()
-        cards = {}
-        if game.clearing or (view.trick_size() == 0 and game.trick_shown):
-            last = view.last_trick()
-            if last is not None:
-                order = seats[seats.index(last["leader"]):] + seats[:seats.index(last["leader"])]
-                for i, code in enumerate(last["cards"]):
-                    cards[order[i]] = CARD_TEXT[CODE_INDEX[code]]
-        else:
-            for i in range(view.trick_size()):
-                cards[view.trick_seat(i)] = CARD_TEXT[view.trick_card(i)]
-        winner = view.last_winner() if game.clearing else -1
-        for seat in seats[:5]:
-            mark = "*" if seat == winner else (">" if seat == turn else " ")
-            card = cards.get(seat, "")
-            rows.append((_pad(mark + _name(rules, seat), card), False))
-        while len(rows) < 5:
-            rows.append(("", False))
-        if len(rows) < 6:               # up to 4 seats: a message row above the prompt
-            rows.append((self._status(game), False))
+        self._begin(1)
+        self._contract_line(game)
+        self._end()
+        seats = self._seat_rows(game)
+        if seats <= 4:                  # up to 4 seats: a message row above the prompt
+            self._begin(6)
+            self._status(game)
+            self._end()
+        self._begin(7, bool(game.menu))
         if game.menu:
-            label = game.menu[game.menu_pos][0]
-            rows.append(("<" + font.fit(label, COLS - 2) + ">", True))
-        elif len(seats) > 4 and game.message:
-            rows.append((game.message, False))   # 5 seats: the message takes the prompt row
+            self._put(60)               # <
+            self._add(game.menu[game.menu_pos][0], COLS - 2)
+            self._put(62)               # >
+        elif seats > 4 and game.message:
+            self._add(game.message)     # 5 seats: the message takes the prompt row
         elif game.clearing:
-            rows.append((text("clear", lang), False))
-        elif turn >= 0:
-            rows.append((text("turn", lang) % _name(rules, turn), False))
+            self._text("clear")
+        elif view.turn() >= 0:
+            self._fmt("turn", game.rules.seats[view.turn()], 8)
+        self._end()
+
+    def _seat_rows(self, game):
+        """Rows 2..6: a seat each (up to 5), its mark and its card; blank rows
+        below up to row 5.  Returns the number of seats."""
+        seats = self._active(game.view)
+        i = 0
+        while i < len(seats) and i < 5:
+            self._seat_row(game, i, seats[i])
+            i += 1
+        while i < 4:
+            self._blank(2 + i)
+            i += 1
+        return len(seats)
+
+    def _seat_row(self, game, i, seat):
+        self._begin(2 + i)
+        self._mark(game, seat)
+        self._name(game, seat)
+        self._right()
+        card = self._card_of(game, seat)
+        if card >= 0:
+            self._card(card)
+        self._pad()
+        self._end()
+
+    def _mark(self, game, seat):
+        """``*`` the trick's winner (while it is cleared), ``>`` the seat on turn."""
+        if game.clearing and seat == game.view.last_winner():
+            self._put(42)
         else:
-            rows.append(("", False))
-        return rows
+            self._put(62 if seat == game.view.turn() else 32)
+
+    def _card_of(self, game, seat):
+        """The card shown at ``seat``: of the trick being played, or of the last
+        one while it is cleared; -1 none."""
+        view = game.view
+        if game.clearing or (view.trick_size() == 0 and game.trick_shown):
+            card = game.last_trick_card(seat)
+            return card if card != -2 else _from_last_trick(view, seat)
+        i = 0
+        while i < view.trick_size():
+            if view.trick_seat(i) == seat:
+                return view.trick_card(i)
+            i += 1
+        return -1
 
     def _status(self, game):
         """The message row: a refusal or warning, else the finished trick."""
         view = game.view
         if game.message:
-            return game.message
-        if game.clearing:
-            return (text("wins", game.lang) % _name(game.rules, view.last_winner())
-                    + " " + str(view.last_points()))
-        return ""
+            self._add(game.message)
+        elif game.clearing:
+            self._fmt("wins", game.rules.seats[view.last_winner()], 8)
+            self._put(32)
+            self._num(view.last_points())
 
     def _contract_line(self, game):
         view = game.view
-        lang = game.lang
         cid = view.contract()
         if cid is None or view.declarer() < 0:
             if cid is not None:
-                return contract_name(cid, lang)
-            phase = view.expects()
-            return text("calls", lang) % "" if phase == "call" else ""
-        line = _name(game.rules, view.declarer(), 6) + " " + contract_name(cid, lang)
-        trump = view.trump()
-        if trump and suit_name(trump, lang) not in line:
-            line += " " + SUIT_SYMBOLS["CSHD".index(trump)]
+                self._contract(cid)
+            elif view.expects() == "call":
+                self._fmt("calls", "")
+            return
+        self._name(game, view.declarer(), 6)
+        self._put(32)
+        self._contract(cid)
+        self._trump(game, cid)
         if view.multiplier() > 1:
-            line += " x" + str(view.multiplier())
-        return line
+            self._put(32)
+            self._put(120)              # x
+            self._num(view.multiplier())
+
+    def _trump(self, game, cid):
+        """The trump's symbol, unless the line names the suit already."""
+        trump = game.view.trump()
+        if not trump:
+            return
+        s = SUITS.find(trump) if len(trump) == 1 else -1
+        if s >= 0 and not self._names_suit(game, cid, s):
+            self._put(32)
+            self._put(SUIT_CODES[s])
+
+    def _names_suit(self, game, cid, s):
+        """Does "<declarer's name, 6> <contract name>" hold suit ``s``'s word?"""
+        word = SUIT_WORDS[2 * s + 1] if self.lang == "en" else SUIT_WORDS[2 * s]
+        if _within(game.rules.seats[game.view.declarer()], word, 6):
+            return True
+        return self._contract_names(cid, s, word)
+
+    def _contract_names(self, cid, s, word):
+        j = names.contract_number(cid, self.lang)
+        if j < 0:
+            return cid.find(word) >= 0
+        return SUITS_NAMED[j] >> s & 1 != 0
 
     def _dealing(self, game):
-        view = game.view
         rules = game.rules
-        lang = game.lang
-        seen, total, short = game.dealing_missing()
-        rows = [(text("deal_centre", lang) % _name(rules, view.dealer()), False),
-                (text("deal_count", lang) % ("%d/%d" % (seen, total)), False)]
+        self._begin(1)
+        self._fmt("deal_centre", rules.seats[game.view.dealer()], 8)
+        self._end()
+        self._begin(2)
+        self._pre("deal_count")
+        self._num(self._dealt(game, -1))
+        self._put(47)                   # /
+        self._num(rules.hand_size * len(game.deal_active))
+        self._post()
+        self._end()
+        self._deal_to(game)
+        i = 0
+        while i < len(game.deal_active) and i < 3:
+            self._dealt_row(game, i)
+            i += 1
+        self._begin(7)
+        if game.message:
+            self._add(game.message)
+        elif self._dealt(game, 1):
+            self._missing(game)
+        self._end()
+
+    def _deal_to(self, game):
+        """Row 3: who gets the next card dealt over the centre."""
+        self._begin(3)
         nxt = game.next_receiver()
         if nxt == TALON:
-            rows.append((text("deal_to", lang) % text("talon", lang), False))
+            self._pre("deal_to")
+            self._text("talon")
+            self._post()
         elif nxt >= 0:
-            rows.append((text("deal_to", lang) % _name(rules, nxt), False))
-        else:
-            rows.append(("", False))
-        for seat in game.deal_active[:3]:
-            rows.append((_pad(_name(rules, seat), "%d/%d" % (len(game.dealt[seat]),
-                                                            rules.hand_size)), False))
-        while len(rows) < 6:
-            rows.append(("", False))
-        rows.append((game.message or (text("missing", lang) % ",".join(
-            _name(rules, s, 4) for s in short) if short else ""), False))
-        return rows
+            self._fmt("deal_to", game.rules.seats[nxt], 8)
+        self._end()
+
+    def _dealt(self, game, short):
+        """Cards seen so far (``short`` -1), or the seats still short of cards."""
+        n = 0
+        i = 0
+        while i < len(game.deal_active):
+            k = len(game.dealt[game.deal_active[i]])
+            if short < 0:
+                n += k
+            elif k < game.rules.hand_size:
+                n += 1
+            i += 1
+        return n
+
+    def _dealt_row(self, game, i):
+        seat = game.deal_active[i]
+        self._begin(4 + i)
+        self._name(game, seat)
+        self._right()
+        self._num(len(game.dealt[seat]))
+        self._put(47)                   # /
+        self._num(game.rules.hand_size)
+        self._pad()
+        self._end()
+
+    def _missing(self, game):
+        """"fehlt: Anna,Bert" (4 characters of each name)."""
+        self._pre("missing")
+        self.first = True               # (no comma before the first)
+        i = 0
+        while i < len(game.deal_active):
+            self._short_seat(game, game.deal_active[i])
+            i += 1
+        self._post()
+
+    def _short_seat(self, game, seat):
+        if len(game.dealt[seat]) < game.rules.hand_size:
+            if not self.first:
+                self._put(44)           # ,
+            self.first = False
+            self._name(game, seat, 4)
+
+    def _last_result(self, view):
+        """The view's last result (a dict copy), taken once while the result
+        screen is shown: it is redrawn at each button press."""
+        if self.result is None or self.result_key != view.deals_played():
+            self.result = view.last_result()
+            self.result_key = view.deals_played()
+        return self.result
 
     def _result(self, game):
-        view = game.view
-        rules = game.rules
-        lang = game.lang
-        r = view.last_result()
-        rows = [(text("result", lang), False)]
+        r = self._last_result(game.view)
+        self._begin(1)
+        self._text("result")
+        self._end()
         if r is None:
-            return rows
+            return
+        self._begin(2)
         if r["contract"] is None:
-            rows.append((text("thrown_in", lang), False))
+            self._text("thrown_in")
+            self._end()
+            self.base = 3               # the first payment row
         else:
-            who = _name(rules, r["declarer"], 6) + " " if r["declarer"] is not None else ""
-            state = {True: "won", False: "lost", None: "draw"}[r["won"]]
-            rows.append((who + contract_name(r["contract"], lang), False))
-            pts = r["points"]
-            detail = ":".join(str(p) for p in pts) if pts else ""
-            rows.append((_pad(detail, text(state, lang) if r["declarer"] is not None
-                              else ""), False))
-        for seat in range(rules.players)[:4]:
-            rows.append((_pad(_name(rules, seat, 6), "%+d %d" % (
-                r["payments"][seat], r["balances"][seat])), False))
-        rows = rows[:6]
-        while len(rows) < 6:
-            rows.append(("", False))
-        last = text("session_over", lang) if game.step == OVER else text("next_deal", lang)
-        rows.append((last, True))
-        return rows
+            self._result_lines(game, r)
+            self.base = 4
+        seat = 0
+        while seat < game.rules.players and seat < 4 and self.base + seat < 7:
+            self._payment_row(game, r, seat)
+            seat += 1
+        self._begin(7, True)
+        self._text("session_over" if game.step == OVER else "next_deal")
+        self._end()
+
+    def _result_lines(self, game, r):
+        """Row 2: declarer and contract; row 3: the points and won/lost."""
+        if r["declarer"] is not None:
+            self._name(game, r["declarer"], 6)
+            self._put(32)
+        self._contract(r["contract"])
+        self._end()
+        self._begin(3)
+        pts = r["points"]
+        k = 0
+        while pts and k < len(pts):
+            if k:
+                self._put(58)           # :
+            self._value(pts[k])
+            k += 1
+        self._right()
+        if r["declarer"] is not None:
+            self._text("draw" if r["won"] is None else ("won" if r["won"] else "lost"))
+        self._pad()
+        self._end()
+
+    def _value(self, v):
+        if type(v) is int:
+            self._num(v)
+        else:
+            self._add(str(v))
+
+    def _payment_row(self, game, r, seat):
+        self._begin(self.base + seat)
+        self._name(game, seat, 6)
+        self._right()
+        if r["payments"][seat] >= 0:
+            self._put(43)               # +
+        self._num(r["payments"][seat])
+        self._put(32)
+        self._num(r["balances"][seat])
+        self._pad()
+        self._end()
 
     def _scores(self, game):
         view = game.view
-        rules = game.rules
-        lang = game.lang
-        rows = [(text("scores", lang), False),
-                (text("deals", lang) % view.deals_played(), False)]
-        for seat in range(rules.players)[:5]:
-            rows.append((_pad(_name(rules, seat), str(view.balance(seat))), False))
-        if view.pot():
-            rows.append((_pad(text("pot", lang), str(view.pot())), False))
-        rows = rows[:7]
-        while len(rows) < 7:
-            rows.append(("", False))
-        return rows
+        self._begin(1)
+        self._text("scores")
+        self._end()
+        self._begin(2)
+        self._pre("deals")
+        self._num(view.deals_played())
+        self._post()
+        self._end()
+        seat = 0
+        while seat < game.rules.players and seat < 5:
+            self._begin(3 + seat)
+            self._name(game, seat)
+            self._right()
+            self._num(view.balance(seat))
+            self._pad()
+            self._end()
+            seat += 1
+        if view.pot() and seat < 5:
+            self._begin(3 + seat)
+            self._text("pot")
+            self._right()
+            self._num(view.pot())
+            self._pad()
+            self._end()
+
+
+def _within(name, word, width):
+    """Does ``name[:width]`` hold ``word``?"""
+    k = name.find(word)
+    return 0 <= k and k + len(word) <= width
+
+
+def _from_last_trick(view, seat):
+    """The card ``seat`` laid in the view's last trick, or -1 (allocates: used
+    after a power-up or an undo, when the game has no record of that trick)."""
+    last = view.last_trick()
+    if last is None:
+        return -1
+    seats = view.active_seats()
+    k = (seats.index(seat) - seats.index(last["leader"])) % len(seats)
+    cards = last["cards"]
+    return CODE_INDEX[cards[k]] if k < len(cards) else -1

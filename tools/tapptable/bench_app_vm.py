@@ -23,10 +23,12 @@ and the next deal.  It prints
   where the session fails just below that size (the MemoryError's innermost frame);
 * from one run with room to spare: the app's live heap after boot and in
   steady play (mid-deal, after a collection), the imported modules' share,
-  what one card play allocates through the whole app (mem_total(): from the
-  card laid down to the trick redrawn; by job; the journal line), and the
-  heap_lock() results for the steady loop, the readers' poll path and the
-  display path, with the redraw of an unchanged screen measured.
+  what one card play allocates through the whole app (mem_total() over the
+  app's jobs, from the card laid down to the trick redrawn; by job; the
+  journal line, the only allocation of a play; the deal's last play, which
+  the engine settles, apart), and the heap_lock() results for the steady
+  loop, the readers' poll path and the display path, with the redraw of an
+  unchanged screen.
 
 Figures are for the 64-bit unix port: objects are about twice their size on
 the RP2040; bytecode and string data are not.
@@ -310,13 +312,17 @@ def _print_details(mode, n):
             GOAL_LIVE_KB, "met" if _int(n, "steady_live") < GOAL_LIVE_KB * 1024 else
             "NOT met (%s KB)" % _kb(_int(n, "steady_live"))))
     if "play_alloc_avg" in n:
-        print("    a card play through the whole app allocates %s bytes (min %s, max %s):"
+        print("    a card play through the whole app (what its jobs allocate, from the card")
+        print("    laid down to the trick redrawn) %s bytes (min %s, max %s); besides the"
               % (n["play_alloc_avg"], n.get("play_alloc_min"), n.get("play_alloc_max")))
+        print("    journal line at most %s bytes:" % n.get("play_extra_max"))
         jobs = sorted(k for k in n if k.startswith("play_alloc_job_"))
         print("      by job: " + ", ".join("%s %s" % (k[len("play_alloc_job_"):], n[k])
                                           for k in jobs))
         print("      the journal line (journal.append, the emulated flash's own bytes left"
               " out): %s" % n.get("journal_append_avg"))
+        print("      the deal's last play (the engine settles the deal; the result screen):"
+              " %s" % n.get("play_alloc_deal_end"))
         print("      a redraw of an unchanged screen: %s bytes (Screens.compose: %s)"
               % (n.get("redraw_unchanged_bytes"), n.get("compose_bytes")))
     print("    heap_lock() in steady play (mem_total() delta, first allocation):")
