@@ -26,8 +26,6 @@ from .settle import settle
 from .variants import NO_CONTRACT
 from .view import View
 
-MAX_PLAYS = NCARDS   # cards played in one deal, at most
-
 
 class Reject(Exception):
     """Raised inside a handler to answer with an error code."""
@@ -65,12 +63,10 @@ class Session:
         self._result = None
         # The deal in progress as accepted events: those before its first card
         # (with the number of redundant declares accepted after each, docs/record-format.md
-        # convention 6), then each card played in a fixed buffer (a card is
-        # accepted only from the seat whose turn it is: the seat is not kept).
+        # convention 6); its cards are in the deal (Deal.played: a card is
+        # accepted only from the seat whose turn it is, so the seat is not kept).
         self._events = []
         self._noops = []
-        self._plays = [0] * MAX_PLAYS
-        self._nplays = 0
         self._noop = False
         self._handlers = {
             "deal": self._start_deal, "hand": self._hand, "bid": self._bid,
@@ -126,15 +122,10 @@ class Session:
         deal = self._deal
         if deal is None:
             return E.WRONG_PHASE
-        err = deal.play(seat, card)     # checks the phase first
-        if err:
-            return err
-        i = self._nplays
-        self._plays[i] = card           # the seat is the turn's: replayed from it
-        self._nplays = i + 1
-        if deal.phase == DONE:
+        err = deal.play(seat, card)     # checks the phase first; logs the card
+        if not err and deal.phase == DONE:
             self._finish()
-        return E.OK
+        return err
 
     def deal(self, dealer, cards):
         """Deal card ints ``cards`` (bytes, bytearray, list or tuple) in the order
@@ -248,7 +239,6 @@ class Session:
         self._deal = deal
         self._events = []
         self._noops = []
-        self._nplays = 0
         self.view.attach(deal)
 
     def _start_deal(self, ev):
@@ -316,10 +306,10 @@ class Session:
 
         A card or a real event is taken back by replaying the rest (at most one
         deal's events: linear); a redundant declare only by its count."""
-        self._need_deal()
+        deal = self._need_deal()
         events = self._events
         noops = self._noops
-        plays = self._nplays
+        plays = deal.tbase + deal.tcount        # cards played so far (Deal.played)
         if plays:
             plays -= 1
         elif noops[-1]:
@@ -328,7 +318,7 @@ class Session:
         else:
             events = events[:-1]
             noops = noops[:-1]
-        saved = bytes(self._plays[:plays])
+        saved = bytes(deal.played[:plays])
         self._new_deal(None)
         for ev in events:
             if isinstance(ev, bytes):
@@ -522,7 +512,7 @@ class Session:
         if deal.tcount == 0:
             out["trick"] = {
                 "n": deal.trick_no - 1, "leader": deal.last_leader,
-                "cards": [CARD_CODES[c] for c in deal.last_cards],
+                "cards": [CARD_CODES[c] for c in deal.last_trick_cards()],
                 "winner": deal.last_winner, "points": deal.last_points,
             }
         r = deal.earliest_revoke(revokes)   # one card may prove several (docs/rules 3.3)
@@ -553,7 +543,6 @@ class Session:
         self._result = result
         self._events = []
         self._noops = []
-        self._nplays = 0
         return result
 
     # ----- read by the view ----------------------------------------------------------

@@ -28,9 +28,9 @@ from .variants import C_GOAL, GOAL_ALL_TRICKS, GOAL_NO_TRICK
 class Tricks(RevokeProofs):
     """Trick state and card play of one deal (the base of Deal)."""
 
-    __slots__ = ("rules", "phase", "nact", "next_seat", "pos_of", "ntricks", "tcards", "tcount",
-                 "led", "overtrump", "top_trump", "leader", "turn", "trick_no",
-                 "seat_points", "seat_tricks", "last_cards", "last_leader", "last_winner",
+    __slots__ = ("rules", "phase", "nact", "next_seat", "pos_of", "ntricks", "played", "tbase",
+                 "tcount", "led", "overtrump", "top_trump", "leader", "turn", "trick_no",
+                 "seat_points", "seat_tricks", "last_leader", "last_winner",
                  "last_points", "early_end", "powers", "power", "win_seat", "win_power",
                  "tpoints", "allowed", "nallowed", "stop_win", "stop_loss")
 
@@ -64,7 +64,10 @@ class Tricks(RevokeProofs):
         self.next_seat = next_seat
         self.pos_of = pos_of
         self.ntricks = rules.hand_size
-        self.tcards = [0] * self.nact
+        # every card of the deal in the order played (undo replays them); the
+        # current trick's are played[tbase:tbase + tcount]
+        self.played = [0] * (self.nact * self.ntricks)
+        self.tbase = 0
         self.tcount = 0
         self.led = -1
         self.overtrump = rules.overtrump     # docs/rules 1.5 rule 4 (herzblatt family)
@@ -74,7 +77,6 @@ class Tricks(RevokeProofs):
         self.trick_no = 1
         self.seat_points = [0] * n
         self.seat_tricks = [0] * n
-        self.last_cards = [0] * self.nact
         self.last_leader = -1
         self.last_winner = -1
         self.last_points = 0
@@ -146,7 +148,7 @@ class Tricks(RevokeProofs):
         if not self.strict:
             self.used[s] += CARD_BIT[card]      # strict mode: see _played
         n = self.tcount
-        self.tcards[n] = card
+        self.played[self.tbase + n] = card
         self.tpoints += CARD_POINTS[card]
         if not n:
             self.led = s
@@ -231,8 +233,7 @@ class Tricks(RevokeProofs):
         self.last_winner = winner
         self.last_points = pts
         self.tpoints = 0
-        # the finished trick becomes the last trick; its list takes the next one
-        self.tcards, self.last_cards = self.last_cards, self.tcards
+        self.tbase += self.nact
         self.tcount = 0
         self.top_trump = -1
         self.trick_no += 1
@@ -243,6 +244,10 @@ class Tricks(RevokeProofs):
         elif winner == self.stop_win or (self.stop_loss >= 0 and winner != self.stop_loss):
             self.early_end = True    # docs/rules D15 (set_goal)
             self.phase = DONE
+
+    def last_trick_cards(self):
+        """The cards of the last completed trick, in the order played (a list)."""
+        return self.played[self.tbase - self.nact:self.tbase]
 
     def legal_masks(self, out):
         """Per-suit masks of the cards the seat to play may play now, written into

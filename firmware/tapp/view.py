@@ -166,7 +166,7 @@ class View:
     def trick_card(self, i):
         """Card int of the i-th card of the current trick (-1: no deal)."""
         deal = self._deal
-        return -1 if deal is None else deal.tcards[i]
+        return -1 if deal is None else deal.played[deal.tbase + i]
 
     def trick_seat(self, i):
         """Seat that played the i-th card of the current trick (-1: no deal)."""
@@ -193,7 +193,7 @@ class View:
         if deal is None or deal.last_winner < 0:
             return None
         return {"n": deal.trick_no - 1, "leader": deal.last_leader,
-                "cards": [CARD_CODES[c] for c in deal.last_cards],
+                "cards": [CARD_CODES[c] for c in deal.last_trick_cards()],
                 "winner": deal.last_winner, "points": deal.last_points}
 
     def points(self, seat):
