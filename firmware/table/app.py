@@ -273,16 +273,16 @@ class App:
                 self.setup.dirty = False
         elif self.game is not None and self.game.dirty:
             self.screens.draw(self.game)
-        now = self.board.ticks_ms()
-        if self.display_retry >= 0 and ticks_diff(now, self.display_retry) < 0:
-            return
+        if self.display_retry >= 0 and ticks_diff(self.board.ticks_ms(),
+                                                  self.display_retry) < 0:
+            return              # it stopped answering: not yet time to try again
         try:
             if self.display_retry >= 0:     # it was gone: it may have lost power too
                 self.board.display.init_display(clear=False)
                 self.display_retry = -1
             self.board.display.show(limit=PAGES_PER_STEP)
         except OSError:         # a loose wire: play goes on, the display is tried again
-            self.display_retry = (now + DISPLAY_RETRY_MS) & TICKS_MAX
+            self.display_retry = (self.board.ticks_ms() + DISPLAY_RETRY_MS) & TICKS_MAX
 
     def poll_console(self):
         """The serial line protocol (table/console.py), when the board has a port."""
