@@ -1,0 +1,75 @@
+"""The simulator's own chance and counting (tools/tapptable/simulate.py).
+
+The simulator deals with a Fisher-Yates shuffle whose indices are drawn from
+random bits with a redraw beyond the range, and picks calls and cards the
+same way; these tests check that the draws are uniform (a biased shuffle or
+pick would still give legal games, so nothing else would notice) and that its
+step count is the record's event count.
+"""
+import random
+
+from tools.tapptable.simulate import NTH_BIT, WIDTH, Simulator, _draws
+
+
+def test_draws_cover_every_fisher_yates_step():
+    for n in (2, 20, 24, 32, 36):
+        steps = _draws(n)
+        assert [i for i, _ in steps] == list(range(n - 1, 0, -1))
+        for i, width in steps:
+            assert 2 ** width > i >= 2 ** (width - 1) - 1   # the fewest bits that reach i
+    assert WIDTH[1] == 0 and WIDTH[2] == 1 and WIDTH[36] == 6 and WIDTH[37] == 6
+    assert NTH_BIT[0b101100100][0] == 2 and NTH_BIT[0b101100100][3] == 8
+
+
+def test_shuffle_is_uniform():
+    """Every card is dealt at every position about equally often: the chi-square
+    of the 36 x 36 (card, position) counts of 7,200 simulated deals is within
+    6 standard deviations of its mean (a shuffle drawing i % (n + 1) from the
+    bits instead of drawing again is far outside)."""
+    sim = Simulator("wuerttemberg", 3, 11, "strict")
+    n = 7200
+    counts = [[0] * 36 for _ in range(36)]      # [card][position]
+    for _ in range(n):
+        sim.deck[:] = range(36)                  # each shuffle from the same order
+        sim.deal_cards()                         # sim.deck: the cards as dealt
+        for pos, card in enumerate(sim.deck):
+            counts[card][pos] += 1
+        sim.shadow.apply({"ev": "redeal"})
+    expected = n / 36
+    chi2 = sum((k - expected) ** 2 / expected for row in counts for k in row)
+    df = 35 * 35
+    assert abs(chi2 - df) < 6 * (2 * df) ** 0.5, chi2
+
+
+def test_picks_are_uniform():
+    sim = Simulator("tapp_modern", 3, 5, "strict")
+    for items in ("CSD", "CSHD", tuple(range(9))):
+        seen = {}
+        for _ in range(9000):
+            x = sim._pick(items)
+            seen[x] = seen.get(x, 0) + 1
+        assert sorted(seen) == sorted(items)
+        mean = 9000 / len(items)
+        assert all(abs(k - mean) < 5 * mean ** 0.5 for k in seen.values()), seen
+
+
+def test_steps_are_the_record_events():
+    for variant, players in (("wuerttemberg", 3), ("tapp_modern", 4), ("haferltarock", 4),
+                             ("herzblatt", 5), ("braun_solo", 3)):
+        lines = Simulator(variant, players, 9, "strict").record_lines(25)
+        sim = Simulator(variant, players, 9, "strict")
+        sim.run(25)
+        assert sim.steps == len(lines) - 1, variant
+
+
+def test_same_seed_same_deals_whether_recorded_or_not():
+    a = Simulator("tapp_modern", 3, 77, "strict")
+    b = Simulator("tapp_modern", 3, 77, "strict")
+    list(b.stream(40, keep_results=True))
+    assert a.run(40) == b.results
+    rng = random.Random(3)
+    seeds = [rng.randrange(10 ** 6) for _ in range(3)]
+    for seed in seeds:
+        x = Simulator("haferltarock", 4, seed, "strict").run(10)
+        y = Simulator("haferltarock", 4, seed, "strict").run(10)
+        assert x == y
