@@ -99,10 +99,19 @@ class VmLink:
     # ----- commands ---------------------------------------------------------------------
 
     def step(self, method):
-        """Run one step of the job ``method`` in the VM."""
-        self.proc.stdin.write(b"s%s\n" % method.encode())
+        """Run one step of the job ``method`` in the VM; the buttons' levels go
+        with it (the VM reads them from there, not over the link)."""
+        levels = self._button_levels()
+        self.proc.stdin.write(b"s%s %s\n" % (method.encode(), levels))
         self.proc.stdin.flush()
-        return self.serve()
+        out = self.serve()
+        if self._button_levels() != levels:
+            raise VmError("a button changed during a job step (a bounce on the clock?): "
+                          "the VM runtime takes button changes between steps only")
+        return out
+
+    def _button_levels(self):
+        return bytes(0x30 if pin.is_pressed else 0x31 for pin in self.chips.button_pins)
 
     def get(self, path):
         if path in self.fn_paths:

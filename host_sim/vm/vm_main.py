@@ -44,6 +44,9 @@ FLASH_BLOCKS = 32         # 128 KB of the Pico's 4 KB erase blocks: decks, setti
 FLASH_ROOT = "/flash"
 
 
+BUTTONS = ("prev", "next", "ok")
+
+
 def sim_pins(seats):
     """The simulator's pin map: pins are named, the host knows them by name."""
     return {
@@ -51,7 +54,7 @@ def sim_pins(seats):
         "reader_cs": tuple("cs%d" % i for i in range(seats + 1)),
         "reader_rst": "rst",
         "i2c_sda": "sda", "i2c_scl": "scl",
-        "buttons": ("prev", "next", "ok"),
+        "buttons": BUTTONS,
         "buttons_pull_up": True,
         "ws2812": "ws2812",
         "buzzer": "buzzer",
@@ -138,8 +141,11 @@ def serve(roots, steps):
         cmd = line[0]
         rest = line[1:-1]
         try:
-            if cmd == "s":
-                steps[rest]()
+            if cmd == "s":            # s<method> <the buttons' levels, e.g. 110>
+                method, _, levels = rest.partition(" ")
+                for i, name in enumerate(BUTTONS):
+                    vm_machine.INPUTS[name] = 1 if levels[i] == "1" else 0
+                steps[method]()
                 out = "null"
             else:
                 path, _, args = rest.partition(" ")
