@@ -8,8 +8,8 @@ nothing; the others build fresh lists or dicts, so a caller can never change
 the game through what it was given.  The shape follows OpenSpiel's observation
 strings: ``string_from(seat)`` tells what that seat may know.
 """
+from .announce import DOUBLING_CALLS, multiplier
 from .announce import check as announce_check
-from .announce import multiplier
 from .auction import MAX_STEP, ladder_target
 from .cards import CARD_CODES, SUITS, mask_cards, suit_letter
 from .phases import AUCTION, DECLARE, DONE, EXCHANGE, HANDS, PHASE_NAMES, PLAY, RUFER
@@ -315,8 +315,11 @@ class View:
         out = []
         if deal is None or not deal.can_announce():
             return out
+        declarer = (deal.declarer,)
         for what in self._rules.announcements:
-            for seat in deal.active:
+            # only doublings may come from others (announce.check): the
+            # declarer's own calls are asked of him alone
+            for seat in deal.active if what in DOUBLING_CALLS else declarer:
                 if announce_check(self._rules, deal, seat, what) == 0:
                     out.append({"ev": "announce", "seat": seat, "what": what})
         return out
