@@ -43,6 +43,7 @@ from tapp.cards import CARD_CODES, CODE_INDEX, DECKS, NCARDS, mask_count
 from tapp.record import crc_hex
 
 from .settings import ensure_dir, exists, join, read_limited, remove_quietly, write_atomic
+from .texts import offsets
 
 try:
     from micropython import const
@@ -51,7 +52,8 @@ except ImportError:  # CPython
 
 UID_MAX = const(10)
 UID_LENS = (4, 7, 10)
-CAPACITY = 360            # UIDs held: ten full 36-card decks
+CAPACITY = 360            # UIDs held at most: ten full 36-card decks
+GROW = 36                 # slots added when the storage is full (a deck's worth)
 DECK_MIN = 1
 DECK_MAX = 99
 MAX_FILE = 4096           # bytes of one deck file (36 cards need about 900)
@@ -77,52 +79,46 @@ STORAGE = 12          # the flash refused a write (nothing changed)
 NOTHING = 13          # nothing to take back
 COMPLETE = 14         # every card of the deck is enrolled
 
-NAMES = (
-    "ok", "uid_enrolled", "uid_other_deck", "card_enrolled", "unknown_deck",
-    "bad_uid", "not_in_set", "bad_deck_id", "bad_kind", "deck_exists", "full",
-    "corrupt", "storage", "nothing", "complete",
+# Per code, six texts: its name (the console's stable word), its message (the
+# console's, English), its display line in German and in English, and the
+# lines that name the entry a refusal collided with (card label or deck id) in
+# German and in English, alternatives split by "|", the first that fits 16
+# columns used.  One bytes constant (from a ROMFS image it stays in flash);
+# NAMES, MESSAGES, SHORT_DE and SHORT_EN are made from it when asked for.
+TEXTS = (
+    b"ok\nOK\n"
+    b"OK\nOK\n\n\n"
+    b"uid_enrolled\nThis tag is already a card of this deck\n"
+    b"Schon erfasst\nAlready enrolled\nIst schon %s\nAlready %s\n"
+    b"uid_other_deck\nThis tag is a card of another deck\n"
+    b"Aus anderem Deck\nFrom other deck\nKarte aus Deck %d|Aus Deck %d\nCard of deck %d\n"
+    b"card_enrolled\nThis card of the deck already has a tag\n"
+    b"Karte schon da\nCard already in\n%s schon da\n%s already in\n"
+    b"unknown_deck\nThere is no deck with this id\n"
+    b"Deck unbekannt\nUnknown deck\n\n\n"
+    b"bad_uid\nNot a card sticker (UID of 4, 7 or 10 bytes)\n"
+    b"Kein Kartentag\nNot a card tag\n\n\n"
+    b"not_in_set\nThis card is not part of the deck's card set\n"
+    b"Nicht im Satz\nNot in this set\n\n\n"
+    b"bad_deck_id\nDeck ids are 1 to 99\n"
+    b"Decknr. 1-99\nDeck no. 1-99\n\n\n"
+    b"bad_kind\nUnknown deck kind\n"
+    b"Satz unbekannt\nUnknown set\n\n\n"
+    b"deck_exists\nA deck with this id exists\n"
+    b"Deck existiert\nDeck exists\n\n\n"
+    b"full\nThe registry is full\n"
+    b"Speicher voll\nRegistry full\n\n\n"
+    b"corrupt\nDeck file corrupt\n"
+    b"Datei defekt\nFile corrupt\n\n\n"
+    b"storage\nCould not write to the flash; nothing changed\n"
+    b"Speicherfehler\nStorage error\n\n\n"
+    b"nothing\nNothing to take back\n"
+    b"Nichts zur\xc3\xbcck\nNothing to undo\n\n\n"  # "Nichts zurück"
+    b"complete\nEvery card of the deck is enrolled\n"
+    b"Deck komplett\nDeck complete\n\n\n"
 )
-
-MESSAGES = (
-    "OK",
-    "This tag is already a card of this deck",
-    "This tag is a card of another deck",
-    "This card of the deck already has a tag",
-    "There is no deck with this id",
-    "Not a card sticker (UID of 4, 7 or 10 bytes)",
-    "This card is not part of the deck's card set",
-    "Deck ids are 1 to 99",
-    "Unknown deck kind",
-    "A deck with this id exists",
-    "The registry is full",
-    "Deck file corrupt",
-    "Could not write to the flash; nothing changed",
-    "Nothing to take back",
-    "Every card of the deck is enrolled",
-)
-
-# One 16-column display line each.
-SHORT_DE = (
-    "OK", "Schon erfasst", "Aus anderem Deck", "Karte schon da", "Deck unbekannt",
-    "Kein Kartentag", "Nicht im Satz", "Decknr. 1-99", "Satz unbekannt",
-    "Deck existiert", "Speicher voll", "Datei defekt", "Speicherfehler",
-    "Nichts zurück", "Deck komplett",
-)
-SHORT_EN = (
-    "OK", "Already enrolled", "From other deck", "Card already in", "Unknown deck",
-    "Not a card tag", "Not in this set", "Deck no. 1-99", "Unknown set",
-    "Deck exists", "Registry full", "File corrupt", "Storage error",
-    "Nothing to undo", "Deck complete",
-)
-SHORT = {"de": SHORT_DE, "en": SHORT_EN}
-# Texts that name the entry a refusal collided with (card label or deck id);
-# the first that fits 16 columns is used.
-DETAIL = {
-    "de": {UID_ENROLLED: ("Ist schon %s",), UID_OTHER_DECK: ("Karte aus Deck %d", "Aus Deck %d"),
-           CARD_ENROLLED: ("%s schon da",)},
-    "en": {UID_ENROLLED: ("Already %s",), UID_OTHER_DECK: ("Card of deck %d",),
-           CARD_ENROLLED: ("%s already in",)},
-}
+_OFF = offsets(TEXTS)   # text f of code c: TEXTS[_OFF[6 * c + f]:_OFF[6 * c + f + 1] - 1]
+_TABLES = ("NAMES", "MESSAGES", "SHORT_DE", "SHORT_EN")
 DISPLAY_COLUMNS = 16
 
 # The display font draws these (U+2663, U+2660, U+2665, U+2666).
@@ -142,22 +138,37 @@ def card_label(card):
     return SUIT_SYMBOLS[card // 9] + CARD_CODES[card][1:]
 
 
+def _text(code, field):
+    if not 0 <= code < len(_OFF) // 6:
+        raise IndexError(code)
+    j = 6 * code + field
+    return TEXTS[_OFF[j]:_OFF[j + 1] - 1].decode()
+
+
+def __getattr__(name):
+    # NAMES, MESSAGES, SHORT_DE, SHORT_EN: tuples by code, made when asked for
+    if name not in _TABLES:
+        raise AttributeError(name)
+    field = _TABLES.index(name)
+    return tuple(_text(code, field) for code in range(len(_OFF) // 6))
+
+
 def short_text(code, lang="de", packed=-1):
     """The display line for ``code``; with ``packed`` (``reg.conflict``) the
     uid/card refusals name the card or deck they collided with."""
+    en = 1 if lang == "en" else 0
     if packed >= 0:
-        forms = DETAIL.get(lang, DETAIL["de"]).get(code)
-        if forms:
-            for form in forms:
-                s = form % (packed >> 6) if "%d" in form else form % card_label(packed & 63)
-                if len(s) <= DISPLAY_COLUMNS:
-                    return s
-    return SHORT.get(lang, SHORT_DE)[code]
+        forms = _text(code, 4 + en)
+        for form in forms.split("|") if forms else ():
+            s = form % (packed >> 6) if "%d" in form else form % card_label(packed & 63)
+            if len(s) <= DISPLAY_COLUMNS:
+                return s
+    return _text(code, 2 + en)
 
 
 def message(code, packed=-1):
     """The console message for ``code`` (English), naming the collision if given."""
-    m = MESSAGES[code]
+    m = _text(code, 1)
     if packed >= 0 and code in (UID_ENROLLED, UID_OTHER_DECK, CARD_ENROLLED):
         m += " (deck %d, %s)" % (packed >> 6, CARD_CODES[packed & 63])
     return m
@@ -283,9 +294,11 @@ class Registry:
     def __init__(self, root, capacity=CAPACITY):
         self.root = root
         self.capacity = capacity
-        self._uids = bytearray(capacity * UID_MAX)
-        self._lens = bytearray(capacity)
-        self._vals = bytearray(capacity * 2)   # packed value, big-endian
+        # the slots: grown a deck's worth at a time as UIDs come (a table with
+        # one deck holds 468 bytes here, not the 4.7 KB of ``capacity`` slots)
+        self._uids = bytearray(0)
+        self._lens = bytearray(0)
+        self._vals = bytearray(0)      # packed value, big-endian
         self._n = 0
         self._decks = {}          # deck id -> [kind, mask C, mask S, mask H, mask D]
         self.conflict = -1        # after a refused add: the entry it collided with
@@ -353,7 +366,18 @@ class Registry:
     def _uid(self, i):
         return bytes(self._uids[i * UID_MAX:i * UID_MAX + self._lens[i]])
 
+    def _grow(self):
+        """Room for one more slot (callers keep ``_n`` within ``capacity``)."""
+        have = len(self._lens)
+        if self._n < have:
+            return
+        more = GROW if have + GROW <= self.capacity else max(self.capacity - have, 1)
+        self._uids = self._uids + bytearray(more * UID_MAX)
+        self._lens = self._lens + bytearray(more)
+        self._vals = self._vals + bytearray(2 * more)
+
     def _insert(self, pos, uid, packed):
+        self._grow()
         n = self._n
         u = self._uids
         u[(pos + 1) * UID_MAX:(n + 1) * UID_MAX] = u[pos * UID_MAX:n * UID_MAX]
