@@ -7,11 +7,11 @@ is.  A screen is drawn only when the game says something changed
 (``game.dirty``); the display driver then sends only the changed pages.
 
 Allocation: a screen is not built as strings.  Each row is written character
-by character (code points) into a preallocated ``array``, its pieces put at
-their columns (a seat's name left, its card right-aligned; texts straight
-from the bytes of table/texts.py and table/names.py, numbers digit by digit);
-a row whose characters or inversion changed is swapped with the one shown and
-drawn (font.cells).  So a redraw -- after a card play too -- allocates nothing
+by character (code points) over the row shown, a preallocated ``array``, its
+pieces put at their columns (a seat's name left, its card right-aligned;
+texts straight from the bytes of table/texts.py and table/names.py, numbers
+digit by digit); a row whose characters or inversion changed is drawn
+(font.cells).  So a redraw -- after a card play too -- allocates nothing
 (tests/mp/mptest_app_heap.py), except the view's active seats once per deal,
 its result once when the result screen comes up and, after a power-up or an
 undo, its last trick.  ``text_rows()`` makes the rows' strs on demand.
@@ -56,13 +56,13 @@ class Screens:
         self.shown = [array("I", [0] * COLS) for _ in range(ROWS)]  # code points shown
         self.lens = bytearray(ROWS)      # characters shown per row
         self.inverted = bytearray(ROWS)
-        self.new = [array("I", [0] * COLS) for _ in range(ROWS)]    # the rows being written
-        self.new_lens = bytearray(ROWS)
-        self.new_inv = bytearray(ROWS)
-        self.cur = self.new[0]           # the row being written, its number,
-        self.row = 0
-        self.pos = 0                     # characters given to it (also past column 16)
-        self.mark = 0                    # where its right-aligned part begins
+        self.right = array("I", [0] * COLS)  # a row's right-aligned part, before it is placed
+        self.cur = self.shown[0]         # where characters go: the row being written, or
+        self.row = 0                     # its right part; the row's number,
+        self.pos = 0                     # characters given (also past column 16)
+        self.mark = 0                    # where the right part begins
+        self.changed = False             # the row differs from what was shown
+        self.kept = False
         self.done = 0                    # rows written (bits)
         self.tail = 0                    # a text's part after its "%s": start, end
         self.end = 0
@@ -79,7 +79,6 @@ class Screens:
         """Render the game into the display's buffer (the app sends the changed
         pages, a few per step)."""
         self.compose(game)
-        self._flush()
         game.dirty = False
 
     def draw_rows(self, lines):
@@ -91,7 +90,6 @@ class Screens:
         while row < ROWS:
             self._entry(row, lines[row] if row < n else _BLANK)
             row += 1
-        self._flush()
 
     def _entry(self, row, entry):
         self._begin(row, entry[1])
@@ -110,42 +108,33 @@ class Screens:
         """What the screen shows as (text, inverted) rows (``draw_rows``' input)."""
         return [(t, bool(self.inverted[r])) for r, t in enumerate(self.text_rows())]
 
-    # ----- the rows: written, compared, drawn ------------------------------------------
-
-    def _flush(self):
-        row = 0
-        while row < ROWS:
-            if self.new_lens[row] != self.lens[row] or self.new_inv[row] != self.inverted[row] \
-                    or self.new[row] != self.shown[row]:
-                self._show(row)
-            row += 1
-
-    def _show(self, row):
-        """The new row becomes the one shown (the arrays are swapped) and is drawn."""
-        new = self.new[row]
-        self.new[row] = self.shown[row]
-        self.shown[row] = new
-        self.lens[row] = self.new_lens[row]
-        self.inverted[row] = self.new_inv[row]
-        font.cells(self.display, row, new, self.lens[row], self.inverted[row])
+    # ----- the rows: written over what is shown, drawn when changed -------------------
 
     def _begin(self, row, invert=False):
         self.row = row
-        self.cur = self.new[row]
+        self.cur = self.shown[row]
         self.pos = 0
-        self.new_inv[row] = 1 if invert else 0
+        inv = 1 if invert else 0
+        self.changed = inv != self.inverted[row]
+        self.inverted[row] = inv
 
     def _end(self):
-        """The row is written: its length; zeros after it (rows compare whole)."""
-        n = self.pos
-        if n > COLS:
-            n = COLS
-        self.new_lens[self.row] = n
-        self.done |= 1 << self.row
+        """The row is written: its length, zeros after it; drawn if it changed."""
+        row = self.row
+        n = self.pos if self.pos < COLS else COLS
+        if n != self.lens[row]:
+            self.changed = True
+            self.lens[row] = n
         cur = self.cur
         while n < COLS:
             cur[n] = 0
             n += 1
+        self.done |= 1 << row
+        if self.changed:
+            self._draw(row)
+
+    def _draw(self, row):
+        font.cells(self.display, row, self.shown[row], self.lens[row], self.inverted[row])
 
     def _blank(self, row):
         self._begin(row)
@@ -153,8 +142,9 @@ class Screens:
 
     def _put(self, c):
         p = self.pos
-        if p < COLS:
+        if p < COLS and self.cur[p] != c:
             self.cur[p] = c
+            self.changed = True
         self.pos = p + 1
 
     def _add(self, s, limit=COLS):
@@ -223,36 +213,36 @@ class Screens:
             self._bytes(names.DATA, names.OFF[j], names.OFF[j + 1] - 1)
 
     def _right(self):
-        """What follows is the right part of the row (``_pad``)."""
+        """What follows is the row's right part (``_pad`` places it)."""
         self.mark = self.pos
+        self.cur = self.right
+        self.pos = 0
+        self.kept = self.changed         # (writing the right part changes no row)
 
     def _pad(self):
         """Left part, spaces, right part at the right edge; when both do not
         fit, one space between them and the row cut."""
-        gap = COLS - self.pos
-        self._shift(gap if gap > 0 else 1)
-
-    def _shift(self, by):
-        """Move the right part ``by`` columns on; spaces before it."""
-        cur = self.cur
-        m = self.mark
-        i = self.pos if self.pos < COLS else COLS
-        i -= 1
-        while i >= m:
-            if i + by < COLS:
-                cur[i + by] = cur[i]
-            i -= 1
-        i = m
-        while i < m + by and i < COLS:
-            cur[i] = 32
+        n = self.pos                    # the right part's length
+        self.cur = self.shown[self.row]
+        self.pos = self.mark
+        self.changed = self.kept
+        gap = COLS - self.mark - n
+        self._spaces(gap if gap > 0 else 1)
+        i = 0
+        while i < n and i < COLS:
+            self._put(self.right[i])
             i += 1
-        self.pos += by
+
+    def _spaces(self, k):
+        while k > 0:
+            self._put(32)
+            k -= 1
 
     # ----- composing -------------------------------------------------------------------
 
     def compose(self, game):
-        """Write the game's screen into the new rows (``draw`` shows the
-        changed ones); ``rows()`` reads what is shown."""
+        """Write the game's screen over the rows shown (a changed row is drawn
+        into the display's buffer); ``rows()`` reads what is shown."""
         self.lang = game.lang
         self.done = 0
         self._header(game)
