@@ -27,85 +27,85 @@ try:
 except ImportError:  # CPython: the pure-Python subset
     from . import fbuf as framebuf  # type: ignore[no-redef]
 
-WIDTH = const(128)
-HEIGHT = const(64)
-PAGES = const(8)
-BUF_SIZE = const(1024)  # WIDTH * PAGES
-DEFAULT_ADDR = const(0x3C)
+_WIDTH = const(128)
+_HEIGHT = const(64)
+_PAGES = const(8)
+_BUF_SIZE = const(1024)  # _WIDTH * _PAGES
+_DEFAULT_ADDR = const(0x3C)
 
 # Control byte (datasheet 8.1.5.2): Co (bit 7) = another control byte follows
 # after one data byte; D/C# (bit 6) = 1 for GDDRAM data, 0 for commands.
-CTRL_CMD = const(0x00)  # Co=0, D/C#=0: the rest of the transaction is commands
-CTRL_DATA = const(0x40)  # Co=0, D/C#=1: the rest of the transaction is data
+_CTRL_CMD = const(0x00)  # Co=0, D/C#=0: the rest of the transaction is commands
+_CTRL_DATA = const(0x40)  # Co=0, D/C#=1: the rest of the transaction is data
 
 # Fundamental commands (10.1)
-SET_CONTRAST = const(0x81)  # 10.1.7, + 1 byte 0..255
-DISPLAY_RAM = const(0xA4)  # 10.1.8, follow RAM (0xA5 = all pixels on)
-SET_NORMAL = const(0xA6)  # 10.1.9, 0xA7 = inverse
-SET_INVERT = const(0xA7)
-DISPLAY_OFF = const(0xAE)  # 10.1.12, sleep mode (RAM kept)
-DISPLAY_ON = const(0xAF)
+_SET_CONTRAST = const(0x81)  # 10.1.7, + 1 byte 0..255
+_DISPLAY_RAM = const(0xA4)  # 10.1.8, follow RAM (0xA5 = all pixels on)
+_SET_NORMAL = const(0xA6)  # 10.1.9, 0xA7 = inverse
+_SET_INVERT = const(0xA7)
+_DISPLAY_OFF = const(0xAE)  # 10.1.12, sleep mode (RAM kept)
+_DISPLAY_ON = const(0xAF)
 # Addressing (10.1.3 - 10.1.5)
-SET_MEM_MODE = const(0x20)  # + 0 horizontal, 1 vertical, 2 page
-SET_COL_ADDR = const(0x21)  # + start, end column
-SET_PAGE_ADDR = const(0x22)  # + start, end page
+_SET_MEM_MODE = const(0x20)  # + 0 horizontal, 1 vertical, 2 page
+_SET_COL_ADDR = const(0x21)  # + start, end column
+_SET_PAGE_ADDR = const(0x22)  # + start, end page
 # Hardware configuration (10.1.6, 10.1.14 - 10.1.19)
-SET_START_LINE = const(0x40)  # 10.1.6, | line 0..63
-SET_SEG_REMAP = const(0xA0)  # 10.1.12, | 1: column 127 mapped to SEG0
-SET_MUX_RATIO = const(0xA8)  # 10.1.11, + mux - 1
-SET_COM_SCAN_DEC = const(0xC8)  # 10.1.14, scan COM[N-1] -> COM0
-SET_DISP_OFFSET = const(0xD3)  # 10.1.15, + offset
-SET_COM_PINS = const(0xDA)  # 10.1.18, + 0x12 alternative COM config (64 rows)
+_SET_START_LINE = const(0x40)  # 10.1.6, | line 0..63
+_SET_SEG_REMAP = const(0xA0)  # 10.1.12, | 1: column 127 mapped to SEG0
+_SET_MUX_RATIO = const(0xA8)  # 10.1.11, + mux - 1
+_SET_COM_SCAN_DEC = const(0xC8)  # 10.1.14, scan COM[N-1] -> COM0
+_SET_DISP_OFFSET = const(0xD3)  # 10.1.15, + offset
+_SET_COM_PINS = const(0xDA)  # 10.1.18, + 0x12 alternative COM config (64 rows)
 # Timing and driving (10.1.16, 10.1.17, 10.1.19)
-SET_CLK_DIV = const(0xD5)  # + (osc freq << 4) | (divide - 1)
-SET_PRECHARGE = const(0xD9)  # + (phase2 << 4) | phase1
-SET_VCOM_DESEL = const(0xDB)  # + level (0x30 ~ 0.83 Vcc)
+_SET_CLK_DIV = const(0xD5)  # + (osc freq << 4) | (divide - 1)
+_SET_PRECHARGE = const(0xD9)  # + (phase2 << 4) | phase1
+_SET_VCOM_DESEL = const(0xDB)  # + level (0x30 ~ 0.83 Vcc)
 # Charge pump (application note, "Charge Pump Command Table")
-SET_CHARGE_PUMP = const(0x8D)  # + 0x14 enable (internal Vcc), 0x10 disable
-DEACTIVATE_SCROLL = const(0x2E)  # 10.2.3
+_SET_CHARGE_PUMP = const(0x8D)  # + 0x14 enable (internal Vcc), 0x10 disable
+_DEACTIVATE_SCROLL = const(0x2E)  # 10.2.3
 
 _INIT = (
-    DISPLAY_OFF,
-    SET_MEM_MODE, 0x00,  # horizontal addressing: the window wraps page to page
-    SET_START_LINE | 0,
-    SET_SEG_REMAP | 1,
-    SET_MUX_RATIO, HEIGHT - 1,
-    SET_COM_SCAN_DEC,
-    SET_DISP_OFFSET, 0x00,
-    SET_COM_PINS, 0x12,
-    SET_CLK_DIV, 0x80,
-    SET_PRECHARGE, 0xF1,  # internal Vcc
-    SET_VCOM_DESEL, 0x30,
-    SET_CONTRAST, 0x7F,
-    DISPLAY_RAM,
-    SET_NORMAL,
-    SET_CHARGE_PUMP, 0x14,
-    DEACTIVATE_SCROLL,
-    DISPLAY_ON,
+    _DISPLAY_OFF,
+    _SET_MEM_MODE, 0x00,  # horizontal addressing: the window wraps page to page
+    _SET_START_LINE | 0,
+    _SET_SEG_REMAP | 1,
+    _SET_MUX_RATIO, _HEIGHT - 1,
+    _SET_COM_SCAN_DEC,
+    _SET_DISP_OFFSET, 0x00,
+    _SET_COM_PINS, 0x12,
+    _SET_CLK_DIV, 0x80,
+    _SET_PRECHARGE, 0xF1,  # internal Vcc
+    _SET_VCOM_DESEL, 0x30,
+    _SET_CONTRAST, 0x7F,
+    _DISPLAY_RAM,
+    _SET_NORMAL,
+    _SET_CHARGE_PUMP, 0x14,
+    _DEACTIVATE_SCROLL,
+    _DISPLAY_ON,
 )
 
 
 class SSD1306:
     """128x64 SSD1306 on an injected I2C bus (``writeto``/``writevto``)."""
 
-    def __init__(self, i2c, addr=DEFAULT_ADDR, external_vcc=False):
+    def __init__(self, i2c, addr=_DEFAULT_ADDR, external_vcc=False):
         self.i2c = i2c
         self.addr = addr
-        self.width = WIDTH
-        self.height = HEIGHT
+        self.width = _WIDTH
+        self.height = _HEIGHT
         self.external_vcc = external_vcc
-        self.buffer = bytearray(BUF_SIZE)
-        self.fb = framebuf.FrameBuffer(self.buffer, WIDTH, HEIGHT, framebuf.MONO_VLSB)
-        self._shadow = bytearray(BUF_SIZE)  # what the panel's GDDRAM holds
+        self.buffer = bytearray(_BUF_SIZE)
+        self.fb = framebuf.FrameBuffer(self.buffer, _WIDTH, _HEIGHT, framebuf.MONO_VLSB)
+        self._shadow = bytearray(_BUF_SIZE)  # what the panel's GDDRAM holds
         mv = memoryview(self.buffer)
         sv = memoryview(self._shadow)
-        self._pages = [mv[p * WIDTH:(p + 1) * WIDTH] for p in range(PAGES)]
-        self._spages = [sv[p * WIDTH:(p + 1) * WIDTH] for p in range(PAGES)]
+        self._pages = [mv[p * _WIDTH:(p + 1) * _WIDTH] for p in range(_PAGES)]
+        self._spages = [sv[p * _WIDTH:(p + 1) * _WIDTH] for p in range(_PAGES)]
         # one vector per run length n: [data control byte, page, page + 1, ...]
-        self._ctrl_data = bytes((CTRL_DATA,))
-        self._vecs = [[self._ctrl_data] * (n + 1) for n in range(PAGES + 1)]
+        self._ctrl_data = bytes((_CTRL_DATA,))
+        self._vecs = [[self._ctrl_data] * (n + 1) for n in range(_PAGES + 1)]
         # [control, 0x21, 0, 127, 0x22, first page, last page]
-        self._win = bytearray((CTRL_CMD, SET_COL_ADDR, 0, WIDTH - 1, SET_PAGE_ADDR, 0, 0))
+        self._win = bytearray((_CTRL_CMD, _SET_COL_ADDR, 0, _WIDTH - 1, _SET_PAGE_ADDR, 0, 0))
         self._cmd1 = bytearray(2)  # [control, command]
         self._cmd2 = bytearray(3)  # [control, command, argument]
         self._force = 0xFF  # pages the panel must get (its RAM is unknown: all)
@@ -118,13 +118,13 @@ class SSD1306:
 
     def write_cmd(self, cmd):
         b = self._cmd1
-        b[0] = CTRL_CMD
+        b[0] = _CTRL_CMD
         b[1] = cmd
         self.i2c.writeto(self.addr, b)
 
     def write_cmd_arg(self, cmd, arg):
         b = self._cmd2
-        b[0] = CTRL_CMD
+        b[0] = _CTRL_CMD
         b[1] = cmd
         b[2] = arg
         self.i2c.writeto(self.addr, b)
@@ -134,12 +134,12 @@ class SSD1306:
         (``clear=False``: send it the picture in the buffer instead, e.g. after a
         loose wire, when the panel may have lost power and its memory)."""
         seq = bytearray(len(_INIT) + 1)
-        seq[0] = CTRL_CMD
+        seq[0] = _CTRL_CMD
         for i, c in enumerate(_INIT):
             seq[i + 1] = c
         if self.external_vcc:
-            seq[_INIT.index(SET_PRECHARGE) + 2] = 0x22
-            seq[_INIT.index(SET_CHARGE_PUMP) + 2] = 0x10
+            seq[_INIT.index(_SET_PRECHARGE) + 2] = 0x22
+            seq[_INIT.index(_SET_CHARGE_PUMP) + 2] = 0x10
         self.i2c.writeto(self.addr, seq)
         self.powered = True
         self.inverted = False
@@ -151,11 +151,11 @@ class SSD1306:
 
     def poweroff(self):
         """Display off (sleep; GDDRAM is kept, about 10 uA)."""
-        self.write_cmd(DISPLAY_OFF)
+        self.write_cmd(_DISPLAY_OFF)
         self.powered = False
 
     def poweron(self):
-        self.write_cmd(DISPLAY_ON)
+        self.write_cmd(_DISPLAY_ON)
         self.powered = True
 
     def power_save(self, on):
@@ -166,11 +166,11 @@ class SSD1306:
 
     def contrast(self, level):
         level = 0 if level < 0 else (255 if level > 255 else level)
-        self.write_cmd_arg(SET_CONTRAST, level)
+        self.write_cmd_arg(_SET_CONTRAST, level)
         self.contrast_level = level
 
     def invert(self, on):
-        self.write_cmd(SET_INVERT if on else SET_NORMAL)
+        self.write_cmd(_SET_INVERT if on else _SET_NORMAL)
         self.inverted = bool(on)
 
     # ------------------------------------------------------------ updates
@@ -181,13 +181,13 @@ class SSD1306:
         pages = self._pages
         spages = self._spages
         p = 0
-        while p < PAGES:
+        while p < _PAGES:
             if pages[p] != spages[p]:
                 mask |= 1 << p
             p += 1
         return mask
 
-    def show(self, full=False, limit=PAGES):
+    def show(self, full=False, limit=_PAGES):
         """Send the changed pages, at most ``limit`` of them (the rest stay dirty
         for the next call: the application sends two pages a step, so no step
         holds the loop for a whole frame); return how many were sent.
@@ -199,10 +199,10 @@ class SSD1306:
             self._force = 0xFF
         sent = 0
         p = 0
-        while p < PAGES and sent < limit:
+        while p < _PAGES and sent < limit:
             if self._dirty(p):
                 q = p + 1  # extend the run over adjacent changed pages
-                while q < PAGES and q - p + sent < limit and self._dirty(q):
+                while q < _PAGES and q - p + sent < limit and self._dirty(q):
                     q += 1
                 self._send(p, q)
                 sent += q - p
@@ -264,5 +264,5 @@ class SSD1306:
     def text_line(self, row, s, invert=False):
         """Clear text row ``row`` (0..7, one display page) and write ``s`` on it."""
         # (no extra locals: a larger frame would be heap-allocated on MicroPython)
-        self.fb.fill_rect(0, row << 3, WIDTH, 8, 1 if invert else 0)
+        self.fb.fill_rect(0, row << 3, _WIDTH, 8, 1 if invert else 0)
         self.fb.text(s, 0, row << 3, 0 if invert else 1)

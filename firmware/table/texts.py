@@ -87,7 +87,7 @@ def index(words, word):
     """Position of ``word`` among ``words`` (each followed by one space), or -1;
     allocates nothing."""
     n = len(word)
-    i = words.find(word) if n else -1
+    i = words.find(word) if n and " " not in word else -1
     while i >= 0:
         if (i == 0 or words[i - 1] == " ") and words[i + n] == " ":
             return words.count(" ", 0, i)
