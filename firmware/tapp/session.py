@@ -3,9 +3,12 @@
 ``Session(header).apply(event_dict)`` answers every event with one outcome
 dict; a rejected event changes nothing.  ``play(seat, card)`` is the same door
 for a card int (the device's hot path): it checks, logs, settles and rotates
-the dealer exactly like a ``play`` event and allocates nothing.  Everything
-that shows the game reads ``session.view`` (a read-only ``view.View``).  Undo
-replays the deal's accepted events without the last one (DESIGN.md principle 2).
+the dealer exactly like a ``play`` event and allocates nothing.  ``deal`` (card
+ints in dealing order) and ``bid`` (an auction call's fields) are the same
+doors for those events without building them (the simulator's path), each
+with the event's checks, error codes and log.  Everything that shows the game
+reads ``session.view`` (a read-only ``view.View``).  Undo replays the deal's
+accepted events without the last one (DESIGN.md principle 2).
 """
 from . import errors as E
 from .announce import check as announce_check
