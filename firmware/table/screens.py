@@ -67,8 +67,7 @@ class Screens:
         self.tail = 0                    # a text's part after its "%s": start, end
         self.end = 0
         self.lang = "de"
-        self.first = False               # scratch of _missing and _result
-        self.base = 0
+        self.base = 0                    # the result screen's first payment row
         self.seats = ()                  # the view's active seats, kept per deal
         self.seats_view = None
         self.seats_key = -1
@@ -227,16 +226,15 @@ class Screens:
         self.pos = self.mark
         self.changed = self.kept
         gap = COLS - self.mark - n
-        self._spaces(gap if gap > 0 else 1)
+        if gap <= 0:
+            gap = 1
+        while gap > 0:
+            self._put(32)
+            gap -= 1
         i = 0
         while i < n and i < COLS:
             self._put(self.right[i])
             i += 1
-
-    def _spaces(self, k):
-        while k > 0:
-            self._put(32)
-            k -= 1
 
     # ----- composing -------------------------------------------------------------------
 
@@ -278,15 +276,6 @@ class Screens:
         self._pad()
         self._end()
 
-    def _active(self, view):
-        """The view's active seats (a list made once per deal, not per redraw)."""
-        key = (view.deals_played() * 64 + view.dealer()) * 2 + (1 if view.in_deal() else 0)
-        if view is not self.seats_view or key != self.seats_key:
-            self.seats = view.active_seats()
-            self.seats_view = view
-            self.seats_key = key
-        return self.seats
-
     def _body(self, game):
         view = game.view
         self._begin(1)
@@ -310,6 +299,15 @@ class Screens:
             self._fmt("turn", game.rules.seats[view.turn()], 8)
         self._end()
 
+    def _active(self, view):
+        """The view's active seats (a list made once per deal, not per redraw)."""
+        key = (view.deals_played() * 64 + view.dealer()) * 2 + (1 if view.in_deal() else 0)
+        if view is not self.seats_view or key != self.seats_key:
+            self.seats = view.active_seats()
+            self.seats_view = view
+            self.seats_key = key
+        return self.seats
+
     def _seat_rows(self, game):
         """Rows 2..6: a seat each (up to 5), its mark and its card; blank rows
         below up to row 5.  Returns the number of seats."""
@@ -325,7 +323,10 @@ class Screens:
 
     def _seat_row(self, game, i, seat):
         self._begin(2 + i)
-        self._mark(game, seat)
+        if game.clearing and seat == game.view.last_winner():
+            self._put(42)               # * the trick's winner (while it is cleared)
+        else:
+            self._put(62 if seat == game.view.turn() else 32)    # > the seat on turn
         self._name(game, seat)
         self._right()
         card = self._card_of(game, seat)
@@ -333,13 +334,6 @@ class Screens:
             self._card(card)
         self._pad()
         self._end()
-
-    def _mark(self, game, seat):
-        """``*`` the trick's winner (while it is cleared), ``>`` the seat on turn."""
-        if game.clearing and seat == game.view.last_winner():
-            self._put(42)
-        else:
-            self._put(62 if seat == game.view.turn() else 32)
 
     def _card_of(self, game, seat):
         """The card shown at ``seat``: of the trick being played, or of the last
@@ -396,7 +390,8 @@ class Screens:
     def _names_suit(self, game, cid, s):
         """Does "<declarer's name, 6> <contract name>" hold suit ``s``'s word?"""
         word = SUIT_WORDS[2 * s + 1] if self.lang == "en" else SUIT_WORDS[2 * s]
-        if _within(game.rules.seats[game.view.declarer()], word, 6):
+        k = game.rules.seats[game.view.declarer()].find(word)
+        if 0 <= k and k + len(word) <= 6:
             return True
         return self._contract_names(cid, s, word)
 
@@ -469,30 +464,25 @@ class Screens:
     def _missing(self, game):
         """"fehlt: Anna,Bert" (4 characters of each name)."""
         self._pre("missing")
-        self.first = True               # (no comma before the first)
         i = 0
+        first = True
         while i < len(game.deal_active):
-            self._short_seat(game, game.deal_active[i])
+            seat = game.deal_active[i]
+            if len(game.dealt[seat]) < game.rules.hand_size:
+                if not first:
+                    self._put(44)       # ,
+                first = False
+                self._name(game, seat, 4)
             i += 1
         self._post()
 
-    def _short_seat(self, game, seat):
-        if len(game.dealt[seat]) < game.rules.hand_size:
-            if not self.first:
-                self._put(44)           # ,
-            self.first = False
-            self._name(game, seat, 4)
-
-    def _last_result(self, view):
-        """The view's last result (a dict copy), taken once while the result
-        screen is shown: it is redrawn at each button press."""
-        if self.result is None or self.result_key != view.deals_played():
-            self.result = view.last_result()
-            self.result_key = view.deals_played()
-        return self.result
-
     def _result(self, game):
-        r = self._last_result(game.view)
+        # the view's last result (a dict copy), taken once while the result
+        # screen is shown: it is redrawn at each button press
+        if self.result is None or self.result_key != game.view.deals_played():
+            self.result = game.view.last_result()
+            self.result_key = game.view.deals_played()
+        r = self.result
         self._begin(1)
         self._text("result")
         self._end()
@@ -527,19 +517,16 @@ class Screens:
         while pts and k < len(pts):
             if k:
                 self._put(58)           # :
-            self._value(pts[k])
+            if type(pts[k]) is int:
+                self._num(pts[k])
+            else:
+                self._add(str(pts[k]))
             k += 1
         self._right()
         if r["declarer"] is not None:
             self._text("draw" if r["won"] is None else ("won" if r["won"] else "lost"))
         self._pad()
         self._end()
-
-    def _value(self, v):
-        if type(v) is int:
-            self._num(v)
-        else:
-            self._add(str(v))
 
     def _payment_row(self, game, r, seat):
         self._begin(self.base + seat)
@@ -579,12 +566,6 @@ class Screens:
             self._num(view.pot())
             self._pad()
             self._end()
-
-
-def _within(name, word, width):
-    """Does ``name[:width]`` hold ``word``?"""
-    k = name.find(word)
-    return 0 <= k and k + len(word) <= width
 
 
 def _from_last_trick(view, seat):
