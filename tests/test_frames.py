@@ -1,0 +1,75 @@
+"""MicroPython puts a call's frame on the heap when its state -- locals, value
+stack and exception handlers -- needs more than 11 machine words
+(``VM_MAX_STATE_ON_STACK``, py/objfun.c).  The paths that must allocate
+nothing (a card play, the redraw of the screen, the polls) are split into
+small functions for that reason; this test reads every function's state size
+from the unix port's compiler (``micropython -v -v`` prints N_STATE and
+N_EXC_STACK) and keeps the list of larger ones from growing unnoticed.
+"""
+from __future__ import annotations
+
+import re
+import subprocess
+
+import pytest
+
+from tools import mpvm
+
+ROOT = mpvm.repo_root()
+LIMIT = 11      # words
+
+# Functions allowed over the limit: each allocates anyway or runs rarely
+# (setup, power-up, dealing, menus), never on the steady paths.
+ALLOWED = {
+    "firmware/table/screens.py": {"text_rows", "<listcomp>"},
+    "firmware/table/font.py": set(),
+    "firmware/table/texts.py": set(),
+    "firmware/table/names.py": {"_suits_named", "call_label"},
+    "firmware/table/game.py": {"__init__", "_resume", "_deal_card", "dealing_missing",
+                               "_discard", "_resync_readers", "_rufer_menu", "<listcomp>"},
+    "firmware/table/presence.py": {"<listcomp>"},
+    "firmware/table/ring.py": set(),
+    "firmware/drivers/ssd1306.py": {"__init__", "init_display", "fill_rect", "rect", "line",
+                                    "<listcomp>"},
+    "firmware/drivers/buttons.py": {"__init__"},
+    "firmware/drivers/buzzer.py": set(),
+    "firmware/drivers/leds.py": {"set_brightness"},
+    "firmware/drivers/nocopy.py": set(),
+    "firmware/drivers/mfrc522.py": {"__init__", "<listcomp>"},
+}
+
+
+def frames(path: str) -> list[tuple[str, int]]:
+    """(function name, state words) of every code block of a firmware file."""
+    code = "compile(open(%r).read(), %r, 'exec')" % (path, path)
+    try:
+        r = subprocess.run([str(mpvm.unix_binary()), "-v", "-v", "-c", code],
+                           capture_output=True, text=True, timeout=120, cwd=ROOT)
+    except mpvm.MPVMError as e:
+        pytest.fail(str(e), pytrace=False)
+    out = []
+    name = None
+    n_state = 0
+    for line in (r.stdout + r.stderr).splitlines():
+        m = re.match(r"File (\S+), code block '([^']*)'", line)
+        if m:
+            name = m.group(2) if m.group(1) == path else None
+            continue
+        m = re.match(r"\(N_STATE (\d+)\)", line)
+        if m:
+            n_state = int(m.group(1))
+            continue
+        m = re.match(r"\(N_EXC_STACK (\d+)\)", line)
+        if m and name is not None:
+            out.append((name, n_state + 2 * int(m.group(1))))   # a handler is 2 words
+            name = None
+    return out
+
+
+@pytest.mark.parametrize("path", sorted(ALLOWED))
+def test_frames_stay_off_the_heap(path: str) -> None:
+    got = frames(path)
+    assert len(got) > 1, "no code blocks read from micropython -v -v for %s" % path
+    big = sorted({name for name, words in got if words > LIMIT} - ALLOWED[path])
+    assert not big, "%s: frames over %d words (heap-allocated at every call): %s" % (
+        path, LIMIT, [(n, w) for n, w in got if n in big])
