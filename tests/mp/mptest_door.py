@@ -269,6 +269,43 @@ def test_undo_replays_calls_made_by_the_bid_door():
     assert view.declarer() == first and view.contract() == "solo"
 
 
+def test_legal_play_allocates_nothing():
+    """``view.legal_play`` answers without allocating (heap locked; under the
+    unix port ``micropython.mem_total()`` stays flat: no VM frame either)."""
+    try:
+        import micropython
+    except ImportError:  # CPython
+        micropython = None
+    mem_total = getattr(micropython, "mem_total", None)
+    s = new_session("wuerttemberg", 3)
+    rng = Lcg(13)
+    cards = mask_cards(DECKS["d36"])
+    rng.shuffle(cards)
+    assert s.deal(0, bytes(cards)) == 0
+    view = s.view
+    while view.expects() == "call":
+        assert s.bid(view.turn(), *view.legal_bids()[-1]) == 0   # bid up, then pass
+    if view.expects() == "discard":
+        assert s.apply({"ev": "exchange", "seat": view.declarer(),
+                        "discard": view.talon()})["ok"]
+    both = [0, 0, 0, 0, -1]
+    masks = [0, 0, 0, 0]
+    grew = 0
+    while view.expects() == "card":
+        m0 = mem_total() if mem_total else 0
+        if micropython is not None:
+            micropython.heap_lock()
+        try:
+            n = view.legal_play(both)
+        finally:
+            if micropython is not None:
+                micropython.heap_unlock()
+        grew += (mem_total() if mem_total else 0) - m0
+        assert n > 0 and both[4] == view.turn()
+        assert s.play(both[4], _random_card(view, masks, rng)) == 0
+    assert grew == 0 and view.legal_play(both) == 0
+
+
 def test_undo_replays_a_deal_made_by_the_deal_door():
     s = new_session("wuerttemberg", 3)
     view = s.view
