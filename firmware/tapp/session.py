@@ -125,10 +125,16 @@ class Session:
         deal = self._deal
         if deal is None:
             return E.WRONG_PHASE
-        err = deal.play(seat, card)     # checks the phase first; logs the card
-        if not err and deal.phase == DONE:
-            self._finish()
-        return err
+        return deal.play(seat, card)    # checks the phase first; the last trick settles
+
+    def player(self):
+        """The current deal's card door: ``f(seat, card)`` is ``play(seat, card)``
+        -- the same checks, the trick buffer, settlement and dealer rotation
+        when the card ends the deal -- one call less a card (the simulator's
+        loop).  Take it again for every deal: once the deal is over, undone or
+        replaced it refuses every card (``wrong_phase``)."""
+        deal = self._deal
+        return self.play if deal is None else deal.play
 
     def deal(self, dealer, cards):
         """Deal card ints ``cards`` (bytes, bytearray, list or tuple) in the order
@@ -239,6 +245,12 @@ class Session:
     # ----- deal, hands, redeal, undo --------------------------------------------
 
     def _new_deal(self, deal):
+        old = self._deal
+        if old is not None:
+            old.on_done = None          # a deal left behind (undo, redeal, the next
+            old.phase = DONE            # deal): its ``player`` refuses every card
+        if deal is not None:
+            deal.on_done = self._finish
         self._deal = deal
         self._events = []
         self._noops = []

@@ -32,7 +32,7 @@ class Tricks(RevokeProofs):
                  "tcount", "led", "overtrump", "top_trump", "leader", "turn", "trick_no",
                  "seat_points", "seat_tricks", "last_leader", "last_winner",
                  "last_points", "early_end", "powers", "power", "win_seat", "win_power",
-                 "tpoints", "allowed", "nallowed", "stop_win", "stop_loss")
+                 "tpoints", "allowed", "nallowed", "stop_win", "stop_loss", "on_done")
 
     # The deal's hands and contract the trick engine reads (set by
     # Deal.__init__ and its steps; declared here for the type checker).
@@ -95,6 +95,9 @@ class Tricks(RevokeProofs):
         self.nallowed = 0
         self.stop_win = -1                   # the deal ends when this seat wins a trick
         self.stop_loss = -1                  # ... or when this seat loses one (D15)
+        # called when the last trick ends the deal (Session: settle the deal and
+        # rotate the dealer, whichever door the card came through)
+        self.on_done = None
         self.init_proofs(n, self.ntricks, rules.strict)
 
     def start_play(self):
@@ -244,6 +247,10 @@ class Tricks(RevokeProofs):
         elif winner == self.stop_win or (self.stop_loss >= 0 and winner != self.stop_loss):
             self.early_end = True    # docs/rules D15 (set_goal)
             self.phase = DONE
+        else:
+            return
+        if self.on_done is not None:
+            self.on_done()
 
     def last_trick_cards(self):
         """The cards of the last completed trick, in the order played (a list)."""

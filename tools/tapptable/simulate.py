@@ -139,7 +139,7 @@ class Simulator:
         self._maybe_announce()
         masks = self.masks              # 4 suit masks, then the seat to play
         legal = self.view.legal_play
-        play = self.shadow.play
+        play = self.shadow.player()     # Session.play's door, bound to this deal
         bits = self.rng.getrandbits
         sink = self.sink
         while True:
