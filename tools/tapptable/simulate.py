@@ -28,10 +28,9 @@ def _nth_bit(m, k):
     return LOWEST_BIT[m] if m else 0
 
 
-# NTH_BIT[m][k]: the rank of the k-th card (from 0) of the 9-bit suit mask m;
-# SUIT_BASE[s]: the card int of suit s's rank 0 (tuples index fastest)
+# NTH_BIT[m][k]: the rank of the k-th card (from 0) of the 9-bit suit mask m
+# (suit s's card ints are 9 * s + rank; tuples index fastest)
 NTH_BIT = tuple(tuple(_nth_bit(m, k) for k in range(9)) for m in range(512))
-SUIT_BASE = (0, 9, 18, 27)
 # WIDTH[n]: the random bits that draw a number below n (0 for n = 1)
 WIDTH = tuple((n - 1).bit_length() if n else 0 for n in range(64))
 
@@ -149,13 +148,25 @@ class Simulator:
             k = bits(WIDTH[n])              # k uniform below n: a draw beyond drawn again
             while k >= n:
                 k = bits(WIDTH[n])
-            s = 0
+            # the k-th legal card, suit by suit (unrolled: no loop counter)
             m = masks[0]
-            while k >= BIT_COUNT[m]:
-                k -= BIT_COUNT[m]
-                s += 1
-                m = masks[s]
-            card = SUIT_BASE[s] + NTH_BIT[m][k]
+            c = BIT_COUNT[m]
+            if k < c:
+                card = NTH_BIT[m][k]
+            else:
+                k -= c
+                m = masks[1]
+                c = BIT_COUNT[m]
+                if k < c:
+                    card = 9 + NTH_BIT[m][k]
+                else:
+                    k -= c
+                    m = masks[2]
+                    c = BIT_COUNT[m]
+                    if k < c:
+                        card = 18 + NTH_BIT[m][k]
+                    else:
+                        card = 27 + NTH_BIT[masks[3]][k - c]
             seat = masks[4]
             err = play(seat, card)
             if err:
