@@ -51,11 +51,16 @@ _DRAWS = {}
 
 
 def _draws(n):
-    """The Fisher-Yates steps of a shuffle of ``n``: (i, bits to draw an index
-    0..i) for i = n-1 .. 1 (made once per n)."""
+    """The Fisher-Yates steps of a shuffle of ``n``, two at a time (made once
+    per n): (i, i + 1, (i + 1) * i, bits) for i = n-1, n-3, ... down to 1 or 2.
+    One number r below (i + 1) * i, drawn from the random bits (a draw beyond
+    drawn again), gives step i's index r % (i + 1) (0..i) and step i-1's
+    r // (i + 1) (0..i-1): both uniform and independent.  For i = 1 the second
+    index is 0 (step 0 swaps a card with itself)."""
     d = _DRAWS.get(n)
     if d is None:
-        d = _DRAWS[n] = tuple((i, (i + 1).bit_length()) for i in range(n - 1, 0, -1))
+        d = _DRAWS[n] = tuple((i, i + 1, (i + 1) * i, ((i + 1) * i - 1).bit_length())
+                              for i in range(n - 1, 0, -2))
     return d
 
 
@@ -104,13 +109,17 @@ class Simulator:
 
     def _shuffle(self, cards):
         """Fisher-Yates with each index drawn exactly uniformly: random bits, a
-        draw beyond the range drawn again (random.shuffle's method, inline)."""
+        draw beyond the range drawn again (random.shuffle's method), two steps
+        from one draw (``_draws``)."""
         bits = self.rng.getrandbits
-        for i, width in self._draws:
-            j = bits(width)
-            while j > i:
-                j = bits(width)
+        for i, m, lim, width in self._draws:
+            r = bits(width)
+            while r >= lim:
+                r = bits(width)
+            j = r % m
             cards[i], cards[j] = cards[j], cards[i]
+            j = r // m
+            cards[i - 1], cards[j] = cards[j], cards[i - 1]
 
     def deal_cards(self):
         """Shuffle and deal through ``Session.deal`` (card ints in dealing order);
