@@ -257,6 +257,8 @@ MAX_STEP = 12
 LADDER_BIDS = tuple(("spiele" if step == 0 else "auch" if step == 1 else "mehr", None, None,
                      ladder_target(step) if step >= 2 else None)
                     for step in range(MAX_STEP + 1))
+# Ladder.legal's answer when the next step is s: pass or that step's bid
+LADDER_LEGAL = tuple((PASS, bid) for bid in LADDER_BIDS)
 
 
 class Ladder(Auction):
@@ -285,14 +287,12 @@ class Ladder(Auction):
             return self.challenger
         return self.order[self.pos]
 
-    def _word(self, step):
-        return "spiele" if step == 0 else "auch" if step == 1 else "mehr"
-
-    def _lowest(self, seat):
-        return 1 if self.privileged >= 0 and seat != self.privileged else 0
-
     def _next_step(self, seat):
-        return self._lowest(seat) if self.holder < 0 else self.step + 1
+        """The step ``seat`` may bid next: above the holder's, else his lowest
+        opening step (Berliner: only the privileged seat may open at 0)."""
+        if self.holder >= 0:
+            return self.step + 1
+        return 1 if self.privileged >= 0 and seat != self.privileged else 0
 
     def legal(self):
         if self.done:
@@ -301,7 +301,7 @@ class Ladder(Auction):
             return VORN_OR_PASS
         nxt = self._next_step(self.turn())
         if nxt <= MAX_STEP:
-            return (PASS, LADDER_BIDS[nxt])
+            return LADDER_LEGAL[nxt]
         return (PASS,)
 
     def _call(self, seat, word, row, value):
@@ -322,9 +322,9 @@ class Ladder(Auction):
                 self._advance()
             return E.OK
         nxt = self._next_step(seat)
-        if nxt > MAX_STEP or word != self._word(nxt):
+        if nxt > MAX_STEP or word != LADDER_BIDS[nxt][0]:
             return E.ILLEGAL_CALL
-        if nxt >= 2 and value >= 0 and value != ladder_target(nxt):
+        if nxt >= 2 and value >= 0 and value != LADDER_BIDS[nxt][3]:     # its target
             return E.ILLEGAL_CALL
         self.step = nxt
         if self.holder < 0:
