@@ -261,7 +261,11 @@ class Simulator:
     def _exchange(self, seat):
         view = self.view
         pool = view.hand(seat) + view.talon()
-        discard = self.rng.sample(pool, self.shadow.rules.talon_size)
+        discard = []                # a uniform sample without replacement
+        for _ in range(self.shadow.rules.talon_size):
+            card = self._pick(pool)
+            pool.remove(card)
+            discard.append(card)
         ev = {"ev": "exchange", "seat": seat, "discard": discard}
         if self.mode == "open" and self.rng.random() < 0.5:
             return self._emit({"ev": "exchange", "seat": seat, "discard": None}, ev)
