@@ -143,13 +143,17 @@ class Tricks(RevokeProofs):
             return self._refusal(seat, card)    # refused: the check again names why
         s = CARD_SUIT[card]
         # The bit is set in his hand and clear in ``used``: - and + clear and set
-        # it (CPython runs them faster than & ~ and |).
-        if self.known[seat]:
+        # it (CPython runs them faster than & ~ and |).  Strict mode knows every
+        # hand before the auction (phase HANDS until then) and keeps no ``used``
+        # (see _played).
+        if self.strict:
             self.hands[seat * 4 + s] -= CARD_BIT[card]
         else:
-            self._assert_open(seat, card)
-        if not self.strict:
-            self.used[s] += CARD_BIT[card]      # strict mode: see _played
+            if self.known[seat]:
+                self.hands[seat * 4 + s] -= CARD_BIT[card]
+            else:
+                self._assert_open(seat, card)
+            self.used[s] += CARD_BIT[card]
         n = self.tcount
         self.played[self.tbase + n] = card
         self.tpoints += CARD_POINTS[card]
