@@ -61,3 +61,27 @@ def test_open_mode_refuses_a_card_out_of_turn():
     assert "open mode, seed 2" in text and "Dealt by Anna, face" in text
     assert "REFUSED:" in text and "Nicht am Zug" in text
     assert "\nResult: " in text
+
+
+def test_the_same_deal_inside_micropython():
+    """``--runtime micropython``: the firmware inside the unix port on the same
+    chip models prints the very same deal as under CPython."""
+    runs = []
+    for runtime in ("cpython", "micropython"):
+        out = subprocess.run([sys.executable, "-m", "tools.tapptable.cli", "sim", "--text",
+                              "--variant", "wuerttemberg", "--runtime", runtime], cwd=ROOT,
+                             stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                             timeout=120, env=dict(os.environ, COLUMNS="80"))
+        assert out.returncode == 0, out.stderr
+        runs.append(out.stdout)
+    line = "The firmware runs inside the MicroPython unix port.\n"
+    assert line not in runs[0] and line in runs[1]
+    assert runs[1].replace(line, "") == runs[0]
+    assert "\nResult: " in runs[0]
+
+
+def test_the_interactive_tables_refuse_the_micropython_runtime():
+    out = subprocess.run([sys.executable, "-m", "tools.tapptable.cli", "sim", "--web",
+                          "--runtime", "micropython"], cwd=ROOT, stdin=subprocess.DEVNULL,
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2 and "--runtime micropython runs scenario files" in out.stderr
