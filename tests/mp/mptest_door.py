@@ -477,3 +477,52 @@ def test_every_error_has_a_short_display_text():
     assert E.short_text(E.MUST_FOLLOW) == "Farbe bedienen!"
     assert E.short_text(E.MUST_OVERTRUMP, "de") == "\u00dcbertrumpfen!"
     assert E.short_text(E.NOT_YOUR_TURN, "en") == "Not your turn"
+
+
+def test_player_is_play_bound_to_the_deal():
+    """``Session.player()``: the deal's card door -- the outcomes of ``play``
+    events (a twin gets them), nothing allocated but by the card that ends
+    the deal (it settles), every card refused once the deal is over."""
+    try:
+        import micropython
+    except ImportError:  # CPython
+        micropython = None
+    mem_total = getattr(micropython, "mem_total", None)
+    for variant, players in (("wuerttemberg", 3), ("haferltarock", 4)):
+        s = new_session(variant, players)
+        twin = new_session(variant, players)
+        rng = Lcg(21)
+        cards = mask_cards(DECKS[s.rules.deck])
+        rng.shuffle(cards)
+        hands, talon = deal_out(s.rules, 0, [CARD_CODES[c] for c in cards])
+        ev = {"ev": "deal", "dealer": 0, "hands": hands, "talon": talon}
+        assert s.apply(ev)["ok"] and twin.apply(ev)["ok"]
+        view = s.view
+        while view.expects() in ("call", "declare", "discard"):
+            seat = view.turn()
+            if view.expects() == "discard":
+                ev = {"ev": "exchange", "seat": seat, "discard": view.talon()}
+                assert s.apply(ev)["ok"] and twin.apply(ev)["ok"]
+                continue
+            b = [b for b in view.legal_bids() if b[0] != "raise"][-1]   # bid up, then pass
+            assert s.bid(seat, *b) == 0 and twin.apply(_bid_event(seat, b))["ok"]
+        if view.expects() != "card":
+            continue                    # thrown in
+        f = s.player()
+        masks = [0, 0, 0, 0]
+        grew = 0
+        while view.expects() == "card":
+            seat = view.turn()
+            card = _random_card(view, masks, rng)
+            m0 = mem_total() if mem_total else 0
+            err = f(seat, card)
+            m1 = mem_total() if mem_total else 0
+            assert err == 0
+            if view.expects() == "card":
+                grew += m1 - m0
+            last = twin.apply({"ev": "play", "seat": seat, "card": CARD_CODES[card]})
+            assert last["ok"], last
+        assert grew == 0
+        assert last["result"] == view.last_result(), (last, view.last_result())
+        assert view.balances() == twin.view.balances() and view.dealer() == twin.view.dealer()
+        assert f(seat, card) == E.WRONG_PHASE
