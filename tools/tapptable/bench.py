@@ -84,8 +84,9 @@ def run_bench(args):
     print("  card play that does not end a deal.  Target for all three: 0.")
     print()
     print("Random legal deals per second on CPython through the public door")
-    print("(Session.deal, .bid and .play, .apply for exchanges and announcements;")
-    print(" choices from session.view; %d deals each, no record kept)" % rate_deals)
+    print("(Session.deal, .bid and .player() (.play bound to the deal), .apply for exchanges")
+    print(" and announcements; choices from session.view; %d deals each, no record kept)"
+          % rate_deals)
     print("%-22s %12s %12s" % ("variant", "deals/s", "us/deal"))
     for variant, players, opts in VARIANTS:
         done = 0

@@ -2,8 +2,8 @@
 
 The players choose among exactly what the engine's view says may happen now
 (``view.legal_calls`` / ``legal_masks`` / ``legal_announcements``) and act only
-through the session's door (``deal`` for the shuffled cards, ``apply`` for
-calls, ``play`` for cards).  They see
+through the session's door (``deal`` for the shuffled cards, ``bid`` and
+``apply`` for calls, ``player()`` -- ``play`` bound to the deal -- for cards).  They see
 the true hands through a strict-mode shadow session even when the record is
 written in open mode.  Records stream: ``stream(deals)`` yields record lines
 as they are played and keeps nothing.
