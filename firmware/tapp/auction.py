@@ -54,6 +54,7 @@ class Auction:
         self.order = order
         self.contracts = rules.contracts
         self.above = rules.bids_above     # bids_above(contracts), made once per session
+        self.pass_above = rules.pass_bids_above     # (PASS,) + each of them
         self.pos = 0
         self.contract = None
         self.trump = -1
@@ -144,6 +145,13 @@ class Holding(Auction):
 
 class NamedBids(Holding):
     """Protocol A: named bids, any higher contract (docs/rules 1.8 A, D03)."""
+
+    def legal(self):
+        if self.done:
+            return ()
+        if self.challenger >= 0:
+            return HOLD_OR_PASS
+        return self.pass_above[self.contract[C_RANK] if self.contract else 0]
 
     def _bids(self):
         return self._outranking()

@@ -4,7 +4,7 @@ One object per session holds everything the deal and settlement code needs to
 know about the variant, so they never look at variant ids themselves.
 """
 from .announce import DOUBLING_CALLS
-from .auction import bids_above
+from .auction import PASS, bids_above
 from .cards import DECKS, deck_cards, mask_count
 from .catalog import PRESETS, VARIANTS
 from .dealing import TALON, receivers
@@ -89,6 +89,8 @@ class Rules:
         self.contracts = self._contracts(table, opts)
         self._by_id = {row[C_ID]: row for row in self.contracts}
         self.bids_above = bids_above(self.contracts)
+        # protocol A's answers: pass or any bid above rank r
+        self.pass_bids_above = tuple((PASS,) + bids for bids in self.bids_above)
         all_pass = table.get("all_pass")   # the contract when everyone passes
         if opts.get("all_pass") == "last_trick":
             all_pass = table.get("last_trick_game")
