@@ -20,6 +20,19 @@ from .variants import C_ID, NO_CONTRACT
 EXPECTS = ("hand", "call", "discard", "declare", "rufer", "card")
 
 
+
+def bid_event(seat, call, contract=None, trump=None, value=None):
+    """The ``bid`` event of ``Session.bid``'s arguments (None: left out), as
+    ``legal_calls`` and a record write it."""
+    ev = {"ev": "bid", "seat": seat, "call": call}
+    if contract is not None:
+        ev["contract"] = contract
+    if trump is not None:
+        ev["trump"] = trump
+    if value is not None:
+        ev["value"] = value
+    return ev
+
 class View:
     """One per session, made by it; ``attach`` is the session's to call."""
 
@@ -274,18 +287,9 @@ class View:
 
     def legal_calls(self):
         """Event dicts of the auction calls / declarations / self-raises allowed now."""
-        out = []
         seat = self.turn()
-        for call, contract, trump, value in self.legal_bids():
-            ev = {"ev": "bid", "seat": seat, "call": call}
-            if contract is not None:
-                ev["contract"] = contract
-            if trump is not None:
-                ev["trump"] = trump
-            if value is not None:
-                ev["value"] = value
-            out.append(ev)
-        return out
+        return [bid_event(seat, call, contract, trump, value)
+                for call, contract, trump, value in self.legal_bids()]
 
     def legal_bids(self):
         """``legal_calls`` as ``Session.bid`` arguments after the seat (who is

@@ -15,6 +15,7 @@ from tapp.cards import BIT_COUNT, CARD_CODES, LOWEST_BIT
 from tapp.dealing import deal_out
 from tapp.session import Session
 from tapp.variants import C_ID, C_TRUMP, TRUMP_ANY, TRUMP_CHOOSE
+from tapp.view import bid_event
 
 
 def _line(obj):
@@ -33,18 +34,6 @@ def _nth_bit(m, k):
 NTH_BIT = tuple(tuple(_nth_bit(m, k) for k in range(9)) for m in range(512))
 # WIDTH[n]: the random bits that draw a number below n (0 for n = 1)
 WIDTH = tuple((n - 1).bit_length() if n else 0 for n in range(64))
-
-
-def _bid_event(seat, call, contract, trump, value):
-    """The ``bid`` event of ``Session.bid``'s arguments (None: left out)."""
-    ev = {"ev": "bid", "seat": seat, "call": call}
-    if contract is not None:
-        ev["contract"] = contract
-    if trump is not None:
-        ev["trump"] = trump
-    if value is not None:
-        ev["value"] = value
-    return ev
 
 
 _DRAWS = {}
@@ -216,7 +205,7 @@ class Simulator:
                     raise AssertionError("simulator made an illegal call: %s %s -> %d"
                                          % (seat, call, err))
                 if self.sink is not None:
-                    self.sink.append(_bid_event(seat, call, cid, trump, value))
+                    self.sink.append(bid_event(seat, call, cid, trump, value))
             elif expects == "card":
                 self._play_out()
                 return self.results[-1]
@@ -256,7 +245,7 @@ class Simulator:
         if err:
             raise AssertionError("simulator made an illegal call: %s %r -> %d" % (seat, b, err))
         if self.sink is not None:
-            self.sink.append(_bid_event(seat, b[0], b[1], b[2], b[3]))
+            self.sink.append(bid_event(seat, b[0], b[1], b[2], b[3]))
 
     def _exchange(self, seat):
         view = self.view
