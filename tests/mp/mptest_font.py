@@ -146,8 +146,9 @@ def test_line_and_text_allocate_nothing_once_the_characters_are_known():
     # characters met nowhere else in the VM: the first iteration interns them
     fresh = "Zw\u00f8lf \u01a9\u0416"
     first = (_cost(lambda: font.line(oled, 4, fresh)), _cost(lambda: font.line(oled, 4, fresh)))
-    font.line(oled, 0, ascii_text)  # (the characters met once)
-    font.line(oled, 1, UMLAUTS + SYMBOLS)
+    font.line(oled, 0, ascii_text)  # (the characters met once; a line stops at 16
+    font.line(oled, 1, UMLAUTS)     # columns, so each text on a line of its own)
+    font.line(oled, 2, SYMBOLS)
     warm = (_cost(lambda: font.line(oled, 0, ascii_text)),
             _cost(lambda: font.line(oled, 1, UMLAUTS)),
             _cost(lambda: font.line(oled, 2, SYMBOLS)),
