@@ -48,7 +48,7 @@ def test_picks_are_uniform():
     for items in ("CSD", "CSHD", tuple(range(9))):
         seen = {}
         for _ in range(9000):
-            x = sim._pick(items)
+            x = sim.pick(items)
             seen[x] = seen.get(x, 0) + 1
         assert sorted(seen) == sorted(items)
         mean = 9000 / len(items)

@@ -753,9 +753,9 @@ class PlayMeter:
         self.extra = []              # per play in a deal: the jobs' bytes besides the line
         self.ends = []               # per play that ended its deal: the jobs' bytes
         self._wrapped = -1
-        self._now = 0                # this play: the jobs' bytes so far
-        self._line = 0               # this play: journal.append's bytes
-        self._jobs = {}
+        self.now_bytes = 0           # this play: the jobs' bytes so far
+        self.line_bytes = 0          # this play: journal.append's bytes
+        self.job_bytes = {}
         self.active = False          # between a card laid down and the trick redrawn
 
     def mem(self):
@@ -773,8 +773,8 @@ class PlayMeter:
                 b = meter.mem()
                 fn()
                 d = meter.mem() - b
-                meter._now += d
-                meter._jobs[name] = meter._jobs.get(name, 0) + d
+                meter.now_bytes += d
+                meter.job_bytes[name] = meter.job_bytes.get(name, 0) + d
             return measured
         dev.jobs = [(wrap(dev.names[k], dev.plain_jobs[k][0]), dev.plain_jobs[k][1])
                     for k in range(len(dev.plain_jobs))]
@@ -787,29 +787,29 @@ class PlayMeter:
                 return
             b = meter.mem()
             plain(ev)
-            meter._line += meter.mem() - b
+            meter.line_bytes += meter.mem() - b
         journal.append = append
         self._wrapped = dev.boot          # (not the device: the old one must go at a cut)
 
     def before(self, dev):
         if self._wrapped != dev.boot:     # a new board after a power cut
             self._wrap(dev)
-        self._now = 0
-        self._line = 0
-        for name in self._jobs:
-            self._jobs[name] = 0
+        self.now_bytes = 0
+        self.line_bytes = 0
+        for name in self.job_bytes:
+            self.job_bytes[name] = 0
         self.active = True
 
     def after(self, dev):
         self.active = False
         if not dev.app.game.view.in_deal():       # the deal's last play: settled
-            self.ends.append(self._now)
+            self.ends.append(self.now_bytes)
             return
-        self.plays.append(self._now)
-        self.journal.append(self._line)
-        self.extra.append(self._now - self._line)
-        for name in self._jobs:
-            self.by_job[name] = self.by_job.get(name, 0) + self._jobs[name]
+        self.plays.append(self.now_bytes)
+        self.journal.append(self.line_bytes)
+        self.extra.append(self.now_bytes - self.line_bytes)
+        for name in self.job_bytes:
+            self.by_job[name] = self.by_job.get(name, 0) + self.job_bytes[name]
 
 
 # ---------------------------------------------------------------- steady play

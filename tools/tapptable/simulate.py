@@ -198,7 +198,7 @@ class Simulator:
                     k = bits(WIDTH[n])
                 call, cid, trump, value = bids[k]
                 if cid is not None and later[cid] and rnd() < 0.5:
-                    trump = self._pick(later[cid])
+                    trump = self.pick(later[cid])
                 err = bid(seat, call, cid, trump, value)
                 self.steps += 1
                 if err:
@@ -217,9 +217,9 @@ class Simulator:
                 bids = view.legal_bids()
                 raises = [b for b in bids if b[0] == "raise"]
                 if raises and rnd() < 0.3:
-                    self._bid(seat, self._pick(raises))
+                    self._bid(seat, self.pick(raises))
                 elif expects == "declare":
-                    self._bid(seat, self._pick([b for b in bids if b[0] != "raise"]))
+                    self._bid(seat, self.pick([b for b in bids if b[0] != "raise"]))
                 else:
                     self._exchange(seat)
             elif expects == "rufer":
@@ -227,7 +227,7 @@ class Simulator:
             else:
                 raise AssertionError("simulator stuck: expects %s" % expects)
 
-    def _pick(self, seq):
+    def pick(self, seq):
         """A uniformly random item of ``seq`` (random bits; a draw beyond the
         length drawn again: exact, and cheaper than random.choice)."""
         n = len(seq)
@@ -252,7 +252,7 @@ class Simulator:
         pool = view.hand(seat) + view.talon()
         discard = []                # a uniform sample without replacement
         for _ in range(self.shadow.rules.talon_size):
-            card = self._pick(pool)
+            card = self.pick(pool)
             pool.remove(card)
             discard.append(card)
         ev = {"ev": "exchange", "seat": seat, "discard": discard}
