@@ -38,7 +38,8 @@ class Reject(Exception):
 
 
 def _int(v):
-    return isinstance(v, int) and not isinstance(v, bool)
+    """A plain int (JSON's numbers; not a bool, which is an int in Python)."""
+    return type(v) is int
 
 
 def _card_ints(seq):
@@ -338,10 +339,12 @@ class Session:
         for ev in events:
             if isinstance(ev, bytes):
                 self.deal(self._dealer, ev)     # logged by ``deal``
-            elif isinstance(ev, tuple):
-                self.bid(*ev)                   # logged by ``bid``
-            else:
+            elif isinstance(ev, dict):
                 self.apply(ev)
+            elif ev[0] == "bid":
+                self.bid(ev[1], ev[2], ev[3], ev[4], ev[5])     # logged by ``bid``
+            else:
+                self.exchange(ev[1], ev[2])     # logged by ``exchange``
         self._noops = noops
         for i in range(plays):
             self.play(self.view.turn(), saved[i])
@@ -367,9 +370,52 @@ class Session:
             if self._noop:
                 self._noops[-1] += 1    # a no-op does not grow the log (convention 6)
             else:
-                self._events.append((seat, call, contract, trump, value))
+                self._events.append(("bid", seat, call, contract, trump, value))
                 self._noops.append(0)
         return E.OK
+
+    def exchange(self, seat, discard):
+        """The declarer's discards as card ints (bytes, bytearray, list or
+        tuple): an error code (0 = accepted).
+
+        The same door as the ``exchange`` event discarding these cards: the
+        same checks, error code and log (undo replays it), without the card
+        codes to build and look up (the simulator's path).
+        """
+        deal = self._deal
+        if deal is not None and deal.phase == EXCHANGE and _int(seat) \
+                and seat == deal.declarer and self._deck_cards_once(discard):
+            cards = bytes(discard)
+            err = deal.exchange(cards)
+            if not err:
+                self._events.append(("exchange", seat, cards))
+                self._noops.append(0)
+            return err
+        # anything else: the event's checks name the first problem, in their order
+        codes = discard
+        if isinstance(discard, (bytes, bytearray, list, tuple)):
+            codes = [(CARD_CODES[c] if 0 <= c < NCARDS else "?") if _int(c) else None
+                     for c in discard]
+        out = self.apply({"ev": "exchange", "seat": seat, "discard": codes})
+        return E.OK if out["ok"] else E.NAMES.index(out["error"])
+
+    def _deck_cards_once(self, cards):
+        """Some cards (bytes, bytearray, list or tuple of ints): each of the
+        session's deck, none twice?"""
+        if not (isinstance(cards, (bytes, bytearray)) or _card_ints(cards)) or not cards:
+            return False
+        deck = DECKS[self.rules.deck]
+        seen = [0, 0, 0, 0]
+        for c in cards:
+            if c >= NCARDS:
+                return False
+            s = CARD_SUIT[c]
+            bit = CARD_BIT[c]
+            if not deck[s] & bit or seen[s] & bit:
+                return False
+            seen[s] |= bit
+        return True
+
 
     def _bid(self, ev):
         result = self._call(ev.get("seat"), ev.get("call"), ev.get("contract"),

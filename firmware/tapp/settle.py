@@ -38,6 +38,8 @@ def round_money(kind, a, b):
 class Ledger:
     """Payments per seat and the pot/bank, with the shortfall rule (docs/rules 1.7)."""
 
+    __slots__ = ("rules", "pay", "pot", "content", "over")
+
     def __init__(self, rules, pot_before):
         self.rules = rules
         self.pay = [0] * rules.players
@@ -73,15 +75,21 @@ class Ledger:
 class Outcome:
     """Who won, on which card points, after any revoke penalty (docs/rules 3.4)."""
 
+    __slots__ = ("defenders", "d", "e", "dt", "et", "all_tricks", "tout", "trick_goal",
+                 "target", "draw", "settled", "penalty", "won")
+
     def __init__(self, rules, deal):
         decl = deal.declarer
         row = deal.contract
-        self.defenders = [s for s in deal.active if s != decl]
+        defenders = []
         e = 0
         et = 0
-        for s in self.defenders:
-            e += deal.seat_points[s]
-            et += deal.seat_tricks[s]
+        for s in deal.active:
+            if s != decl:
+                defenders.append(s)
+                e += deal.seat_points[s]
+                et += deal.seat_tricks[s]
+        self.defenders = defenders
         self.d = 120 - e
         self.e = e
         self.dt = deal.seat_tricks[decl]
@@ -137,27 +145,25 @@ def _penalty(deal, r):
 def settle(rules, deal, pot_before):
     """Return (result dict, payments list, pot change, session over)."""
     led = Ledger(rules, pot_before)
-    result = {"schneider": False, "schwarz": False, "multiplier": 1}
     if rules.settle_kind == "excess" and rules.options["pot"]:
         led.to_pot(deal.dealer, rules.options["pot_ante"])  # docs/rules 2.1, D06: every deal
     row = deal.contract
     if row is NO_CONTRACT:
-        for k in ("declarer", "contract", "trump", "target", "points", "tricks", "won"):
-            result[k] = None
-    elif row[C_GOAL] in (GOAL_RAMSCH, GOAL_LAST_TRICK):
+        result = {"schneider": False, "schwarz": False, "multiplier": 1, "declarer": None,
+                  "contract": None, "trump": None, "target": None, "points": None,
+                  "tricks": None, "won": None}
+    elif row[C_GOAL] == GOAL_RAMSCH or row[C_GOAL] == GOAL_LAST_TRICK:
+        result = {"schneider": False, "schwarz": False, "multiplier": 1}
         _everyone_for_himself(rules, deal, result, led)
     else:
         o = Outcome(rules, deal)
         c = multiplier(deal.announced)
-        result["declarer"] = deal.declarer
-        result["contract"] = row[C_ID]
-        result["trump"] = suit_letter(deal.trump)
-        result["target"] = None if o.trick_goal else o.target
-        result["points"] = [o.d, o.e]
-        result["tricks"] = [o.dt, o.et]
-        result["won"] = o.won
-        result["multiplier"] = c
-        result["schwarz"] = not deal.early_end and (o.dt == deal.ntricks or o.et == deal.ntricks)
+        result = {
+            "schneider": False,
+            "schwarz": not deal.early_end and (o.dt == deal.ntricks or o.et == deal.ntricks),
+            "multiplier": c, "declarer": deal.declarer, "contract": row[C_ID],
+            "trump": suit_letter(deal.trump), "target": None if o.trick_goal else o.target,
+            "points": [o.d, o.e], "tricks": [o.dt, o.et], "won": o.won}
         if o.penalty is not None:
             result["penalty"] = o.penalty
             if not o.trick_goal:

@@ -10,15 +10,14 @@ strings: ``string_from(seat)`` tells what that seat may know.
 """
 from .announce import DOUBLING_CALLS, multiplier
 from .announce import check as announce_check
-from .auction import MAX_STEP, ladder_target
-from .cards import CARD_CODES, SUITS, mask_cards, suit_letter
+from .auction import RAISES_ABOVE
+from .cards import BIT_COUNT, CARD_CODES, SUITS, mask_cards, suit_letter
 from .phases import AUCTION, DECLARE, DONE, EXCHANGE, HANDS, PHASE_NAMES, PLAY, RUFER
 from .revokes import RULE_NAMES
 from .variants import C_ID, NO_CONTRACT
 
 # What the table waits for, per phase (``expects``).
 EXPECTS = ("hand", "call", "discard", "declare", "rufer", "card")
-
 
 
 def bid_event(seat, call, contract=None, trump=None, value=None):
@@ -33,6 +32,7 @@ def bid_event(seat, call, contract=None, trump=None, value=None):
         ev["value"] = value
     return ev
 
+
 class View:
     """One per session, made by it; ``attach`` is the session's to call."""
 
@@ -40,6 +40,7 @@ class View:
         self._session = session
         self._rules = rules
         self._deal = None
+        self._declare_bids = {}     # (contract id, trump choices) -> the declarations
 
     def attach(self, deal):
         """The session shows which deal is current (None: between deals)."""
@@ -261,6 +262,26 @@ class View:
         out[3] = a[3]
         return deal.nallowed
 
+    def discard_pool(self, out):
+        """The cards the declarer discards from now (his hand and the talon,
+        strict mode): per-suit masks written into ``out`` (4 ints); returns
+        their count, 0 outside the exchange.  ``talon_size()`` of them go."""
+        deal = self._deal
+        out[0] = out[1] = out[2] = out[3] = 0
+        if deal is None or deal.phase != EXCHANGE or not deal.known[deal.declarer]:
+            return 0
+        base = deal.declarer * 4
+        n = 0
+        for s in range(4):
+            m = deal.hands[base + s] | deal.talon[s]
+            out[s] = m
+            n += BIT_COUNT[m]
+        return n
+
+    def talon_size(self):
+        """How many cards the talon holds (and the declarer discards)."""
+        return self._rules.talon_size
+
     def legal_play(self, out):
         """``legal_masks`` and ``turn`` in one allocation-free answer (one call a
         card for the simulator and the LEDs): the masks in ``out[0..3]``, the
@@ -304,13 +325,21 @@ class View:
         if deal.phase == DECLARE and deal.contract is NO_CONTRACT:
             out = tuple(("declare", row[C_ID], None, None) for row in deal.auction.declarable())
         elif deal.phase == DECLARE:
-            cid = deal.contract[C_ID]
-            out = tuple(("declare", cid, SUITS[t], None) for t in deal.trump_choices())
+            out = self._trump_bids(deal.contract[C_ID], deal.trump_choices())
         if deal.raise_ok and deal.phase in (EXCHANGE, DECLARE):
             # Haferl self-raise (D28): every higher step, named by its target
-            out += tuple(("raise", None, None, ladder_target(step))
-                         for step in range(deal.auction.step + 1, MAX_STEP + 1))
+            out += RAISES_ABOVE[deal.auction.step]
         return out
+
+    def _trump_bids(self, cid, choices):
+        """The declarations of contract ``cid`` with each trump of ``choices``
+        (a tuple made once per pair)."""
+        key = (cid, choices)
+        bids = self._declare_bids.get(key)
+        if bids is None:
+            bids = self._declare_bids[key] = tuple(("declare", cid, SUITS[t], None)
+                                                   for t in choices)
+        return bids
 
     def legal_announcements(self):
         """Event dicts of the announcements any seat may make now (Tout, 66/Du,

@@ -73,6 +73,18 @@ def _play_deal(s, rng, twin=None, ints=False):
             assert s.bid(seat, *b) == 0, b
             events.append(_bid_event(seat, b))
             continue
+        if expects == "discard" and ints:
+            pool = [0, 0, 0, 0]
+            n = view.discard_pool(pool)
+            assert mask_cards(pool) == sorted(
+                CARD_CODES.index(c) for c in view.hand(seat) + view.talon())
+            assert n == mask_count(pool) == s.rules.hand_size + s.rules.talon_size
+            cards = mask_cards(pool)
+            discard = bytes(cards[rng.below(len(cards) - 2):][:view.talon_size()])
+            assert s.exchange(seat, discard) == 0
+            events.append({"ev": "exchange", "seat": seat,
+                           "discard": [CARD_CODES[c] for c in discard]})
+            continue
         if expects in ("call", "declare"):
             ev = rng.choice(view.legal_calls())
         elif expects == "discard":
@@ -243,6 +255,85 @@ def test_bid_door_refuses_like_the_bid_event():
         assert E.NAMES[s.bid(*b)] == want, (b, want)
         assert s.view.turn() == seat and s.view.expects() == "call"
     assert s.bid(seat, "spiele") == 0 and s.view.turn() != seat
+
+
+def _at_exchange():
+    """A Württemberg deal through the doors up to the Frage declarer's
+    discards; (session, its twin fed the same events, declarer)."""
+    s = new_session("wuerttemberg", 3)
+    twin = new_session("wuerttemberg", 3)
+    cards = mask_cards(DECKS["d36"])
+    Lcg(9).shuffle(cards)
+    assert s.deal(0, bytes(cards)) == 0
+    hands, talon = deal_out(twin.rules, 0, [CARD_CODES[c] for c in cards])
+    twin.apply({"ev": "deal", "dealer": 0, "hands": hands, "talon": talon})
+    decl = s.view.turn()
+    b = (decl, "bid", "frage")
+    while True:
+        assert s.bid(*b) == 0, b
+        assert twin.apply(_bid_event(b[0], b[1:] + (None,) * (5 - len(b))))["ok"]
+        if s.view.expects() != "call":
+            break
+        b = (s.view.turn(), "pass")
+    assert s.view.expects() == "discard" and s.view.declarer() == decl
+    return s, twin, decl
+
+
+def test_exchange_door_refuses_like_the_exchange_event():
+    """Every refusal of ``Session.exchange`` is the error of the same
+    ``exchange`` event (card ints as codes), and changes nothing; then the
+    accepted discards leave both sessions alike."""
+    s, twin, decl = _at_exchange()
+    pool = [0, 0, 0, 0]
+    assert s.view.discard_pool(pool) == 14
+    own = mask_cards(pool)
+    other_hand = [CARD_CODES.index(c) for c in twin.view.hand((decl + 1) % 3)]
+    outside = [c for c in range(36) if not DECKS["d36"][c // 9] & 1 << (c % 9)]
+    cases = [
+        (decl, own[:2]), (decl, own[:4]), (decl, own[:1] * 3), (decl, []),
+        (decl, own[:2] + [other_hand[0]]), (decl, own[:2] + [36]), (decl, own[:2] + [-1]),
+        (decl, own[:2] + ["x"]), (decl, "abc"), (decl, None), (decl, 5),
+        ((decl + 1) % 3, own[:3]), (True, own[:3]), (7, own[:3]), ("0", own[:3]),
+    ]
+    if outside:
+        cases.append((decl, own[:2] + outside[:1]))
+    for seat, discard in cases:
+        codes = discard
+        if isinstance(discard, list):
+            codes = [CARD_CODES[c] if isinstance(c, int) and 0 <= c < 36 else
+                     ("?" if isinstance(c, int) else None) for c in discard]
+        want = twin.apply({"ev": "exchange", "seat": seat, "discard": codes})
+        got = s.exchange(seat, discard)
+        assert not want["ok"] and E.NAMES[got] == want["error"], (seat, discard, want)
+        assert s.view.expects() == "discard" and s.view.discard_pool(pool) == 14
+    assert s.exchange(decl, bytearray(own[-3:])) == 0
+    assert twin.apply({"ev": "exchange", "seat": decl,
+                       "discard": [CARD_CODES[c] for c in own[-3:]]})["ok"]
+    assert s.view.talon() == twin.view.talon() and s.view.hand(decl) == twin.view.hand(decl)
+    assert s.view.discard_pool(pool) == 0 and pool == [0, 0, 0, 0]
+    assert E.NAMES[s.exchange(decl, own[:3])] == "wrong_phase"
+
+
+def test_undo_replays_an_exchange_made_by_the_exchange_door():
+    """Undo takes back discards made through ``Session.exchange``, and replays
+    them when a later call is taken back."""
+    s, _, decl = _at_exchange()
+    view = s.view
+    pool = [0, 0, 0, 0]
+    view.discard_pool(pool)
+    hand = view.hand(decl)
+    discard = bytes(mask_cards(pool)[:3])
+    assert s.exchange(decl, discard) == 0
+    after = view.hand(decl)
+    assert view.expects() != "discard"
+    assert s.apply({"ev": "undo"}) == {"ok": True}
+    assert view.expects() == "discard" and view.hand(decl) == hand
+    assert s.exchange(decl, list(discard)) == 0 and view.hand(decl) == after
+    if view.expects() == "declare":
+        trump = view.legal_bids()[0]
+        assert s.bid(decl, *trump) == 0
+        assert s.apply({"ev": "undo"}) == {"ok": True}
+        assert view.expects() == "declare" and view.hand(decl) == after
 
 
 def test_undo_replays_calls_made_by_the_bid_door():

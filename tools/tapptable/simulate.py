@@ -214,12 +214,14 @@ class Simulator:
                 return self.results[-1]
             elif expects == "discard" or expects == "declare":
                 seat = view.turn()
-                bids = view.legal_bids()
-                raises = [b for b in bids if b[0] == "raise"]
-                if raises and rnd() < 0.3:
-                    self._bid(seat, self.pick(raises))
+                bids = view.legal_bids()        # declarations first, then raises
+                i = 0
+                while i < len(bids) and bids[i][0] != "raise":
+                    i += 1
+                if i < len(bids) and rnd() < 0.3:
+                    self._bid(seat, self.pick(bids[i:]))
                 elif expects == "declare":
-                    self._bid(seat, self.pick([b for b in bids if b[0] != "raise"]))
+                    self._bid(seat, self.pick(bids[:i]))
                 else:
                     self._exchange(seat)
             elif expects == "rufer":
@@ -227,15 +229,18 @@ class Simulator:
             else:
                 raise AssertionError("simulator stuck: expects %s" % expects)
 
-    def pick(self, seq):
-        """A uniformly random item of ``seq`` (random bits; a draw beyond the
-        length drawn again: exact, and cheaper than random.choice)."""
-        n = len(seq)
+    def below(self, n):
+        """A uniformly random int below ``n`` (random bits, a draw beyond drawn
+        again: exact, and cheaper than random.randrange)."""
         bits = self.rng.getrandbits
         k = bits(WIDTH[n])
         while k >= n:
             k = bits(WIDTH[n])
-        return seq[k]
+        return k
+
+    def pick(self, seq):
+        """A uniformly random item of ``seq``."""
+        return seq[self.below(len(seq))]
 
     def _bid(self, seat, b):
         """Make bid ``b`` (call, contract, trump, value) for ``seat`` through
@@ -248,17 +253,34 @@ class Simulator:
             self.sink.append(bid_event(seat, b[0], b[1], b[2], b[3]))
 
     def _exchange(self, seat):
-        view = self.view
-        pool = view.hand(seat) + view.talon()
-        discard = []                # a uniform sample without replacement
-        for _ in range(self.shadow.rules.talon_size):
-            card = self.pick(pool)
-            pool.remove(card)
-            discard.append(card)
-        ev = {"ev": "exchange", "seat": seat, "discard": discard}
+        """Discard a uniform sample of the hand and talon: through
+        ``Session.exchange`` (card ints), or in open mode half the time the
+        ``exchange`` event with the discards hidden."""
+        pool = self.masks
+        n = self.view.discard_pool(pool)
+        discard = bytearray()
+        for _ in range(self.view.talon_size()):    # without replacement
+            k = self.below(n)
+            s = 0
+            while k >= BIT_COUNT[pool[s]]:
+                k -= BIT_COUNT[pool[s]]
+                s += 1
+            rank = NTH_BIT[pool[s]][k]
+            pool[s] -= 1 << rank
+            n -= 1
+            discard.append(9 * s + rank)
         if self.mode == "open" and self.rng.random() < 0.5:
-            return self._emit({"ev": "exchange", "seat": seat, "discard": None}, ev)
-        return self._emit(ev)
+            return self._emit({"ev": "exchange", "seat": seat, "discard": None},
+                              {"ev": "exchange", "seat": seat,
+                               "discard": [CARD_CODES[c] for c in discard]})
+        err = self.shadow.exchange(seat, discard)
+        self.steps += 1
+        if err:
+            raise AssertionError("simulator discarded badly: %s %r -> %d"
+                                 % (seat, list(discard), err))
+        if self.sink is not None:
+            self.sink.append({"ev": "exchange", "seat": seat,
+                              "discard": [CARD_CODES[c] for c in discard]})
 
     def _rufer(self, seat):
         own = self.view.hand(seat)
