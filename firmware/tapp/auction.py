@@ -311,7 +311,7 @@ class Ladder(Auction):
             return ()
         if self.waiting == 1:
             return VORN_OR_PASS
-        nxt = self._next_step(self.turn())
+        nxt = self._next_step(self.challenger if self.waiting == 2 else self.order[self.pos])
         if nxt <= MAX_STEP:
             return LADDER_LEGAL[nxt]
         return (PASS,)

@@ -430,10 +430,8 @@ class Session:
         deal = self._deal
         if deal is None or deal.phase == DONE:
             raise Reject(E.WRONG_PHASE)
-        if not isinstance(seat, int) or isinstance(seat, bool) or seat < 0 \
-                or seat >= self.rules.players:
-            raise Reject(E.BAD_EVENT)
-        if not isinstance(call, str):
+        if type(seat) is not int or not 0 <= seat < self.rules.players \
+                or not isinstance(call, str):
             raise Reject(E.BAD_EVENT)
         row = None
         if cid is not None:
@@ -454,7 +452,7 @@ class Session:
         if deal.phase != AUCTION:
             raise Reject(E.WRONG_PHASE)
         a = deal.auction
-        if seat not in deal.active:
+        if deal.pos_of[seat] < 0:           # sitting out
             raise Reject(E.NOT_YOUR_TURN)
         if self.rules.auction == "D":        # the ladder's mehr carries a target
             if value is not None and not _int(value):

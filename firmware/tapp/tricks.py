@@ -137,23 +137,24 @@ class Tricks(RevokeProofs):
         trick, which keeps its best card so far (docs/rules 1.5: the highest
         trump, else the highest card of the led suit) by power (cards.powers).
         """
-        if not (seat == self.turn and 0 <= card < NCARDS
-                and self.allowed[CARD_SUIT[card]] & CARD_BIT[card]) \
-                and self._refusal(seat, card):
-            return self._refusal(seat, card)    # refused: the check again names why
+        if seat != self.turn or not 0 <= card < NCARDS:
+            return self._refusal(seat, card)
         s = CARD_SUIT[card]
+        bit = CARD_BIT[card]
+        if not self.allowed[s] & bit and self._refusal(seat, card):
+            return self._refusal(seat, card)    # refused: the check again names why
         # The bit is set in his hand and clear in ``used``: - and + clear and set
         # it (CPython runs them faster than & ~ and |).  Strict mode knows every
         # hand before the auction (phase HANDS until then) and keeps no ``used``
         # (see _played).
         if self.strict:
-            self.hands[seat * 4 + s] -= CARD_BIT[card]
+            self.hands[seat * 4 + s] -= bit
         else:
             if self.known[seat]:
-                self.hands[seat * 4 + s] -= CARD_BIT[card]
+                self.hands[seat * 4 + s] -= bit
             else:
                 self._assert_open(seat, card)
-            self.used[s] += CARD_BIT[card]
+            self.used[s] += bit
         n = self.tcount
         self.played[self.tbase + n] = card
         self.tpoints += CARD_POINTS[card]
@@ -301,8 +302,9 @@ class Tricks(RevokeProofs):
         a[1] = h[base + 1]
         a[2] = h[base + 2]
         a[3] = h[base + 3]
-        self.nallowed = (BIT_COUNT[h[base]] + BIT_COUNT[h[base + 1]]
-                         + BIT_COUNT[h[base + 2]] + BIT_COUNT[h[base + 3]])
+        # his whole hand: every hand holds a card for each trick still to come
+        # (the exchange and the Rufer swap keep the sizes equal)
+        self.nallowed = self.ntricks + 1 - self.trick_no if self.known[self.turn] else 0
 
     def _beating(self, m):
         """Of the trumps ``m`` (a trump was led), those above the best trump in

@@ -95,22 +95,18 @@ class View:
         """``deal`` (waiting for the next deal), ``hands``, ``auction``, ``exchange``,
         ``declare``, ``rufer``, ``play`` or ``over`` (the session has ended)."""
         deal = self._deal
-        if self._session.session_over():
-            return "over"
-        if deal is None or deal.phase == DONE:
-            return "deal"
-        return PHASE_NAMES[deal.phase]
+        if deal is not None and deal.phase != DONE:
+            return PHASE_NAMES[deal.phase]      # no deal is in progress once over
+        return "over" if self._session.session_over() else "deal"
 
     def expects(self):
         """What input the table waits for: ``deal``, ``hand`` (hands to be
         scanned), ``call``, ``discard``, ``declare`` (contract or trump),
         ``rufer`` (the called card), ``card``, or ``over``."""
         deal = self._deal
-        if self._session.session_over():
-            return "over"
-        if deal is None or deal.phase == DONE:
-            return "deal"
-        return EXPECTS[deal.phase]
+        if deal is not None and deal.phase != DONE:
+            return EXPECTS[deal.phase]          # no deal is in progress once over
+        return "over" if self._session.session_over() else "deal"
 
     def turn(self):
         """Seat whose input is expected now, or -1 (hands being scanned, no deal)."""

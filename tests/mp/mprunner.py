@@ -12,6 +12,7 @@
 # A test passes when it returns without raising. A module that fails to import
 # counts as one failed test. A test that leaves micropython.heap_lock() held
 # fails too (and the heap is unlocked before the next test).
+import gc
 import sys
 
 try:
@@ -82,6 +83,7 @@ def run(module_names):
             print("NOTE %s: no test_ functions" % mod_name)
         for name, fn in tests:
             label = "%s.%s" % (mod_name, name)
+            gc.collect()    # each test starts on a collected heap, whatever ran before
             try:
                 fn()
             except Exception as exc:

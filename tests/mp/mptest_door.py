@@ -61,6 +61,7 @@ def _play_deal(s, rng, twin=None, ints=False):
         expects = view.expects()
         n = view.legal_play(both)
         assert both[4] == seat and n == view.legal_masks(masks) and both[:4] == masks
+        assert n == mask_count(masks)
         if expects == "card":
             card = _random_card(view, masks, rng)
             assert s.play(seat, card) == 0

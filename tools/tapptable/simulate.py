@@ -139,32 +139,35 @@ class Simulator:
         play = self.shadow.player()     # Session.play's door, bound to this deal
         bits = self.rng.getrandbits
         sink = self.sink
+        count = BIT_COUNT               # the tables as locals: the loop's hottest names
+        nth = NTH_BIT
+        width = WIDTH
         while True:
             n = legal(masks)
             if not n:
                 break                       # no legal card: the deal is over
-            k = bits(WIDTH[n])              # k uniform below n: a draw beyond drawn again
+            k = bits(width[n])              # k uniform below n: a draw beyond drawn again
             while k >= n:
-                k = bits(WIDTH[n])
+                k = bits(width[n])
             # the k-th legal card, suit by suit (unrolled: no loop counter)
             m = masks[0]
-            c = BIT_COUNT[m]
+            c = count[m]
             if k < c:
-                card = NTH_BIT[m][k]
+                card = nth[m][k]
             else:
                 k -= c
                 m = masks[1]
-                c = BIT_COUNT[m]
+                c = count[m]
                 if k < c:
-                    card = 9 + NTH_BIT[m][k]
+                    card = 9 + nth[m][k]
                 else:
                     k -= c
                     m = masks[2]
-                    c = BIT_COUNT[m]
+                    c = count[m]
                     if k < c:
-                        card = 18 + NTH_BIT[m][k]
+                        card = 18 + nth[m][k]
                     else:
-                        card = 27 + NTH_BIT[masks[3]][k - c]
+                        card = 27 + nth[masks[3]][k - c]
             seat = masks[4]
             err = play(seat, card)
             if err:
