@@ -220,17 +220,24 @@ def test_bid_door_with_self_raises_and_declarations():
         assert raised, options
 
 
+def _dealt_twins(variant, seed):
+    """Two 3-player sessions with the same deck shuffled by ``seed`` dealt by
+    seat 0: one through ``Session.deal``, its twin by the ``deal`` event."""
+    s = new_session(variant, 3)
+    twin = new_session(variant, 3)
+    cards = mask_cards(DECKS["d36"])
+    Lcg(seed).shuffle(cards)
+    assert s.deal(0, bytes(cards)) == 0
+    hands, talon = deal_out(twin.rules, 0, [CARD_CODES[c] for c in cards])
+    assert twin.apply({"ev": "deal", "dealer": 0, "hands": hands, "talon": talon})["ok"]
+    return s, twin
+
+
 def test_bid_door_refuses_like_the_bid_event():
     """Every refusal of ``Session.bid`` is the error of the same ``bid`` event,
     and changes nothing."""
-    s = new_session("tapp_modern", 3)
-    twin = new_session("tapp_modern", 3)
-    assert E.NAMES[s.bid(0, "weg")] == "wrong_phase"              # no deal yet
-    cards = mask_cards(DECKS["d36"])
-    Lcg(4).shuffle(cards)
-    assert s.deal(0, bytes(cards)) == 0
-    hands, talon = deal_out(twin.rules, 0, [CARD_CODES[c] for c in cards])
-    twin.apply({"ev": "deal", "dealer": 0, "hands": hands, "talon": talon})
+    assert E.NAMES[new_session("tapp_modern", 3).bid(0, "weg")] == "wrong_phase"  # no deal
+    s, twin = _dealt_twins("tapp_modern", 4)
     seat = s.view.turn()
     other = (seat + 1) % 3
     cases = (
@@ -261,13 +268,7 @@ def test_bid_door_refuses_like_the_bid_event():
 def _at_exchange():
     """A Württemberg deal through the doors up to the Frage declarer's
     discards; (session, its twin fed the same events, declarer)."""
-    s = new_session("wuerttemberg", 3)
-    twin = new_session("wuerttemberg", 3)
-    cards = mask_cards(DECKS["d36"])
-    Lcg(9).shuffle(cards)
-    assert s.deal(0, bytes(cards)) == 0
-    hands, talon = deal_out(twin.rules, 0, [CARD_CODES[c] for c in cards])
-    twin.apply({"ev": "deal", "dealer": 0, "hands": hands, "talon": talon})
+    s, twin = _dealt_twins("wuerttemberg", 9)
     decl = s.view.turn()
     b = (decl, "bid", "frage")
     while True:
