@@ -267,10 +267,9 @@ LADDER_BIDS = tuple(("spiele" if step == 0 else "auch" if step == 1 else "mehr",
                     for step in range(MAX_STEP + 1))
 # Ladder.legal's answer when the next step is s: pass or that step's bid
 LADDER_LEGAL = tuple((PASS, bid) for bid in LADDER_BIDS)
-# RAISES_ABOVE[s]: the Haferl self-raises (D28) from step s, each named by its target
-RAISES_ABOVE = tuple(tuple(("raise", None, None, ladder_target(step))
-                           for step in range(s + 1, MAX_STEP + 1))
-                     for s in range(MAX_STEP + 1))
+# RAISES[s]: the Haferl self-raise (D28) to step s, named by its target
+# (RAISES[s + 1:] are those above step s: one tuple of bids, not one per step)
+RAISES = tuple(("raise", None, None, ladder_target(step)) for step in range(MAX_STEP + 1))
 
 
 class Ladder(Auction):

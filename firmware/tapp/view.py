@@ -10,7 +10,7 @@ strings: ``string_from(seat)`` tells what that seat may know.
 """
 from .announce import DOUBLING_CALLS, multiplier
 from .announce import check as announce_check
-from .auction import RAISES_ABOVE
+from .auction import RAISES
 from .cards import BIT_COUNT, CARD_CODES, SUITS, mask_cards, suit_letter
 from .phases import AUCTION, DECLARE, DONE, EXCHANGE, HANDS, PHASE_NAMES, PLAY, RUFER
 from .revokes import RULE_NAMES
@@ -324,7 +324,7 @@ class View:
             out = self._trump_bids(deal.contract[C_ID], deal.trump_choices())
         if deal.raise_ok and deal.phase in (EXCHANGE, DECLARE):
             # Haferl self-raise (D28): every higher step, named by its target
-            out += RAISES_ABOVE[deal.auction.step]
+            out += RAISES[deal.auction.step + 1:]
         return out
 
     def _trump_bids(self, cid, choices):
