@@ -384,38 +384,21 @@ class Session:
         """
         deal = self._deal
         if deal is not None and deal.phase == EXCHANGE and _int(seat) \
-                and seat == deal.declarer and self._deck_cards_once(discard):
+                and seat == deal.declarer and discard \
+                and (isinstance(discard, (bytes, bytearray)) and max(discard) < NCARDS
+                     or _card_ints(discard)):
             cards = bytes(discard)
-            err = deal.exchange(cards)
-            if not err:
+            if not deal.exchange(cards):      # checks them all, changes nothing if not
                 self._events.append(("exchange", seat, cards))
                 self._noops.append(0)
-            return err
-        # anything else: the event's checks name the first problem, in their order
+                return E.OK
+        # refused: the event's checks name the first problem, in their order
         codes = discard
         if isinstance(discard, (bytes, bytearray, list, tuple)):
             codes = [(CARD_CODES[c] if 0 <= c < NCARDS else "?") if _int(c) else None
                      for c in discard]
         out = self.apply({"ev": "exchange", "seat": seat, "discard": codes})
         return E.OK if out["ok"] else E.NAMES.index(out["error"])
-
-    def _deck_cards_once(self, cards):
-        """Some cards (bytes, bytearray, list or tuple of ints): each of the
-        session's deck, none twice?"""
-        if not (isinstance(cards, (bytes, bytearray)) or _card_ints(cards)) or not cards:
-            return False
-        deck = DECKS[self.rules.deck]
-        seen = [0, 0, 0, 0]
-        for c in cards:
-            if c >= NCARDS:
-                return False
-            s = CARD_SUIT[c]
-            bit = CARD_BIT[c]
-            if not deck[s] & bit or seen[s] & bit:
-                return False
-            seen[s] |= bit
-        return True
-
 
     def _bid(self, ev):
         result = self._call(ev.get("seat"), ev.get("call"), ev.get("contract"),
