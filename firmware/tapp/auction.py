@@ -315,9 +315,16 @@ class Ladder(Auction):
             return LADDER_LEGAL[nxt]
         return (PASS,)
 
-    def _call(self, seat, word, row, value):
-        """``value`` is the target of a ``mehr`` bid (or -1)."""
-        if self.waiting == 1:             # the holder answers a challenge
+    def call(self, seat, word, row, value):
+        """``Auction.call``; ``value`` is the target of a ``mehr`` bid (or -1).
+        The turn and the step are worked out here, not by calls: the ladder is
+        the auction of every Haferltarock deal."""
+        if self.done:
+            return E.WRONG_PHASE
+        waiting = self.waiting
+        if waiting == 1:                  # the holder answers a challenge
+            if seat != self.holder:
+                return E.NOT_YOUR_TURN
             if word == "vorn":
                 self.waiting = 2
             elif word == "pass":
@@ -326,8 +333,10 @@ class Ladder(Auction):
             else:
                 return E.ILLEGAL_CALL
             return E.OK
+        if seat != (self.challenger if waiting == 2 else self.order[self.pos]):
+            return E.NOT_YOUR_TURN
         if word == "pass":
-            if self.waiting == 2:
+            if waiting == 2:
                 self._duel_over()
             else:
                 self._advance()

@@ -79,7 +79,6 @@ class Deal(Tricks):
         for c in cards:
             self.hands[base + CARD_SUIT[c]] |= CARD_BIT[c]
         self.known[seat] = True
-        self.find_allowed()   # open mode: the exposed hand may be the one to play
 
     def set_dealt(self, masks):
         """Strict dealing: every hand and the talon at once; ``masks`` holds 4

@@ -76,7 +76,7 @@ class Rules:
         for name in seats:
             if not isinstance(name, str):
                 raise HeaderError("seat names must be strings")
-        self.seats = seats
+        self.seats = list(seats)        # the caller's list may change later
         opts = resolve_options(table, given)
         self.options = opts
         self.direction = table["direction"]
@@ -85,6 +85,7 @@ class Rules:
         self.active_count = n - 1 if self.sit_out else n
         self.hand_size = (mask_count(DECKS[self.deck]) - self.talon_size) // self.active_count
         self.deck_cards = deck_cards(self.deck)     # the deck's card ints, in order (bytes)
+        self.deck_set = frozenset(self.deck_cards)
         self.auction = table["auction"]
         self.contracts = self._contracts(table, opts)
         self._by_id = {row[C_ID]: row for row in self.contracts}
@@ -239,3 +240,49 @@ class Rules:
     def all_tricks_announced(self, announced):
         """An announcement that ends the deal at the first lost trick (D15)."""
         return "tout" in announced
+
+
+def _plain(v):
+    """A JSON scalar: str, int (bool) or None; a float is left to Rules."""
+    return v is None or isinstance(v, (str, int))
+
+
+def _header_key(header):
+    """``repr(header)`` if it holds only scalars, lists of them and objects of
+    them (a header's shape), else None: short to build, and no deep or odd
+    value is ever repr'd (Rules refuses those with its own messages)."""
+    if not isinstance(header, dict):
+        return None
+    for v in header.values():
+        if isinstance(v, list):
+            for x in v:
+                if not _plain(x):
+                    return None
+        elif isinstance(v, dict):
+            for k in v:
+                if not _plain(v[k]):
+                    return None
+        elif not _plain(v):
+            return None
+    return repr(header)
+
+
+_last = [None, None]  # type: list  # rules_for: the last header's key and its Rules
+
+
+def rules_for(header):
+    """``Rules(header)``, the same object again for the same header as the
+    last call: a new session at the same table (the simulator's next session,
+    the device's after the Haferl ran dry) skips resolving the variant and
+    the per-dealer tables.  Rules never change once made (those tables fill
+    in once, the same for everyone), so sessions may share them.  The key is
+    the header's repr, which tells 4 from 4.0 and from True; a header that
+    Rules refuses is never kept."""
+    key = _header_key(header)
+    if key is None or key != _last[0]:
+        rules = Rules(header)           # HeaderError: nothing is kept
+        if key is None:
+            return rules
+        _last[0] = key
+        _last[1] = rules
+    return _last[1]

@@ -24,7 +24,7 @@ from .cards import (
 )
 from .deal import AUCTION, DECLARE, DONE, EXCHANGE, HANDS, PLAY, RUFER, RULE_NAMES, Deal
 from .dealing import deal_out
-from .rules import Rules
+from .rules import rules_for
 from .settle import settle
 from .variants import NO_CONTRACT
 from .view import View
@@ -54,7 +54,7 @@ def _card_ints(seq):
 
 class Session:
     def __init__(self, header):
-        rules = Rules(header)
+        rules = rules_for(header)
         self.rules = rules
         n = rules.players
         # docs/record-format.md convention 10: session-start antes (bank, Haferl) and start balance
@@ -95,7 +95,7 @@ class Session:
             out = handler(ev)
         except Reject as r:
             return self._refusal(r.code, ev)
-        if name in ("undo", "redeal", "play") or not self.in_progress():
+        if name in ("undo", "redeal", "play", "bid") or not self.in_progress():
             return out
         if self._noop:
             self._noops[-1] += 1        # a no-op does not grow the log (convention 6)
@@ -170,7 +170,7 @@ class Session:
         """Put the cards dealt into the deal's hands and talon by ``slots``; False
         unless they are the deck's cards, each once."""
         rules = self.rules
-        if bytes(sorted(cards)) != rules.deck_cards:
+        if set(cards) != rules.deck_set:      # the lengths are equal: each card once
             return False
         m = [0] * (4 * rules.players + 4)    # 4 masks a seat, then the talon's
         for slot, c in zip(slots, cards):
@@ -356,22 +356,58 @@ class Session:
         """An auction call, a declaration or a self-raise for ``seat``: an error
         code (0 = accepted).
 
-        The same door as the ``bid`` event with these fields (None: the field
-        is absent; ``view.legal_bids`` lists the allowed ones): the same checks,
-        error code and log (undo replays it); a deal the call throws in is
-        settled (``view.last_result()``).  It spares the event dict.
+        The door of the ``bid`` event with these fields (None: the field is
+        absent; ``view.legal_bids`` lists the allowed ones), which comes here
+        too: the checks, error codes and log (undo replays it); a deal the call
+        throws in is settled (``view.last_result()``).
         """
         self._noop = False
+        deal = self._deal
         try:
-            self._call(seat, call, contract, trump, value)
+            if deal is None or deal.phase == DONE:
+                raise Reject(E.WRONG_PHASE)
+            if type(seat) is not int or not 0 <= seat < self.rules.players \
+                    or not isinstance(call, str):
+                raise Reject(E.BAD_EVENT)
+            row = None
+            if contract is not None:
+                row = self.rules.contract(contract) if isinstance(contract, str) else None
+                if row is None:
+                    raise Reject(E.ILLEGAL_CONTRACT)
+            suit = -1
+            if trump is not None:
+                suit = suit_index(trump)
+                if suit < 0:
+                    raise Reject(E.ILLEGAL_CONTRACT)
+            if call == "declare":
+                self._declare(deal, seat, row, suit)
+            elif call == "raise":
+                self._raise(deal, seat, value)
+            else:                               # an auction call
+                if deal.phase != AUCTION:
+                    raise Reject(E.WRONG_PHASE)
+                if deal.pos_of[seat] < 0:       # sitting out
+                    raise Reject(E.NOT_YOUR_TURN)
+                if self.rules.auction == "D":    # the ladder's mehr carries a target
+                    if value is not None and not _int(value):
+                        raise Reject(E.BAD_EVENT)
+                    suit = value if value is not None else -1
+                auction = deal.auction
+                err = auction.call(seat, call, row, suit)
+                if err:
+                    return err
+                if auction.done:
+                    deal.end_auction()
+                    if deal.phase == DONE:
+                        self._finish()          # thrown in: settled, nothing to log
+                        return E.OK
         except Reject as r:
             return r.code
-        if self._deal is not None and self._deal.phase != DONE:     # logged while in progress
-            if self._noop:
-                self._noops[-1] += 1    # a no-op does not grow the log (convention 6)
-            else:
-                self._events.append(("bid", seat, call, contract, trump, value))
-                self._noops.append(0)
+        if self._noop:
+            self._noops[-1] += 1        # a no-op does not grow the log (convention 6)
+        else:
+            self._events.append(("bid", seat, call, contract, trump, value))
+            self._noops.append(0)
         return E.OK
 
     def exchange(self, seat, discard):
@@ -401,54 +437,13 @@ class Session:
         return E.OK if out["ok"] else E.NAMES.index(out["error"])
 
     def _bid(self, ev):
-        result = self._call(ev.get("seat"), ev.get("call"), ev.get("contract"),
-                            ev.get("trump"), ev.get("value"))
-        if result is None:
-            return {"ok": True}
-        return {"ok": True, "result": result}
-
-    def _call(self, seat, call, cid, letter, value):
-        """A ``bid`` event's fields checked and applied; the result if the deal
-        was thrown in, else None."""
-        deal = self._deal
-        if deal is None or deal.phase == DONE:
-            raise Reject(E.WRONG_PHASE)
-        if type(seat) is not int or not 0 <= seat < self.rules.players \
-                or not isinstance(call, str):
-            raise Reject(E.BAD_EVENT)
-        row = None
-        if cid is not None:
-            row = self.rules.contract(cid) if isinstance(cid, str) else None
-            if row is None:
-                raise Reject(E.ILLEGAL_CONTRACT)
-        trump = -1
-        if letter is not None:
-            trump = suit_index(letter)
-            if trump < 0:
-                raise Reject(E.ILLEGAL_CONTRACT)
-        if call == "declare":
-            self._declare(deal, seat, row, trump)
-            return None
-        if call == "raise":
-            self._raise(deal, seat, value)
-            return None
-        if deal.phase != AUCTION:
-            raise Reject(E.WRONG_PHASE)
-        a = deal.auction
-        if deal.pos_of[seat] < 0:           # sitting out
-            raise Reject(E.NOT_YOUR_TURN)
-        if self.rules.auction == "D":        # the ladder's mehr carries a target
-            if value is not None and not _int(value):
-                raise Reject(E.BAD_EVENT)
-            trump = value if value is not None else -1
-        err = a.call(seat, call, row, trump)
+        err = self.bid(ev.get("seat"), ev.get("call"), ev.get("contract"), ev.get("trump"),
+                       ev.get("value"))
         if err:
             raise Reject(err)
-        if a.done:
-            deal.end_auction()
-            if deal.phase == DONE:
-                return self._finish()
-        return None
+        if self._deal is not None and self._deal.phase == DONE:    # thrown in: settled
+            return {"ok": True, "result": self._result}
+        return {"ok": True}
 
     def _declare(self, deal, seat, row, trump):
         """Name the contract and/or trump, or repeat what is fixed (convention 6)."""

@@ -10,14 +10,12 @@ assertions and a revoke is proven when a later card contradicts one
 from . import errors as E
 from .cards import (
     BETTEL_ORDER,
-    BIT_COUNT,
     CARD_BIT,
     CARD_POINTS,
     CARD_RANK,
     CARD_SUIT,
     NCARDS,
     TRUMP_POWER,
-    mask_cards,
     powers,
 )
 from .phases import DONE, PLAY
@@ -32,7 +30,7 @@ class Tricks(RevokeProofs):
                  "tcount", "led", "overtrump", "top_trump", "leader", "turn", "trick_no",
                  "seat_points", "seat_tricks", "last_leader", "last_winner",
                  "last_points", "early_end", "powers", "power", "win_seat", "win_power",
-                 "tpoints", "allowed", "nallowed", "stop_win", "stop_loss", "on_done")
+                 "tpoints", "stop_win", "stop_loss", "on_done")
 
     # The deal's hands and contract the trick engine reads (set by
     # Deal.__init__ and its steps; declared here for the type checker).
@@ -89,10 +87,6 @@ class Tricks(RevokeProofs):
         self.win_seat = -1
         self.win_power = 0
         self.tpoints = 0
-        # the legal cards of the seat to play, worked out after every change
-        # (per-suit masks and their count; none unless a known hand is to play)
-        self.allowed = [0, 0, 0, 0]
-        self.nallowed = 0
         self.stop_win = -1                   # the deal ends when this seat wins a trick
         self.stop_loss = -1                  # ... or when this seat loses one (D15)
         # called when the last trick ends the deal (Session: settle the deal and
@@ -105,7 +99,6 @@ class Tricks(RevokeProofs):
         self.powers = powers(1 if self.strength is BETTEL_ORDER else 0, self.trump)
         self.set_goal()
         self.phase = PLAY
-        self.find_allowed()
 
     def set_goal(self):
         """docs/rules D15: a trick-goal contract ends at the trick that decides it
@@ -130,8 +123,8 @@ class Tricks(RevokeProofs):
     def play(self, seat, card):
         """Play ``card`` for ``seat``; an error code, the state unchanged on error.
 
-        A card among the legal cards worked out for this turn (``allowed``) is
-        accepted at once: they are exactly the cards that pass every check.
+        A card of his known hand that follows the led suit (or leads) and is
+        under no over-trump duty is accepted at once: it passes every check.
         Any other card goes through the checks in the order of
         docs/record-format.md convention 12.  The accepted card goes to the
         trick, which keeps its best card so far (docs/rules 1.5: the highest
@@ -141,8 +134,11 @@ class Tricks(RevokeProofs):
             return self._refusal(seat, card)
         s = CARD_SUIT[card]
         bit = CARD_BIT[card]
-        if not self.allowed[s] & bit and self._refusal(seat, card):
-            return self._refusal(seat, card)    # refused: the check again names why
+        if self.phase != PLAY or not self.hands[seat * 4 + s] & bit:
+            if self._refusal(seat, card):
+                return self._refusal(seat, card)    # refused: the check again names why
+        elif self.tcount and (s != self.led or self.overtrump) and self._duty(seat, card):
+            return self._duty(seat, card)   # in his hand: only the duties can refuse it
         # The bit is set in his hand and clear in ``used``: - and + clear and set
         # it (CPython runs them faster than & ~ and |).  Strict mode knows every
         # hand before the auction (phase HANDS until then) and keeps no ``used``
@@ -173,7 +169,6 @@ class Tricks(RevokeProofs):
             self.turn = self.next_seat[seat]
         else:
             self._finish_trick()
-        self.find_allowed()
         return E.OK
 
     def _refusal(self, seat, card):
@@ -196,7 +191,7 @@ class Tricks(RevokeProofs):
         if not self.hands[seat * 4 + s] & bit:
             return E.NOT_IN_HAND
         if self.tcount:
-            return self._duty(seat * 4, s, card)
+            return self._duty(seat, card)
         return E.OK
 
     def _played(self, s, bit):
@@ -212,8 +207,10 @@ class Tricks(RevokeProofs):
             i += 1
         return not m & bit
 
-    def _duty(self, base, s, card):
-        """docs/rules 1.5 rules 1, 2 and 4 for a known hand (``base`` = seat * 4)."""
+    def _duty(self, seat, card):
+        """docs/rules 1.5 rules 1, 2 and 4 for a card of a known hand."""
+        base = seat * 4
+        s = CARD_SUIT[card]
         led = self.led
         if s != led:
             if self.hands[base + led]:
@@ -260,63 +257,3 @@ class Tricks(RevokeProofs):
     def last_trick_cards(self):
         """The cards of the last completed trick, in the order played (a list)."""
         return self.played[self.tbase - self.nact:self.tbase]
-
-    def legal_masks(self, out):
-        """Per-suit masks of the cards the seat to play may play now, written into
-        ``out`` (4 ints); the count.  Strict mode only (a known hand), else 0.
-        Allocates nothing: the device lights LEDs from it and the simulator
-        picks from it.
-        """
-        a = self.allowed
-        out[0] = a[0]
-        out[1] = a[1]
-        out[2] = a[2]
-        out[3] = a[3]
-        return self.nallowed
-
-    def find_allowed(self):
-        """Work out ``allowed`` for the seat to play (after every change of the
-        card play): docs/rules 1.5 rules 1, 2 and 4 -- the led suit, else trump,
-        else any card; on a trump lead a higher trump if he has one."""
-        a = self.allowed
-        if self.phase != PLAY:
-            a[0] = a[1] = a[2] = a[3] = 0
-            self.nallowed = 0
-            return
-        h = self.hands          # an unknown hand (open mode) is 0s: nothing allowed
-        base = self.turn * 4
-        if self.tcount:
-            s = self.led
-            m = h[base + s]
-            if not m and self.trump >= 0:
-                s = self.trump
-                m = h[base + s]
-            if m:
-                if self.overtrump and s == self.led and s == self.trump:
-                    m = self._beating(m)
-                a[0] = a[1] = a[2] = a[3] = 0
-                a[s] = m
-                self.nallowed = BIT_COUNT[m]
-                return
-        a[0] = h[base]
-        a[1] = h[base + 1]
-        a[2] = h[base + 2]
-        a[3] = h[base + 3]
-        # his whole hand: every hand holds a card for each trick still to come
-        # (the exchange and the Rufer swap keep the sizes equal)
-        self.nallowed = self.ntricks + 1 - self.trick_no if self.known[self.turn] else 0
-
-    def _beating(self, m):
-        """Of the trumps ``m`` (a trump was led), those above the best trump in
-        the trick, if he has any (the over-trump duty, 1.5 rule 4)."""
-        if self.top_trump >= 0:
-            b = m & ((1 << (8 - self.top_trump)) - 1)
-            if b:
-                return b
-        return m
-
-    def legal_cards(self, seat):
-        """Card ints ``seat`` may play now (strict: his known hand), allocates."""
-        if seat != self.turn:
-            return []
-        return mask_cards(self.allowed)

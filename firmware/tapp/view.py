@@ -41,6 +41,7 @@ class View:
         self._rules = rules
         self._deal = None
         self._declare_bids = {}     # (contract id, trump choices) -> the declarations
+        self._play = [0, 0, 0, 0, -1]   # legal_masks' answer from legal_play
 
     def attach(self, deal):
         """The session shows which deal is current (None: between deals)."""
@@ -247,16 +248,13 @@ class View:
     def legal_masks(self, out):
         """Per-suit masks of the cards the seat to play may play (strict mode),
         written into ``out`` (4 ints); returns their count.  Allocates nothing."""
-        deal = self._deal
-        if deal is None:
-            out[0] = out[1] = out[2] = out[3] = 0
-            return 0
-        a = deal.allowed       # worked out by the deal after every change
-        out[0] = a[0]
-        out[1] = a[1]
-        out[2] = a[2]
-        out[3] = a[3]
-        return deal.nallowed
+        play = self._play
+        n = self.legal_play(play)
+        out[0] = play[0]
+        out[1] = play[1]
+        out[2] = play[2]
+        out[3] = play[3]
+        return n
 
     def discard_pool(self, out):
         """The cards the declarer discards from now (his hand and the talon,
@@ -279,22 +277,42 @@ class View:
         return self._rules.talon_size
 
     def legal_play(self, out):
-        """``legal_masks`` and ``turn`` in one allocation-free answer (one call a
-        card for the simulator and the LEDs): the masks in ``out[0..3]``, the
-        seat to play in ``out[4]`` (-1 if none); returns the count."""
+        """The cards the seat to play may play now and who he is, in one
+        allocation-free answer (one call a card for the simulator and the
+        LEDs): per-suit masks in ``out[0..3]``, the seat in ``out[4]`` (-1 if
+        none); returns their count.  A known hand only (strict mode, or the
+        exposed hand in open mode), else 0.  docs/rules 1.5 rules 1, 2 and 4:
+        the led suit, else trump, else any card; on a trump lead a higher
+        trump if he has one.  Worked out from the deal's hands when asked;
+        ``Session.play`` checks the same duties card by card."""
         deal = self._deal
-        if deal is None:
+        if deal is None or deal.phase != PLAY or not deal.known[deal.turn]:
             out[0] = out[1] = out[2] = out[3] = 0
-            out[4] = -1
+            out[4] = self.turn()
             return 0
-        a = deal.allowed
-        out[0] = a[0]
-        out[1] = a[1]
-        out[2] = a[2]
-        out[3] = a[3]
-        n = deal.nallowed
-        out[4] = deal.turn if n else self.turn()     # a legal card: the play is on
-        return n
+        out[4] = deal.turn
+        h = deal.hands
+        base = deal.turn * 4
+        if deal.tcount:
+            s = deal.led
+            m = h[base + s]
+            if not m and deal.trump >= 0:
+                s = deal.trump
+                m = h[base + s]
+            if m:
+                if deal.overtrump and s == deal.led and s == deal.trump and deal.top_trump >= 0 \
+                        and m & ((1 << (8 - deal.top_trump)) - 1):
+                    m &= (1 << (8 - deal.top_trump)) - 1    # only his higher trumps
+                out[0] = out[1] = out[2] = out[3] = 0
+                out[s] = m
+                return BIT_COUNT[m]
+        out[0] = h[base]
+        out[1] = h[base + 1]
+        out[2] = h[base + 2]
+        out[3] = h[base + 3]
+        # his whole hand: every hand holds a card for each trick still to come
+        # (the exchange and the Rufer swap keep the sizes equal)
+        return deal.ntricks + 1 - deal.trick_no
 
     def legal_cards(self):
         """Card codes the seat to play may play (strict mode; [] when unknown)."""

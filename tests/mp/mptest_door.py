@@ -619,3 +619,82 @@ def test_player_is_play_bound_to_the_deal():
         assert last["result"] == view.last_result(), (last, view.last_result())
         assert view.balances() == twin.view.balances() and view.dealer() == twin.view.dealer()
         assert f(seat, card) == E.WRONG_PHASE
+
+
+def _accepted_cards(events, s, seat):
+    """The cards of ``seat``'s hand that ``Session.play`` accepts now, each tried
+    on a session fed ``events`` (so nothing is undone in ``s``); the error code
+    of each refused one."""
+    accepted = []
+    refused = {}
+    for code in s.view.hand(seat):
+        card = CARD_CODES.index(code)
+        t = new_session(s.rules.variant, s.rules.players)
+        for ev in events:
+            assert t.apply(ev)["ok"], ev
+        err = t.play(seat, card)
+        if err:
+            refused[card] = err
+        else:
+            accepted.append(card)
+    return accepted, refused
+
+
+def _check_a_deal_card_by_card(variant, players, seed):
+    """One random deal of ``variant``, every card turn checked against what
+    ``play`` accepts (``_accepted_cards``); the number of card turns."""
+    duties = (E.MUST_FOLLOW, E.MUST_TRUMP, E.MUST_OVERTRUMP)
+    s = new_session(variant, players)
+    rng = Lcg(seed)
+    cards = mask_cards(DECKS[s.rules.deck])
+    rng.shuffle(cards)
+    hands, talon = deal_out(s.rules, 0, [CARD_CODES[c] for c in cards])
+    events = [{"ev": "deal", "dealer": 0, "hands": hands, "talon": talon}]
+    assert s.apply(events[0]) == {"ok": True}
+    view = s.view
+    masks = [0, 0, 0, 0]
+    turns = 0
+    while view.in_deal():
+        seat = view.turn()
+        if view.expects() != "card":
+            if view.expects() == "discard":
+                ev = {"ev": "exchange", "seat": seat, "discard": view.talon()}
+            elif view.expects() == "rufer":
+                own = view.hand(seat)
+                called = [CARD_CODES[c] for c in mask_cards(DECKS[s.rules.deck])
+                          if CARD_CODES[c] not in own][0]
+                ev = {"ev": "rufer", "seat": seat, "card": called,
+                      "give": None if called in view.talon() else own[0]}
+            else:
+                ev = rng.choice([c for c in view.legal_calls() if c["call"] != "raise"])
+            events.append(ev)
+            assert s.apply(ev)["ok"], ev
+            continue
+        n = view.legal_masks(masks)
+        accepted, refused = _accepted_cards(events, s, seat)
+        assert sorted(accepted) == mask_cards(masks) and n == len(accepted), (
+            variant, events, accepted, mask_cards(masks))
+        for card in refused:
+            assert refused[card] in duties, (variant, CARD_CODES[card], refused[card])
+            assert s.play(seat, card) == refused[card]      # refused: nothing changed
+        card = _random_card(view, masks, rng)
+        assert s.play(seat, card) == 0
+        events.append({"ev": "play", "seat": seat, "card": CARD_CODES[card]})
+        turns += 1
+    return turns
+
+
+def test_legal_masks_are_exactly_the_cards_play_accepts():
+    """The view works the legal cards out from the hands when asked and
+    ``play`` checks each card on its own (a fast path for a card that follows
+    suit): for every card turn of random deals, the masks hold exactly the
+    cards of the hand that play accepts, and each other one is refused by a
+    duty (herzblatt: the over-trump duty too)."""
+    for variant, players in CASES + (("herzblatt", 3),):
+        played = 0
+        seed = 5
+        while played < 2:           # two deals with cards (a deal may be thrown in)
+            if _check_a_deal_card_by_card(variant, players, seed):
+                played += 1
+            seed += 1
+            assert seed < 40, variant
