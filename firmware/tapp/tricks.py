@@ -167,8 +167,29 @@ class Tricks(RevokeProofs):
         self.tcount = n + 1
         if n + 1 < self.nact:
             self.turn = self.next_seat[seat]
+            return E.OK
+        # The trick is complete: its best card takes it and leads next (here,
+        # not in a method: a call costs as much as this whole step).
+        self.seat_points[self.win_seat] += self.tpoints
+        self.seat_tricks[self.win_seat] += 1
+        self.last_leader = self.leader
+        self.last_winner = self.leader = self.turn = self.win_seat
+        self.last_points = self.tpoints
+        self.tpoints = 0
+        self.tbase += self.nact
+        self.tcount = 0
+        self.top_trump = -1
+        self.trick_no += 1
+        if self.trick_no > self.ntricks:
+            self.phase = DONE
+        elif self.win_seat == self.stop_win or (self.stop_loss >= 0
+                                                and self.win_seat != self.stop_loss):
+            self.early_end = True    # docs/rules D15 (set_goal)
+            self.phase = DONE
         else:
-            self._finish_trick()
+            return E.OK
+        if self.on_done is not None:
+            self.on_done()
         return E.OK
 
     def _refusal(self, seat, card):
@@ -228,31 +249,6 @@ class Tricks(RevokeProofs):
                 self.hands[base + self.trump] & ((1 << (8 - top)) - 1):
             return E.MUST_OVERTRUMP
         return E.OK
-
-    def _finish_trick(self):
-        winner = self.win_seat
-        pts = self.tpoints
-        self.seat_points[winner] += pts
-        self.seat_tricks[winner] += 1
-        self.last_leader = self.leader
-        self.last_winner = winner
-        self.last_points = pts
-        self.tpoints = 0
-        self.tbase += self.nact
-        self.tcount = 0
-        self.top_trump = -1
-        self.trick_no += 1
-        self.leader = winner
-        self.turn = winner
-        if self.trick_no > self.ntricks:
-            self.phase = DONE
-        elif winner == self.stop_win or (self.stop_loss >= 0 and winner != self.stop_loss):
-            self.early_end = True    # docs/rules D15 (set_goal)
-            self.phase = DONE
-        else:
-            return
-        if self.on_done is not None:
-            self.on_done()
 
     def last_trick_cards(self):
         """The cards of the last completed trick, in the order played (a list)."""
