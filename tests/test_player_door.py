@@ -39,37 +39,38 @@ def test_player_answers_and_settles_like_play():
                 continue
             rng = random.Random(seed)
             f = b.player()
-            masks = [0, 0, 0, 0, -1]
-            while a.view.legal_play(masks):
+            masks = [0, 0, 0, 0]
+            while a.view.legal_masks(masks):
+                turn = a.view.turn()
                 # some wrong cards first: the same refusals, nothing changes
                 for _ in range(3):
                     seat, card = rng.randrange(players), rng.randrange(36)
-                    if seat == masks[4] and masks[CARD_SUIT[card]] & CARD_BIT[card]:
+                    if seat == turn and masks[CARD_SUIT[card]] & CARD_BIT[card]:
                         continue            # a legal card: not a wrong one
                     assert a.play(seat, card) == f(seat, card)
-                m = masks[:4]
-                s = next(i for i in range(4) if m[i])
-                card = s * 9 + (m[s] & -m[s]).bit_length() - 1
-                assert a.play(masks[4], card) == f(masks[4], card) == 0
+                s = next(i for i in range(4) if masks[i])
+                card = s * 9 + (masks[s] & -masks[s]).bit_length() - 1
+                assert a.play(turn, card) == f(turn, card) == 0
             assert a.last_result() == b.last_result() is not None
             assert a.dealer() == b.dealer()
             assert [a.balance(s) for s in range(players)] == \
                 [b.balance(s) for s in range(players)]
             assert a.pot() == b.pot() and a.deals_played() == b.deals_played() == 1
             # the deal is over: the old player refuses, and so does play
-            assert f(masks[4], 0) == E.WRONG_PHASE
+            assert f(turn, 0) == E.WRONG_PHASE
 
 
 def test_a_player_left_behind_refuses():
     a, _ = _twins("wuerttemberg", 3, 4)
     assert a.view.expects() == "card"
     f = a.player()
-    masks = [0, 0, 0, 0, -1]
-    a.view.legal_play(masks)
+    masks = [0, 0, 0, 0]
+    a.view.legal_masks(masks)
+    turn = a.view.turn()
     s = next(i for i in range(4) if masks[i])
     card = s * 9 + (masks[s] & -masks[s]).bit_length() - 1
-    assert f(masks[4], card) == 0
+    assert f(turn, card) == 0
     assert a.apply({"ev": "undo"})["ok"]      # the deal is replayed: a new deal object
-    assert f(masks[4], card) == E.WRONG_PHASE
-    assert a.player()(masks[4], card) == 0
+    assert f(turn, card) == E.WRONG_PHASE
+    assert a.player()(turn, card) == 0
     assert a.deals_played() == 0

@@ -15,9 +15,9 @@ def test_draws_cover_every_fisher_yates_step():
     for n in (2, 3, 20, 24, 25, 32, 36):
         steps = _draws(n)
         # two steps a draw: i and i - 1, down to step 1 (step 0 is no swap)
-        assert [i for i, _, _, _ in steps] == list(range(n - 1, 0, -2))
-        for i, m, lim, width in steps:
-            assert m == i + 1 and lim == (i + 1) * i
+        assert [i for i, _, _, _, _ in steps] == list(range(n - 1, 0, -2))
+        for i, h, m, lim, width in steps:
+            assert h == i - 1 and m == i + 1 and lim == (i + 1) * i
             assert 2 ** width >= lim > 2 ** (width - 1)     # the fewest bits that reach lim - 1
     assert WIDTH[1] == 0 and WIDTH[2] == 1 and WIDTH[36] == 6 and WIDTH[37] == 6
     assert NTH_BIT[0b101100100][0] == 2 and NTH_BIT[0b101100100][3] == 8

@@ -68,6 +68,25 @@ def _lowest_bit(m):
 
 LOWEST_BIT = tuple(_lowest_bit(m) for m in range(FULL_SUIT + 1))
 BIT_COUNT = tuple(bin(m).count("1") for m in range(FULL_SUIT + 1))
+# WIDTH[n]: how many random bits draw a number below n (n < 64): a uniform draw
+# is getrandbits(WIDTH[n]), drawn again while it is n or more
+WIDTH = tuple(len(bin(n - 1)) - 2 if n > 1 else 0 for n in range(64))
+
+
+def nth_bit_table():
+    """``t[m][k]``: the rank of the k-th card (from 0) of the suit mask ``m``, 0
+    past its last card.  Some 25 KB of tuples: made when first asked, by
+    whoever draws cards (``View.random_legal_card``, the simulator), never on
+    the device's own paths."""
+    rows = []
+    for m in range(FULL_SUIT + 1):
+        row = []
+        rest = m
+        for _ in range(9):
+            row.append(LOWEST_BIT[rest] if rest else 0)
+            rest &= rest - 1
+        rows.append(tuple(row))
+    return tuple(rows)
 
 # docs/rules 1.2: which ranks each deck keeps, per suit (bit r = rank index r).
 _A_TO_7 = 0xFF  # no Sixes

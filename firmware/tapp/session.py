@@ -71,7 +71,6 @@ class Session:
         # accepted only from the seat whose turn it is, so the seat is not kept).
         self._events = []
         self._noops = []
-        self._noop = False
         self._handlers = {
             "deal": self._start_deal, "hand": self._hand, "bid": self._bid,
             "exchange": self._exchange, "rufer": self._rufer,
@@ -90,18 +89,14 @@ class Session:
         handler = self._handlers.get(name) if isinstance(name, str) else None
         if handler is None:
             return {"ok": False, "error": "bad_event"}
-        self._noop = False
         try:
             out = handler(ev)
         except Reject as r:
             return self._refusal(r.code, ev)
         if name in ("undo", "redeal", "play", "bid") or not self.in_progress():
-            return out
-        if self._noop:
-            self._noops[-1] += 1        # a no-op does not grow the log (convention 6)
-        else:
-            self._events.append(dict(ev))
-            self._noops.append(0)
+            return out                  # those log themselves (or end the deal)
+        self._events.append(dict(ev))
+        self._noops.append(0)
         return out
 
     def _refusal(self, code, ev):
@@ -361,7 +356,7 @@ class Session:
         too: the checks, error codes and log (undo replays it); a deal the call
         throws in is settled (``view.last_result()``).
         """
-        self._noop = False
+        noop = False
         deal = self._deal
         try:
             if deal is None or deal.phase == DONE:
@@ -380,7 +375,7 @@ class Session:
                 if suit < 0:
                     raise Reject(E.ILLEGAL_CONTRACT)
             if call == "declare":
-                self._declare(deal, seat, row, suit)
+                noop = self._declare(deal, seat, row, suit)
             elif call == "raise":
                 self._raise(deal, seat, value)
             else:                               # an auction call
@@ -403,7 +398,7 @@ class Session:
                         return E.OK
         except Reject as r:
             return r.code
-        if self._noop:
+        if noop:
             self._noops[-1] += 1        # a no-op does not grow the log (convention 6)
         else:
             self._events.append(("bid", seat, call, contract, trump, value))
@@ -446,7 +441,8 @@ class Session:
         return {"ok": True}
 
     def _declare(self, deal, seat, row, trump):
-        """Name the contract and/or trump, or repeat what is fixed (convention 6)."""
+        """Name the contract and/or trump, or repeat what is fixed (convention 6):
+        True for a repeat (accepted, nothing changes)."""
         if deal.phase not in (EXCHANGE, DECLARE, RUFER) and not deal.can_announce():
             raise Reject(E.WRONG_PHASE)
         if seat != deal.declarer:
@@ -456,17 +452,17 @@ class Session:
             if row is None or row not in deal.auction.declarable() or not trump_fits(row, trump):
                 raise Reject(E.ILLEGAL_CONTRACT)
             deal.set_contract(row, trump)
-            return
+            return False
         if row is not None and row is not deal.contract:
             raise Reject(E.ILLEGAL_CONTRACT)
         if deal.phase == DECLARE:
             err = deal.declare_trump(trump)
             if err:
                 raise Reject(err)
-            return
+            return False
         if trump >= 0 and trump != deal.trump:
             raise Reject(E.ILLEGAL_CONTRACT if deal.trump >= 0 else E.WRONG_PHASE)
-        self._noop = True     # it repeats what is fixed: accepted, nothing changes
+        return True
 
     def _raise(self, deal, seat, value):
         """Haferl self-raise (docs/rules 2.6, D28): a Hand game at a higher target."""

@@ -123,10 +123,12 @@ class Tricks(RevokeProofs):
     def play(self, seat, card):
         """Play ``card`` for ``seat``; an error code, the state unchanged on error.
 
-        A card of his known hand that follows the led suit (or leads) and is
-        under no over-trump duty is accepted at once: it passes every check.
-        Any other card goes through the checks in the order of
-        docs/record-format.md convention 12.  The accepted card goes to the
+        A card of his known hand that leads, follows the led suit, or is
+        played by a seat void in it with no trump he must play instead, is
+        accepted at once (no call: it passes every check); the duties of a
+        card otherwise (``_duty``, over-trumping) and any card not in his known
+        hand go through the checks in the order of docs/record-format.md
+        convention 12.  The accepted card goes to the
         trick, which keeps its best card so far (docs/rules 1.5: the highest
         trump, else the highest card of the led suit) by power (cards.powers).
         """
@@ -137,7 +139,9 @@ class Tricks(RevokeProofs):
         if self.phase != PLAY or not self.hands[seat * 4 + s] & bit:
             if self._refusal(seat, card):
                 return self._refusal(seat, card)    # refused: the check again names why
-        elif self.tcount and (s != self.led or self.overtrump) and self._duty(seat, card):
+        elif self.tcount and (self.overtrump or s != self.led and (
+                self.hands[seat * 4 + self.led] or self.trump >= 0 and s != self.trump
+                and self.hands[seat * 4 + self.trump])) and self._duty(seat, card):
             return self._duty(seat, card)   # in his hand: only the duties can refuse it
         # The bit is set in his hand and clear in ``used``: - and + clear and set
         # it (CPython runs them faster than & ~ and |).  Strict mode knows every

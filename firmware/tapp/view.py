@@ -11,13 +11,21 @@ strings: ``string_from(seat)`` tells what that seat may know.
 from .announce import DOUBLING_CALLS, multiplier
 from .announce import check as announce_check
 from .auction import RAISES
-from .cards import BIT_COUNT, CARD_CODES, SUITS, mask_cards, suit_letter
+from .cards import BIT_COUNT, CARD_CODES, SUITS, WIDTH, mask_cards, nth_bit_table, suit_letter
 from .phases import AUCTION, DECLARE, DONE, EXCHANGE, HANDS, PHASE_NAMES, PLAY, RUFER
 from .revokes import RULE_NAMES
 from .variants import C_ID, NO_CONTRACT
 
 # What the table waits for, per phase (``expects``).
 EXPECTS = ("hand", "call", "discard", "declare", "rufer", "card")
+
+_nth = None     # cards.nth_bit_table(), made for the first random_legal_card
+
+
+def _nth_table():
+    global _nth
+    _nth = nth_bit_table()
+    return _nth
 
 
 def bid_event(seat, call, contract=None, trump=None, value=None):
@@ -33,6 +41,16 @@ def bid_event(seat, call, contract=None, trump=None, value=None):
     return ev
 
 
+def _higher_trumps(deal, m):
+    """Of the trumps ``m`` (a trump was led), those above the best trump in the
+    trick if he has any (the over-trump duty, docs/rules 1.5 rule 4)."""
+    if deal.top_trump >= 0:
+        b = m & ((1 << (8 - deal.top_trump)) - 1)
+        if b:
+            return b
+    return m
+
+
 class View:
     """One per session, made by it; ``attach`` is the session's to call."""
 
@@ -41,7 +59,6 @@ class View:
         self._rules = rules
         self._deal = None
         self._declare_bids = {}     # (contract id, trump choices) -> the declarations
-        self._play = [0, 0, 0, 0, -1]   # legal_masks' answer from legal_play
 
     def attach(self, deal):
         """The session shows which deal is current (None: between deals)."""
@@ -246,15 +263,87 @@ class View:
     # ----- what may happen now ---------------------------------------------------------
 
     def legal_masks(self, out):
-        """Per-suit masks of the cards the seat to play may play (strict mode),
-        written into ``out`` (4 ints); returns their count.  Allocates nothing."""
-        play = self._play
-        n = self.legal_play(play)
-        out[0] = play[0]
-        out[1] = play[1]
-        out[2] = play[2]
-        out[3] = play[3]
-        return n
+        """Per-suit masks of the cards the seat to play (``turn()``) may play now,
+        written into ``out`` (4 ints); returns their count.  A known hand only
+        (strict mode, or the exposed hand in open mode), else 0.  docs/rules
+        1.5 rules 1, 2 and 4: the led suit, else trump, else any card; on a
+        trump lead a higher trump if he has one.  Worked out from the deal's
+        hands when asked (``Session.play`` checks the same duties card by
+        card); allocates nothing."""
+        deal = self._deal
+        if deal is None or deal.phase != PLAY or not deal.known[deal.turn]:
+            out[0] = out[1] = out[2] = out[3] = 0
+            return 0
+        h = deal.hands
+        base = deal.turn * 4
+        if deal.tcount:
+            s = deal.led
+            m = h[base + s]
+            if not m and deal.trump >= 0:
+                s = deal.trump
+                m = h[base + s]
+            if m:
+                if deal.overtrump and s == deal.led and s == deal.trump:
+                    m = _higher_trumps(deal, m)
+                out[0] = out[1] = out[2] = out[3] = 0
+                out[s] = m
+                return BIT_COUNT[m]
+        out[0] = h[base]
+        out[1] = h[base + 1]
+        out[2] = h[base + 2]
+        out[3] = h[base + 3]
+        # his whole hand: every hand holds a card for each trick still to come
+        # (the exchange and the Rufer swap keep the sizes equal)
+        return deal.ntricks + 1 - deal.trick_no
+
+    def random_legal_card(self, bits, out):
+        """One of the cards ``legal_masks`` names, drawn uniformly with ``bits``
+        (``random.getrandbits`` or alike): its card int, and the seat to play
+        in ``out[0]``; -1 when no known hand is to play.  A robot player's
+        card in one call (the simulator's, every card of a deal): the choice
+        of ``legal_masks`` is made here again rather than called, as a call
+        costs about as much as the draw, and tests/mp/mptest_door.py checks
+        that both name the same cards on every turn."""
+        deal = self._deal
+        if deal is None or deal.phase != PLAY or not deal.known[deal.turn]:
+            return -1
+        out[0] = deal.turn
+        nth = _nth or _nth_table()
+        h = deal.hands
+        base = deal.turn * 4
+        if deal.tcount:
+            s = deal.led
+            m = h[base + s]
+            if not m and deal.trump >= 0:
+                s = deal.trump
+                m = h[base + s]
+            if m:                           # he must play suit s
+                if deal.overtrump and s == deal.led and s == deal.trump:
+                    m = _higher_trumps(deal, m)
+                n = BIT_COUNT[m]
+                k = bits(WIDTH[n])          # uniform below n: a draw beyond drawn again
+                while k >= n:
+                    k = bits(WIDTH[n])
+                return 9 * s + nth[m][k]
+        n = deal.ntricks + 1 - deal.trick_no    # any card of his hand
+        k = bits(WIDTH[n])
+        while k >= n:
+            k = bits(WIDTH[n])
+        m = h[base]                         # the k-th, suit by suit
+        c = BIT_COUNT[m]
+        if k < c:
+            return nth[m][k]
+        k -= c
+        m = h[base + 1]
+        c = BIT_COUNT[m]
+        if k < c:
+            return 9 + nth[m][k]
+        k -= c
+        m = h[base + 2]
+        c = BIT_COUNT[m]
+        if k < c:
+            return 18 + nth[m][k]
+        return 27 + nth[h[base + 3]][k - c]
 
     def discard_pool(self, out):
         """The cards the declarer discards from now (his hand and the talon,
@@ -275,44 +364,6 @@ class View:
     def talon_size(self):
         """How many cards the talon holds (and the declarer discards)."""
         return self._rules.talon_size
-
-    def legal_play(self, out):
-        """The cards the seat to play may play now and who he is, in one
-        allocation-free answer (one call a card for the simulator and the
-        LEDs): per-suit masks in ``out[0..3]``, the seat in ``out[4]`` (-1 if
-        none); returns their count.  A known hand only (strict mode, or the
-        exposed hand in open mode), else 0.  docs/rules 1.5 rules 1, 2 and 4:
-        the led suit, else trump, else any card; on a trump lead a higher
-        trump if he has one.  Worked out from the deal's hands when asked;
-        ``Session.play`` checks the same duties card by card."""
-        deal = self._deal
-        if deal is None or deal.phase != PLAY or not deal.known[deal.turn]:
-            out[0] = out[1] = out[2] = out[3] = 0
-            out[4] = self.turn()
-            return 0
-        out[4] = deal.turn
-        h = deal.hands
-        base = deal.turn * 4
-        if deal.tcount:
-            s = deal.led
-            m = h[base + s]
-            if not m and deal.trump >= 0:
-                s = deal.trump
-                m = h[base + s]
-            if m:
-                if deal.overtrump and s == deal.led and s == deal.trump and deal.top_trump >= 0 \
-                        and m & ((1 << (8 - deal.top_trump)) - 1):
-                    m &= (1 << (8 - deal.top_trump)) - 1    # only his higher trumps
-                out[0] = out[1] = out[2] = out[3] = 0
-                out[s] = m
-                return BIT_COUNT[m]
-        out[0] = h[base]
-        out[1] = h[base + 1]
-        out[2] = h[base + 2]
-        out[3] = h[base + 3]
-        # his whole hand: every hand holds a card for each trick still to come
-        # (the exchange and the Rufer swap keep the sizes equal)
-        return deal.ntricks + 1 - deal.trick_no
 
     def legal_cards(self):
         """Card codes the seat to play may play (strict mode; [] when unknown)."""

@@ -30,6 +30,10 @@ class Lcg:
         self.x = (self.x * 1103 + 12345) % 1000003
         return self.x % n
 
+    def bits(self, n):
+        """A number below 2**n (``random.getrandbits``' shape; n <= 16)."""
+        return self.below(1 << n)
+
     def choice(self, seq):
         return seq[self.below(len(seq))]
 

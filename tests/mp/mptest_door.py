@@ -5,6 +5,9 @@ dealing helper, and the three rule clarifications as named tests.
 Runs under CPython (pytest collects it through tests/mp/) and inside both
 MicroPython VMs (tests/test_micropython.py).
 """
+# mp-heapsize: 512k
+# (``View.random_legal_card`` makes its table of 512 x 9 ranks on first use:
+# about 45 KB on the 64-bit unix port, more than the default heap spares)
 from mpscen import Lcg, new_session
 
 from tapp import errors as E
@@ -55,14 +58,15 @@ def _play_deal(s, rng, twin=None, ints=False):
     else:
         out = s.apply(events[0])
         assert out == {"ok": True}, out
-    both = [0, 0, 0, 0, -1]
+    seat_of = [-1]
     while view.in_deal():
         seat = view.turn()
         expects = view.expects()
-        n = view.legal_play(both)
-        assert both[4] == seat and n == view.legal_masks(masks) and both[:4] == masks
+        n = view.legal_masks(masks)
         assert n == mask_count(masks)
         if expects == "card":
+            drawn = view.random_legal_card(rng.bits, seat_of)
+            assert seat_of[0] == seat and masks[drawn // 9] & (1 << (drawn % 9)), drawn
             card = _random_card(view, masks, rng)
             assert s.play(seat, card) == 0
             events.append({"ev": "play", "seat": seat, "card": CARD_CODES[card]})
@@ -362,8 +366,8 @@ def test_undo_replays_calls_made_by_the_bid_door():
     assert view.declarer() == first and view.contract() == "solo"
 
 
-def test_legal_play_allocates_nothing():
-    """``view.legal_play`` answers without allocating (heap locked; under the
+def test_legal_masks_allocate_nothing():
+    """``view.legal_masks`` answers without allocating (heap locked; under the
     unix port ``micropython.mem_total()`` stays flat: no VM frame either)."""
     try:
         import micropython
@@ -381,7 +385,6 @@ def test_legal_play_allocates_nothing():
     if view.expects() == "discard":
         assert s.apply({"ev": "exchange", "seat": view.declarer(),
                         "discard": view.talon()})["ok"]
-    both = [0, 0, 0, 0, -1]
     masks = [0, 0, 0, 0]
     grew = 0
     while view.expects() == "card":
@@ -389,14 +392,14 @@ def test_legal_play_allocates_nothing():
         if micropython is not None:
             micropython.heap_lock()
         try:
-            n = view.legal_play(both)
+            n = view.legal_masks(masks)
         finally:
             if micropython is not None:
                 micropython.heap_unlock()
         grew += (mem_total() if mem_total else 0) - m0
-        assert n > 0 and both[4] == view.turn()
-        assert s.play(both[4], _random_card(view, masks, rng)) == 0
-    assert grew == 0 and view.legal_play(both) == 0
+        assert n > 0 and n == mask_count(masks)
+        assert s.play(view.turn(), _random_card(view, masks, rng)) == 0
+    assert grew == 0 and view.legal_masks(masks) == 0 and masks == [0, 0, 0, 0]
 
 
 def test_undo_replays_a_deal_made_by_the_deal_door():
@@ -657,6 +660,7 @@ def _check_a_deal_card_by_card(variant, players, seed):
     while view.in_deal():
         seat = view.turn()
         if view.expects() != "card":
+            assert view.random_legal_card(rng.bits, [-1]) == -1     # no card now
             if view.expects() == "discard":
                 ev = {"ev": "exchange", "seat": seat, "discard": view.talon()}
             elif view.expects() == "rufer":
@@ -674,6 +678,13 @@ def _check_a_deal_card_by_card(variant, players, seed):
         accepted, refused = _accepted_cards(events, s, seat)
         assert sorted(accepted) == mask_cards(masks) and n == len(accepted), (
             variant, events, accepted, mask_cards(masks))
+        # the robot's draw names the same cards: each of them, and only them
+        seat_of = [-1]
+        drawn = set()
+        for _ in range(30 * n):
+            drawn.add(view.random_legal_card(rng.bits, seat_of))
+            assert seat_of[0] == seat
+        assert sorted(drawn) == sorted(accepted), (variant, sorted(drawn), accepted)
         for card in refused:
             assert refused[card] in duties, (variant, CARD_CODES[card], refused[card])
             assert s.play(seat, card) == refused[card]      # refused: nothing changed
@@ -688,8 +699,9 @@ def test_legal_masks_are_exactly_the_cards_play_accepts():
     """The view works the legal cards out from the hands when asked and
     ``play`` checks each card on its own (a fast path for a card that follows
     suit): for every card turn of random deals, the masks hold exactly the
-    cards of the hand that play accepts, and each other one is refused by a
-    duty (herzblatt: the over-trump duty too)."""
+    cards of the hand that play accepts, ``random_legal_card`` draws each of
+    them and no other, and each other card is refused by a duty (herzblatt:
+    the over-trump duty too)."""
     for variant, players in CASES + (("herzblatt", 3),):
         played = 0
         seed = 5

@@ -1,7 +1,7 @@
 """Random legal games: the simulator's players (``tapptable simulate``).
 
 The players choose among exactly what the engine's view says may happen now
-(``view.legal_calls`` / ``legal_masks`` / ``legal_announcements``) and act only
+(``view.legal_bids`` / ``random_legal_card`` / ``legal_announcements``) and act only
 through the session's door (``deal`` for the shuffled cards, ``bid`` and
 ``apply`` for calls, ``player()`` -- ``play`` bound to the deal -- for cards).  They see
 the true hands through a strict-mode shadow session even when the record is
@@ -11,7 +11,7 @@ as they are played and keeps nothing.
 import json
 import random
 
-from tapp.cards import BIT_COUNT, CARD_CODES, LOWEST_BIT
+from tapp.cards import BIT_COUNT, CARD_CODES, WIDTH, nth_bit_table
 from tapp.dealing import deal_out
 from tapp.session import Session
 from tapp.variants import C_ID, C_TRUMP, TRUMP_ANY, TRUMP_CHOOSE
@@ -22,18 +22,9 @@ def _line(obj):
     return json.dumps(obj, separators=(",", ":"))
 
 
-def _nth_bit(m, k):
-    while k:
-        m &= m - 1
-        k -= 1
-    return LOWEST_BIT[m] if m else 0
-
-
 # NTH_BIT[m][k]: the rank of the k-th card (from 0) of the 9-bit suit mask m
-# (suit s's card ints are 9 * s + rank; tuples index fastest)
-NTH_BIT = tuple(tuple(_nth_bit(m, k) for k in range(9)) for m in range(512))
-# WIDTH[n]: the random bits that draw a number below n (0 for n = 1)
-WIDTH = tuple((n - 1).bit_length() if n else 0 for n in range(64))
+# (suit s's card ints are 9 * s + rank)
+NTH_BIT = nth_bit_table()
 
 
 _DRAWS = {}
@@ -41,14 +32,14 @@ _DRAWS = {}
 
 def _draws(n):
     """The Fisher-Yates steps of a shuffle of ``n``, two at a time (made once
-    per n): (i, i + 1, (i + 1) * i, bits) for i = n-1, n-3, ... down to 1 or 2.
+    per n): (i, i - 1, i + 1, (i + 1) * i, bits) for i = n-1, n-3, ... down to 1 or 2.
     One number r below (i + 1) * i, drawn from the random bits (a draw beyond
     drawn again), gives step i's index r % (i + 1) (0..i) and step i-1's
     r // (i + 1) (0..i-1): both uniform and independent.  For i = 1 the second
     index is 0 (step 0 swaps a card with itself)."""
     d = _DRAWS.get(n)
     if d is None:
-        d = _DRAWS[n] = tuple((i, i + 1, (i + 1) * i, ((i + 1) * i - 1).bit_length())
+        d = _DRAWS[n] = tuple((i, i - 1, i + 1, (i + 1) * i, ((i + 1) * i - 1).bit_length())
                               for i in range(n - 1, 0, -2))
     return d
 
@@ -101,14 +92,14 @@ class Simulator:
         draw beyond the range drawn again (random.shuffle's method), two steps
         from one draw (``_draws``)."""
         bits = self.rng.getrandbits
-        for i, m, lim, width in self._draws:
+        for i, h, m, lim, width in self._draws:    # h = i - 1
             r = bits(width)
             while r >= lim:
                 r = bits(width)
             j = r % m
             cards[i], cards[j] = cards[j], cards[i]
             j = r // m
-            cards[i - 1], cards[j] = cards[j], cards[i - 1]
+            cards[h], cards[j] = cards[j], cards[h]
 
     def deal_cards(self):
         """Shuffle and deal through ``Session.deal`` (card ints in dealing order);
@@ -132,43 +123,18 @@ class Simulator:
     def _play_out(self):
         """Random legal cards until the deal ends; the announcements may come
         before the first card.  The tight loop of ``simulate`` and ``bench``:
-        the engine's allocation-free questions, then ``Session.play``."""
+        the view's draw among the legal cards, then ``Session.play``."""
         self._maybe_announce()
-        masks = self.masks              # 4 suit masks, then the seat to play
-        legal = self.view.legal_play
+        seat_of = self.masks            # the seat to play, in [0]
+        pick = self.view.random_legal_card
         play = self.shadow.player()     # Session.play's door, bound to this deal
         bits = self.rng.getrandbits
         sink = self.sink
-        count = BIT_COUNT               # the tables as locals: the loop's hottest names
-        nth = NTH_BIT
-        width = WIDTH
         while True:
-            n = legal(masks)
-            if not n:
-                break                       # no legal card: the deal is over
-            k = bits(width[n])              # k uniform below n: a draw beyond drawn again
-            while k >= n:
-                k = bits(width[n])
-            # the k-th legal card, suit by suit (unrolled: no loop counter)
-            m = masks[0]
-            c = count[m]
-            if k < c:
-                card = nth[m][k]
-            else:
-                k -= c
-                m = masks[1]
-                c = count[m]
-                if k < c:
-                    card = 9 + nth[m][k]
-                else:
-                    k -= c
-                    m = masks[2]
-                    c = count[m]
-                    if k < c:
-                        card = 18 + nth[m][k]
-                    else:
-                        card = 27 + nth[masks[3]][k - c]
-            seat = masks[4]
+            card = pick(bits, seat_of)
+            if card < 0:
+                break                       # no card to play: the deal is over
+            seat = seat_of[0]
             err = play(seat, card)
             if err:
                 raise AssertionError("simulator played an illegal card: %s %s -> %d"
