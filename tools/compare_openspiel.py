@@ -23,8 +23,9 @@ What it measures, in one process, each measurement ``--repeats`` times
 - ours: ``Simulator(variant, players, seed, "strict").run(N)`` from
   ``tools/tapptable/simulate.py`` (what ``tapptable simulate`` runs, without
   writing JSON), for tapp_modern/3, wuerttemberg/3 and haferltarock/4. When a
-  session ends early (the bank or Haferl runs dry), a fresh Simulator with the
-  next seed continues until N deals were played; the construction is timed too.
+  session ends early (the bank or Haferl runs dry), the simulator starts the
+  next one at the same table (``Simulator.next_session``: a new session, the
+  random stream going on) until N deals were played; all of it is timed.
   haferltarock/4 with ``shortfall=refill`` is shown as well (no session ends).
 
 Each side gets a warm-up of N/10 deals (at least 50) before the timed runs.
@@ -92,14 +93,15 @@ def openspiel_run(pyspiel_game, deals, seed):
 
 def ours_run(simulator_cls, variant, players, options, deals, seed):
     """Play ``deals`` deals through Simulator.run; return (seconds, events, sessions)."""
-    played = events = sessions = 0
     t0 = time.perf_counter()
-    while played < deals:
-        sim = simulator_cls(variant, players, seed + sessions, "strict", options=options)
-        played += len(sim.run(deals - played))
-        events += sim.steps
+    sim = simulator_cls(variant, players, seed, "strict", options=options)
+    played = len(sim.run(deals))
+    sessions = 1
+    while played < deals:           # the bank or Haferl ran dry: the next session
+        sim.next_session()
+        played = len(sim.run(deals - played))
         sessions += 1
-    return time.perf_counter() - t0, events, sessions
+    return time.perf_counter() - t0, sim.steps, sessions
 
 
 def measure(deals, repeats, seed):

@@ -89,13 +89,12 @@ def run_bench(args):
           % rate_deals)
     print("%-22s %12s %12s" % ("variant", "deals/s", "us/deal"))
     for variant, players, opts in VARIANTS:
-        done = 0
-        seed = 1
         t0 = time.perf_counter()
-        while done < rate_deals:    # a session the bank ends early: a new one
-            done += len(Simulator(variant, players, seed, "strict", options=opts)
-                        .run(rate_deals - done))
-            seed += 1
+        sim = Simulator(variant, players, 1, "strict", options=opts)
+        done = len(sim.run(rate_deals))
+        while done < rate_deals:    # a session the bank ends early: the next one
+            sim.next_session()
+            done = len(sim.run(rate_deals - done))
         dt = time.perf_counter() - t0
         print("%-22s %12d %12.1f" % (_name(variant, players, opts), done / dt, dt * 1e6 / done))
     print()

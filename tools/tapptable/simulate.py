@@ -53,11 +53,8 @@ class Simulator:
             "seats": seats or ["Seat %d" % (i + 1) for i in range(players)],
             "options": options or {}, "first_dealer": first_dealer, "mode": mode,
         }
-        shadow = dict(self.header)
-        shadow["mode"] = "strict"
-        self.shadow = Session(shadow)   # knows every hand: picks legal moves
-        self.view = self.shadow.view
         self.mode = mode
+        self._sit_down()
         self.deck = list(self.shadow.rules.deck_cards)
         self._draws = _draws(len(self.deck))
         # contract id -> the suits its trump may be named from with the bid, or ""
@@ -66,11 +63,24 @@ class Simulator:
                              for row in self.shadow.rules.contracts}
         self.masks = [0, 0, 0, 0, -1]
         self.sink = None                # a list collecting record events, or None
-        self._exposed_deal = -1         # open mode: deal whose Bettel ouvert hand is shown
         self.results = []
         self.deals_done = 0
         self.last_result = None
         self.steps = 0                  # events made (calls, cards, ...)
+
+    def _sit_down(self):
+        """A new session for the players: a strict-mode shadow of the header."""
+        shadow = dict(self.header)
+        shadow["mode"] = "strict"
+        self.shadow = Session(shadow)   # knows every hand: picks legal moves
+        self.view = self.shadow.view
+        self._exposed_deal = -1         # open mode: deal whose Bettel ouvert hand is shown
+
+    def next_session(self):
+        """Sit down again at the same table once the session is over (the bank
+        or the Haferl ran dry): a new session with the same header, the random
+        stream going on; ``results`` and ``steps`` keep counting."""
+        self._sit_down()
 
     # ----- acting through the door ------------------------------------------------
 
