@@ -242,27 +242,27 @@ class Rules:
         return "tout" in announced
 
 
-def _plain(v):
-    """A JSON scalar: str, int (bool) or None; a float is left to Rules."""
-    return v is None or isinstance(v, (str, int))
+# JSON scalars (a float is left to Rules, which refuses it)
+_PLAIN = (str, int, bool, type(None))
 
 
 def _header_key(header):
     """``repr(header)`` if it holds only scalars, lists of them and objects of
     them (a header's shape), else None: short to build, and no deep or odd
     value is ever repr'd (Rules refuses those with its own messages)."""
-    if not isinstance(header, dict):
+    if type(header) is not dict:
         return None
     for v in header.values():
-        if isinstance(v, list):
+        t = type(v)
+        if t is list:
             for x in v:
-                if not _plain(x):
+                if type(x) not in _PLAIN:
                     return None
-        elif isinstance(v, dict):
+        elif t is dict:
             for k in v:
-                if not _plain(v[k]):
+                if type(v[k]) not in _PLAIN:
                     return None
-        elif not _plain(v):
+        elif t not in _PLAIN:
             return None
     return repr(header)
 
