@@ -327,14 +327,6 @@ def test_noise_on_the_line_while_a_deal_is_played_changes_nothing(tmp_path):
 # ----------------------------------------------------------------- tapptable sim --serial
 
 
-def _free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
 def _start_sim(serial_spec, *extra):
     proc = subprocess.Popen(TAPPTABLE + ["sim", "--serial", serial_spec, "--pin", PIN] +
                             list(extra), cwd=ROOT, stdout=subprocess.PIPE,
@@ -354,7 +346,9 @@ def _console(port, *words, pin=None, check=True):
 
 @pytest.fixture(params=["pty", "tcp"])
 def sim(request):
-    spec = "pty" if request.param == "pty" else "tcp:%d" % _free_port()
+    # tcp:0: the sim binds any free port and prints it (no port picked here
+    # and freed again, which a parallel test could take in between)
+    spec = "pty" if request.param == "pty" else "tcp:0"
     proc, port = _start_sim(spec, "--mode", "open")
     yield port
     proc.terminate()
@@ -406,8 +400,8 @@ def test_tapptable_console_against_the_sim(sim, tmp_path):
 
 
 def test_the_client_reconnects_after_a_reset():
-    port = _free_port()
-    proc, url = _start_sim("tcp:%d" % port)
+    proc, url = _start_sim("tcp:0")                     # any free port; back on it below
+    port = int(url.rsplit(":", 1)[1])
     statuses, events = [], []
     link = client.Link(url, on_status=statuses.append, on_event=events.append,
                        reconnect_s=20)

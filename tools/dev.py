@@ -3,6 +3,7 @@
 
     python3 tools/dev.py setup          create .venv, install the project and node tools
     python3 tools/dev.py test [ARGS]    setup, then ruff, pyright (firmware/), pytest ARGS
+                                        (on every core: -n auto, unless ARGS say -n N)
     python3 tools/dev.py run [ARGS]     setup, then `tapptable sim ARGS`: the virtual table
 
 Standard library only, so it runs before anything is installed. Idempotent:
@@ -183,6 +184,16 @@ def system_packages() -> None:
         f"(Debian/Ubuntu: sudo apt-get install {' '.join(missing)})")
 
 
+def parallel_args(extra: list[str]) -> list[str]:
+    """pytest-xdist options unless ARGS choose their own: one worker per core
+    (`-n auto`; PYTEST_XDIST_AUTO_NUM_WORKERS overrides the count). The tests
+    use tmp_path and port 0, so they may run side by side. `-n 0` (or
+    `-p no:xdist`) runs serially in one process, for debugging with -x/--pdb."""
+    if any(a.startswith(("-n", "--numprocesses")) or a.endswith("no:xdist") for a in extra):
+        return []
+    return ["-n", "auto"]
+
+
 def cmd_test(extra: list[str]) -> int:
     setup()
     system_packages()
@@ -190,7 +201,7 @@ def cmd_test(extra: list[str]) -> int:
     steps = [
         ("ruff", [BIN / "ruff", "check", "."], {0}),
         ("pyright", [pyright, "--project", "pyproject.toml"], {0}),
-        ("pytest", [VPY, "-m", "pytest", *extra], {0}),
+        ("pytest", [VPY, "-m", "pytest", *parallel_args(extra), *extra], {0}),
     ]
     failed: list[str] = []
     for i, (name, cmd, ok) in enumerate(steps, 1):
