@@ -103,6 +103,7 @@ class Rules:
         self.target = table.get("target", 61)
         self.overtrump = table.get("overtrump", False)
         self.revoke_forfeit = opts["revoke_penalty"] == "forfeit"
+        self.refill = opts.get("shortfall") == "refill"     # docs/rules 1.7, D21
         self.start_balance = opts.get("start_balance", 0)
         self.end_when_broke = bool(opts.get("end_when_broke"))
         self.ante = self._session_ante(opts)

@@ -168,8 +168,10 @@ class Session:
         if set(cards) != rules.deck_set:      # the lengths are equal: each card once
             return False
         m = [0] * (4 * rules.players + 4)    # 4 masks a seat, then the talon's
+        suit = CARD_SUIT                     # the tables as locals in the loop
+        bit = CARD_BIT
         for slot, c in zip(slots, cards):
-            m[slot + CARD_SUIT[c]] += CARD_BIT[c]    # each card once: + sets its bit
+            m[slot + suit[c]] += bit[c]      # each card once: + sets its bit
         deal.set_dealt(m)
         return True
 

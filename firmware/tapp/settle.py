@@ -5,7 +5,7 @@ per-seat payments and the pot/bank change; amounts are integers throughout
 (money in the session's unit, rational rates as numerator/denominator).
 """
 from .announce import multiplier
-from .cards import suit_letter
+from .cards import SUITS
 from .revokes import RULE_NAMES
 from .variants import (
     C_GOAL,
@@ -60,7 +60,7 @@ class Ledger:
         """The pot pays; under ``cap_end`` only what it holds (D21)."""
         if amount > self.content:
             ante = self.rules.ante
-            if self.rules.options.get("shortfall") == "refill" and ante > 0:
+            if self.rules.refill and ante > 0:
                 while amount > self.content:
                     for s in range(self.rules.players):
                         self.to_pot(s, ante)
@@ -111,9 +111,8 @@ class Outcome:
             self.won = self.all_tricks
         else:
             self.won = self._point_win(self.d)
-        r = deal.deciding_revoke()
-        if r >= 0 and rules.revoke_forfeit:
-            self._penalise(deal, r, decl)
+        if deal.rev_count and rules.revoke_forfeit:     # a revoke proven (open mode)
+            self._penalise(deal, deal.deciding_revoke(), decl)
 
     def _point_win(self, d):
         if self.draw and d == 60:
@@ -157,12 +156,13 @@ def settle(rules, deal, pot_before):
         _everyone_for_himself(rules, deal, result, led)
     else:
         o = Outcome(rules, deal)
-        c = multiplier(deal.announced)
+        c = multiplier(deal.announced) if deal.announced else 1
         result = {
             "schneider": False,
             "schwarz": not deal.early_end and (o.dt == deal.ntricks or o.et == deal.ntricks),
             "multiplier": c, "declarer": deal.declarer, "contract": row[C_ID],
-            "trump": suit_letter(deal.trump), "target": None if o.trick_goal else o.target,
+            "trump": SUITS[deal.trump] if deal.trump >= 0 else None,
+            "target": None if o.trick_goal else o.target,
             "points": [o.d, o.e], "tricks": [o.dt, o.et], "won": o.won}
         if o.penalty is not None:
             result["penalty"] = o.penalty
@@ -170,7 +170,7 @@ def settle(rules, deal, pot_before):
                 result["settled_points"] = [o.settled, 120 - o.settled]
         SETTLERS[rules.settle_kind](rules, deal, row, o, c, led, result)
     over = led.over
-    if rules.ante > 0 and led.content == 0 and rules.options.get("shortfall") != "refill":
+    if rules.ante > 0 and led.content == 0 and not rules.refill:
         over = True   # D21: the bank or Haferl is empty
     result["payments"] = led.pay
     result["pot"] = led.pot

@@ -166,6 +166,7 @@ class Simulator:
         bits = self.rng.getrandbits
         bid = self.shadow.bid
         later = self._trump_later
+        sink = self.sink
         while True:
             expects = view.expects()
             if expects == "call":
@@ -179,12 +180,12 @@ class Simulator:
                 if cid is not None and later[cid] and rnd() < 0.5:
                     trump = self.pick(later[cid])
                 err = bid(seat, call, cid, trump, value)
-                self.steps += 1
                 if err:
                     raise AssertionError("simulator made an illegal call: %s %s -> %d"
                                          % (seat, call, err))
-                if self.sink is not None:
-                    self.sink.append(bid_event(seat, call, cid, trump, value))
+                self.steps += 1
+                if sink is not None:
+                    sink.append(bid_event(seat, call, cid, trump, value))
             elif expects == "card":
                 self._play_out()
                 return self.results[-1]
