@@ -34,7 +34,10 @@ class Deal(Tricks):
                  "auction", "declarer", "contract", "trump", "target", "strength",
                  "exchanged", "rufer_done", "raise_ok", "announced", "rufer_card")
 
-    def __init__(self, rules, dealer):
+    def __init__(self, rules, dealer, dealt=None):
+        """``dealt``: strict dealing, every hand and the talon at once -- 4
+        per-suit masks a seat (zero for a seat sitting out), then the talon's
+        (``Session.deal``); None: the hands and talon come one by one."""
         n = rules.players
         self.rules = rules
         self.n = n
@@ -45,12 +48,21 @@ class Deal(Tricks):
         self.deck = DECKS[rules.deck]
         self.hand_size = rules.hand_size
         self.talon_size = rules.talon_size
-        self.hands = [0] * (4 * n)
         self.known = [False] * n             # hand known to the engine
         self.used = [0, 0, 0, 0]             # played to a trick this deal (open mode)
-        self.aside = [0, 0, 0, 0]            # known to lie in the talon/discards
-        self.talon = [0, 0, 0, 0]
-        self.talon_known = False
+        if dealt is None:
+            self.hands = [0] * (4 * n)
+            self.aside = [0, 0, 0, 0]        # known to lie in the talon/discards
+            self.talon = [0, 0, 0, 0]
+            self.talon_known = False
+        else:
+            k = 4 * n
+            self.hands = dealt[:k]
+            for seat in active:
+                self.known[seat] = True
+            self.talon = dealt[k:]
+            self.aside = dealt[k:]           # nothing was aside before the deal
+            self.talon_known = True
         self.phase = HANDS
         if rules.berliner:
             # docs/rules 2.7, D29: only the last seat in the bidding may bid Pick-up
@@ -79,17 +91,6 @@ class Deal(Tricks):
         for c in cards:
             self.hands[base + CARD_SUIT[c]] |= CARD_BIT[c]
         self.known[seat] = True
-
-    def set_dealt(self, masks):
-        """Strict dealing: every hand and the talon at once; ``masks`` holds 4
-        per-suit masks a seat (zero for a seat sitting out), then the talon's."""
-        k = 4 * self.n
-        self.hands = masks[:k]
-        for seat in self.active:
-            self.known[seat] = True
-        self.talon = masks[k:]
-        self.aside = masks[k:]           # nothing was aside before the deal
-        self.talon_known = True
 
     def set_talon(self, cards):
         for c in cards:

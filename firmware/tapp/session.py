@@ -152,28 +152,28 @@ class Session:
                 or len(cards) != len(slots):
             return self._deal_refused(dealer, cards)
         cards = bytes(cards)
-        deal = Deal(rules, dealer)
-        if not self._sort_dealt(deal, slots, cards):
+        dealt = self._sort_dealt(slots, cards)
+        if dealt is None:
             return self._deal_refused(dealer, cards)
+        deal = Deal(rules, dealer, dealt)
         deal.start_auction()
         self._new_deal(deal)
         self._events.append(cards)      # undo replays it through ``deal``
         self._noops.append(0)
         return E.OK
 
-    def _sort_dealt(self, deal, slots, cards):
-        """Put the cards dealt into the deal's hands and talon by ``slots``; False
-        unless they are the deck's cards, each once."""
+    def _sort_dealt(self, slots, cards):
+        """The cards dealt sorted into the hands and talon by ``slots``: 4 masks a
+        seat, then the talon's; None unless they are the deck's cards, each once."""
         rules = self.rules
         if set(cards) != rules.deck_set:      # the lengths are equal: each card once
-            return False
-        m = [0] * (4 * rules.players + 4)    # 4 masks a seat, then the talon's
+            return None
+        m = [0] * (4 * rules.players + 4)
         suit = CARD_SUIT                     # the tables as locals in the loop
         bit = CARD_BIT
         for slot, c in zip(slots, cards):
             m[slot + suit[c]] += bit[c]      # each card once: + sets its bit
-        deal.set_dealt(m)
-        return True
+        return m
 
     def _deal_refused(self, dealer, cards):
         """The error code of the ``deal`` event with these cards dealt out: its
