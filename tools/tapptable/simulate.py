@@ -153,7 +153,7 @@ class Simulator:
                 sink.append({"ev": "play", "seat": seat, "card": CARD_CODES[card]})
         # a deal ends with a trick: its cards are the tricks' (the view shows
         # the deal until the next one starts)
-        self.steps += (self.view.trick_number() - 1) * len(self.view.active_seats())
+        self.steps += (self.view.trick_number() - 1) * self.shadow.rules.active_count
         self.results.append(self.view.last_result())
 
     def play_deal(self):
@@ -283,6 +283,8 @@ class Simulator:
                 self.sink.append({"ev": "hand", "seat": view.declarer(),
                                   "cards": view.hand(view.declarer())})
             return
+        if not rules.announcements:
+            return          # nothing may be announced in this variant
         made = True
         while made:   # each call may open the next (Kontra -> Re -> Supp ...)
             made = False
