@@ -41,6 +41,18 @@ def bid_event(seat, call, contract=None, trump=None, value=None):
     return ev
 
 
+def _due_suit(deal, h, base):
+    """The suit the seat to play (his hand ``h[base:base + 4]``) must play, or
+    -1 for any card: the led suit if he holds it, else trump if he holds one
+    (docs/rules 1.5 rules 1 and 2)."""
+    if deal.tcount:
+        if h[base + deal.led]:
+            return deal.led
+        if deal.trump >= 0 and h[base + deal.trump]:
+            return deal.trump
+    return -1
+
+
 def _higher_trumps(deal, m):
     """Of the trumps ``m`` (a trump was led), those above the best trump in the
     trick if he has any (the over-trump duty, docs/rules 1.5 rule 4)."""
@@ -276,18 +288,14 @@ class View:
             return 0
         h = deal.hands
         base = deal.turn * 4
-        if deal.tcount:
-            s = deal.led
+        s = _due_suit(deal, h, base)
+        if s >= 0:
             m = h[base + s]
-            if not m and deal.trump >= 0:
-                s = deal.trump
-                m = h[base + s]
-            if m:
-                if deal.overtrump and s == deal.led and s == deal.trump:
-                    m = _higher_trumps(deal, m)
-                out[0] = out[1] = out[2] = out[3] = 0
-                out[s] = m
-                return BIT_COUNT[m]
+            if deal.overtrump and s == deal.led and s == deal.trump:
+                m = _higher_trumps(deal, m)
+            out[0] = out[1] = out[2] = out[3] = 0
+            out[s] = m
+            return BIT_COUNT[m]
         out[0] = h[base]
         out[1] = h[base + 1]
         out[2] = h[base + 2]
@@ -311,7 +319,7 @@ class View:
         nth = _nth or _nth_table()
         h = deal.hands
         base = deal.turn * 4
-        if deal.tcount:
+        if deal.tcount:                     # _due_suit, here without a call
             s = deal.led
             m = h[base + s]
             if not m and deal.trump >= 0:
