@@ -15,7 +15,8 @@ project into that environment (only the standard library and ``pyspiel`` are
 needed).
 
 What it measures, in one process, each measurement ``--repeats`` times
-(default 3) in alternation, reporting the median:
+(default 9: a shared machine's slow moments move single runs by several per
+cent) in alternation, reporting the median:
 
 - OpenSpiel: ``pyspiel.load_game("skat")``; random playouts from Python --
   chance nodes resolved by sampling ``state.chance_outcomes()``, player nodes by
@@ -158,7 +159,7 @@ def _version(dist):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--deals", type=int, default=3000, help="deals per timed run (3000)")
-    ap.add_argument("--repeats", type=int, default=3, help="timed runs per side (3)")
+    ap.add_argument("--repeats", type=int, default=9, help="timed runs per side (9)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--json", action="store_true", help="machine-readable output")
     args = ap.parse_args(argv)
