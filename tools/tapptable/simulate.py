@@ -61,7 +61,7 @@ class Simulator:
         self._trump_later = {row[C_ID]: ("CSD" if row[C_TRUMP] == TRUMP_CHOOSE else "CSHD"
                                          if row[C_TRUMP] == TRUMP_ANY else "")
                              for row in self.shadow.rules.contracts}
-        self.masks = [0, 0, 0, 0, -1]
+        self.masks = [0, 0, 0, 0, -1]   # scratch: the discard pool's masks; [0]: the seat to play
         self.sink = None                # a list collecting record events, or None
         self.results = []
         self.deals_done = 0
