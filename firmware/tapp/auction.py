@@ -310,13 +310,7 @@ class Ladder(Auction):
             return ()
         if self.waiting == 1:
             return VORN_OR_PASS
-        if self.holder >= 0:            # _next_step, here without a call
-            nxt = self.step + 1
-        elif self.privileged >= 0 and self.privileged != (
-                self.challenger if self.waiting == 2 else self.order[self.pos]):
-            nxt = 1
-        else:
-            nxt = 0
+        nxt = self._next_step(self.challenger if self.waiting == 2 else self.order[self.pos])
         if nxt <= MAX_STEP:
             return LADDER_LEGAL[nxt]
         return (PASS,)

@@ -143,12 +143,12 @@ class Session:
         (undo replays it), without 36 card codes to build and look up.  A
         wrong number of cards is ``bad_event``.
         """
-        if self._over or self._deal is not None and self._deal.phase != DONE:
-            return E.WRONG_PHASE      # in_progress()
+        if self._over or self.in_progress():
+            return E.WRONG_PHASE
         rules = self.rules
         slots = rules.deal_slots(self._dealer)
         if not (isinstance(cards, (bytes, bytearray)) or _card_ints(cards)) \
-                or dealer != self._dealer or type(dealer) is not int or not rules.strict \
+                or dealer != self._dealer or not _int(dealer) or not rules.strict \
                 or len(cards) != len(slots):
             return self._deal_refused(dealer, cards)
         cards = bytes(cards)
@@ -386,7 +386,7 @@ class Session:
                 if deal.pos_of[seat] < 0:       # sitting out
                     raise Reject(E.NOT_YOUR_TURN)
                 if self.rules.auction == "D":    # the ladder's mehr carries a target
-                    if value is not None and type(value) is not int:
+                    if value is not None and not _int(value):
                         raise Reject(E.BAD_EVENT)
                     suit = value if value is not None else -1
                 auction = deal.auction
@@ -416,7 +416,7 @@ class Session:
         codes to build and look up (the simulator's path).
         """
         deal = self._deal
-        if deal is not None and deal.phase == EXCHANGE and type(seat) is int \
+        if deal is not None and deal.phase == EXCHANGE and _int(seat) \
                 and seat == deal.declarer and discard \
                 and (isinstance(discard, (bytes, bytearray)) and max(discard) < NCARDS
                      or _card_ints(discard)):

@@ -5,7 +5,7 @@ per-seat payments and the pot/bank change; amounts are integers throughout
 (money in the session's unit, rational rates as numerator/denominator).
 """
 from .announce import multiplier
-from .cards import SUITS
+from .cards import suit_letter
 from .revokes import RULE_NAMES
 from .variants import (
     C_GOAL,
@@ -156,13 +156,12 @@ def settle(rules, deal, pot_before):
         _everyone_for_himself(rules, deal, result, led)
     else:
         o = Outcome(rules, deal)
-        c = multiplier(deal.announced) if deal.announced else 1
+        c = multiplier(deal.announced)
         result = {
             "schneider": False,
             "schwarz": not deal.early_end and (o.dt == deal.ntricks or o.et == deal.ntricks),
             "multiplier": c, "declarer": deal.declarer, "contract": row[C_ID],
-            "trump": SUITS[deal.trump] if deal.trump >= 0 else None,
-            "target": None if o.trick_goal else o.target,
+            "trump": suit_letter(deal.trump), "target": None if o.trick_goal else o.target,
             "points": [o.d, o.e], "tricks": [o.dt, o.et], "won": o.won}
         if o.penalty is not None:
             result["penalty"] = o.penalty

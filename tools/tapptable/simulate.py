@@ -54,7 +54,7 @@ class Simulator:
             "options": options or {}, "first_dealer": first_dealer, "mode": mode,
         }
         self.mode = mode
-        self._sit_down()
+        self.next_session()             # the first one
         self.deck = list(self.shadow.rules.deck_cards)
         self._draws = _draws(len(self.deck))
         # contract id -> the suits its trump may be named from with the bid, or ""
@@ -68,19 +68,16 @@ class Simulator:
         self.last_result = None
         self.steps = 0                  # events made (calls, cards, ...)
 
-    def _sit_down(self):
-        """A new session for the players: a strict-mode shadow of the header."""
+    def next_session(self):
+        """Sit down at the table in a new session with the same header: the
+        first one, or again once the session is over (the bank or the Haferl
+        ran dry), the random stream going on; ``results`` and ``steps`` keep
+        counting.  The players see it through a strict-mode shadow."""
         shadow = dict(self.header)
         shadow["mode"] = "strict"
         self.shadow = Session(shadow)   # knows every hand: picks legal moves
         self.view = self.shadow.view
         self._exposed_deal = -1         # open mode: deal whose Bettel ouvert hand is shown
-
-    def next_session(self):
-        """Sit down again at the same table once the session is over (the bank
-        or the Haferl ran dry): a new session with the same header, the random
-        stream going on; ``results`` and ``steps`` keep counting."""
-        self._sit_down()
 
     # ----- acting through the door ------------------------------------------------
 
