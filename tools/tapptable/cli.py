@@ -279,6 +279,9 @@ def build_parser():
     bd.add_argument("--out", help="build folder (default build/BOARD)")
     bd.add_argument("--romfs", action="store_true",
                     help="also make romfs.img (bytecode run from flash)")
+    bd.add_argument("--firmware", metavar="UF2",
+                    help="MicroPython's UF2 for the Pico: also write tapptable-pico.uf2, "
+                         "firmware and filesystem in one file (docs/build.md)")
     bd.set_defaults(func=cmd_build)
 
     dp = sub.add_parser("deploy", help="copy the build onto the board with mpremote "

@@ -61,7 +61,7 @@ def sources(src, board):
     return out
 
 
-def build(board="pico", out=None, src=None, romfs=False, log=print):
+def build(board="pico", out=None, src=None, romfs=False, log=print, firmware=None):
     """Compile ``src`` (firmware/) for ``board`` into ``out``; the manifest dict."""
     from tools.mpy_compile import compile_firmware, mpy_cross_version
     if board not in MARCH:
@@ -102,6 +102,14 @@ def build(board="pico", out=None, src=None, romfs=False, log=print):
             raise DeployError("mpremote romfs build: %s" % (proc.stderr or proc.stdout).strip())
         manifest["romfs"] = {"sha256": sha256(img), "size": img.stat().st_size}
         (out / MANIFEST).write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+    if firmware and board != "pico":
+        raise DeployError("--firmware: the UF2 is made for --board pico only")
+    if board == "pico":                  # fs.img, and one UF2 with --firmware (fsimage.py)
+        from tools.tapptable.fsimage import ImageError, write_images
+        try:
+            write_images(out, firmware, romfs, log)
+        except ImageError as exc:
+            raise DeployError(str(exc)) from None
     total = sum(e["size"] for e in entries.values())
     log("built %d files (%d bytes) for %s (-march=%s) in %s%s" % (
         len(entries), total, board, MARCH[board], out,
@@ -273,7 +281,7 @@ def deploy(board_name="pico", port=None, build_dir=None, dry_run=False, force=Fa
 
 def cmd_build(args):
     try:
-        build(args.board, args.out, romfs=args.romfs)
+        build(args.board, args.out, romfs=args.romfs, firmware=args.firmware)
     except DeployError as exc:
         return _fail("build", str(exc))
     return 0
