@@ -7,27 +7,22 @@ Front-ends (terminal, browser, scenario files, tests) only place and lift
 virtual cards, press the three buttons and read what the device shows: the
 OLED's pixels and text, the seat LEDs, the buzzer.
 
-``AutoPlayers`` sit at the virtual table: they deal over the centre reader (in
-strict mode), answer the menus with the buttons and put legal cards on their
-readers, as people would.
+``AutoPlayers`` (host_sim/players.py, re-exported here) sit at the virtual
+table: they deal over the centre reader (in strict mode), answer the menus with
+the buttons and put legal cards on their readers, as people would.
 """
-import json
-import random
 import tempfile
 
 from host_sim.board import SimBoard
 from host_sim.mfrc522_model import Tag
+from host_sim.players import AutoPlayers
 from host_sim.scheduler import Scheduler
 from host_sim.vm.vm_deck import DECK_ID, card_uid, enrol_virtual_deck
 from table import registry as R
 from table.app import JOBS, App
-from table.game import DEALING
-from table.game import GAME as PLAYING_STEP
 from table.journal import create_journal, last_journal
 from table.settings import Settings
-from tapp.cards import CARD_CODES, CODE_INDEX, DECKS, mask_cards
-from tapp.dealing import TALON, receivers
-from tapp.session import Session
+from tapp.cards import CARD_CODES, CODE_INDEX
 
 SETTLE_MS = 120          # long enough for the arbiter to settle a placement
 REACT_MS = 50            # the game and display jobs have run after an input
@@ -35,6 +30,7 @@ PRESS_MS = 80            # a short button press
 LONG_MS = 900            # a long press (the pad's long_ms is 700)
 KEYS = {"prev": 0, "next": 1, "ok": 2}
 SEATS = ("Anna", "Bert", "Cora", "Dora", "Emil")
+__all__ = ["AutoPlayers", "VirtualTable"]
 LED_NAMES = ("off", "idle", "turn", "played", "refused", "winner", "dealer", "flag",
              "bidding")
 
@@ -184,177 +180,3 @@ class VirtualTable:
         journal = self.app.journal
         return list(journal.read_lines()) if journal is not None else []
 
-
-class AutoPlayers:
-    """Simulated people at the virtual table (``seed`` makes them repeatable).
-
-    They know their own cards: a strict-mode shadow session follows the
-    device's journal with the true hands and discards filled in, so they play
-    only legal cards in both modes.  Once, on purpose, a player tries a card
-    the table must refuse (strict: against the duties; open: out of turn).
-    """
-
-    def __init__(self, table, seed=1, illegal_once=True):
-        self.table = table
-        self.rng = random.Random(seed)
-        self.illegal_once = illegal_once
-        self.refused = []          # (seat, card, screen rows) of refused attempts
-        self.hands = {}            # seat (TALON: the talon) -> card codes as dealt
-        self.discards = []
-        self.to_deal = []          # the rest of the deck being dealt over the centre
-        header = json.loads(table.journal_lines()[0].split("\t")[0])
-        header["mode"] = "strict"
-        self.shadow = Session(header)
-        self.synced = 1            # journal lines the shadow has seen (the header)
-
-    # ----- knowing the cards ---------------------------------------------------------
-
-    def shuffle(self, dealer):
-        rules = self.shadow.rules
-        cards = [CARD_CODES[c] for c in mask_cards(DECKS[rules.deck])]
-        self.rng.shuffle(cards)
-        seats = receivers(rules, dealer)
-        self.hands = {s: [] for s in range(rules.players)}
-        self.hands[TALON] = []
-        for k, code in enumerate(cards):
-            self.hands[seats[k]].append(code)
-        return cards
-
-    def sync(self):
-        """Feed the shadow what the device has journalled since the last look."""
-        lines = self.table.journal_lines()
-        while self.synced < len(lines):
-            ev = json.loads(lines[self.synced].split("\t")[0])
-            self.synced += 1
-            if ev["ev"] == "deal" and ev["hands"] is None:
-                self.shuffle(ev["dealer"])        # open mode: the cards lie face down
-                active = self.shadow.rules.active_order(ev["dealer"])
-                ev = {"ev": "deal", "dealer": ev["dealer"], "talon": None,
-                      "hands": [self.hands[s] if s in active else []
-                                for s in range(self.shadow.rules.players)]}
-            elif ev["ev"] == "exchange" and not ev.get("discard"):
-                ev = dict(ev, discard=self.discards)
-            out = self.shadow.apply(ev)
-            if not out.get("ok"):
-                raise RuntimeError("shadow refused %r: %r" % (ev, out))
-
-    # ----- acting ---------------------------------------------------------------------
-
-    def deal_cards(self, count=None):
-        """Strict mode: the dealer deals the shuffled deck over the centre reader
-        (only the next ``count`` cards, if given; the next call goes on)."""
-        t = self.table
-        if not self.to_deal:
-            self.to_deal = self.shuffle(t.view.dealer())
-        while self.to_deal and (count is None or count > 0):
-            code = self.to_deal.pop(0)
-            t.place(t.centre, code)
-            t.lift(t.centre)
-            if count is not None:
-                count -= 1
-
-    def _menu_ok(self, entry):
-        """Would the shadow accept this menu entry (it knows the hidden cards)?"""
-        ev = entry[1]
-        if ev is None:
-            return True
-        view = self.shadow.view
-        if "pick" in ev:                   # Rufer: call a card the declarer lacks
-            return ev["pick"] not in view.hand(view.declarer())
-        if ev.get("ev") == "rufer":
-            if ev["card"] in view.talon():
-                return ev["give"] is None
-            return ev["give"] in view.hand(view.declarer())
-        return True
-
-    def choose(self):
-        """Answer the menu on screen: a random allowed entry (prev/next, then OK)."""
-        t = self.table
-        menu = t.game.menu
-        ok = [k for k in range(len(menu)) if self._menu_ok(menu[k])]
-        k = self.rng.choice(ok)
-        if menu[k][1] is not None and menu[k][1].get("ev") == "exchange":
-            self.pick_discards()
-        for _ in range(k):
-            t.press("next")
-        t.press("ok")
-
-    def pick_discards(self):
-        view = self.shadow.view
-        decl = view.declarer()
-        pool = list(view.hand(decl)) + list(view.talon())
-        self.discards = self.rng.sample(pool, self.shadow.rules.talon_size)
-
-    def discard(self):
-        """Strict mode: the declarer lays his discards on the centre reader."""
-        t = self.table
-        self.pick_discards()
-        for code in self.discards:
-            t.place(t.centre, code)
-            t.lift(t.centre)
-
-    def _try_refused(self, seat, legal):
-        """The one attempt the table must refuse; the card is lifted again."""
-        t = self.table
-        view = self.shadow.view
-        if t.game.rules.strict:
-            if not view.trick_size():
-                return
-            wrong = [c for c in view.hand(seat) if c not in legal]
-            if not wrong:
-                return
-            where, card = seat, wrong[0]
-        else:
-            others = [s for s in view.active_seats() if s != seat]
-            where, card = others[0], view.hand(others[0])[0]
-        self.illegal_once = False
-        t.place(where, card, wait=False)
-        t.wait_until(lambda: t.game.refused[where])
-        t.wait(60)                             # the display shows it
-        self.refused.append((where, card, t.screen()))
-        t.lift(where)
-
-    def play_card(self):
-        t = self.table
-        view = t.view
-        seat = view.turn()
-        legal = self.shadow.view.legal_cards()
-        if self.illegal_once:
-            self._try_refused(seat, legal)
-        before = (view.trick_number(), view.trick_size())
-        t.place(seat, self.rng.choice(legal), wait=False)
-        t.wait_until(lambda: (view.trick_number(), view.trick_size()) != before
-                     or not view.in_deal())
-        if view.trick_size() == 0:           # trick complete: clear the readers
-            t.wait(300)
-            for s in view.active_seats():
-                t.lift(s, wait=False)
-            for s in view.active_seats():
-                t.lift(s)
-
-    def play_deal(self, on_step=None):
-        """One whole deal at the table; returns the result the device settled."""
-        t = self.table
-        game = t.game
-        if game.step == DEALING:
-            self.deal_cards()
-        for _ in range(2000):
-            self.sync()
-            if on_step:
-                on_step(t)
-            if game.step != PLAYING_STEP:
-                return t.view.last_result()
-            expects = t.view.expects()
-            if game.menu:
-                self.choose()
-            elif expects == "discard":
-                self.discard()
-            elif expects == "card":
-                self.play_card()
-            else:
-                t.wait(100)
-        raise RuntimeError("the deal did not end: expects %s" % t.view.expects())
-
-    def next_deal(self):
-        """After a result: OK starts the next deal."""
-        self.table.press("ok")

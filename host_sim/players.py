@@ -1,0 +1,343 @@
+"""Simulated people at the virtual table: the one player model of every front-end.
+
+The terminal table, the browser table, the printed deal, the scenario files and
+the tests all seat the same ``AutoPlayers``.  They know their own cards, deal
+over the centre reader (strict mode), answer the menus with the buttons and put
+legal cards on their readers, as people would.
+
+What they know: a strict-mode *shadow* session follows the device's journal with
+the true hands and discards filled in (in open mode the device never sees the
+hands: the players' own shuffle deals them), so the engine's view answers which
+cards are legal (``legal_cards``, the same duties the table enforces) and what
+each seat holds after the talon, the discards and a Rufer swap.  Two things the
+shadow cannot follow: a revoke a person makes in open mode (the strict shadow
+refuses it; the device accepts it and proves it later), and a deal after that.
+From the revoke on, the players keep the hands themselves from what was actually
+played (``held``), and choose their cards by the duties of docs/rules 1.5 rules 1
+and 2 (follow suit, else trump); the deal after it gets a fresh shadow.
+
+People: ``people`` holds the seats a person plays.  The simulated players never
+answer a question that belongs to such a seat (a bid on his turn, his discards,
+his Rufer call, an announcement menu that offers him a call) and never play or
+lay a card for him; ``question_seats`` says whose question a menu is.
+
+Two ways to use them: the *acting* methods (``deal_cards``, ``choose``,
+``discard``, ``play_card``, ``play_deal``) press the buttons and place the cards
+on a table that runs synchronously (``host_sim.table.VirtualTable``); the
+*deciding* methods (``menu_choice``, ``discard_choice``, ``card_choice``) only
+say what a player would do, for a front-end that acts on its own clock (the
+browser hub).
+"""
+import json
+import random
+
+from table.game import DEALING, GAME
+from tapp.cards import CARD_CODES, DECKS, mask_cards
+from tapp.dealing import TALON, receivers
+from tapp.session import Session
+
+
+def question_seats(menu, declarer, turn):
+    """The seats whose question ``menu`` (the device's ``[(label, event)]``) is:
+    the seats its events name (a Rufer card to call is the declarer's), else the
+    seat on turn.  "play on" (``None``) belongs to nobody."""
+    seats = set()
+    for _label, ev in menu:
+        if ev is None:
+            continue
+        if "pick" in ev:
+            seats.add(declarer)
+        elif "seat" in ev:
+            seats.add(ev["seat"])
+    if not seats and turn >= 0:
+        seats.add(turn)
+    return seats
+
+
+def rufer_entry_ok(ev, hand, talon):
+    """May the declarer holding ``hand`` (talon ``talon``) choose this entry of
+    the Rufer menu (tapp_modern, docs/rules D12)?  He calls a card he lacks; if it
+    lies in the talon he gives nothing, else he gives a card of his hand.  The
+    device's menu cannot tell in open mode (it does not know the hand)."""
+    if ev is None:
+        return True
+    if "pick" in ev:
+        return ev["pick"] not in hand
+    if ev.get("ev") == "rufer":
+        if ev["card"] in talon:
+            return ev["give"] is None
+        return ev["give"] in hand
+    return True
+
+
+def duty_cards(hand, trick, trump):
+    """The cards of ``hand`` a player may play to ``trick`` (``[(seat, code)]``)
+    by docs/rules 1.5 rules 1 and 2: the led suit if he holds it, else a trump
+    (``trump``: a suit letter or None) if he holds one, else any card.  Only used
+    once a person's revoke has left the shadow session behind (see the module
+    docstring); otherwise the engine answers."""
+    if not trick:
+        return list(hand)
+    led = trick[0][1][0]
+    follow = [c for c in hand if c[0] == led]
+    if follow:
+        return follow
+    trumps = [c for c in hand if trump and c[0] == trump]
+    return trumps or list(hand)
+
+
+class AutoPlayers:
+    """Simulated people at the virtual table (``seed`` makes them repeatable).
+
+    Once, on purpose (``illegal_once``), a player tries a card the table must
+    refuse (strict: against the duties; open: out of turn)."""
+
+    def __init__(self, table, seed=1, illegal_once=True, people=()):
+        self.table = table
+        self.rng = random.Random(seed)
+        self.illegal_once = illegal_once
+        self.people = set(people)  # seats a person plays: never answered for
+        self.refused = []          # (seat, card, screen rows) of refused attempts
+        self.hands = {}            # seat (TALON: the talon) -> card codes as dealt
+        self.discards = []
+        self.to_deal = []          # the rest of the deck being dealt over the centre
+        self.header = json.loads(table.journal_lines()[0].split("\t")[0])
+        self.shadow = self._new_shadow(self.header.get("first_dealer", 0))
+        self.synced = 1            # journal lines the players have seen (the header)
+        self.behind = False        # a revoke left the shadow behind in this deal
+        self.held = {}             # seat -> cards held (kept by hand once behind)
+        self.behind_plays = []     # (seat, card) played since, for an undo
+
+    def _new_shadow(self, dealer):
+        header = dict(self.header, mode="strict", first_dealer=dealer)
+        return Session(header)
+
+    # ----- knowing the cards ---------------------------------------------------------
+
+    def shuffle(self, dealer):
+        rules = self.shadow.rules
+        cards = [CARD_CODES[c] for c in mask_cards(DECKS[rules.deck])]
+        self.rng.shuffle(cards)
+        seats = receivers(rules, dealer)
+        self.hands = {s: [] for s in range(rules.players)}
+        self.hands[TALON] = []
+        for k, code in enumerate(cards):
+            self.hands[seats[k]].append(code)
+        return cards
+
+    def sync(self):
+        """Follow what the device has journalled since the last look."""
+        lines = self.table.journal_lines()
+        while self.synced < len(lines):
+            ev = json.loads(lines[self.synced].split("\t")[0])
+            self.synced += 1
+            self._follow(ev)
+
+    def _follow(self, ev):
+        kind = ev.get("ev")
+        if kind == "deal":
+            if self.behind or self.shadow.view.in_deal():
+                self.shadow = self._new_shadow(ev["dealer"])   # a fresh start
+                self.behind = False
+            if ev["hands"] is None:
+                self.shuffle(ev["dealer"])        # open mode: the cards lie face down
+                active = self.shadow.rules.active_order(ev["dealer"])
+                ev = {"ev": "deal", "dealer": ev["dealer"], "talon": None,
+                      "hands": [self.hands[s] if s in active else []
+                                for s in range(self.shadow.rules.players)]}
+            else:
+                self.hands = {s: list(h or []) for s, h in enumerate(ev["hands"])}
+                self.hands[TALON] = list(ev.get("talon") or [])
+        elif kind == "exchange" and not ev.get("discard"):
+            ev = dict(ev, discard=self.discards)
+        if self.behind:
+            if kind == "play" and ev["card"] in self.held.get(ev["seat"], ()):
+                self.held[ev["seat"]].remove(ev["card"])
+                self.behind_plays.append((ev["seat"], ev["card"]))
+            elif kind == "undo" and self.behind_plays:
+                seat, card = self.behind_plays.pop()
+                self.held[seat].append(card)
+            return
+        out = self.shadow.apply(ev)
+        if out.get("ok"):
+            return
+        if kind != "play" or self.table.view.mode() == "strict":
+            raise RuntimeError("shadow refused %r: %r" % (ev, out))
+        # open mode: a revoke the device accepted; from here the hands are ours
+        view = self.shadow.view
+        self.held = {s: list(view.hand(s) or []) for s in view.active_seats()}
+        self.behind = True
+        self.behind_plays = [(ev["seat"], ev["card"])]
+        self.held[ev["seat"]].remove(ev["card"])
+
+    def hand(self, seat):
+        """The cards ``seat`` holds now (as the journal says), [] before the deal."""
+        if self.behind:
+            return list(self.held.get(seat, ()))
+        return list(self.shadow.view.hand(seat) or [])
+
+    def talon(self):
+        return [] if self.behind else list(self.shadow.view.talon() or [])
+
+    def legal_cards(self, seat):
+        """The cards ``seat`` may play now (the engine's answer while the shadow
+        follows the deal; the duties of ``duty_cards`` after a revoke)."""
+        if not self.behind:
+            view = self.shadow.view
+            return view.legal_cards() if view.turn() == seat else []
+        view = self.table.view
+        return duty_cards(self.held.get(seat, ()), view.trick(), view.trump())
+
+    # ----- deciding -------------------------------------------------------------------
+
+    def menu_seats(self):
+        """The seats whose question the menu on screen is (see ``question_seats``)."""
+        view = self.table.view
+        return question_seats(self.table.game.menu, view.declarer(), view.turn())
+
+    def may_answer(self):
+        """Is there a menu on screen the simulated players may answer?"""
+        return bool(self.table.game.menu) and not self.menu_seats() & self.people
+
+    def waits_for_person(self):
+        """Is the table waiting for a person (his menu, his card, his discards)?"""
+        t = self.table
+        view = t.view
+        if t.game.menu:
+            return bool(self.menu_seats() & self.people)
+        expects = view.expects()
+        if expects == "discard":
+            return view.declarer() in self.people
+        return expects == "card" and view.turn() in self.people
+
+    def _menu_ok(self, entry):
+        """Would the shadow accept this menu entry (it knows the hidden cards)?"""
+        decl = self.shadow.view.declarer()
+        return rufer_entry_ok(entry[1], self.hand(decl), self.talon())
+
+    def menu_choice(self):
+        """The index of the entry a simulated player chooses (random, allowed)."""
+        menu = self.table.game.menu
+        ok = [k for k in range(len(menu)) if self._menu_ok(menu[k])]
+        return self.rng.choice(ok)
+
+    def discard_choice(self):
+        """The declarer's discards: ``talon_size`` cards of his hand and the talon."""
+        view = self.shadow.view
+        decl = view.declarer()
+        pool = self.hand(decl) + self.talon()
+        return self.rng.sample(pool, self.shadow.rules.talon_size)
+
+    def card_choice(self, seat):
+        """A legal card of ``seat``'s hand, at random."""
+        legal = self.legal_cards(seat)
+        return self.rng.choice(legal) if legal else None
+
+    # ----- acting (a table that runs synchronously) -----------------------------------
+
+    def deal_cards(self, count=None):
+        """Strict mode: the dealer deals the shuffled deck over the centre reader
+        (only the next ``count`` cards, if given; the next call goes on)."""
+        t = self.table
+        if not self.to_deal:
+            self.to_deal = self.shuffle(t.view.dealer())
+        while self.to_deal and (count is None or count > 0):
+            code = self.to_deal.pop(0)
+            t.place(t.centre, code)
+            t.lift(t.centre)
+            if count is not None:
+                count -= 1
+
+    def press_entry(self, k):
+        """Move the menu to entry ``k`` (next presses), then OK."""
+        t = self.table
+        for _ in range((k - t.game.menu_pos) % len(t.game.menu)):
+            t.press("next")
+        t.press("ok")
+
+    def choose(self):
+        """Answer the menu on screen: a random allowed entry (prev/next, then OK)."""
+        t = self.table
+        k = self.menu_choice()
+        ev = t.game.menu[k][1]
+        if ev is not None and ev.get("ev") == "exchange":
+            self.pick_discards()
+        self.press_entry(k)
+
+    def pick_discards(self):
+        self.discards = self.discard_choice()
+
+    def discard(self):
+        """Strict mode: the declarer lays his discards on the centre reader."""
+        t = self.table
+        self.pick_discards()
+        for code in self.discards:
+            t.place(t.centre, code)
+            t.lift(t.centre)
+
+    def _try_refused(self, seat, legal):
+        """The one attempt the table must refuse; the card is lifted again."""
+        t = self.table
+        view = self.shadow.view
+        if t.view.mode() == "strict":
+            if not view.trick_size():
+                return
+            wrong = [c for c in self.hand(seat) if c not in legal]
+            if not wrong:
+                return
+            where, card = seat, wrong[0]
+        else:
+            others = [s for s in t.view.active_seats() if s != seat and s not in self.people]
+            if not others:
+                return
+            where, card = others[0], self.hand(others[0])[0]
+        self.illegal_once = False
+        t.place(where, card, wait=False)
+        t.wait_until(lambda: t.game.refused[where])
+        t.wait(60)                             # the display shows it
+        self.refused.append((where, card, t.screen()))
+        t.lift(where)
+
+    def play_card(self):
+        t = self.table
+        view = t.view
+        seat = view.turn()
+        legal = self.legal_cards(seat)
+        if self.illegal_once:
+            self._try_refused(seat, legal)
+        before = (view.trick_number(), view.trick_size())
+        t.place(seat, self.rng.choice(legal), wait=False)
+        t.wait_until(lambda: (view.trick_number(), view.trick_size()) != before
+                     or not view.in_deal())
+        if view.trick_size() == 0:           # trick complete: clear the readers
+            t.wait(300)
+            for s in view.active_seats():
+                t.lift(s, wait=False)
+            for s in view.active_seats():
+                t.lift(s)
+
+    def play_deal(self, on_step=None):
+        """One whole deal at the table; returns the result the device settled."""
+        t = self.table
+        if t.game.step == DEALING:
+            self.deal_cards()
+        for _ in range(2000):
+            self.sync()
+            if on_step:
+                on_step(t)
+            if t.game.step != GAME:
+                return t.view.last_result()
+            expects = t.view.expects()
+            if t.game.menu:
+                self.choose()
+            elif expects == "discard":
+                self.discard()
+            elif expects == "card":
+                self.play_card()
+            else:
+                t.wait(100)
+        raise RuntimeError("the deal did not end: expects %s" % t.view.expects())
+
+    def next_deal(self):
+        """After a result: OK starts the next deal."""
+        self.table.press("ok")
