@@ -51,12 +51,9 @@ class Clock:
 
 
 class FakeClock(Clock):
-    """The same clock, used in millisecond steps by tests: call it like
-    ``ticks_ms``; ``advance(ms)`` moves it on."""
+    """The same clock handed to a driver as its ``ticks_ms``: calling it reads
+    the wrapping counter, as ``time.ticks_ms()`` would; tests move it with
+    ``advance_ms``."""
 
     def __call__(self) -> int:
-        return self.now
-
-    def advance(self, ms: float) -> int:  # type: ignore[override]
-        Clock.advance(self, ms * 1000.0)
-        return self.now
+        return self.ticks_ms()

@@ -127,7 +127,7 @@ class ButtonPin(Pin):
         level = 0 if final_pressed else 1
         for i, dt in enumerate(pattern_ms):
             self.drive(level if i % 2 == 0 else 1 - level)
-            clock.advance(dt)
+            clock.advance_ms(dt)
             if poll is not None:
                 poll()
         self.drive(level)

@@ -34,7 +34,7 @@ def run(clock: FakeClock, pad: buttons.ButtonPad, ms: int, step: int = 1) -> lis
     """Poll every ``step`` ms for ``ms`` ms; return the event names seen."""
     out = []
     for _ in range(ms // step):
-        clock.advance(step)
+        clock.advance_ms(step)
         ev = pad.poll()
         if ev:
             out.append(buttons.EVENT_NAMES[ev])
@@ -56,7 +56,7 @@ def test_long_press_fires_once_while_held() -> None:
     nxt.press()
     events = []
     for t in range(1, 1500):
-        clock.advance(1)
+        clock.advance_ms(1)
         ev = pad.poll()
         if ev:
             events.append((t, buttons.EVENT_NAMES[ev]))
@@ -101,22 +101,51 @@ def test_button_held_at_start_up_gives_no_event() -> None:
     b = buttons.Button(pin, clock)
     got = []
     for _ in range(1000):
-        clock.advance(2)
+        clock.advance_ms(2)
         got.append(b.poll())
     pin.release()
     for _ in range(50):
-        clock.advance(2)
+        clock.advance_ms(2)
         got.append(b.poll())
     assert set(got) == {buttons.NONE}
     pin.press()
     for _ in range(20):
-        clock.advance(2)
+        clock.advance_ms(2)
         b.poll()
     pin.release()
     for _ in range(20):
-        clock.advance(2)
+        clock.advance_ms(2)
         got.append(b.poll())
     assert got.count(buttons.SHORT) == 1
+
+
+WRAP_MS = 1 << 30   # time.ticks_ms() wraps here on the device; so does the simulator's clock
+
+
+@pytest.mark.parametrize("before_wrap_ms", [1, 10, 300, 699])
+def test_presses_across_the_tick_counter_wrap(before_wrap_ms: int) -> None:
+    # a press that starts just before the counter wraps to 0 and ends after it
+    clock = FakeClock(WRAP_MS - before_wrap_ms)
+    pins = [ButtonPin(n) for n in ("prev", "next", "ok")]
+    pad = buttons.ButtonPad(*pins, ticks_ms=clock, long_ms=700)
+    assert clock() == WRAP_MS - before_wrap_ms   # the counter, not yet wrapped
+    pins[2].press()
+    assert run(clock, pad, 100) == []
+    pins[2].release()
+    assert run(clock, pad, 50) == ["ok"]
+    pins[1].press()
+    assert run(clock, pad, 800) == ["next_long"]   # once, 700 ms after the press
+    assert clock() < WRAP_MS // 2               # the counter did wrap meanwhile
+
+
+def test_tone_sequence_across_the_tick_counter_wrap() -> None:
+    # without a wrap-safe difference, a note started before the wrap would
+    # either never end or end at once
+    for start in (WRAP_MS - 5, WRAP_MS - 150, WRAP_MS - 419):
+        bz, pwm = play(buzzer.REJECT, poll_ms=1, start_ms=start)
+        wrapped = [(t - start, ms, f) for t, ms, f in pwm.tones()]
+        assert wrapped == play(buzzer.REJECT, poll_ms=1)[1].tones()
+        assert not bz.playing
 
 
 def test_simultaneous_events_are_kept_for_the_next_poll() -> None:
@@ -140,12 +169,12 @@ def test_single_button_active_high_and_pin_irq_model() -> None:
     pin.drive(1)
     assert edges == [1]
     for _ in range(50):
-        clock.advance(1)
+        clock.advance_ms(1)
         assert b.poll() == buttons.NONE
     pin.drive(0)
     got = []
     for _ in range(20):
-        clock.advance(1)
+        clock.advance_ms(1)
         got.append(b.poll())
     assert got.count(buttons.SHORT) == 1 and edges == [1]
 
@@ -194,17 +223,18 @@ def test_decoder_grb_order() -> None:
 # ---------------------------------------------------------------- buzzer
 
 
-def play(seq: tuple[int, ...], poll_ms: int = 5, until: int = 2000):
-    clock = FakeClock(0)
-    pwm = PWMModel(Pin("bz", Pin.OUT), clock)
+def play(seq: tuple[int, ...], poll_ms: int = 5, until: int = 2000, start_ms: int = 0):
+    clock = FakeClock(start_ms)
+    # the buzzer reads the wrapping counter; the model logs unwrapped time
+    pwm = PWMModel(Pin("bz", Pin.OUT), lambda: clock.now)
     bz = buzzer.Buzzer(pwm, clock)
-    clock.advance(100)
+    clock.advance_ms(100)
     bz.play(seq)
-    while clock.now < 100 + until:
-        clock.advance(poll_ms)
+    while clock.now < start_ms + 100 + until:
+        clock.advance_ms(poll_ms)
         if not bz.update():
             break
-    clock.advance(50)
+    clock.advance_ms(50)
     return bz, pwm
 
 
@@ -245,6 +275,6 @@ def test_mute_and_stop() -> None:
     bz.muted = False
     bz.play(buzzer.ERROR)
     assert pwm.sounding and pwm.freq() == 200
-    clock.advance(10)
+    clock.advance_ms(10)
     bz.stop()
     assert not pwm.sounding and not bz.update()

@@ -2,8 +2,8 @@
 
 Pins and the clock are injected: ``pin.value()`` reads the level and
 ``ticks_ms()`` returns milliseconds (``time.ticks_ms`` on the device, a fake
-clock in tests). Differences use ``time.ticks_diff`` where it exists, so the
-wrap of the device's tick counter is handled.
+clock in tests). Differences use ``drivers.ticks.ticks_diff``, so the wrap of
+the tick counter (2**30 ms, on the device and in the simulator) is handled.
 
 A change of level counts once it has been stable for ``debounce_ms``; bounces
 shorter than that are ignored. A press that is released before ``long_ms``
@@ -19,16 +19,7 @@ try:
 except ImportError:  # CPython
     const = lambda x: x  # noqa: E731
 
-
-import time
-
-
-def _plain_diff(a, b):
-    return a - b
-
-
-# time.ticks_diff handles the wrap of the device's tick counter; CPython has none
-ticks_diff = getattr(time, "ticks_diff", _plain_diff)
+from drivers.ticks import ticks_diff
 
 
 NONE = const(0)

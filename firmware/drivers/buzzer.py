@@ -13,21 +13,8 @@ try:
 except ImportError:  # CPython
     const = lambda x: x  # noqa: E731
 
-
-import time
-
-
-def _plain_add(a, b):
-    return a + b
-
-
-def _plain_diff(a, b):
-    return a - b
-
-
-# time.ticks_add/ticks_diff handle the wrap of the device's tick counter; CPython has none
-ticks_add = getattr(time, "ticks_add", _plain_add)
-ticks_diff = getattr(time, "ticks_diff", _plain_diff)
+# wrap-safe: the tick counter wraps at 2**30 ms on the device and in the simulator
+from drivers.ticks import ticks_add, ticks_diff
 
 
 DUTY_HALF = const(32768)  # a square wave: loudest for a piezo

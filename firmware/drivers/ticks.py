@@ -1,7 +1,9 @@
 """Milliseconds modulo 2**30, as ``time.ticks_ms`` counts on the RP2040.
 
-``ticks_diff`` is wrap-safe and keeps every intermediate value below 2**30,
-so nothing is allocated on 32-bit ports (a larger int would be a long).
+``ticks_diff`` and ``ticks_add`` are wrap-safe and keep every intermediate
+value below 2**30, so nothing is allocated on 32-bit ports (a larger int would
+be a long).  Every driver that measures time uses these, never ``a - b``: the
+device's counter and the simulator's clock both wrap.
 """
 import time
 
@@ -32,3 +34,8 @@ def ticks_diff(a, b):
     if d >= TICKS_HALF:
         d = d - TICKS_HALF - TICKS_HALF
     return d
+
+
+def ticks_add(t, delta):
+    """t + delta for ticks modulo 2**30 (``delta`` below 2**29 in size)."""
+    return (t + delta) & TICKS_MAX
