@@ -21,7 +21,6 @@ except ImportError:  # CPython
 
 from drivers.ticks import ticks_diff
 
-
 NONE = const(0)
 SHORT = const(1)
 LONG = const(2)

@@ -16,7 +16,6 @@ except ImportError:  # CPython
 # wrap-safe: the tick counter wraps at 2**30 ms on the device and in the simulator
 from drivers.ticks import ticks_add, ticks_diff
 
-
 DUTY_HALF = const(32768)  # a square wave: loudest for a piezo
 
 # (freq Hz, duration ms) pairs
