@@ -60,6 +60,23 @@ def test_the_firmware_declares_the_partitions_the_images_are_made_for(stock_uf2,
     assert F.FS_OFFSET + F.FS_BYTES == F.FLASH_BYTES
 
 
+def test_the_romfs_board_folder_is_rpi_pico_with_the_partition_fsimage_expects():
+    """tools/micropython-boards/RPI_PICO_ROMFS: the stock board's storage and a
+    ROMFS partition of ROMFS_BYTES, which rp2_flash.c puts just below it."""
+    folder = ROOT / "tools" / "micropython-boards" / "RPI_PICO_ROMFS"
+    defines = {}
+    for line in (folder / "mpconfigboard.h").read_text().splitlines():
+        if line.startswith("#define"):
+            _, name, value = line.split(None, 2)
+            defines[name] = value
+    size = lambda v: eval(v, {"__builtins__": {}})  # noqa: E731 - "(256 * 1024)"
+    assert size(defines["MICROPY_HW_FLASH_STORAGE_BYTES"]) == F.FS_BYTES
+    assert size(defines["MICROPY_HW_ROMFS_BYTES"]) == F.ROMFS_BYTES
+    assert F.FS_OFFSET - F.ROMFS_BYTES == F.ROMFS_OFFSET
+    assert 'set(PICO_BOARD "pico")' in (folder / "mpconfigboard.cmake").read_text()
+    assert "LED,GPIO25" in (folder / "pins.csv").read_text()
+
+
 # ----------------------------------------------------------------- littlefs
 
 
