@@ -42,6 +42,7 @@ import os
 from tapp.cards import CARD_CODES, CODE_INDEX, DECKS, NCARDS, mask_count
 from tapp.record import crc_hex
 
+from .names import card_text
 from .settings import ensure_dir, exists, join, read_limited, remove_quietly, write_atomic
 from .texts import offsets
 
@@ -121,9 +122,6 @@ _OFF = offsets(TEXTS)   # text f of code c: TEXTS[_OFF[6 * c + f]:_OFF[6 * c + f
 _TABLES = ("NAMES", "MESSAGES", "SHORT_DE", "SHORT_EN")
 DISPLAY_COLUMNS = 16
 
-# The display font draws these (U+2663, U+2660, U+2665, U+2666).
-SUIT_SYMBOLS = ("\u2663", "\u2660", "\u2665", "\u2666")
-
 
 def deck_of(packed):
     return packed >> 6
@@ -133,9 +131,8 @@ def card_of(packed):
     return packed & 63
 
 
-def card_label(card):
-    """A card for the display: suit symbol and rank, e.g. "♥10"."""
-    return SUIT_SYMBOLS[card // 9] + CARD_CODES[card][1:]
+# A card for the display: suit symbol and rank, e.g. "♥10" (one writer of card text)
+card_label = card_text
 
 
 def _text(code, field):
