@@ -38,12 +38,25 @@ Reader faults: ``brownout()`` (a supply dip resets every register and drops the
 field), ``disconnect(miso=0x00, power=True)`` / ``reconnect()`` (the chip stops
 answering on SPI, optionally unpowered, and comes back).
 
+Chip versions (VersionReg, ``MFRC522Model(version=...)``): NXP's 0x91 and
+0x92 (``GENUINE_VERSIONS``) and the clones found on "RFID-RC522" modules
+(``CLONE_VERSIONS``: 0x88 Fudan FM17522, 0xB2, 0x12, 0x90). The public record
+(the Arduino MFRC522 library's issues and wiki) shows them differing from the
+NXP chip only where this driver does not look: the digital self-test (DS
+16.1.1) leaves other bytes in the FIFO (the FM17522) or zeros (0x12), the 0x12
+cannot change the UART speed or TxModeReg's rate with a tag present, and
+its SoftReset is said to reset the registers only; the rest are module
+matters (antenna matching and so range, a MISO output that is not released
+when deselected -- the 74HC125 gates take care of that). The driver needs none
+of these, so every version here answers the same frames the same way.
+
 Timing uses the bus's virtual clock: 106 kbit/s bits of 128/fc, frame delay
 time 1236/fc. Host-side only (CPython).
 """
 
 from __future__ import annotations
 
+import random
 from collections import Counter
 
 FC_MHZ = 13.56
@@ -119,6 +132,11 @@ CMD_RECEIVE = 0x8
 CMD_TRANSCEIVE = 0xC
 CMD_MF_AUTHENT = 0xE
 CMD_SOFT_RESET = 0xF
+
+# VersionReg values (DS 9.3.4.8 for NXP's; the clones' as reported by their users)
+GENUINE_VERSIONS = {0x91: "NXP MFRC522 v1.0", 0x92: "NXP MFRC522 v2.0"}
+CLONE_VERSIONS = {0x88: "Fudan FM17522", 0xB2: "FM17522 (newer modules)",
+                  0x12: "clone marked NXP", 0x90: "clone reading v0.0"}
 
 FIFO_SIZE = 64
 CRC_PRESETS = (0x0000, 0x6363, 0xA671, 0xFFFF)
@@ -362,7 +380,8 @@ class MFRC522Model:
         self.field_ons = 0
         self.powered = True
         self.connected = True  # False after disconnect(): SPI reads _miso, writes are lost
-        self._miso = 0x00
+        self._miso: int | None = 0x00
+        self._float = random.Random(name)   # a floating MISO line's noise
         self._hard_pd = False
         self.stats = Counter()
         self.reg_accesses = Counter()
@@ -440,14 +459,16 @@ class MFRC522Model:
         self.stats["brownouts"] += 1
         self._reset_registers()
 
-    def disconnect(self, miso: int = 0x00, power: bool = True) -> None:
+    def disconnect(self, miso: int | None = 0x00, power: bool = True) -> None:
         """The reader stops answering: a loose SPI wire or chip-select. Every MISO byte
-        reads ``miso`` (0x00 when the line is pulled low, 0xFF when pulled high) and
+        reads ``miso`` (0x00 when the line is pulled low, 0xFF when pulled high;
+        None: the line floats -- an unplugged seat whose 74HC125 input has no
+        pull-down -- and each byte reads a different, seeded-random value) and
         writes are lost. With ``power=False`` the supply wire is loose too: the field
         drops, and ``reconnect()`` brings the chip back with reset registers."""
         self.stats["disconnects"] += 1
         self.connected = False
-        self._miso = miso & 0xFF
+        self._miso = None if miso is None else miso & 0xFF
         if not power:
             self.powered = False
             self._apply_field()
@@ -486,6 +507,8 @@ class MFRC522Model:
         self.stats["bytes"] += 1
         self._sync()
         if not self.connected:
+            if self._miso is None:
+                return self._float.randrange(256)
             return self._miso
         if self._hard_pd:
             return 0x00

@@ -276,10 +276,49 @@ def test_init_self_check_and_timer_settings() -> None:
     assert chip.regs[R.TXASK] == 0x40
     assert not chip.field_on
     assert chip.stats["hard_resets"] == 1 and chip.stats["soft_resets"] == 1
-    t = make_table(1, version=0x12)  # a counterfeit/unknown chip fails the self-check
+    t = make_table(1, version=0x5A)  # not an MFRC522 (nor a known clone): refused
     assert t.good == 0 and t.rs.status[0] == M.ERROR
     t.chips[0].place(Tag(UID7))
     assert polls(t, 0, 3)[-1] == (M.ERROR, b"")
+
+
+# ------------------------------------------------------------------ chip versions
+
+@pytest.mark.parametrize("version", sorted(R.GENUINE_VERSIONS) + sorted(R.CLONE_VERSIONS),
+                         ids=lambda v: "0x%02x" % v)
+def test_genuine_and_clone_chips_read_cards(version: int) -> None:
+    t = make_table(2, version=version)
+    assert t.good == 2 and [r.version for r in t.readers] == [version] * 2
+    t.chips[0].place(Tag(UID7))
+    t.chips[1].place(Tag(UID4))
+    for i, uid in ((0, UID7), (1, UID4)):
+        assert polls(t, i, 2)[-1] == (M.PRESENT, uid)
+    want = M.V_GENUINE if version in R.GENUINE_VERSIONS else M.V_CLONE
+    assert M.version_kind(version) == want
+
+
+def test_driver_and_model_know_the_same_versions() -> None:
+    assert set(M.GENUINE) == set(R.GENUINE_VERSIONS)
+    assert set(M.CLONES) == set(R.CLONE_VERSIONS)
+
+
+@pytest.mark.parametrize("version,kind", [(0x00, M.V_NO_ANSWER), (0xFF, M.V_NO_ANSWER),
+                                          (0x82, M.V_MISREAD), (0x93, M.V_MISREAD),
+                                          (0x8A, M.V_MISREAD), (0x5A, M.V_UNKNOWN),
+                                          (0x3C, M.V_UNKNOWN)],
+                         ids=lambda v: "0x%02x" % v if isinstance(v, int) and v > 4 else str(v))
+def test_refused_versions_and_what_they_say(version: int, kind: int) -> None:
+    assert M.version_kind(version) == kind
+    t = make_table(1, version=version)
+    assert t.good == 0 and t.rs.down(0) and t.readers[0].version == version
+
+
+def test_floating_miso_reads_noise() -> None:
+    t = make_table()
+    t.chips[0].disconnect(miso=None)
+    reads = {t.readers[0].read_version() for _ in range(8)}
+    assert len(reads) > 2                      # not one value: nothing drives the line
+    assert not t.readers[0].init()
 
 
 @pytest.mark.parametrize("uid", [UID4, UID7, UID10], ids=["4-byte", "7-byte", "10-byte"])
@@ -732,6 +771,76 @@ def test_brownout_recovers_in_one_poll(when: str) -> None:
     assert got[-1] == want and all(s != M.ERROR for s, _ in got)
     assert t.readers[0].check()
     assert t.rs.faults(0) == t.rs.recoveries(0) == 1  # found even with the card staying
+
+
+# ------------------------------------------------------------------ nothing from before a reset
+
+def _reset_under(t, before: Tag | None, after: Tag | None) -> list[tuple[int, bytes]]:
+    """Reader 0 reports ``before``; a supply dip; ``after`` lies there instead.
+    The reports of the polls from the one that finds the reset on."""
+    chip = t.chips[0]
+    if before is not None:
+        chip.place(before)
+        assert polls(t, 0, 2)[-1] == (M.PRESENT, before.uid)
+    chip.brownout()
+    if before is not after:
+        if before is not None:
+            chip.remove(before)
+        if after is not None:
+            chip.place(after)
+    faults = t.rs.faults(0)
+    got = polls(t, 0, 1)
+    assert t.rs.faults(0) == faults + 1 and t.rs.recoveries(0) == faults + 1
+    return got + polls(t, 0, 6)
+
+
+def test_after_a_reset_another_card_is_never_masked_by_the_old_one() -> None:
+    t = make_table()
+    a, b = Tag(UID7), Tag(UID4)
+    got = _reset_under(t, a, b)
+    # the poll that finds the reset cannot know yet; from the next scan on the old
+    # card is gone, and the new one is confirmed by the following scan
+    assert [u for _, u in got[1:]].count(UID7) == 0, got
+    assert got[1] == (M.ABSENT, b"") and got[2] == (M.PRESENT, UID4), got
+    assert all(r == (M.PRESENT, UID4) for r in got[2:]), got
+
+
+def test_after_a_reset_a_lifted_card_goes_at_once() -> None:
+    t = make_table()
+    got = _reset_under(t, Tag(UID7), None)
+    # without the reset it would stay for ``release`` (3) misses
+    assert got[1:] == [(M.ABSENT, b"")] * 6, got
+
+
+def test_a_card_that_stays_through_a_reset_goes_unnoticed() -> None:
+    t = make_table()
+    a = Tag(UID7)
+    changes = []
+    t.chips[0].place(a)
+    polls(t, 0, 2)
+    t.chips[0].brownout()
+    for _ in range(6):
+        changes.append(t.rs.poll(0))
+        assert (t.rs.status[0], t.rs.uid(0)) == (M.PRESENT, UID7)
+    assert changes == [0] * 6 and t.rs.recoveries(0) == 1
+
+
+def test_after_a_reset_a_garbled_answer_withdraws_the_old_card() -> None:
+    t = make_table()
+    bad = Tag(UID10, crc_error=True)          # answers, but every SAK fails its CRC
+    got = _reset_under(t, Tag(UID7), bad)
+    assert got[1] == (M.ABSENT, b""), got
+    assert UID7 not in [u for _, u in got[1:]]
+
+
+def test_init_forgets_the_last_read() -> None:
+    t = make_table()
+    t.chips[0].place(Tag(UID7))
+    polls(t, 0, 2)
+    assert bytes(t.rs.raw_uid_view(0)) == UID7
+    t.chips[0].brownout()
+    assert t.readers[0].init(hard_reset=False)
+    assert bytes(t.rs.raw_uid_view(0)) == b"" and t.readers[0].sak == 0
 
 
 @pytest.mark.parametrize("miso", [0x00, 0xFF])

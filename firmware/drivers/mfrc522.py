@@ -56,6 +56,13 @@ debounced truth (PRESENT after ``confirm`` sightings or ABSENT after
 ``init()`` at start-up are down in the same way, so a reader plugged in late
 joins the game.
 
+Nothing from before a reset is reported after it. A reader re-initialised at
+once (the usual supply dip) keeps its report only if its next scan reads the
+same card again -- a card that stayed goes unnoticed; any other result (another
+card, none, a garbled answer) withdraws the report at once (ABSENT), and the
+new card is confirmed as usual. ``init()`` clears the chip driver's last UID
+and its cached SELECT/SAK checks (``MFRC522.forget``).
+
 Ticks are ``time.ticks_ms()`` values taken modulo 2**30 (``ticks_ms()`` below;
 the RP2040's own period) and compared with the wrap-safe ``ticks_diff()``.
 
@@ -196,7 +203,39 @@ _FRAME_MAX = const(9)  # longest frame sent: SELECT
 _RX_MAX = const(16)
 UID_MAX = const(10)
 
-VERSIONS = (0x91, 0x92)  # VersionReg: MFRC522 v1.0 / v2.0 (DS 9.3.4.8)
+# VersionReg (DS 9.3.4.8).  NXP's own chips read 0x91 (v1.0) and 0x92 (v2.0).
+# Most "RFID-RC522" modules sold carry a clone that answers the same registers
+# the same way for what this driver uses (WUPA, anticollision, SELECT, CalcCRC,
+# the timer): 0x88 (Fudan FM17522), 0xB2 (FM17522 as on newer modules), 0x12
+# (a chip marked NXP, "counterfeit" in the Arduino library) and 0x90 ("v0.0").
+# They are accepted; the self-test names them (hardware/README.md).
+GENUINE = (0x91, 0x92)
+CLONES = (0x88, 0xB2, 0x12, 0x90)
+VERSIONS = GENUINE + CLONES
+
+# what a VersionReg value says (``version_kind``)
+V_GENUINE = const(0)
+V_CLONE = const(1)
+V_NO_ANSWER = const(2)   # 0x00 / 0xFF: MISO held low / high, nothing drives it
+V_MISREAD = const(3)     # one bit away from a known value: a marginal wire (0x82)
+V_UNKNOWN = const(4)
+
+
+def version_kind(v):
+    """Classify a VersionReg read: V_GENUINE, V_CLONE, V_NO_ANSWER, V_MISREAD (a
+    known value with one bit flipped, e.g. 0x82 for 0x92: SCK or MISO ringing or
+    a loose wire) or V_UNKNOWN (not an MFRC522 or a floating MISO)."""
+    if v in GENUINE:
+        return V_GENUINE
+    if v in CLONES:
+        return V_CLONE
+    if v == 0x00 or v == 0xFF:
+        return V_NO_ANSWER
+    for k in VERSIONS:
+        d = k ^ v
+        if d & (d - 1) == 0:
+            return V_MISREAD
+    return V_UNKNOWN
 
 
 # MicroPython puts a call's frame on the heap when locals + stack exceed 11
@@ -399,16 +438,38 @@ class MFRC522:
         if self._gain is not None:  # RxGain, RFCfgReg bits 6..4 (DS 9.3.3.6)
             self._write(_RFCFG, (self._gain & 0x07) << 4)
         self.antenna(False)
-        for k in range(3):
-            self._sel_ok[k] = 0
-            self._sak_good[k] = 0
+        self.forget()
         self.ok = True
         return True
 
+    def forget(self):
+        """Drop everything read before a reset: the last UID and SAK and the cached
+        SELECT and SAK checks (a reset chip's next answers owe nothing to them)."""
+        for k in range(3):
+            self._sel_ok[k] = 0
+            self._sak_good[k] = 0
+        self.uid_len = 0
+        self.sak = 0
+        self.rx_len = 0
+
     def read_version(self):
-        """VersionReg as read now: 0x91/0x92 from a working chip, 0x00 or 0xFF
+        """VersionReg as read now: one of VERSIONS from a working chip, 0x00 or 0xFF
         from a dead one or a loose wire (diagnostics; ``version`` is init's read)."""
         return self._read(_VERSION)
+
+    def idle_miso(self):
+        """Clock two bytes with this reader's chip-select high (the caller keeps
+        every other one high too): what the shared MISO line reads while no reader
+        is selected.  0x00 on a sound board (every 74HC125 gate off, the pull-down);
+        anything else means something drives or floats the line (diagnostics)."""
+        b = self._w2
+        b[0] = 0
+        b[1] = 0
+        if self._wr_rd:
+            self._spi.write_readinto(b, self._r2)
+        else:
+            self._spi.readinto(self._r2, 0)
+        return self._r2[0] | self._r2[1]
 
     def check(self):
         """Does the chip still hold what init() wrote? One read transaction
@@ -703,6 +764,7 @@ class ReaderSet:
         # recovery: down flag, when it went down / last retried, current back-off
         self._down = bytearray(n)
         self._fresh = bytearray(n)  # re-initialised, no clean scan since
+        self._stale = bytearray(n)  # re-initialised: the report predates the reset
         self._down_at = [0] * n
         self._backoff = [0] * n
         self._faults = [0] * n
@@ -730,6 +792,7 @@ class ReaderSet:
             self._restart(i)
             self._down[i] = 0
             self._fresh[i] = 0
+            self._stale[i] = 0
             self._backoff[i] = 0
             self.uid_lens[i] = 0
             if self.readers[i].init(hard_reset=False):
@@ -802,6 +865,12 @@ class ReaderSet:
             if not rd.check():
                 self._errors[i] += 1
                 return self._fault(i)
+        if self._stale[i]:
+            return self._after_reset(i, raw, rd) | self._judge(i, raw, rd)
+        return self._judge(i, raw, rd)
+
+    def _judge(self, i, raw, rd):
+        """Debounce one scan's result ``raw`` of reader i; 1 if the report changed."""
         if raw == ERROR:
             self._errors[i] += 1
             self._miss[i] = 0  # something answered: never a miss
@@ -837,15 +906,35 @@ class ReaderSet:
 
         The back-off stays until a scan comes back clean, so a reader that loses
         its registers again at once (a supply that dips whenever the field comes
-        on) is retried ever more slowly instead of on every poll.
+        on) is retried ever more slowly instead of on every poll.  What the
+        reader reported before is *stale* from now on: the next scan must read
+        the same card again, or the report is withdrawn (``_after_reset``).
         """
         if not self.readers[i].init(hard_reset=False):
             return False
         self._down[i] = 0
         self._fresh[i] = 1
+        self._stale[i] = 1
         self._recoveries[i] += 1
         self._restart(i)
         return True
+
+    def _after_reset(self, i, raw, rd):
+        """The first scan after a re-initialisation: the report from before the
+        reset stands only if this scan read the same card (a card that stayed
+        goes unnoticed); anything else -- another card, nothing, a garbled
+        answer -- withdraws it at once, so nothing from before the reset is
+        reported while the new truth is debounced.  1 if it was withdrawn."""
+        self._stale[i] = 0
+        st = self.status[i]
+        if st != PRESENT and st != COLLISION:
+            return 0
+        if raw == st and (raw == COLLISION or (
+                rd.uid_len == self.uid_lens[i] and _eq(self._uidv[i], rd.uid, rd.uid_len))):
+            return 0
+        self.status[i] = ABSENT
+        self.uid_lens[i] = 0
+        return 1
 
     def _go_down(self, i, now):
         """Reader i could not be (kept) initialised: retry after the (doubled) back-off."""

@@ -38,9 +38,10 @@ def _crc_a(buf, start, n):
 class FakeChip:
     """Registers, FIFO, Transceive/CalcCRC answered at once (no timer model)."""
 
-    def __init__(self):
+    def __init__(self, version=0x92):
+        self.version = version
         self.regs = bytearray(64)
-        self.regs[0x37] = 0x92
+        self.regs[0x37] = version
         self.fifo = bytearray(64)
         self.flen = 0
         self.fpos = 0
@@ -58,7 +59,7 @@ class FakeChip:
         r = self.regs
         for a in range(64):
             r[a] = 0
-        r[0x37] = 0x92
+        r[0x37] = self.version
         self.flen = self.fpos = 0
 
     def put(self, uid):
@@ -231,12 +232,12 @@ def _ticks():
     return CLOCK[0]
 
 
-def setup_readers(nreaders=2):
+def setup_readers(nreaders=2, version=0x92):
     bus = FakeBus()
     chips = []
     readers = []
     for _ in range(nreaders):
-        chip = FakeChip()
+        chip = FakeChip(version)
         cs = FakePin(bus, chip)
         chips.append(chip)
         readers.append(M.MFRC522(bus, cs, sleep_us=_nosleep))
@@ -446,3 +447,47 @@ def test_ticks_diff_32_bit():
     assert M.ticks_diff(0x1FFFFFFF, 0) == 0x1FFFFFFF
     t = M.ticks_ms()
     assert 0 <= t <= top
+
+
+def test_clone_chips_are_accepted_and_read():
+    for v in M.CLONES + M.GENUINE:
+        bus, chips, rs = setup_readers(1, v)
+        assert rs.readers[0].version == v
+        chips[0].put(UID7)
+        rs.poll(0)
+        assert rs.poll(0) == 1 and rs.uid(0) == UID7
+
+
+def test_refused_versions():
+    assert M.version_kind(0x82) == M.V_MISREAD      # 0x92 with bit 4 lost
+    assert M.version_kind(0x00) == M.V_NO_ANSWER and M.version_kind(0xFF) == M.V_NO_ANSWER
+    assert M.version_kind(0x88) == M.V_CLONE and M.version_kind(0x91) == M.V_GENUINE
+    assert M.version_kind(0x5A) == M.V_UNKNOWN
+    for v in (0x00, 0xFF, 0x82, 0x5A):
+        bus = FakeBus()
+        chip = FakeChip(v)
+        rd = M.MFRC522(bus, FakePin(bus, chip), sleep_us=_nosleep)
+        assert not rd.init(hard_reset=False) and rd.version == v
+
+
+def test_nothing_from_before_a_reset_allocating_nothing():
+    """A supply dip while one card was swapped for another: from the first scan
+    after the re-initialisation the old card is withdrawn, the new one follows."""
+    bus, chips, rs = setup_readers(1)
+    chip = chips[0]
+    chip.put(UID7)
+    rs.poll(0)
+    rs.poll(0)
+    assert rs.uid(0) == UID7
+
+    def swap_under_a_dip():
+        chip.brownout()
+        chip.put(UID4)
+        found = rs.poll(0)          # finds the reset, re-initialises (cannot know yet)
+        first = rs.poll(0)          # the old card is withdrawn
+        gone = rs.status[0]
+        second = rs.poll(0)         # the new one confirmed
+        return found * 100 + first * 10 + second + gone * 1000
+
+    assert _locked(swap_under_a_dip) == 11 + M.ABSENT * 1000
+    assert rs.status[0] == M.PRESENT and rs.uid(0) == UID4
