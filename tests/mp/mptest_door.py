@@ -8,7 +8,7 @@ MicroPython VMs (tests/test_micropython.py).
 # mp-heapsize: 512k
 # (``View.random_legal_card`` makes its table of 512 x 9 ranks on first use:
 # about 45 KB on the 64-bit unix port, more than the default heap spares)
-from mpscen import Lcg, new_session
+from random_deals import Lcg, new_session
 
 from tapp import errors as E
 from tapp.cards import CARD_CODES, DECKS, LOWEST_BIT, mask_cards, mask_count

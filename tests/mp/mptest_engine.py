@@ -3,7 +3,7 @@
 Run by tests/mp/mprunner.py inside the unix port (strict heap) and the 32-bit
 WebAssembly port, and by pytest through tests/test_engine_mp_suite.py.
 """
-from mpscen import Lcg, feed, finish, new_session, random_deal_events
+from random_deals import Lcg, feed, finish, new_session, random_deal_events
 
 from tapp import errors as E
 from tapp.cards import (

@@ -4,7 +4,7 @@ Under MicroPython every card play but the deal's last runs with
 ``micropython.heap_lock()`` held: any allocation raises MemoryError.  Under
 CPython the same plays run unlocked, so the scenario itself is still checked.
 """
-from mpscen import Lcg, new_session
+from random_deals import Lcg, new_session
 
 from tapp.cards import CARD_CODES, DECKS, LOWEST_BIT, mask_cards
 from tapp.dealing import deal_out

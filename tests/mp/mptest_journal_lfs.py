@@ -41,7 +41,7 @@ import json
 import os
 
 import mpflash as F
-from mpscen import Lcg, random_deal_events
+from random_deals import Lcg, random_deal_events
 
 from table.journal import create_journal, last_journal
 from tapp.session import Session

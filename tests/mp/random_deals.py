@@ -1,9 +1,9 @@
-"""Scenario helpers shared by the engine tests that run under MicroPython too.
+"""Random legal deals for the engine tests that run under MicroPython too.
 
 Plain Python that runs unchanged under CPython, the unix port and the 32-bit
 WebAssembly port: no pytest, no random module (a small LCG instead).
 """
-from scenario import finish, new_session, ok
+from rules_driver import finish, new_session, ok
 
 from tapp.cards import CARD_CODES, DECKS, mask_cards
 from tapp.dealing import deal_out

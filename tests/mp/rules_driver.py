@@ -1,4 +1,4 @@
-"""Scenario helpers for rules tests: drive a real ``tapp.session.Session``.
+"""Rules-example helpers: drive a real ``tapp.session.Session`` through its door.
 
 Seats follow docs/rules section 4: 0 Anton, 1 Berta, 2 Charlotte, 3 Dieter.
 Everything goes through ``Session.apply`` (deal, auction, exchange, rufer,

@@ -7,7 +7,7 @@ the deal with chosen card points (``scenario.finish``); EX8, EX9, EX10 and the
 EX18 ``suit_durch`` sentence are played card by card with hand-made deals.
 """
 import pytest
-from scenario import (
+from rules_driver import (
     ANTON,
     BERTA,
     CHARLOTTE,

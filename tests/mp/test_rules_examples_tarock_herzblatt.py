@@ -12,7 +12,7 @@ deals.  Also covered: record convention 10 (session-start antes), docs/rules 1.4
 sits out with 4 at the table) and 1.7 (``shortfall`` cap_end / refill).
 """
 import pytest
-from scenario import (
+from rules_driver import (
     ANTON,
     BERTA,
     CHARLOTTE,
