@@ -17,6 +17,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from tapp.cards import CARD_CODES, DECKS, mask_cards
+from tapp.catalog import variant_ids
 from tapp.record import Replayer, crc_hex, open_session, with_crc
 from tapp.variants import HeaderError
 from tools.tapptable.simulate import Simulator
@@ -1135,9 +1136,7 @@ def test_deeply_nested_header_is_a_header_error():
                      '"options":' + "[" * 5000 + "]" * 5000 + "}")
 
 
-HEADER_VARIANTS = ["wuerttemberg", "tapp_classic", "tapp_modern", "tarock_simple",
-                   "tarock_bettel", "haferltarock", "berliner", "scharfer_tarock", "herzblatt",
-                   "herzblatt_muhr", "braun_solo", "x", ""]
+HEADER_VARIANTS = [*variant_ids(), "x", ""]
 OPTION_NAMES = ["pot", "pot_ante", "tout_factor", "pack", "first_bidder", "frage_value",
                 "bettel_order", "ramsch_tie", "revoke_penalty", "rate_frage", "rate_solo",
                 "fixed_frage", "fixed_solo", "fixed_heart_solo", "payment", "bank_ante",

@@ -8,15 +8,14 @@ from pathlib import Path
 import pytest
 
 from host_sim.scenario import RUNTIMES, format_failures, run_file
+from tapp.catalog import variant_ids
 
 SCENARIOS = sorted((Path(__file__).parent / "scenarios").glob("*.scn"))
 
 
 def test_there_are_scenarios_for_every_variant_and_mode():
     names = {p.stem for p in SCENARIOS}
-    for variant in ("wuerttemberg", "tapp_classic", "tapp_modern", "tarock_simple",
-                    "tarock_bettel", "haferltarock", "berliner", "scharfer_tarock",
-                    "herzblatt", "herzblatt_muhr", "braun_solo"):
+    for variant in variant_ids():
         for mode in ("strict", "open"):
             assert any(n.startswith("session_" + variant) and n.endswith(mode)
                        for n in names), (variant, mode)
