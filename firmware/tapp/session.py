@@ -10,6 +10,8 @@ with the event's checks, error codes and log.  Everything that shows the game
 reads ``session.view`` (a read-only ``view.View``).  Undo replays the deal's
 accepted events without the last one (DESIGN.md principle 2).
 """
+from array import array
+
 from . import errors as E
 from .announce import check as announce_check
 from .auction import trump_fits
@@ -65,6 +67,9 @@ class Session:
         self._over = False
         self._deals_played = 0
         self._result = None
+        # every settled deal's payments, ``players`` ints a deal (the score
+        # sheet's rows: view.deal_payment); an array, not a list of lists
+        self._paid = array("i")
         # The deal in progress as accepted events: those before its first card
         # (with the number of redundant declares accepted after each, docs/record-format.md
         # convention 6); its cards are in the deal (Deal.played: a card is
@@ -564,6 +569,7 @@ class Session:
         result, pay, pot, over = settle(rules, self._deal, self._pot)
         for s in range(rules.players):
             self._balances[s] += pay[s]
+            self._paid.append(pay[s])
         self._pot += pot
         self._dealer = rules.next_of(self._dealer)
         self._deals_played += 1
@@ -601,3 +607,25 @@ class Session:
     def last_result(self):
         """The ``result`` of the last settled deal (None before the first)."""
         return self._result
+
+    def deal_payment(self, k, seat):
+        """What ``seat`` was paid in the settled deal ``k`` (0 = the first)."""
+        return self._paid[k * self.rules.players + seat]
+
+    def bid_count(self):
+        """Calls (``bid`` events) the deal in progress has accepted so far."""
+        n = 0
+        for ev in self._events:
+            if type(ev) is tuple and ev[0] == "bid":
+                n += 1
+        return n
+
+    def bid_at(self, i):
+        """The ``i``-th of them as kept: ("bid", seat, call, contract, trump,
+        value), None for a field the event left out (a tuple: read-only)."""
+        for ev in self._events:
+            if type(ev) is tuple and ev[0] == "bid":
+                if not i:
+                    return ev
+                i -= 1
+        return None

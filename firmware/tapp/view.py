@@ -115,6 +115,12 @@ class View:
         r = self._session.last_result()
         return None if r is None else dict(r)
 
+    def deal_payment(self, k, seat):
+        """What ``seat`` was paid (negative: paid out) in settled deal ``k``
+        (0 = the session's first; ``deals_played()`` of them): the score
+        sheet deal by deal.  Allocates nothing."""
+        return self._session.deal_payment(k, seat)
+
     # ----- where the deal stands ---------------------------------------------------
 
     def in_deal(self):
@@ -236,6 +242,21 @@ class View:
                 "cards": [CARD_CODES[c] for c in deal.last_trick_cards()],
                 "winner": deal.last_winner, "points": deal.last_points}
 
+    def last_trick_card(self, i):
+        """Card int of the i-th card of the last completed trick (-1: none);
+        ``last_trick_seat(i)`` played it.  Allocates nothing."""
+        deal = self._deal
+        if deal is None or deal.last_winner < 0:
+            return -1
+        return deal.played[deal.tbase - deal.nact + i]
+
+    def last_trick_seat(self, i):
+        """Seat that played the i-th card of the last completed trick (-1: none)."""
+        deal = self._deal
+        if deal is None or deal.last_winner < 0:
+            return -1
+        return deal.active[(deal.pos_of[deal.last_leader] + i) % deal.nact]
+
     def points(self, seat):
         """Card points ``seat`` has taken in tricks this deal."""
         return 0 if self._deal is None else self._deal.seat_points[seat]
@@ -255,6 +276,37 @@ class View:
         for r in out:
             del r["key"]
         return out
+
+    def revoke_count(self):
+        """How many revokes are proven so far (open mode), in the order they
+        were proven; ``revoke_seat/trick/rule(i)`` tell each.  Allocates nothing."""
+        return 0 if self._deal is None else self._deal.rev_count
+
+    def revoke_seat(self, i):
+        return self._deal.rev_seat[i]
+
+    def revoke_trick(self, i):
+        """The trick of the offence (not of the proof)."""
+        return self._deal.rev_key[i] >> 3
+
+    def revoke_rule(self, i):
+        """The duty broken: ``must_follow``, ``must_trump``, ``must_overtrump``
+        or ``rufer_card`` (a constant str)."""
+        return RULE_NAMES[self._deal.rev_rule[i]]
+
+    # ----- the auction (allocation-free: the screens show every call) -----------------
+
+    def calls_made(self):
+        """How many calls (auction calls, declarations, self-raises) this deal
+        has accepted so far; ``call_made(i)`` tells each, in order.  While
+        the deal is in progress: a settled or thrown-in deal keeps none."""
+        return self._session.bid_count() if self.in_deal() else 0
+
+    def call_made(self, i):
+        """The ``i``-th call as the session keeps it: the tuple ("bid", seat,
+        call, contract, trump, value), None for a field the call left out (the
+        ``bid`` event's fields).  Allocates nothing."""
+        return self._session.bid_at(i)
 
     # ----- hidden information (strict mode; the console guards it) --------------------
 

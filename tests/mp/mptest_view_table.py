@@ -1,0 +1,168 @@
+"""The view's questions the table's screens ask one by one, allocation-free:
+the calls of the auction (``calls_made``/``call_made``), the proven revokes
+(``revoke_count``/``revoke_seat``/``revoke_trick``/``revoke_rule``), the last
+trick card by card (``last_trick_card``/``last_trick_seat``) and the score
+sheet deal by deal (``deal_payment``) -- each checked against the answers
+that build lists and dicts (``revokes``, ``last_trick``, ``last_result``)
+and the events given, and read with the heap locked.
+
+Runs under CPython (pytest collects it through tests/mp/) and inside both
+MicroPython VMs (tests/test_micropython.py).
+"""
+from random_deals import Lcg, new_session
+
+from tapp.cards import CARD_CODES, DECKS, mask_cards
+
+try:
+    import micropython
+except ImportError:  # CPython
+    micropython = None
+
+
+def _locked(fn):
+    """``fn()`` with the heap locked (MicroPython); its answer."""
+    if micropython is not None:
+        micropython.heap_lock()
+    try:
+        return fn()
+    finally:
+        if micropython is not None:
+            micropython.heap_unlock()
+
+
+def _strict_deal(s, seed):
+    cards = mask_cards(DECKS[s.rules.deck])
+    Lcg(seed).shuffle(cards)
+    assert s.deal(s.view.dealer(), bytes(cards)) == 0
+
+
+def test_the_calls_are_told_in_order_and_gone_with_the_deal():
+    s = new_session("wuerttemberg", 3)
+    view = s.view
+    _strict_deal(s, 3)
+    said = []
+    while view.expects() == "call":
+        seat = view.turn()
+        bid = view.legal_bids()[-1] if not said else ("pass", None, None, None)
+        assert s.bid(seat, *bid) == 0
+        said.append((seat, bid[0], bid[1]))
+        assert _locked(view.calls_made) == len(said)
+    k = [0]
+    got = []
+
+    def read():
+        c = view.call_made(k[0])
+        return c
+
+    while k[0] < len(said):
+        c = _locked(read)
+        got.append((c[1], c[2], c[3]))
+        assert c[0] == "bid"
+        k[0] += 1
+    assert got == said
+    assert view.call_made(len(said)) is None
+    assert s.apply({"ev": "undo"})["ok"]          # the last call taken back
+    assert view.calls_made() == len(said) - 1
+    while view.in_deal():                          # play the deal out
+        if view.expects() == "discard":
+            assert s.apply({"ev": "exchange", "seat": view.declarer(),
+                            "discard": view.talon()})["ok"]
+        elif view.expects() == "call":
+            assert s.bid(view.turn(), "pass") == 0
+        else:
+            assert s.play(view.turn(), _first_legal(view)) == 0
+    assert view.calls_made() == 0
+
+
+def _first_legal(view):
+    masks = [0, 0, 0, 0]
+    view.legal_masks(masks)
+    return mask_cards(masks)[0]
+
+
+def test_last_trick_and_deal_payments_agree_with_the_dicts():
+    s = new_session("tapp_modern", 4)
+    view = s.view
+    assert view.last_trick_card(0) == -1 and view.last_trick_seat(0) == -1   # none yet
+    for deal_no in range(2):
+        _strict_deal(s, 11 + deal_no)
+        while view.expects() == "call":
+            assert s.bid(view.turn(), *view.legal_bids()[0]) == 0
+        while view.in_deal():
+            if view.expects() == "card":
+                before = view.trick_number()
+                assert s.play(view.turn(), _first_legal(view)) == 0
+                if view.in_deal() and view.trick_number() != before:
+                    last = view.last_trick()
+                    n = len(last["cards"])
+                    cards = [_locked(lambda i=i: view.last_trick_card(i)) for i in range(n)]
+                    seats = [_locked(lambda i=i: view.last_trick_seat(i)) for i in range(n)]
+                    assert [CARD_CODES[c] for c in cards] == last["cards"]
+                    assert seats[0] == last["leader"]
+                    assert sorted(seats) == sorted(view.active_seats())
+            elif view.expects() in ("call", "declare", "rufer") and view.legal_calls():
+                assert s.apply(view.legal_calls()[0])["ok"]
+            elif view.expects() == "discard":
+                assert s.apply({"ev": "exchange", "seat": view.declarer(),
+                                "discard": view.talon()})["ok"]
+            else:
+                _rufer(s)
+        r = view.last_result()
+        pay = [_locked(lambda seat=seat, k=deal_no: view.deal_payment(k, seat))
+               for seat in range(4)]
+        assert pay == r["payments"], (pay, r)
+    last = view.last_trick()          # the settled deal's last trick, as the dict
+    assert CARD_CODES[view.last_trick_card(0)] == last["cards"][0]
+    assert view.last_trick_seat(0) == last["leader"]
+    total = [sum(view.deal_payment(k, seat) for k in range(2)) for seat in range(4)]
+    start = view.balance(0) - total[0]
+    assert [view.balance(seat) - total[seat] for seat in range(4)] == [start] * 4
+
+
+def _rufer(s):
+    """tapp_modern's Rufer: call a card the declarer lacks, give the first he holds."""
+    view = s.view
+    decl = view.declarer()
+    own = view.hand(decl)
+    talon = view.talon()
+    for c in mask_cards(DECKS[s.rules.deck]):
+        code = CARD_CODES[c]
+        if code not in own:
+            give = None if code in talon else own[0]
+            if s.apply({"ev": "rufer", "seat": decl, "card": code, "give": give})["ok"]:
+                return
+    raise AssertionError("no Rufer card")
+
+
+def test_revokes_one_by_one_as_the_list():
+    """Open mode: a seat that showed out of the led suit and later plays it
+    has revoked; the one-by-one answers are the ``revokes()`` list."""
+    s = new_session("wuerttemberg", 3, mode="open")
+    view = s.view
+    assert s.apply({"ev": "deal", "dealer": 0, "hands": None, "talon": None})["ok"]
+    while view.expects() == "call":
+        bid = view.legal_bids()[-1] if view.calls_made() == 0 else ("pass", None, None, None)
+        assert s.bid(view.turn(), *bid) == 0
+    if view.expects() == "discard":
+        assert s.apply({"ev": "exchange", "seat": view.declarer(), "discard": None})["ok"]
+    # trick 1: hearts led, the second seat plays a club (asserts: no heart)
+    seats = []
+    for code in ("HK", "CA", "HQ"):
+        seats.append(view.turn())
+        assert s.apply({"ev": "play", "seat": view.turn(), "card": code})["ok"]
+    offender = seats[1]
+    # the offender leads or follows later with a heart: the revoke is proven
+    k = 0
+    while view.revoke_count() == 0 and k < 6:
+        seat = view.turn()
+        code = ("HA", "H8", "HJ", "H9", "H10", "H7")[k] if seat == offender else \
+            ("S9", "S10", "SK", "SQ", "SA", "S8")[k]
+        assert s.apply({"ev": "play", "seat": seat, "card": code})["ok"], (seat, code)
+        k += 1
+    assert _locked(view.revoke_count) == 1
+    want = view.revokes()
+    got = [{"seat": _locked(lambda: view.revoke_seat(0)),
+            "trick": _locked(lambda: view.revoke_trick(0)),
+            "rule": _locked(lambda: view.revoke_rule(0))}]
+    assert got == want and want[0]["seat"] == offender and want[0]["trick"] == 1, want
+    assert want[0]["rule"] == "must_follow"
