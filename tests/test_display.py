@@ -159,6 +159,37 @@ def test_writes_survive_a_bus_error() -> None:
     assert oled.show() == 1 and model.ram == oled.buffer
 
 
+def test_no_display_answering_is_not_an_error_until_shown() -> None:
+    """Nothing at 0x3C or 0x3D (none fitted, SDA/SCL swapped): the driver is made,
+    draws into its buffer, and ``show()`` raises OSError as for a loose wire."""
+    from drivers import ssd1306
+
+    bus = I2CBus()
+    oled = ssd1306.SSD1306(bus)
+    assert not oled.present and oled.found() == "" and oled.addr == ADDR
+    oled.text_line(0, "hello")
+    with pytest.raises(OSError):
+        oled.show()
+    with pytest.raises(OSError):
+        oled.init_display(clear=False)
+    model = SSD1306Model()
+    bus.attach(0x3D, model)                   # a module strapped to SA0 = 1
+    oled.init_display(clear=False)
+    assert oled.present and oled.found() == "0x3d"
+    assert model.ram == oled.buffer and model.text_rows()[0].startswith("hello")
+
+
+def test_display_at_0x3d_is_found_by_the_constructor() -> None:
+    from drivers import ssd1306
+
+    bus = I2CBus()
+    model = bus.attach(0x3D, SSD1306Model())
+    oled = ssd1306.SSD1306(bus)
+    assert oled.present and oled.addr == 0x3D and model.display_on
+    oled.text_line(1, "x")
+    assert oled.show() == 1 and model.ram == oled.buffer
+
+
 def test_model_decodes_page_mode_and_co_bit_commands() -> None:
     # a micropython-lib style driver: each command byte with its own 0x80 control
     # byte, and page addressing with 0xB0 | page and the column nibbles

@@ -21,7 +21,15 @@ class Board:
 
 
 def build(machine, neopixel, pins, settings, spi_id, i2c_id, root="/"):
-    """Construct the drivers on the board's buses (``pins``: the board's PINS)."""
+    """Construct the drivers on the board's buses (``pins``: the board's PINS).
+
+    Builds whatever is attached: a reader that does not answer (unplugged, no
+    supply, MISO reading 0x00, 0xFF or noise) is left down and retried by the
+    ReaderSet, so it joins when it answers; a display that answers at neither
+    0x3C nor 0x3D (none fitted, SDA/SCL swapped) gives a display object all the
+    same (``present`` False), which the application keeps trying.  Nothing
+    here raises for a missing part: the self-test names it (hardware/README.md).
+    """
     from drivers import mfrc522 as M
     from drivers import ssd1306
     from drivers.buttons import ButtonPad

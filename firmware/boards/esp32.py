@@ -18,7 +18,7 @@ PINS = {
 }
 
 SETTINGS = {
-    "spi_baud": 4000000,
+    "spi_baud": 4000000,   # 1000000-2000000 for seat cables over 1 m (hardware/README.md)
     "fields_on": False,
 }
 

@@ -17,7 +17,8 @@ PINS = {
 }
 
 SETTINGS = {
-    "spi_baud": 4000000,   # MFRC522 allows 10 MHz; 4 MHz is safe over table wiring
+    "spi_baud": 4000000,   # MFRC522 allows 10 MHz; 4 MHz is safe over table wiring;
+                           # 1000000-2000000 for seat cables over 1 m (hardware/README.md)
     "fields_on": False,    # keep reader fields on? costs supply current (hardware/)
 }
 

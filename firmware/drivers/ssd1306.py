@@ -12,6 +12,16 @@ command transaction (column and page window) and one data transaction. All
 buffers, memoryviews and vectors are made once in the constructor, so
 ``show()`` allocates nothing (proved by tests/mp/mptest_display.py).
 
+A display that does not answer never stops the table.  The constructor looks
+for the panel at 0x3C, then 0x3D (the two addresses an SSD1306 module can be
+strapped to, datasheet 8.1.5.1: SA0) and, finding none, does not raise: the
+object is made all the same (``present`` is False, ``addr`` the first address),
+drawing goes into the buffer as usual, and ``show()`` raises ``OSError`` as it
+does for a display that stopped answering -- the application's answer to that
+(tried again every second with ``init_display``, which looks at both addresses
+again) covers a display connected late, one at 0x3D, one with SDA and SCL
+swapped (no address answers) or none at all.  ``found()`` names what answered.
+
 Command references are to the Solomon Systech SSD1306 datasheet rev 1.1,
 section 10 ("Command Descriptions") and table 9-1 ("Command Table").
 """
@@ -32,6 +42,7 @@ _HEIGHT = const(64)
 _PAGES = const(8)
 _BUF_SIZE = const(1024)  # _WIDTH * _PAGES
 _DEFAULT_ADDR = const(0x3C)
+ADDRESSES = (0x3C, 0x3D)  # SA0 low / high: every SSD1306 module is at one of these
 
 # Control byte (datasheet 8.1.5.2): Co (bit 7) = another control byte follows
 # after one data byte; D/C# (bit 6) = 1 for GDDRAM data, 0 for commands.
@@ -86,11 +97,17 @@ _INIT = (
 
 
 class SSD1306:
-    """128x64 SSD1306 on an injected I2C bus (``writeto``/``writevto``)."""
+    """128x64 SSD1306 on an injected I2C bus (``writeto``/``writevto``).
+
+    ``addr``: where to look first (the other address of ADDRESSES is tried
+    too); ``present`` tells whether the panel answered the last
+    ``init_display``."""
 
     def __init__(self, i2c, addr=_DEFAULT_ADDR, external_vcc=False):
         self.i2c = i2c
         self.addr = addr
+        self.addrs = (addr,) + tuple(a for a in ADDRESSES if a != addr)
+        self.present = False
         self.width = _WIDTH
         self.height = _HEIGHT
         self.external_vcc = external_vcc
@@ -112,7 +129,14 @@ class SSD1306:
         self.powered = False
         self.inverted = False
         self.contrast_level = 0x7F
-        self.init_display()
+        try:
+            self.init_display()
+        except OSError:     # no panel answers: the table runs without it (module doc)
+            pass
+
+    def found(self):
+        """What the last ``init_display`` found: "0x3c" / "0x3d", or "" for none."""
+        return "0x%02x" % self.addr if self.present else ""
 
     # ------------------------------------------------------------ commands
 
@@ -140,7 +164,19 @@ class SSD1306:
         if self.external_vcc:
             seq[_INIT.index(_SET_PRECHARGE) + 2] = 0x22
             seq[_INIT.index(_SET_CHARGE_PUMP) + 2] = 0x10
-        self.i2c.writeto(self.addr, seq)
+        self.present = False
+        err = None
+        for a in self.addrs:        # the given address first, then the other
+            try:
+                self.i2c.writeto(a, seq)
+            except OSError as e:
+                err = e
+                continue
+            self.addr = a
+            self.present = True
+            break
+        if not self.present:
+            raise err if err is not None else OSError(19)
         self.powered = True
         self.inverted = False
         self.contrast_level = 0x7F
