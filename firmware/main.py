@@ -1,9 +1,17 @@
 """The device's entry point: build this board's hardware and run the table.
 
-Only this file and firmware/boards/ know which board it is.  Holding OK at
-power-up runs the bring-up self-test (hardware/README.md).
+Only this file and firmware/boards/ know which board it is.  Holding a button
+at power-up (firmware/README.md, docs/console.md):
+
+* OK: the bring-up self-test (hardware/README.md), then the table;
+* PREV: safe boot -- the table's app does not start and the board stays at the
+  MicroPython REPL (a board whose app is broken can still be reached with
+  mpremote).
+
+While the table plays, keyboard interrupt is off (a 0x03 byte in line noise
+must not stop it); the console's PIN-guarded ``repl`` command hands the board
+to the REPL (table/console_door.py, ``run_table``).
 """
-import asyncio
 import sys
 
 
@@ -17,13 +25,30 @@ def board_module():
     raise RuntimeError("no board file for platform " + sys.platform)
 
 
+def safe_boot(module):
+    """True when PREV is held at power-up: read from the pin map alone, before any
+    table code is imported (the table's code may be what is broken)."""
+    try:
+        from machine import Pin
+        pins = module.PINS
+        pull = Pin.PULL_UP if pins.get("buttons_pull_up", True) else None
+        return Pin(pins["buttons"][0], Pin.IN, pull).value() == 0    # active low
+    except Exception:
+        return False
+
+
 def main(root="/"):
+    module = board_module()
+    if safe_boot(module):
+        print("tapptable: safe boot (PREV held at power-up): the table's app does not "
+              "start; this is the MicroPython REPL")
+        return
     from table.app import App
     from table.journal import create_journal, last_journal
     from table.registry import Registry
     from table.settings import Settings
 
-    board = board_module().make(root)
+    board = module.make(root)
     if board.buttons.ok.pressed:    # OK held at power-up: the bring-up self-test
         from table.selftest import run_at_boot
         run_at_boot(board)
@@ -36,10 +61,10 @@ def main(root="/"):
     app = App(board, settings.as_dict(), registry, settings.deck, remember=settings,
               journal_factory=lambda header: create_journal(root, header),
               resume=journal)
-    from table.console_door import open_door
+    from table.console_door import open_door, run_table
     open_door(app)              # the line protocol on USB serial, loaded on the first byte
                                 # (docs/console.md)
-    asyncio.run(app.run())
+    run_table(app)
 
 
 if __name__ == "__main__":

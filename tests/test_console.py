@@ -78,14 +78,25 @@ class Lines:
         return [m for m in self.lines if m.get("id") == rid]
 
 
+def pinned_table(**kw):
+    """A virtual table whose settings hold the referee PIN (as a deployed board's)."""
+    return VirtualTable(root=sim_serial.flash_with_pin(PIN), **kw)
+
+
+def console_on(table, pipe, out):
+    con = C.Console(table.app, pipe, out)
+    table.app.set_console(con)
+    return con
+
+
 @pytest.fixture
 def bench():
-    table = VirtualTable()
+    table = pinned_table()
     pipe, out = Pipe(), Lines()
-    table.app.console = C.Console(table.app, pipe, out, pin=PIN)
+    console_on(table, pipe, out)
     table.wait(40)
 
-    def ask(wait=60, **req):
+    def ask(wait=100, **req):
         pipe.feed((json.dumps(req) + "\n").encode())
         table.wait(wait)
         got = out.answer(req.get("id"))
@@ -151,7 +162,7 @@ def test_selftest_runs_the_bring_up_test_and_the_table_draws_again(bench):
 def test_no_pin_on_the_table_locks_every_locked_command():
     table = VirtualTable()
     pipe, out = Pipe(), Lines()
-    table.app.console = C.Console(table.app, pipe, out)       # settings: referee_pin None
+    console_on(table, pipe, out)                              # settings: referee_pin None
     pipe.feed(b'{"id":1,"cmd":"undo","pin":"1234"}\n{"id":2,"cmd":"status"}\n')
     table.wait(60)
     assert out.answer(1)[0]["error"] == "no_pin"
@@ -231,7 +242,9 @@ def test_refusals_tricks_and_results_are_live_events(bench):
     tricks = [m for m in events if m["event"] == "trick"]
     assert [t["n"] for t in tricks] == list(range(1, len(tricks) + 1))
     score = ask(id=1, cmd="score")
-    assert len(score["history"]) == 1 and score["history"][0]["deal"] == 1
+    parts = [m for m in out.answer(1) if m.get("more")]
+    assert [p["deal"] for p in parts] == [1] and score["deals"] == 1
+    assert parts[0]["result"] == score["last_result"]
 
 
 # ----------------------------------------------------------------- over a pty, with noise
@@ -261,9 +274,9 @@ def _noise(port, stop, seen):
 
 
 def _play(seed, noise):
-    table = VirtualTable(variant="tapp_modern", players=3)
+    table = pinned_table(variant="tapp_modern", players=3)
     link = sim_serial.PtyLink()
-    sim_serial.attach(table, link, PIN)
+    sim_serial.attach(table, link)
     stop = threading.Event()
     seen = []
     th = None

@@ -36,6 +36,11 @@ SETUP = 0
 ENROL = 1
 PLAYING = 2
 
+# Inputs besides the button events (key * 2 + SHORT/LONG, 1..6) that ``App.input``
+# queues for the game job: what the serial console asks for.
+UNDO = 16             # take the last event back (enrolment: the last card)
+NEW_SESSION = 17      # a new session from the settings
+
 # How long a card must lie on one reader alone (and every other reader must
 # have had a look) before it counts: short, for the 50 ms answer on turn.
 SETTLE_MS = 20
@@ -237,6 +242,26 @@ class App:
         reports the tag ``uid`` (bytes) instead of what it reads; None ends that."""
         self.injected[reader] = uid
 
+    def input(self, ev):
+        """Queue an input for the game job: a button event, UNDO or NEW_SESSION.
+        False when the queue is nearly full (two places stay for the buttons)."""
+        if len(self.keys) + 2 >= self.keys.size:
+            return False
+        self.keys.put(ev)
+        return True
+
+    def inputs_pending(self):
+        """Inputs queued and not yet handled by the game job."""
+        return len(self.keys)
+
+    def redraw(self):
+        """Draw the whole screen again (something else drew on the display)."""
+        self.screens.draw_rows([(" ", False)] * 8)
+        if self.game is not None:
+            self.game.dirty = True
+        self.setup.dirty = True
+        self.enrol_dirty = True
+
     def poll_buttons(self):
         ev = self.board.buttons.poll()
         if ev:
@@ -284,6 +309,10 @@ class App:
         except OSError:         # a loose wire: play goes on, the display is tried again
             self.display_retry = (self.board.ticks_ms() + DISPLAY_RETRY_MS) & TICKS_MAX
 
+    def set_console(self, console):
+        """The line protocol (``.step()``) the console job runs from now on, or None."""
+        self.console = console
+
     def poll_console(self):
         """The serial line protocol (table/console.py), when the board has a port."""
         if self.console is not None:
@@ -296,7 +325,14 @@ class App:
     # ----- routing ------------------------------------------------------------------------
 
     def _key(self, ev):
-        if self.mode == SETUP:
+        if ev == NEW_SESSION:
+            self.start_game()
+        elif ev == UNDO:
+            if self.mode == ENROL:
+                self._enrol_undo()
+            elif self.mode == PLAYING and self.game is not None:
+                self.game.undo()
+        elif self.mode == SETUP:
             key = (ev - 1) >> 1
             long_press = ev - 2 * key == LONG
             self.setup.button({KEY_PREV: 0, KEY_NEXT: 1, KEY_OK: 2}[key], long_press)
@@ -304,12 +340,16 @@ class App:
                 self._remember()
                 self._after_setup()
         elif self.mode == ENROL:
-            enrol = self.enrolment
-            if ev == KEY_OK * 2 + LONG and enrol is not None and enrol.undo_last() >= 0:
-                self.enrol_note = text("undone", self.values["language"])
-                self.enrol_dirty = True
+            if ev == KEY_OK * 2 + LONG:
+                self._enrol_undo()
         elif self.game is not None:
             self.game.button(ev)
+
+    def _enrol_undo(self):
+        enrol = self.enrolment
+        if enrol is not None and enrol.undo_last() >= 0:
+            self.enrol_note = text("undone", self.values["language"])
+            self.enrol_dirty = True
 
     def _card_event(self, ev, reader):
         if self.mode == ENROL:

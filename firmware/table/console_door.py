@@ -1,18 +1,25 @@
-"""The serial console, loaded when the first byte arrives on the USB line.
+"""The serial console's door on the device, and how the table runs around it.
 
-The console (table/console.py) is the firmware's largest module; a table that
+The console (table/console*.py) is the firmware's largest part; a table that
 nobody talks to should not carry it in RAM.  ``ConsoleDoor`` sits in the app's
 console job, asks ``select.poll`` whether a byte is waiting (without reading
 it), and only then imports the console and hands over to it.
+
+``run_table`` is the table's main loop with the keyboard-interrupt policy
+(docs/console.md, "Ctrl-C and the REPL"): while the table plays, a 0x03 byte
+on the USB serial line is an ordinary byte (``micropython.kbd_intr(-1)``), so
+line noise cannot stop it.  The console's PIN-guarded ``repl`` command ends
+the loop: the journal is closed, Ctrl-C is switched on again and ``main.py``
+returns to the REPL (for mpremote and ``tapptable deploy``).  Any other end
+(an exception) switches Ctrl-C on again too.
 """
 import select
 import sys
 
 
 class ConsoleDoor:
-    def __init__(self, app, pin=None, stream=None):
+    def __init__(self, app, stream=None):
         self.app = app
-        self.pin = pin
         self.poller = select.poll()
         self.poller.register(stream or sys.stdin, select.POLLIN)
 
@@ -20,11 +27,41 @@ class ConsoleDoor:
         if not self.poller.poll(0):
             return
         from table.console import attach  # the first byte: load the console
-        attach(self.app, self.pin)          # it takes over app.console
-        self.app.console.step()
+        attach(self.app).step()            # it takes over the app's console job
 
 
-def open_door(app, pin=None):
-    """``app.console`` waits for the first byte, then becomes the console."""
-    app.console = ConsoleDoor(app, pin)
-    return app.console
+def open_door(app):
+    """The app's console job waits for the first byte, then becomes the console."""
+    door = ConsoleDoor(app)
+    app.set_console(door)
+    return door
+
+
+def kbd_intr(char):
+    """``micropython.kbd_intr`` where there is one (not under CPython)."""
+    try:
+        import micropython
+        micropython.kbd_intr(char)
+    except (ImportError, AttributeError):
+        pass
+
+
+def run_table(app, say=print):
+    """Run ``app`` until the console hands the board to the REPL (True) or it fails
+    (the exception goes on, after Ctrl-C is on again)."""
+    import asyncio
+    from table.console_link import HandOver
+    kbd_intr(-1)                    # line noise must not stop a playing table
+    try:
+        asyncio.run(app.run())
+    except HandOver:
+        journal = app.journal
+        close = getattr(journal, "close", None)
+        if close is not None:
+            close()
+        say("tapptable: the table stopped for the REPL (journal closed); "
+            "Ctrl-D starts it again")
+        return True
+    finally:
+        kbd_intr(3)
+    return False

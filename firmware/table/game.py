@@ -44,6 +44,11 @@ OVER = 3         # the session has ended (pot/bank rules)
 
 NO_CARD = -1
 
+# The stable word of each refusal the table itself makes (besides the engine's codes).
+TABLE_REFUSALS = {"unknown": "unknown_tag", "other_deck": "other_deck", "not_now": "not_now",
+                  "clear": "clear_table"}
+REFUSALS_KEPT = 8    # refusals a watcher (the console, every 20 ms) can still read
+
 
 class Game:
     """One session at the table.  ``header`` is the docs/record-format.md header; ``journal``
@@ -87,7 +92,10 @@ class Game:
         self.trick_cards = bytearray(b"\xff" * readers)
         self.trick_key = -1
         self.play_ev = {"ev": "play", "seat": 0, "card": ""}   # filled at each play
-        self.listener = None             # listener(kind, reader, text): the console's live events
+        self._refusals = 0               # refusals so far; the last REFUSALS_KEPT are kept
+        self._refusal_reader = bytearray(REFUSALS_KEPT)
+        self._refusal_word = [""] * REFUSALS_KEPT
+        self._refusal_text = [""] * REFUSALS_KEPT
         if resume is None:
             self._start_deal()
         else:
@@ -191,15 +199,15 @@ class Game:
         s = card // 9
         bit = 1 << (card % 9)
         if self.deal_seen[s] & bit:
-            return self._refuse(reader, E.short_text(E.CARD_USED, self.lang))
+            return self._refuse_code(reader, E.CARD_USED)
         if not DECKS[self.rules.deck][s] & bit:
-            return self._refuse(reader, E.short_text(E.NOT_IN_DECK, self.lang))
+            return self._refuse_code(reader, E.NOT_IN_DECK)
         if reader == self.centre:
             while self.deal_k < len(self.deal_to) and self.deal_to[self.deal_k] != TALON \
                     and len(self.dealt[self.deal_to[self.deal_k]]) >= self.rules.hand_size:
                 self.deal_k += 1      # a hand already swept complete
             if self.deal_k >= len(self.deal_to):
-                return self._refuse(reader, self._t("not_now"))
+                return self._refuse_text(reader, "not_now")
             seat = self.deal_to[self.deal_k]
             self.deal_k += 1
             if seat == TALON:
@@ -210,7 +218,7 @@ class Game:
             seat = reader
             if seat not in self.deal_active or \
                     len(self.dealt[seat]) >= self.rules.hand_size:
-                return self._refuse(reader, self._t("not_now"))
+                return self._refuse_text(reader, "not_now")
         self.deal_seen[s] |= bit
         self.dealt[seat].append(CARD_CODES[card])
         self.signals.tone("accept")
@@ -262,27 +270,27 @@ class Game:
         if self.jammed[reader]:
             return
         if packed < 0:
-            return self._refuse(reader, self._t("unknown"))
+            return self._refuse_text(reader, "unknown")
         if packed >> 6 != self.deck_id:
-            return self._refuse(reader, self._t("other_deck"))
+            return self._refuse_text(reader, "other_deck")
         card = packed & 63
         if self.step == DEALING:
             return self._deal_card(reader, card)
         if self.step != GAME:
-            return self._refuse(reader, self._t("not_now"))
+            return self._refuse_text(reader, "not_now")
         expects = self.view.expects()
         if reader == self.centre:
             if expects == "discard" and self.rules.strict:
                 return self._discard(card)
-            return self._refuse(reader, self._t("not_now"))
+            return self._refuse_text(reader, "not_now")
         if self.on_reader[reader] == card:
             self._say("")                 # the same card put back: not a second play
             self._show_turn()
             return
         if self.clearing:
-            return self._refuse(reader, self._t("clear"))
+            return self._refuse_text(reader, "clear")
         if expects != "card":
-            return self._refuse(reader, self._t("not_now"))
+            return self._refuse_text(reader, "not_now")
         self._play(reader, card)
 
     def _play(self, reader, card):
@@ -299,7 +307,10 @@ class Game:
         self._played(reader, card)
 
     def _refuse_code(self, reader, err):
-        self._refuse(reader, E.short_text(err, self.lang))
+        self._refuse(reader, E.NAMES[err], E.short_text(err, self.lang))
+
+    def _refuse_text(self, reader, key):
+        self._refuse(reader, TABLE_REFUSALS[key], self._t(key))
 
     def _played(self, seat, card):
         ev = self.play_ev
@@ -373,8 +384,7 @@ class Game:
                            "discard": self.discards})
         self.discards = []
         if not out.get("ok"):
-            return self._refuse(self.centre, E.short_text(E.NAMES.index(out["error"]),
-                                                          self.lang))
+            return self._refuse_code(self.centre, E.NAMES.index(out["error"]))
         self._after_change()
 
     def lifted(self, reader):
@@ -415,14 +425,29 @@ class Game:
             self._say("")
             self._show_turn()
 
-    def _refuse(self, reader, msg):
-        if self.listener is not None:
-            self.listener("refused", reader, msg)
+    def _refuse(self, reader, word, msg):
+        k = self._refusals % REFUSALS_KEPT       # kept for watchers (the console)
+        self._refusal_reader[k] = reader
+        self._refusal_word[k] = word
+        self._refusal_text[k] = msg
+        self._refusals += 1
         self.refused[reader] = 1
         self._say(msg, reader)
         if reader != self.centre and reader < self.rules.players:
             self.signals.led(reader, REFUSED)
         self.signals.tone("reject")
+
+    def refusals(self):
+        """How many cards the table has refused in this session (see ``refusal``)."""
+        return self._refusals
+
+    def refusal(self, k):
+        """The ``k``-th refusal (0-based): (reader, stable error word, display
+        text), or None if it is not among the last REFUSALS_KEPT."""
+        if not 0 <= k < self._refusals or k < self._refusals - REFUSALS_KEPT:
+            return None
+        i = k % REFUSALS_KEPT
+        return self._refusal_reader[i], self._refusal_word[i], self._refusal_text[i]
 
     def _seat_label(self, reader):
         if reader == self.centre:
@@ -483,6 +508,12 @@ class Game:
             self._deal_over()
             return
         self._after_change()
+
+    def undo(self):
+        """Take the last event back (what a long then a short OK press does)."""
+        self.confirm_undo = False
+        self.dirty = True
+        self._undo()
 
     def _undo(self):
         out = self._apply({"ev": "undo"})

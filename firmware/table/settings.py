@@ -25,6 +25,7 @@ MAX_BYTES = 4096          # a settings file is a few hundred bytes
 MAX_NAME = 12             # seat-name characters kept (the screen shows 8)
 MAX_SEATS = 6
 PIN_DIGITS = (4, 8)       # a referee PIN: 4 to 8 digits, or None
+PIN_FAILURES_FILE = "pin_failures"   # wrong referee PINs in a row (the console's back-off)
 
 # Preset seat names for the setup menu.
 SEAT_NAMES = (
@@ -259,7 +260,10 @@ class Settings:
         return getattr(self, key) if key in KEYS else None
 
     def set(self, key, value):
-        """Set one field; False (and nothing changes) for an unknown key or a bad value."""
+        """Set one field; False (and nothing changes) for an unknown key or a bad value.
+        A referee PIN may come as a number (``set referee_pin=4711``)."""
+        if key == "referee_pin" and _is_int(value) and 0 <= value < 10 ** PIN_DIGITS[1]:
+            value = str(value)
         if key not in KEYS or not _check(key, value):
             return False
         if key == "first_dealer" and value >= self.players:
@@ -338,3 +342,33 @@ class Settings:
             "first_dealer": self.first_dealer,
             "mode": self.mode,
         }
+
+
+# ------------------------------------------------------------ the PIN back-off
+
+
+def load_pin_failures(root):
+    """How many wrong referee PINs in a row were given before the last restart."""
+    if root is None:
+        return 0
+    try:
+        text = read_limited(join(root, PIN_FAILURES_FILE), 8)
+    except OSError:
+        return 0
+    if not text or not text.strip().isdigit():
+        return 0
+    return int(text.strip()) if len(text.strip()) < 4 else 999
+
+
+def save_pin_failures(root, count):
+    """Keep the count on flash (a restart must not reset the back-off); 0 removes it."""
+    if root is None:
+        return
+    path = join(root, PIN_FAILURES_FILE)
+    try:
+        if count:
+            write_atomic(path, "%d\n" % (count if count < 999 else 999))
+        else:
+            remove_quietly(path)
+    except OSError:
+        pass

@@ -13,24 +13,41 @@ console`` (or any serial terminal) talks to it as to a real table:
 
 Streams here never block: ``PtyLink`` and ``TcpLink`` hand the console what
 has arrived (None when nothing has) and keep what it writes in a bounded
-buffer that is sent as the other side reads.  The pty's other end stays open
-here, so a client may close the port and open it again (as after unplugging
-a board); over TCP a new client replaces the old one.
+buffer that is sent as the other side reads; ``room()`` tells the console how
+much more fits, so a host that stops reading holds the answers back instead of
+losing them (a USB serial port blocks the same way).  The pty's other end
+stays open here, so a client may close the port and open it again (as after
+unplugging a board).  Over TCP one client at a time: a second one is told
+``busy`` and closed.
+
+The board's REPL is modelled as far as a client meets it (``SimRepl``): while
+the table plays, 0x03 and 0x04 are ordinary bytes (keyboard interrupt is off);
+the console's ``repl`` command stops the table and leaves the line at a
+``>>>`` prompt, where Ctrl-C clears the line, Ctrl-A/Ctrl-B enter and leave
+the raw REPL and Ctrl-D soft-resets: the table starts again on the same flash
+and takes up its journal.  The simulated REPL runs no Python.
 """
 import errno
 import os
 import select
 import socket
 import sys
+import tempfile
 import time
 import tty
 
 from host_sim.table import VirtualTable
 from table.console import Console
+from table.console_link import HandOver
+from table.settings import Settings
 
 OUT_MAX = 1 << 20         # bytes kept for a client that does not read
 TICK_S = 0.004            # wall-time step of the serving loop
 DEFAULT_PIN = "1234"
+BANNER = (b"MicroPython v1.28.0 on 2026-01-01; tapptable sim (a virtual table)\r\n"
+          b'Type "help()" for more information.\r\n')
+BUSY = (b'{"ok":false,"error":"busy","message":"another client is connected to this '
+        b'table; one at a time"}\n')
 
 
 class _Buffered:
@@ -38,12 +55,16 @@ class _Buffered:
 
     def __init__(self):
         self.pending = bytearray()
-        self.dropped = 0
+        self.clients = 0              # counts clients come and gone (TCP)
 
     def fd(self):
         """The link's file descriptor (the pty's or the socket's), None while
         there is none; each link says which."""
         return None
+
+    def connection(self):
+        """Changes when a client comes or goes (the console ends its log level)."""
+        return self.clients
 
     # the console's input stream
     def readinto(self, buf):
@@ -63,15 +84,19 @@ class _Buffered:
         buf[:len(data)] = data
         return len(data)
 
+    def room(self):
+        """Bytes the console may write now (nobody connected: anything, it is lost
+        as on a board without a host)."""
+        if self.fd() is None:
+            return OUT_MAX
+        return OUT_MAX - len(self.pending)
+
     # the console's output stream
     def write(self, text):
         data = text.encode() if isinstance(text, str) else bytes(text)
         if self.fd() is None:
             return len(data)            # nobody listens: as a board with no host
-        if len(self.pending) + len(data) > OUT_MAX:
-            self.dropped += len(data)
-            return len(data)
-        self.pending += data
+        self.pending += data            # the console asked room() first
         self.pump()                     # send at once what the other side takes
         return len(data)
 
@@ -121,7 +146,7 @@ class PtyLink(_Buffered):
 
 
 class TcpLink(_Buffered):
-    """A TCP listener on 127.0.0.1: one client at a time (the newest)."""
+    """A TCP listener on 127.0.0.1: one client at a time; another is refused (busy)."""
 
     def __init__(self, port, host="127.0.0.1"):
         super().__init__()
@@ -142,15 +167,22 @@ class TcpLink(_Buffered):
             conn, _addr = self.server.accept()
         except (BlockingIOError, InterruptedError):
             return
+        if self.client is not None:     # one at a time: the newcomer is told so
+            try:
+                conn.sendall(BUSY)
+            except OSError:
+                pass
+            conn.close()
+            return
         conn.setblocking(False)
-        if self.client is not None:
-            self.client.close()
         self.client = conn
+        self.clients += 1
         self.pending.clear()
 
     def lost(self):
         if self.client is not None:
             self.client.close()
+            self.clients += 1
         self.client = None
         self.pending.clear()
 
@@ -182,33 +214,113 @@ def open_link(spec):
     raise ValueError("--serial: pty or tcp:PORT, not %r" % spec)
 
 
-def attach(table, link, pin=DEFAULT_PIN):
+def flash_with_pin(pin, root=None):
+    """A flash folder whose settings.json holds the referee PIN (as
+    ``tapptable deploy --pin`` leaves a board)."""
+    root = root or tempfile.mkdtemp(prefix="tapptable-serial-")
+    s = Settings(root)
+    s.load()
+    if not s.set("referee_pin", pin):
+        raise ValueError("--pin: 4 to 8 digits")
+    s.save()
+    return root
+
+
+def attach(table, link):
     """Put the line protocol on ``link`` into ``table``'s app (its console job)."""
-    console = Console(table.app, link, link, pin=pin)
-    table.app.console = console
+    console = Console(table.app, link, link)
+    table.app.set_console(console)
     board = table.board
     if not hasattr(board, "sleep_ms"):      # the self-test's waits pass on the virtual clock
         board.sleep_ms = lambda ms: board.clock.advance(ms * 1000)
     return console
 
 
+class SimRepl:
+    """The board's REPL after the table stopped, as a client sees it: echo, a
+    prompt, Ctrl-C, the raw REPL, and Ctrl-D (soft reset: ``reset()``)."""
+
+    def __init__(self, link, reset):
+        self.link = link
+        self.reset = reset
+        self.raw = False
+        self.buf = bytearray(256)
+        self.say(b"tapptable: the table stopped for the REPL (journal closed); "
+                 b"Ctrl-D starts it again\r\n" + BANNER + b">>> ")
+
+    def say(self, data):
+        if self.link.room() >= len(data):
+            self.link.write(data)
+
+    def step(self):
+        """Handle what arrived; True once Ctrl-D restarted the table."""
+        n = self.link.readinto(self.buf)
+        if not n:
+            return False
+        for b in bytes(self.buf[:n]):
+            if b == 0x04:
+                if self.raw:                       # execute: nothing runs here
+                    self.say(b"OK\x04the simulated REPL runs no Python\x04>")
+                    continue
+                self.say(b"MPY: soft reboot\r\n")
+                self.reset()
+                return True
+            if b == 0x03:
+                self.say(b"\r\nKeyboardInterrupt\r\n" + (b">" if self.raw else b">>> "))
+            elif b == 0x01:
+                self.raw = True
+                self.say(b"raw REPL; CTRL-B to exit\r\n>")
+            elif b == 0x02:
+                self.raw = False
+                self.say(b"\r\n" + BANNER + b">>> ")
+            elif not self.raw:
+                if b in (0x0D, 0x0A):
+                    self.say(b"\r\n>>> ")
+                else:
+                    self.say(bytes((b,)))          # the friendly REPL echoes
+        return False
+
+
 class SerialSim:
     """A virtual table and its console link, stepped on wall time."""
 
-    def __init__(self, table, link, pin=DEFAULT_PIN):
+    def __init__(self, table, link):
         self.table = table
         self.link = link
-        self.console = attach(table, link, pin)
+        self.repl = None
+        self.console = attach(table, link)
         self.t0 = time.monotonic()
         self.v0 = table.scheduler.now_ms()
 
     def step(self):
         """Run the table up to now (wall time), then send what the console wrote."""
+        if self.repl is not None:
+            self.repl.step()
+            self.link.pump()
+            return
         target = self.v0 + (time.monotonic() - self.t0) * 1000.0
         sched = self.table.scheduler
-        if target > sched.now_ms():
-            sched.run_until(target)
+        try:
+            if target > sched.now_ms():
+                sched.run_until(target)
+        except HandOver:
+            self.stop_for_repl()
         self.link.pump()
+
+    def stop_for_repl(self):
+        journal = self.table.app.journal
+        close = getattr(journal, "close", None)
+        if close is not None:
+            close()
+        self.repl = SimRepl(self.link, self.soft_reset)
+
+    def soft_reset(self):
+        """Ctrl-D at the REPL: main.py again -- a new table on the same flash."""
+        self.table.power_cut()
+        self.console = attach(self.table, self.link)
+        self.t0 = time.monotonic()
+        self.v0 = self.table.scheduler.now_ms()
+        self.repl = None
 
     def serve(self, stop=None):
         while stop is None or not stop():
@@ -223,8 +335,10 @@ class SerialSim:
 
 def serve(args):
     """``tapptable sim --serial``: print where to connect, serve until Ctrl+C."""
+    pin = getattr(args, "pin", None) or DEFAULT_PIN
     try:
         link = open_link(args.serial)
+        root = flash_with_pin(pin)
     except ValueError as exc:
         print("tapptable sim: %s" % exc, file=sys.stderr)
         return 2
@@ -232,10 +346,9 @@ def serve(args):
         print("tapptable sim: --serial %s: %s" % (args.serial, exc.strerror or exc),
               file=sys.stderr)
         return 2
-    pin = getattr(args, "pin", None) or DEFAULT_PIN
     table = VirtualTable(variant=args.variant, players=args.players, mode=args.mode,
-                         lang=args.lang)
-    sim = SerialSim(table, link, pin)
+                         lang=args.lang, root=root)
+    sim = SerialSim(table, link)
     print("serial: %s" % link.path, flush=True)
     print("The virtual table (%s, %d players, %s mode) answers the line protocol there; "
           "referee PIN %s. Ctrl+C stops." % (args.variant, args.players, args.mode, pin),

@@ -1,0 +1,218 @@
+"""Console commands that change the table's settings and decks, and the self-test.
+
+Each is ``cmd(con, rid, req)`` (``con``: table/console.py's Console) and
+returns the answer's body, or None when a task answers later; a refusal is a
+``Failure`` with its stable code.
+"""
+from tapp.cards import CARD_CODES, CODE_INDEX
+from tapp.catalog import PRESETS, VARIANTS, variant_ids
+from tapp.jsonout import dumps
+from tapp.session import Session
+from tapp.variants import HeaderError
+
+from . import registry as R
+from .console_link import Failure, is_int
+from .settings import KEYS as SETTING_KEYS
+from .settings import Settings
+
+SET_KEYS = ("variant", "options", "players", "seat_names", "first_dealer", "mode",
+            "language", "referee_pin")
+SELFTEST_MAX_MS = 60000
+
+
+def unhex(s):
+    """bytes of a hex UID of 8, 14 or 20 digits, or None."""
+    if not isinstance(s, str) or len(s) not in (8, 14, 20):
+        return None
+    out = bytearray(len(s) // 2)
+    digits = "0123456789abcdef"
+    for i in range(len(out)):
+        hi = digits.find(s[2 * i].lower())
+        lo = digits.find(s[2 * i + 1].lower())
+        if hi < 0 or lo < 0:
+            return None
+        out[i] = hi * 16 + lo
+    return bytes(out)
+
+
+# ----- settings ------------------------------------------------------------------------
+
+
+def scratch(con):
+    """A Settings object holding the current values (validation only)."""
+    s = Settings(con.root())
+    values = con.app.values
+    for key in SETTING_KEYS:
+        if key in values and key != "first_dealer":
+            s.set(key, values[key])
+    if "first_dealer" in values:
+        s.set("first_dealer", values["first_dealer"])
+    return s
+
+
+def shown_values(con):
+    values = con.app.values
+    return {k: values[k] for k in SET_KEYS if k in values and k != "referee_pin"}
+
+
+def cmd_set(con, rid, req):
+    changes = req.get("values")
+    if changes is None and "key" in req:
+        key = req.get("key")
+        if not isinstance(key, str):
+            raise Failure("bad_args", "key: a setting's name")
+        changes = {key: req.get("value")}
+    if changes is None:
+        return {"values": shown_values(con)}
+    if not isinstance(changes, dict) or not changes:
+        raise Failure("bad_args", "values: an object of settings")
+    con.authorise(req)
+    for key in changes:
+        if key not in SET_KEYS:
+            raise Failure("bad_args", "unknown setting %s" % dumps(str(key)[:32]))
+    s = scratch(con)
+    for key in SET_KEYS:
+        if key not in changes:
+            continue
+        v = changes[key]
+        if key == "variant" and (not isinstance(v, str) or v not in variant_ids()):
+            raise Failure("bad_args", "variant: one of " + ", ".join(variant_ids()))
+        if not s.set(key, v):
+            raise Failure("bad_args", "bad value for %s" % key)
+    variant = s.variant
+    base = PRESETS[variant][0] if variant in PRESETS else variant
+    if s.players not in VARIANTS[base]["players"]:
+        raise Failure("bad_args", "%s is not played by %d players" % (variant, s.players))
+    try:
+        Session(s.header())          # the options must make a session
+    except HeaderError as exc:
+        raise Failure("bad_args", str(exc)[:120]) from None
+    values = con.app.values
+    for key in SET_KEYS:
+        values[key] = s.get(key)
+    saved = None
+    remember = con.app.remember
+    if remember is not None:
+        for key in SET_KEYS:
+            remember.set(key, values[key])
+        saved = remember.save()
+    game_keys = [k for k in changes if k != "referee_pin"]
+    note = "for the next session (reset-session starts it)" if game_keys else None
+    if "referee_pin" in changes:
+        pin_note = "the referee PIN applies at once"
+        note = pin_note if note is None else note + "; " + pin_note
+    return {"values": shown_values(con), "saved": saved, "note": note}
+
+
+# ----- decks ---------------------------------------------------------------------------
+
+
+def cmd_registry(con, rid, req):
+    reg = con.app.registry
+    op = req.get("op", "list")
+    if op == "list":
+        return {"decks": [{"deck": d, "kind": k, "cards": n, "complete": reg.complete(d)}
+                          for d, k, n in reg.decks()], "in_play": con.app.deck_id}
+    deck = req.get("deck")
+    if op == "download":
+        if not is_int(deck):
+            raise Failure("bad_args", "deck: a deck id")
+        con.authorise(req)
+        lines = reg.export(deck)
+        if lines is None:
+            raise Failure("not_found", "no deck %d" % deck)
+        return {"deck": deck, "lines": lines}
+    if op == "upload":
+        lines = req.get("lines")
+        if not isinstance(lines, list) or not lines:
+            raise Failure("bad_args", "lines: the deck file's lines")
+        for x in lines:
+            if not isinstance(x, str):
+                raise Failure("bad_args", "lines: strings")
+        con.authorise(req)
+        code, deck_id, why = reg.import_lines(lines)
+        if code != R.OK:
+            raise Failure(R.NAMES[code], why or R.message(code), {"deck": deck_id})
+        return {"deck": deck_id, "cards": reg.count(deck_id),
+                "complete": reg.complete(deck_id)}
+    raise Failure("bad_args", "op: list, download or upload")
+
+
+def cmd_enroll(con, rid, req):
+    reg = con.app.registry
+    deck = req.get("deck", con.app.deck_id)
+    if not is_int(deck):
+        raise Failure("bad_args", "deck: a deck id")
+    kind = req.get("kind")
+    card = req.get("card")
+    remove = req.get("remove")
+    if kind is not None and not isinstance(kind, str):
+        raise Failure("bad_args", "kind: a deck kind such as d36")
+    if card is not None and (not isinstance(card, str) or card not in CODE_INDEX
+                             or unhex(req.get("uid")) is None):
+        raise Failure("bad_args", "card: a card code, uid: 8, 14 or 20 hex digits")
+    if remove is not None and (not isinstance(remove, str) or remove not in CODE_INDEX):
+        raise Failure("bad_args", "remove: a card code")
+    con.authorise(req)
+    if kind is not None and not reg.has_deck(deck):
+        code = reg.create_deck(deck, kind)
+        if code != R.OK:
+            raise Failure(R.NAMES[code], R.message(code))
+    if not reg.has_deck(deck):
+        raise Failure("not_found", "no deck %d (give kind to create it)" % deck)
+    if card is not None:
+        code = reg.add(deck, CODE_INDEX[card], unhex(req.get("uid")))
+        if code != R.OK:
+            raise Failure(R.NAMES[code], R.message(code, reg.conflict))
+    if remove is not None:
+        code = reg.remove_card(deck, CODE_INDEX[remove])
+        if code != R.OK:
+            raise Failure(R.NAMES[code], R.message(code))
+    missing = reg.missing(deck)
+    return {"deck": deck, "kind": reg.kind(deck), "cards": reg.count(deck),
+            "complete": not missing, "missing": [CARD_CODES[c] for c in missing]}
+
+
+# ----- the self-test -------------------------------------------------------------------
+
+
+def cmd_selftest(con, rid, req):
+    """The bring-up self-test (table/selftest.py).  Its waits for a card per reader
+    and for each button are options (``card_ms``, ``button_ms``); each line it
+    reports goes out at once as a part of the answer."""
+    try:
+        from . import selftest  # type: ignore[attr-defined]
+    except ImportError:
+        raise Failure("unavailable", "no self-test in this firmware") from None
+    kw = {}
+    for key in ("card_ms", "button_ms"):      # how long it waits for a card, a button
+        v = req.get(key)
+        if v is not None:
+            if not is_int(v) or not 0 <= v <= SELFTEST_MAX_MS:
+                raise Failure("bad_args", "%s: 0 to %d" % (key, SELFTEST_MAX_MS))
+            kw[key] = v
+    con.authorise(req)
+    lines = []
+    wire = con.wire
+
+    def report(item):
+        line = item if isinstance(item, (str, dict, list)) else str(item)
+        lines.append(line)
+        wire.answer(rid, {"more": True, "progress": line})
+        wire.flush()                   # the client sees each step as it happens
+    app = con.app
+    board = app.board
+    try:
+        # a board may bring its own sleep_ms (the simulator's virtual clock)
+        result = selftest.run_selftest(board, report, getattr(board, "sleep_ms", None), **kw)
+    except Exception as exc:
+        raise Failure("failed", "self-test: %s: %s" % (type(exc).__name__, str(exc)[:80]),
+                      {"report": lines[-20:]}) from None
+    finally:           # it drew on the display itself
+        app.redraw()
+    return {"result": result if isinstance(result, (bool, int, str, dict, list))
+            or result is None else str(result), "report": lines}
+
+
+COMMANDS = {"set": cmd_set, "registry": cmd_registry, "enroll": cmd_enroll,
+            "selftest": cmd_selftest}

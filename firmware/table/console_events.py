@@ -1,0 +1,247 @@
+"""What the table pushes to the console's client: live events (docs/console.md).
+
+``Live`` watches the app each console step through its public reads (mode,
+readers and the presence arbiter, the journal, the game's view and its
+refusal log) and queues one event line per change on the ``Wire``.  The log
+level belongs to the connection that set it: it falls back to ``info`` when
+the link says the client went, when a new client says ``hello``, or after
+``LEVEL_LEASE_MS`` without a request (a board's USB serial cannot tell that a
+client left; ``tapptable console`` keeps its level alive with a ``ping``).
+Below ``debug``, hidden cards are removed from what is pushed.
+"""
+from tapp.cards import CARD_CODES
+from tapp.record import parse_line
+
+from . import presence as P
+from .presence import ticks_diff
+
+LEVELS = ("off", "error", "info", "debug")
+OFF = 0
+ERROR = 1
+INFO = 2
+DEBUG = 3
+LEVEL_LEASE_MS = 30000   # a level other than info ends this long after the last request
+
+JOURNAL_PER_STEP = 8     # journal lines watched per step
+STATES = ("setup", "enrol", "play")        # App.mode: SETUP, ENROL, PLAYING
+STATUS_NAMES = ("absent", "present", "collision", "error")
+
+
+def hex_uid(uid):
+    return "".join("%02x" % b for b in uid)
+
+
+class Live:
+    """The live events of one table on one wire."""
+
+    def __init__(self, app, wire, now):
+        self.app = app
+        self.wire = wire
+        self.level = INFO
+        self.last_request = now
+        self.uidbuf = bytearray(P.UID_MAX)
+        n = app.readers.n
+        self.game = None
+        self.journal = None
+        self.journal_seen = 0
+        self.refusals_seen = 0
+        self.mode = -1
+        self.placed = bytearray(P.UID_MAX * n)   # UID placed per reader
+        self.placed_len = bytearray(n)
+        self.flags = bytearray(n)                # bit 0 collision, bit 1 fault
+        self.raw_status = bytearray(n)
+        self.overflows = 0
+        self.deals = 0
+        self.tricks = 0
+        self.trick_sig = None
+
+    # ----- the connection's log level ------------------------------------------------
+
+    def heard(self, now):
+        """A request came: the connection is alive."""
+        self.last_request = now
+
+    def end_connection(self):
+        """The client went (or a new one said hello): its log level ends with it."""
+        self.level = INFO
+
+    def expire(self, now):
+        if self.level != INFO and ticks_diff(now, self.last_request) >= LEVEL_LEASE_MS:
+            self.level = INFO
+
+    def push(self, body, level):
+        if level <= self.level:
+            self.wire.event(body)
+
+    # ----- what may be seen -------------------------------------------------------------
+
+    def card_on(self, reader):
+        """The card code placed on ``reader`` (registry lookup), or None."""
+        n = self.app.presence.placed_uid(reader, self.uidbuf)
+        if not n:
+            return None
+        packed = self.app.registry.lookup(memoryview(self.uidbuf)[0:n])
+        if packed < 0:
+            return None
+        return CARD_CODES[packed & 63]
+
+    def redact(self, ev):
+        """An accepted event as everyone may see it (hands, discards, the Rufer's
+        give are hidden in strict mode below the debug level)."""
+        if self.level >= DEBUG:
+            return ev
+        name = ev.get("ev")
+        if name == "deal" and ev.get("hands") is not None:
+            ev = {"ev": "deal", "dealer": ev.get("dealer"), "hands": "hidden"}
+        elif name == "hand":
+            ev = {"ev": "hand", "seat": ev.get("seat"), "cards": "hidden"}
+        elif name == "exchange" and ev.get("discard"):
+            ev = {"ev": "exchange", "seat": ev.get("seat"), "discard": "hidden"}
+        elif name == "rufer" and ev.get("give") is not None:
+            ev = {"ev": "rufer", "seat": ev.get("seat"), "card": ev.get("card"),
+                  "give": "hidden"}
+        return ev
+
+    # ----- watching ---------------------------------------------------------------------
+
+    def watch(self):
+        app = self.app
+        if app.mode != self.mode:
+            self.mode = app.mode
+            self.push({"event": "mode", "state": STATES[app.mode]
+                       if 0 <= app.mode < len(STATES) else app.mode}, INFO)
+        self.watch_readers()
+        game = app.game
+        if game is not self.game:
+            self.new_session(game)
+        if game is None:
+            return
+        self.watch_refusals(game)
+        self.watch_journal()
+        view = game.view
+        deals = view.deals_played()
+        tricks = view.trick_number()
+        if deals > self.deals or (deals == self.deals and tricks > self.tricks):
+            last = view.last_trick()
+            if last is not None:
+                sig = (deals, last["n"], tuple(last["cards"]))
+                if sig != self.trick_sig:
+                    self.trick_sig = sig
+                    body = {"event": "trick"}
+                    for k in last:
+                        body[k] = last[k]
+                    self.push(body, INFO)
+        if deals > self.deals:
+            self.push({"event": "result", "deal": deals, "result": view.last_result(),
+                       "balances": view.balances(), "pot": view.pot(),
+                       "session_over": view.session_over()}, INFO)
+        self.deals = deals
+        self.tricks = tricks
+
+    def new_session(self, game):
+        self.game = game
+        self.journal = self.app.journal
+        self.journal_seen = 0
+        self.deals = 0
+        self.tricks = 0
+        self.trick_sig = None
+        if game is None:
+            return
+        self.refusals_seen = game.refusals()
+        view = game.view
+        self.deals = view.deals_played()
+        self.tricks = view.trick_number()
+        self.journal_seen = len(self.journal) if self.journal is not None else 0
+        self.push({"event": "session", "variant": view.variant(), "players": view.players(),
+                   "seats": list(game.rules.seats), "mode": view.mode(),
+                   "journal": self.journal_seen}, INFO)
+
+    def watch_refusals(self, game):
+        """Each card the table refused, with the refusal's stable word."""
+        while self.refusals_seen < game.refusals():
+            k = self.refusals_seen
+            self.refusals_seen += 1
+            got = game.refusal(k)
+            if got is None:
+                self.wire.dropped += 1           # too many since the last step
+                continue
+            reader, word, msg = got
+            body = {"event": "refused", "reader": reader, "reason": word, "message": msg}
+            if reader < game.rules.players and reader != self.app.centre:
+                body["seat"] = reader
+                card = self.card_on(reader)
+                if card is not None:
+                    body["card"] = card          # face up on a seat reader: public
+            elif self.level >= DEBUG:
+                body["card"] = self.card_on(reader)
+            self.push(body, ERROR)
+
+    def watch_journal(self):
+        journal = self.app.journal
+        if journal is not self.journal:
+            self.journal = journal
+            self.journal_seen = 0
+        if journal is None:
+            return
+        k = 0
+        while self.journal_seen < len(journal) and k < JOURNAL_PER_STEP:
+            line = journal.line(self.journal_seen)
+            self.journal_seen += 1
+            k += 1
+            if self.journal_seen == 1:
+                continue                     # the header
+            ev = parse_line(line)
+            if ev is not None:
+                self.push({"event": "accepted", "n": self.journal_seen - 1,
+                           "ev": self.redact(ev)}, INFO)
+
+    def watch_readers(self):
+        app = self.app
+        arb = app.presence
+        rs = app.readers
+        buf = self.uidbuf
+        for i in range(rs.n):
+            n = arb.placed_uid(i, buf)
+            old = self.placed_len[i]
+            base = P.UID_MAX * i
+            same = n == old
+            k = 0
+            while same and k < n:
+                same = buf[k] == self.placed[base + k]
+                k += 1
+            if not same:
+                if old:
+                    self.tag_event(i, "lifted", bytes(self.placed[base:base + old]))
+                if n:
+                    self.tag_event(i, "placed", bytes(buf[0:n]))
+                self.placed[base:base + n] = buf[0:n]
+                self.placed_len[i] = n
+            flags = (1 if arb.collision(i) else 0) | (2 if arb.fault(i) else 0)
+            was = self.flags[i]
+            if flags != was:
+                if (flags ^ was) & 1:
+                    self.tag_event(i, "collision" if flags & 1 else "collision_over", None)
+                if (flags ^ was) & 2:
+                    body = {"event": "error" if flags & 2 else "tag", "reader": i,
+                            "state": "reader_fault" if flags & 2 else "reader_back"}
+                    self.push(body, ERROR if flags & 2 else INFO)
+                self.flags[i] = flags
+            if self.level >= DEBUG and rs.status[i] != self.raw_status[i]:
+                self.raw_status[i] = rs.status[i]
+                self.push({"event": "reader", "reader": i,
+                           "status": STATUS_NAMES[rs.status[i] & 3]}, DEBUG)
+        if arb.overflows != self.overflows:
+            self.overflows = arb.overflows
+            self.push({"event": "error", "state": "overflow", "count": arb.overflows}, ERROR)
+
+    def tag_event(self, reader, state, uid):
+        if self.level < INFO:
+            return
+        body = {"event": "tag", "reader": reader, "state": state}
+        if self.level >= DEBUG and uid is not None:
+            body["uid"] = hex_uid(uid)
+            packed = self.app.registry.lookup(uid)
+            if packed >= 0:
+                body["deck"] = packed >> 6
+                body["card"] = CARD_CODES[packed & 63]
+        self.push(body, INFO)

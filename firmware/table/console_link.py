@@ -1,0 +1,284 @@
+"""The console's wire and lock: lines in, lines out, the referee PIN (docs/console.md).
+
+``Wire`` frames the protocol on one pair of streams: it reads at most
+``IN_BUDGET`` bytes a step (``Input``: never blocks), hands complete lines to
+the console, queues answer and event lines and writes at most ``OUT_BUDGET``
+bytes a step.  It never drops an answer: when the output stream says it has
+no room (``room()``, the simulator's links) the lines wait in the queue, and
+no request is read until the queue has room for its answer (back-pressure);
+live events beyond the queue are dropped and counted.  A partial line left on
+the link (half a request, the tail of an overlong line) is dropped after
+``IDLE_DROP_MS`` without a byte, so it cannot swallow the next client's first
+request.
+
+``PinLock`` is the referee lock: wrong PINs are refused with a delay that
+doubles with every further failure, on the board's clock; while it runs every
+PIN is refused unchecked.  The failure count is kept on flash, so a restart
+does not reset the delay.
+"""
+from tapp.jsonout import dumps
+from tapp.record import OVERLONG, LineReader, MAX_LINE, is_blank
+
+from .presence import ticks_diff
+from .settings import load_pin_failures, save_pin_failures
+
+PROTOCOL = 2
+IN_BUDGET = 512          # input bytes read per step
+CMDS_PER_STEP = 4        # requests handled per step
+OUT_BUDGET = 4096        # output bytes written per step
+QUEUE = 48               # output lines waiting; live events beyond it are dropped (counted)
+ROOM = 8                 # a request is read only with this many lines free
+IDLE_DROP_MS = 500       # a partial line older than this (no byte since) is dropped
+PIN_DELAY_MS = 500       # the first wrong PIN; doubled per further failure
+PIN_DELAY_MAX = 300000   # at most 5 minutes
+TICKS_MASK = 0x3FFFFFFF
+
+MESSAGES = {
+    "bad_line": "not one JSON object per line (RFC 8259, UTF-8)",
+    "too_long": "line longer than 4096 bytes",
+    "bad_request": "a request is an object with \"cmd\" (a string) and an optional "
+                   "\"id\" (a number or a short string)",
+    "unknown_command": "unknown command (try help)",
+    "bad_args": "bad arguments",
+    "locked": "this needs the referee PIN (\"pin\")",
+    "bad_pin": "wrong PIN",
+    "rate_limited": "too many wrong PINs: wait retry_ms",
+    "no_pin": "no referee PIN is set on this table (settings referee_pin)",
+    "not_ready": "the table is not playing a session",
+    "nothing_to_undo": "nothing to take back",
+    "busy": "the table's input queue is full: try again",
+    "unavailable": "not available on this firmware",
+    "not_found": "no such thing",
+    "failed": "the command failed",
+}
+
+
+def is_int(v):
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+class Failure(Exception):
+    """A request refused: ``code`` (a stable word), ``message``, extra fields."""
+
+    def __init__(self, code, message=None, extra=None):
+        super().__init__(code)
+        self.code = code
+        self.message = message or MESSAGES.get(code, code)
+        self.extra = extra
+
+
+class HandOver(Exception):
+    """Raised out of the console's step after the ``repl`` command was answered:
+    the table stops (journal closed) and the board is left at the REPL."""
+
+
+class Input:
+    """A byte stream read without blocking, at most ``left`` bytes per step.
+
+    If ``select.poll`` accepts the stream (the USB serial's ``sys.stdin``, a
+    UART), a byte is read only while poll says one is there.  Otherwise the
+    stream's own ``readinto``/``read`` must answer None (or nothing) when no
+    data has arrived (the simulator's streams).  Never reports the end of the
+    stream: a serial line does not end.  ``partial`` says the last byte read
+    was not a line break; ``last`` is when a byte last came (board ms)."""
+
+    def __init__(self, stream):
+        self.stream = stream
+        self.left = 0
+        self.poller = None
+        self.raw = stream
+        self.partial = False
+        self.last = 0
+        self.now = 0
+        try:
+            import select
+            poller = select.poll()
+            poller.register(stream, select.POLLIN)
+            self.poller = poller
+            raw = getattr(stream, "buffer", None)
+            self.raw = stream if raw is None else raw
+        except Exception:        # not pollable here: a non-blocking stream object
+            self.poller = None
+
+    def readinto(self, buf):
+        n = len(buf)
+        if self.left <= 0:
+            return None
+        if n > self.left:
+            n = self.left
+        k = 0
+        if self.poller is None:
+            mv = memoryview(buf)
+            rd = getattr(self.stream, "readinto", None)
+            if rd is not None:
+                k = rd(mv[0:n])
+            else:
+                data = self.stream.read(n)
+                if data:
+                    k = len(data)
+                    mv[0:k] = data
+            if not k:
+                return None
+        else:
+            poller = self.poller
+            while k < n and poller.poll(0):
+                b = self.raw.read(1)
+                if not b:
+                    break
+                buf[k] = b[0]
+                k += 1
+            if not k:
+                return None
+        self.left -= k
+        self.partial = buf[k - 1] != 10
+        self.last = self.now
+        return k
+
+
+class Wire:
+    """Framing on one pair of streams: request lines in, answer and event lines out."""
+
+    def __init__(self, stream_in, stream_out):
+        self.out_stream = stream_out
+        self.room_of = getattr(stream_out, "room", None)   # the simulator's links
+        self.input = Input(stream_in)
+        self.line_buf = bytearray(MAX_LINE)
+        self.reader = LineReader(self.input, chunk=64, line=self.line_buf)
+        self.drained = True          # the reader gave all it had at the last try
+        self.queue = []
+        self.dropped = 0             # live events lost since the last "dropped" event
+        self.dropped_total = 0
+        self.write_errors = 0
+        self.requests = 0
+        self.bad_lines = 0
+
+    def begin(self, now):
+        """A new step: its input budget; a stale partial line is dropped."""
+        inp = self.input
+        inp.now = now
+        inp.left = IN_BUDGET
+        if self.drained and inp.partial and ticks_diff(now, inp.last) >= IDLE_DROP_MS:
+            inp.partial = False          # a fresh reader: what it held is gone
+            self.reader = LineReader(inp, chunk=64, line=self.line_buf)
+
+    def room(self):
+        return QUEUE - len(self.queue)
+
+    def next_line(self):
+        """The next request line (bytes or OVERLONG), None for none now."""
+        while True:
+            line = self.reader.readline()
+            self.drained = line is None
+            if line is None or line is OVERLONG or not is_blank(line):
+                return line
+
+    def lineno(self):
+        return self.reader.lineno
+
+    def answer(self, rid, body):
+        """Queue a response line (never dropped: requests wait for room)."""
+        line = dumps(body)
+        if rid is not None:
+            line = '{"id":' + dumps(rid) + ("," + line[1:] if len(line) > 2 else "}")
+        self.queue.append(line)
+
+    def fail(self, rid, code, message=None, extra=None):
+        body = {"ok": False, "error": code, "message": message or MESSAGES.get(code, code)}
+        if extra:
+            for k in extra:
+                body[k] = extra[k]
+        self.answer(rid, body)
+
+    def event(self, body):
+        """Queue a live event (dropped, and counted, when the queue is full)."""
+        if len(self.queue) >= QUEUE:
+            self.dropped += 1
+            self.dropped_total += 1
+            return
+        self.queue.append(dumps(body))
+
+    def flush(self):
+        """Write queued lines: at most OUT_BUDGET bytes, and no more than the
+        output stream has room for (the rest waits for the next step)."""
+        spent = 0
+        if self.dropped and self.room() > 0:
+            n = self.dropped
+            self.dropped = 0
+            self.queue.append(dumps({"event": "dropped", "count": n}))
+        room_of = self.room_of
+        while self.queue and spent < OUT_BUDGET:
+            s = self.queue[0]
+            if room_of is not None and room_of() < len(s) + 1:
+                break                    # the host is not reading: wait, drop nothing
+            self.queue.pop(0)
+            spent += len(s) + 1
+            try:
+                self.out_stream.write(s + "\n")
+            except OSError:
+                self.write_errors += 1
+        flush = getattr(self.out_stream, "flush", None)
+        if flush is not None:
+            try:
+                flush()
+            except OSError:
+                pass
+
+    def connection(self):
+        """A number that changes when the link knows a client came or went (the
+        simulator's pty and TCP links), else 0 (a board's USB serial)."""
+        conn = getattr(self.out_stream, "connection", None)
+        return conn() if conn is not None else 0
+
+
+class PinLock:
+    """The referee lock: ``pin()`` gives the PIN (None: locked commands are off),
+    ``root`` the flash folder where the count of wrong PINs is kept."""
+
+    def __init__(self, pin, root, now):
+        self.pin = pin
+        self.root = root
+        self.failures = load_pin_failures(root)   # wrong PINs in a row, across restarts
+        self.locked_until = (now + self.delay()) & TICKS_MASK if self.failures else 0
+
+    def delay(self):
+        n = self.failures
+        if n <= 0:
+            return 0
+        d = PIN_DELAY_MS << (n - 1) if n < 20 else PIN_DELAY_MAX
+        return PIN_DELAY_MAX if d > PIN_DELAY_MAX else d
+
+    def retry_ms(self, now):
+        if not self.failures:
+            return 0
+        left = ticks_diff(self.locked_until, now)
+        return left if left > 0 else 0
+
+    def authorise(self, req, now):
+        """Raise Failure unless the request carries the referee PIN."""
+        pin = self.pin()
+        if pin is None:
+            raise Failure("no_pin")
+        wait = self.retry_ms(now)
+        if wait:
+            raise Failure("rate_limited", "too many wrong PINs: wait %d ms" % wait,
+                          {"retry_ms": wait})
+        given = req.get("pin")
+        if given is None:
+            raise Failure("locked")
+        if is_int(given) and given >= 0:
+            given = str(given)            # {"pin": 4711}: the natural form
+        same = isinstance(given, str) and len(given) == len(pin)
+        diff = 0
+        for i in range(len(pin)):               # compare every digit
+            c = given[i] if same else "\x00"
+            diff |= ord(c) ^ ord(pin[i])
+        if not same or diff:
+            self.failures += 1
+            delay = self.delay()
+            self.locked_until = (now + delay) & TICKS_MASK
+            save_pin_failures(self.root, self.failures)
+            raise Failure("bad_pin", "wrong PIN: the next try in %d ms" % delay,
+                          {"retry_ms": delay})
+        if self.failures:
+            self.failures = 0
+            save_pin_failures(self.root, 0)

@@ -1,0 +1,161 @@
+"""Console answers that take more than one step (docs/console.md).
+
+A task's ``run(con)`` does a bounded amount of work per console step and
+returns True when its answer is complete: ``JournalTask`` streams journal
+lines, ``ScoreTask`` folds the journal into the score history (one part per
+deal), ``WaitTask`` answers once the table has acted on an input.
+"""
+from tapp.record import OVERLONG, LineReader, is_blank, parse_line
+from tapp.session import Session
+
+from .console_link import Failure
+from .presence import ticks_diff
+
+LINES_PER_STEP = 8       # journal lines streamed per step
+FOLD_PER_STEP = 16       # journal events folded per step (score history)
+WAIT_MS = 1500           # place/lift/press/undo: how long to wait for the table
+
+
+class JournalSource:
+    """The lines of a journal, one at a time: the session in play (in RAM in the
+    simulator, on flash on the device) or a session file."""
+
+    def __init__(self, journal=None, path=None):
+        self.lines = None
+        self.pos = 0
+        self.file = None
+        self.reader = None
+        if path is None and journal is not None:
+            path = getattr(journal, "path", None)
+            if path is None:                     # a journal in RAM (the simulator's)
+                self.lines = list(journal.read_lines())
+        if path is not None:
+            self.file = open(path, "rb")         # streamed from flash, line by line
+            self.reader = LineReader(self.file, chunk=128)
+
+    def next_line(self):
+        """The next line (str), None at the end."""
+        if self.lines is not None:
+            if self.pos >= len(self.lines):
+                return None
+            self.pos += 1
+            return self.lines[self.pos - 1]
+        reader = self.reader
+        if reader is None:
+            return None
+        while True:
+            raw = reader.readline()
+            if raw is None:
+                return None
+            if raw is OVERLONG or is_blank(raw):
+                continue
+            try:
+                return bytes(raw).decode()
+            except UnicodeError:
+                continue
+
+    def close(self):
+        if self.file is not None:
+            try:
+                self.file.close()
+            except OSError:
+                pass
+            self.file = None
+            self.reader = None
+
+
+class JournalTask:
+    """Stream journal lines as parts of one answer."""
+
+    def __init__(self, rid, source):
+        self.rid = rid
+        self.source = source
+        self.sent = 0
+
+    def run(self, con):
+        wire = con.wire
+        k = 0
+        while k < LINES_PER_STEP and wire.room() > 1:
+            line = self.source.next_line()
+            if line is None:
+                wire.answer(self.rid, {"ok": True, "count": self.sent})
+                self.source.close()
+                return True
+            wire.answer(self.rid, {"more": True, "line": line})
+            self.sent += 1
+            k += 1
+        return False
+
+
+class ScoreTask:
+    """The score sheet from the journal: the session's events folded into a
+    scratch session; a part per settled deal, then the totals."""
+
+    def __init__(self, rid, source, seats):
+        self.rid = rid
+        self.source = source
+        self.seats = seats
+        self.session = None
+        self.deals = 0
+
+    def run(self, con):
+        wire = con.wire
+        k = 0
+        while k < FOLD_PER_STEP and wire.room() > 1:
+            line = self.source.next_line()
+            if line is None:
+                self.source.close()
+                self.finish(wire)
+                return True
+            k += 1
+            ev = parse_line(line)
+            if ev is None:
+                continue
+            if self.session is None:
+                try:
+                    self.session = Session(ev)
+                except Exception:
+                    self.source.close()
+                    raise Failure("failed", "the journal's header makes no session") from None
+                continue
+            self.session.apply(ev)
+            view = self.session.view
+            if view.deals_played() > self.deals:
+                self.deals = view.deals_played()
+                wire.answer(self.rid, {"more": True, "deal": self.deals,
+                                       "result": view.last_result(),
+                                       "balances": view.balances(), "pot": view.pot()})
+        return False
+
+    def finish(self, wire):
+        view = self.session.view if self.session is not None else None
+        body = {"ok": True, "seats": self.seats, "deals": self.deals}
+        if view is not None:
+            body["balances"] = view.balances()
+            body["pot"] = view.pot()
+            body["session_over"] = view.session_over()
+            body["last_result"] = view.last_result()
+        wire.answer(self.rid, body)
+
+
+class WaitTask:
+    """Answer once ``done()`` holds (and one more step has passed, so the game
+    job has acted on it), or after ``limit_ms``."""
+
+    def __init__(self, now, rid, done, answer, limit_ms=WAIT_MS):
+        self.rid = rid
+        self.done = done
+        self.make = answer
+        self.start = now
+        self.limit = limit_ms
+        self.seen = False
+
+    def run(self, con):
+        if self.seen or ticks_diff(con.now, self.start) >= self.limit:
+            body = self.make(self.seen)
+            body["ok"] = True
+            con.wire.answer(self.rid, body)
+            return True
+        if self.done():
+            self.seen = True
+        return False

@@ -1,0 +1,308 @@
+"""An emulated Raspberry Pi Pico: MicroPython's rp2 port in rp2040js.
+
+``Pico`` boots a flash image (MicroPython's UF2 written in, a littlefs
+filesystem, see ``flash_image``) in the RP2040 emulator ``rp2040js`` (npm,
+pinned in package.json), which runs in a Node child process
+(host_sim/rp2040/runner.mjs).  The chips on the Pico's pins stay in this
+process: whatever the firmware clocks out of SPI0, writes on I2C0 or toggles on
+a watched pin arrives here as a call of a handler; while a handler answers a
+byte, the emulated CPU does not move (Node waits in a blocking read), so a
+run is deterministic.
+
+Time is the emulator's: ``now_us`` (8 ns per CPU cycle at 125 MHz, idle time
+skipped when the CPU sleeps).  Nothing runs unless asked: ``run_for``,
+``run_until_line``, ``serial_write``.
+
+What the emulator lets the host observe and what it does not (rp2040js 1.4.1):
+
+- SPI0 and I2C0 byte by byte (the hardware blocks' FIFOs; bus timing is not
+  modelled: a byte takes no emulated time);
+- GPIO levels (chip-selects, the readers' reset, buttons as inputs);
+- the WS2812 strip: ``neopixel`` writes with ``machine.bitstream``, a timed
+  loop; the pulses are decoded from the pin's edges in emulated time;
+- the buzzer: the PWM slice's frequency and duty, read from its registers (the
+  pin's waveform itself is not sampled);
+- USB CDC: the Pico's serial console (``serial_write``, ``serial_output``),
+  with read requests held until the host sends (no idle traffic);
+- the serial flash: erase and program are modelled (host_sim/rp2040/
+  serial_flash.mjs), so a power cut (``power_cut``) leaves the flash as a real
+  chip would, also in the middle of an erase or a program.
+
+Not modelled: flash cache misses (every memory access is one cycle, timings
+are optimistic), the second core's timing, analogue levels, the PWM waveform.
+"""
+import os
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+from tools import mpvm
+from tools.tapptable import fsimage
+
+RUNNER = Path(__file__).resolve().parent / "runner.mjs"
+BOOT_LIMIT_US = 3_000_000      # the REPL's banner appears after ~16 ms: 3 s is a hang
+PROMPT = b">>> "
+
+
+class PicoError(RuntimeError):
+    """The emulator stopped, refused a command, or the Pico did not answer."""
+
+
+def flash_image(firmware_uf2, files=None, fs_image=None):
+    """The Pico's 2 MiB flash after the firmware UF2 and, given, a littlefs
+    filesystem (``fs_image`` bytes, or ``files`` {"path": bytes} made into one)
+    were written: what the boot drive leaves on a real board."""
+    flash = fsimage.flash_contents(Path(firmware_uf2).read_bytes())
+    if files is not None:
+        fs_image = fsimage.littlefs_image(files)
+    if fs_image is not None:
+        flash[fsimage.FS_OFFSET:fsimage.FS_OFFSET + len(fs_image)] = fs_image
+    return bytes(flash)
+
+
+class Pico:
+    """One emulated Pico on ``flash`` (bytes of a whole flash image, e.g.
+    ``flash_image(...)``, or the path of a file holding one).
+
+    Handlers (set before running; each is called with the emulated time in
+    microseconds first):
+
+    - ``on_spi(t, byte) -> byte``: SPI0, one byte out, one byte in;
+    - ``on_pin[gpio](t, level)``: an output pin changed (``watch(gpio, fn)``);
+    - ``on_i2c_write(t, addr, data)``: a whole I2C0 write transaction to an
+      address that acknowledges (``i2c_ack(addrs)``; others get no ACK, as on
+      an empty bus);  ``on_i2c_read(t, addr) -> byte``;
+    - ``on_ws2812(t, data)``: one frame of WS2812 bytes (``ws2812(gpio, fn)``);
+    - ``on_pwm(t, freq, duty_u16, enabled)`` for ``pwm(gpio, fn)``;
+    - ``on_serial(t, data)``: what the Pico wrote to USB serial (also kept in
+      ``serial_output()`` until read).
+    """
+
+    def __init__(self, flash, bootrom):
+        self._tmp = tempfile.TemporaryDirectory(prefix="tapp-pico-")
+        if isinstance(flash, (bytes, bytearray)):
+            path = Path(self._tmp.name) / "flash.bin"
+            path.write_bytes(flash)
+            flash = path
+        self.now_us = 0.0
+        self.on_spi = lambda t, b: 0xFF          # nothing on the bus: MISO pulled high
+        self.on_pin = {}
+        self.on_i2c_write = lambda t, addr, data: None
+        self.on_i2c_read = lambda t, addr: 0xFF
+        self.on_ws2812 = None
+        self.on_pwm = None
+        self.on_serial = None
+        self.on_time = None                      # called with every message's time
+        self._serial = bytearray()
+        self._stderr = tempfile.TemporaryFile()
+        self.proc = subprocess.Popen(
+            [mpvm.node_binary(), str(RUNNER), str(bootrom), str(flash)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr,
+            cwd=str(RUNNER.parent))
+        self.wall_s = 0.0                        # wall time spent running the emulator
+        self._handlers = {b"S": self._spi, b"G": self._pin, b"I": self._i2c_write,
+                          b"R": self._i2c_read, b"N": self._ws2812, b"P": self._pwm,
+                          b"U": self._serial_in}
+
+    # ----- set-up ----------------------------------------------------------------------
+
+    def watch(self, gpio, fn):
+        """Call ``fn(t, level)`` whenever output pin ``gpio`` changes."""
+        self.on_pin[gpio] = fn
+        self._command("watch %d" % gpio)
+
+    def i2c_ack(self, addrs):
+        """The I2C0 addresses that acknowledge (where a device sits)."""
+        self._command("ack " + " ".join(str(a) for a in addrs))
+
+    def ws2812(self, gpio, fn):
+        self.on_ws2812 = fn
+        self._command("ws2812 %d" % gpio)
+
+    def pwm(self, gpio, fn):
+        self.on_pwm = fn
+        self._command("pwm %d" % gpio)
+
+    def set_input(self, gpio, level):
+        """Drive input ``gpio`` (a button to ground: 0 pressed, 1 released)."""
+        self._command("in %d %d" % (gpio, 1 if level else 0))
+
+    # ----- running ---------------------------------------------------------------------
+
+    def run_for(self, us):
+        """Run ``us`` microseconds of emulated time."""
+        self.run_until(self.now_us + us)
+
+    def run_until(self, t_us):
+        if t_us > self.now_us:
+            self._command("run %d" % round(t_us * 1000))
+
+    def run_until_line(self, limit_us):
+        """Run until the Pico's serial output holds a complete line (or
+        ``limit_us`` more microseconds have passed); True if it does."""
+        end = self.now_us + limit_us
+        while b"\n" not in self._serial:
+            if self.now_us >= end:
+                return False
+            self._command("run %d line" % round(end * 1000))
+        return True
+
+    def read_line(self, limit_us):
+        """The next line the Pico wrote (bytes with the newline), or PicoError."""
+        if not self.run_until_line(limit_us):
+            raise PicoError("the Pico wrote no line within %.0f ms of emulated time; "
+                            "it wrote %r" % (limit_us / 1000, bytes(self._serial[-300:])))
+        i = self._serial.index(b"\n") + 1
+        line = bytes(self._serial[:i])
+        del self._serial[:i]
+        return line
+
+    def serial_write(self, data):
+        """Bytes from the host to the Pico's USB serial port."""
+        if data:
+            self._command("cdc " + bytes(data).hex())
+
+    def serial_output(self):
+        """What the Pico wrote on USB serial since the last call (consumed)."""
+        out = bytes(self._serial)
+        self._serial.clear()
+        return out
+
+    def wait_for(self, marker, limit_us):
+        """Run until ``marker`` appears in the serial output; everything up to
+        and including it is consumed and returned."""
+        end = self.now_us + limit_us
+        while marker not in self._serial:
+            if self.now_us >= end:
+                raise PicoError("no %r from the Pico within %.0f ms of emulated time; it "
+                                "wrote %r" % (marker, limit_us / 1000,
+                                              bytes(self._serial[-300:])))
+            self._command("run %d line" % round(min(end, self.now_us + 20_000) * 1000))
+        i = self._serial.index(marker) + len(marker)
+        out = bytes(self._serial[:i])
+        del self._serial[:i]
+        return out
+
+    def boot_to_repl(self):
+        """Run until MicroPython's REPL prompt (its ``main.py`` finished or absent)."""
+        self.serial_write(b"\r")
+        return self.wait_for(PROMPT, BOOT_LIMIT_US)
+
+    def exec_raw(self, code, limit_us=10_000_000):
+        """Run ``code`` with the raw REPL (as mpremote does); its output, or
+        PicoError with the traceback."""
+        self.serial_write(b"\r\x03\x03\x01")
+        self.wait_for(b"raw REPL; CTRL-B to exit\r\n>", limit_us)
+        self.serial_write(code.encode() + b"\x04")
+        self.wait_for(b"OK", limit_us)
+        out = self.wait_for(b"\x04", limit_us)[:-1]
+        err = self.wait_for(b"\x04", limit_us)[:-1]
+        self.wait_for(b">", limit_us)
+        self.serial_write(b"\x02")
+        if err:
+            raise PicoError(err.decode(errors="replace"))
+        return out.decode(errors="replace")
+
+    # ----- power -----------------------------------------------------------------------
+
+    def save_flash(self, path):
+        """Write the flash to ``path`` as a power cut now would leave it."""
+        self._command("save %s" % os.path.abspath(path))
+
+    def flash_counts(self):
+        """Operations the serial flash has carried out: program, erase, bytes."""
+        import json
+        return json.loads(self._command("flash"))
+
+    def power_cut(self, path=None):
+        """Stop the Pico here (any cycle; an erase or program under way is left
+        half done); with ``path`` the flash is written there first."""
+        if path is not None:
+            self.save_flash(path)
+        self.close()
+
+    def close(self):
+        if self.proc.poll() is None:
+            try:
+                self.proc.stdin.write(b"quit\n")
+                self.proc.stdin.flush()
+                self.proc.wait(5)
+            except (OSError, subprocess.TimeoutExpired):
+                self.proc.kill()
+                self.proc.wait()
+        for f in (self.proc.stdin, self.proc.stdout):
+            f.close()
+        self._stderr.close()
+        self._tmp.cleanup()
+
+    def stderr_tail(self, n=2000):
+        self._stderr.seek(0)
+        return self._stderr.read().decode(errors="replace")[-n:]
+
+    # ----- the pipe ----------------------------------------------------------------------
+
+    def _command(self, line):
+        t0 = time.perf_counter()
+        try:
+            self.proc.stdin.write(line.encode() + b"\n")
+            self.proc.stdin.flush()
+            return self._serve()
+        except BrokenPipeError:
+            raise PicoError("the emulator stopped:\n" + self.stderr_tail()) from None
+        finally:
+            self.wall_s += time.perf_counter() - t0
+
+    def _serve(self):
+        readline = self.proc.stdout.readline
+        handlers = self._handlers
+        write = self.proc.stdin.write
+        while True:
+            line = readline()
+            if not line:
+                raise PicoError("the emulator stopped:\n" + self.stderr_tail())
+            parts = line.rstrip(b"\n").split(b" ", 2)
+            kind, t = parts[0], parts[1]
+            rest = parts[2] if len(parts) > 2 else b""
+            self.now_us = int(t) / 1000.0
+            if self.on_time is not None:
+                self.on_time(self.now_us)
+            if kind == b"D":
+                if rest.startswith(b"!"):
+                    raise PicoError("the emulator refused a command: " + rest[1:].decode())
+                return rest.decode()
+            reply = handlers[kind](rest)
+            if reply is not None:
+                write(b"%d\n" % reply)
+                self.proc.stdin.flush()
+
+    def _spi(self, rest):
+        return self.on_spi(self.now_us, int(rest)) & 0xFF
+
+    def _pin(self, rest):
+        pin, level = rest.split(b" ")
+        fn = self.on_pin.get(int(pin))
+        if fn is not None:
+            fn(self.now_us, int(level))
+
+    def _i2c_write(self, rest):
+        addr, data = rest.split(b" ")
+        self.on_i2c_write(self.now_us, int(addr), bytes.fromhex(data.decode()))
+
+    def _i2c_read(self, rest):
+        return self.on_i2c_read(self.now_us, int(rest)) & 0xFF
+
+    def _ws2812(self, rest):
+        if self.on_ws2812 is not None:
+            self.on_ws2812(self.now_us, bytes.fromhex(rest.decode()))
+
+    def _pwm(self, rest):
+        if self.on_pwm is not None:
+            freq, duty, enabled = (int(x) for x in rest.split(b" "))
+            self.on_pwm(self.now_us, freq, duty, bool(enabled))
+
+    def _serial_in(self, rest):
+        data = bytes.fromhex(rest.decode())
+        self._serial += data
+        if self.on_serial is not None:
+            self.on_serial(self.now_us, data)

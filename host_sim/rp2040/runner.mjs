@@ -1,0 +1,294 @@
+// The emulated Raspberry Pi Pico (rp2040js) as a child process of the host's
+// Python bridge (host_sim/rp2040/emulator.py).  Usage:
+//
+//   node runner.mjs BOOTROM FLASH_IMAGE
+//
+// FLASH_IMAGE holds the serial flash (2 MiB: MicroPython's UF2 written in, the
+// littlefs filesystem at 0xA0000); the emulated chip writes only to its copy
+// in memory until the host says "save" (a power cut writes what reached the
+// flash, see SerialFlash).
+//
+// The chips on the buses are the host's models, not modelled here: each byte
+// the RP2040 clocks out of SPI0 is sent to the host and the emulator waits
+// (a blocking read of standard input) until the host answers the byte it
+// clocks in, so the CPU never advances while the host answers.  One line per
+// message on standard output ("<kind> <time ns> ..."), one line per answer or
+// command on standard input:
+//
+//   S t b        SPI0 byte b sent          -> answer: the byte received
+//   G t pin v    an output pin the host watches changed (chip-selects, reset)
+//   I t addr hex I2C0 write transaction (acked: the address is present)
+//   R t addr     I2C0 read of one byte     -> answer: the byte
+//   N t hex      WS2812 bytes decoded from the data pin's pulses (one frame)
+//   P t freq duty enabled   the buzzer pin's PWM slice changed
+//   U t hex      bytes the Pico sent on its USB CDC serial port
+//   D t ...      a command is done (the reply to the host's command)
+//
+// Commands from the host (each answered with one D line, messages before it):
+//
+//   run T [line]   run until emulated time T ns, or (with "line") until the
+//                  USB serial output holds a newline
+//   cdc HEX        bytes the host sends to the Pico's USB serial port
+//   in PIN V       drive an input pin (a button) to V (0 or 1)
+//   watch PIN...   report these output pins (G messages)
+//   ack ADDR...    I2C0 addresses that acknowledge (a device is there)
+//   ws2812 PIN     decode WS2812 frames on this pin (N messages)
+//   pwm PIN        report the PWM slice of this pin (P messages)
+//   save PATH      write the flash as a power cut at this instant leaves it
+//   flash          D answers the serial flash's operation counters
+//   quit
+import fs from 'node:fs';
+import { RP2040, USBCDC } from 'rp2040js';
+import { SerialFlash } from './serial_flash.mjs';
+
+const NS_PER_CYCLE = 8;                   // 125 MHz, as rp2040js counts
+const WS2812_RESET_NS = 50000;            // a low line this long ends a frame
+const WS2812_ONE_NS = 600;                // high pulses longer than this are 1 bits
+
+const [bootromPath, flashPath] = process.argv.slice(2);
+const mcu = new RP2040();
+mcu.logger = {                            // rp2040js logs to stdout; ours is the protocol
+  debug() {}, info() {},
+  warn(c, m) { process.stderr.write(`[${c}] ${m}\n`); },
+  error(c, m) { process.stderr.write(`[${c}] ${m}\n`); },
+};
+const rom = fs.readFileSync(bootromPath);
+mcu.loadBootrom(new Uint32Array(rom.buffer, rom.byteOffset, rom.length / 4));
+const image = fs.readFileSync(flashPath);
+mcu.flash.set(image);                     // after loadBootrom: its reset erases the flash
+const flash = new SerialFlash(mcu.flash, image.length, () => mcu.clock.nanos);
+flash.attach(mcu);
+// Start at boot2 in flash, as rp2040js does (its boot ROM path waits for a
+// second core it does not have); the ROM stays there for its flash functions.
+mcu.core.PC = 0x10000000;
+
+// ------------------------------------------------------------------ the pipe to the host
+const input = Buffer.alloc(1 << 16);
+let pending = '';
+
+function readLine() {
+  for (;;) {
+    const nl = pending.indexOf('\n');
+    if (nl >= 0) {
+      const line = pending.slice(0, nl);
+      pending = pending.slice(nl + 1);
+      return line;
+    }
+    let n;
+    try {
+      n = fs.readSync(0, input, 0, input.length, null);
+    } catch (e) {
+      if (e.code === 'EAGAIN') continue;
+      throw e;
+    }
+    if (n === 0) process.exit(0);         // the host has gone
+    pending += input.toString('latin1', 0, n);
+  }
+}
+
+let outbox = [];
+function tell(msg) {
+  outbox.push(`${msg}\n`);
+  if (outbox.length > 256) flush();
+}
+function flush() {
+  if (outbox.length) {
+    const data = outbox.join('');
+    outbox = [];
+    let off = 0;
+    const buf = Buffer.from(data, 'latin1');
+    while (off < buf.length) {
+      try {
+        off += fs.writeSync(1, buf, off);
+      } catch (e) {
+        if (e.code !== 'EAGAIN') throw e;
+      }
+    }
+  }
+}
+function ask(msg) {
+  tell(msg);
+  flush();
+  return readLine();
+}
+const now = () => mcu.clock.nanos;
+
+// ------------------------------------------------------------------ SPI0: the readers
+mcu.spi[0].onTransmit = (b) => {
+  mcu.spi[0].completeTransmit(parseInt(ask(`S ${now()} ${b}`), 10) & 0xff);
+};
+
+// ------------------------------------------------------------------ GPIO outputs
+const watched = new Set();
+function watch(pin) {
+  if (watched.has(pin)) return;
+  watched.add(pin);
+  mcu.gpio[pin].addListener((state) => {
+    // GPIOPinState: Low 0, High 1, the input states (2..) read as high: pulled up
+    tell(`G ${now()} ${pin} ${state === 0 ? 0 : 1}`);
+  });
+}
+
+// ------------------------------------------------------------------ I2C0: the display
+const acking = new Set();
+const i2c = mcu.i2c[0];
+let i2cAddr = -1;
+let i2cWrite = null;                      // bytes of the write transaction under way
+function i2cEnd() {
+  if (i2cWrite !== null) {
+    tell(`I ${now()} ${i2cAddr} ${Buffer.from(i2cWrite).toString('hex')}`);
+    i2cWrite = null;
+  }
+}
+i2c.onStart = () => { i2cEnd(); i2c.completeStart(); };
+i2c.onConnect = (addr, mode) => {
+  const ack = acking.has(addr);
+  i2cAddr = addr;
+  i2cWrite = ack && mode === 0 ? [] : null;   // I2CMode.Write is 0
+  i2c.completeConnect(ack);
+};
+i2c.onWriteByte = (b) => {
+  if (i2cWrite !== null) i2cWrite.push(b);
+  i2c.completeWrite(i2cWrite !== null);
+};
+i2c.onReadByte = () => {
+  i2c.completeRead(parseInt(ask(`R ${now()} ${i2cAddr}`), 10) & 0xff);
+};
+i2c.onStop = () => { i2cEnd(); i2c.completeStop(); };
+
+// ------------------------------------------------------------------ WS2812: the LED strip
+// neopixel.write is machine.bitstream on the rp2 port: a timed loop toggling
+// the pin.  The pulses are measured in emulated time and decoded; a frame ends
+// when the line has been low for the reset time.
+function decodeWs2812(pin) {
+  let rise = -1;
+  let bits = 0;
+  let nbits = 0;
+  let bytes = [];
+  const frameEnd = mcu.clock.createAlarm(() => {
+    if (bytes.length) tell(`N ${now()} ${Buffer.from(bytes).toString('hex')}`);
+    bytes = [];
+    bits = nbits = 0;
+  });
+  mcu.gpio[pin].addListener((state) => {
+    const t = now();
+    if (state === 1) {
+      rise = t;
+      frameEnd.cancel();
+    } else if (state === 0 && rise >= 0) {
+      bits = (bits << 1) | (t - rise > WS2812_ONE_NS ? 1 : 0);
+      rise = -1;
+      if (++nbits === 8) {
+        bytes.push(bits);
+        bits = nbits = 0;
+      }
+      frameEnd.schedule(WS2812_RESET_NS);
+    }
+  });
+}
+
+// ------------------------------------------------------------------ PWM: the buzzer
+// What a piezo hears is the slice's frequency and the channel's duty; both are
+// read from the registers whenever the slice's registers are written.
+function reportPwm(pin) {
+  const slice = (pin >> 1) & 7;
+  const chanB = pin & 1;
+  const pwm = mcu.pwm;
+  let last = '';
+  const write = pwm.writeUint32.bind(pwm);
+  pwm.writeUint32 = (offset, value) => {
+    write(offset, value);
+    if (Math.floor(offset / 0x14) !== slice && offset !== 0xa0) return;  // 0xa0: EN
+    const ch = pwm.channels[slice];
+    const div = ((ch.div >> 4) & 0xff || 256) + (ch.div & 0xf) / 16;
+    const phaseCorrect = ch.csr & 2 ? 2 : 1;
+    const top = ch.top + 1;
+    const freq = Math.round(mcu.clkSys / (div * top * phaseCorrect));
+    const cc = chanB ? (ch.cc >>> 16) & 0xffff : ch.cc & 0xffff;
+    const duty = Math.min(65535, Math.round((cc * 65535) / top));
+    const enabled = ch.csr & 1 ? 1 : 0;
+    const state = `${freq} ${duty} ${enabled}`;
+    if (state !== last) {
+      last = state;
+      tell(`P ${now()} ${state}`);
+    }
+  };
+}
+
+// ------------------------------------------------------------------ USB CDC: the console
+const cdc = new USBCDC(mcu.usbCtrl);
+const toPico = [];                        // bytes the host sent, not yet read by the Pico
+let heldRead = null;                      // the Pico's read request waiting for data
+let lineSeen = false;
+cdc.onSerialData = (buf) => {
+  tell(`U ${now()} ${Buffer.from(buf).toString('hex')}`);
+  if (buf.includes(10)) lineSeen = true;
+};
+function answerRead(endpoint, size) {
+  const chunk = toPico.splice(0, Math.min(size, toPico.length));
+  mcu.usbCtrl.endpointReadDone(endpoint, new Uint8Array(chunk));
+}
+// rp2040js answers a read with an empty packet every 10 us while the host has
+// nothing to send; a real host holds the request until data is there, which
+// lets the Pico sleep (and the emulator skip the idle time).
+mcu.usbCtrl.onEndpointRead = (endpoint, size) => {
+  if (endpoint !== cdc.outEndpoint) return;
+  if (toPico.length) answerRead(endpoint, size);
+  else heldRead = [endpoint, size];
+};
+function sendToPico(bytes) {
+  toPico.push(...bytes);
+  if (heldRead && toPico.length) {
+    const [endpoint, size] = heldRead;
+    heldRead = null;
+    answerRead(endpoint, size);
+  }
+}
+
+// ------------------------------------------------------------------ running
+function run(until, stopOnLine) {
+  const { core, clock } = mcu;
+  lineSeen = false;
+  while (clock.nanos < until && !(stopOnLine && lineSeen)) {
+    if (core.waiting) {
+      const next = clock.nanosToNextAlarm;
+      if (next <= 0 || clock.nanos + next > until) {
+        clock.tick(until - clock.nanos);  // asleep until then: nothing else happens
+      } else {
+        clock.tick(next);
+      }
+    } else {
+      clock.tick(core.executeInstruction() * NS_PER_CYCLE);
+    }
+  }
+}
+
+const commands = {
+  run(args) {
+    run(Number(args[0]), args[1] === 'line');
+    return '';
+  },
+  cdc(args) { sendToPico(Buffer.from(args[0] || '', 'hex')); return ''; },
+  in(args) { mcu.gpio[Number(args[0])].setInputValue(args[1] === '1'); return ''; },
+  watch(args) { args.forEach((p) => watch(Number(p))); return ''; },
+  ack(args) { acking.clear(); args.forEach((a) => acking.add(Number(a))); return ''; },
+  ws2812(args) { decodeWs2812(Number(args[0])); return ''; },
+  pwm(args) { reportPwm(Number(args[0])); return ''; },
+  save(args) { fs.writeFileSync(args[0], flash.afterPowerCut()); return ''; },
+  flash() { return JSON.stringify(flash.counts); },
+  pc() { return `${mcu.core.PC.toString(16)} ${mcu.core.waiting} ${mcu.clock.nextAlarm ? 1 : 0}`; },
+  quit() { flush(); process.exit(0); },
+};
+
+for (;;) {
+  const [name, ...args] = readLine().trim().split(' ');
+  const command = commands[name];
+  let reply;
+  try {
+    reply = command ? command(args) : `!unknown command ${name}`;
+  } catch (e) {
+    reply = `!${String(e && e.stack ? e.stack : e).replace(/\n/g, ' | ')}`;
+  }
+  tell(`D ${now()} ${reply}`);
+  flush();
+}
