@@ -124,8 +124,12 @@ class Run:
 
     def cmd_deal(self, args):
         """The dealer deals a shuffled deck over the centre reader (``deal 5``:
-        only the next 5 cards; ``deal`` again goes on)."""
+        only the next 5 cards; ``deal`` again goes on; ``deal again``: the dealer
+        gathers the cards dealt so far, shuffles and deals from the start)."""
         self._players()
+        if args and args[0] == "again":
+            self.players.to_deal = []
+            args = args[1:]
         self.players.deal_cards(int(args[0]) if args else None)
 
     def cmd_call(self, args):

@@ -17,14 +17,24 @@ Handling of the irregular (each one a test scenario):
   another deck, an unknown tag: refused with a short message, red LED at that
   seat and the reject tone; the card must be lifted, nothing else changes;
 * a card lifted before the trick is complete: the play stands (it is in the
-  journal); the display asks to put it back, and putting the same card back on
-  the same reader is not a second play;
+  journal); the display asks to put it back, but nothing waits for it: the
+  trick goes on and the table is clear once the other cards are lifted.
+  Putting the same card back on the same reader is not a second play (the
+  game knows which card each seat laid in the trick from the journal, so this
+  holds after a power cut too);
 * a second card on a reader (the reader reports a collision): "one card only",
   nothing is played until the reader sees one card again;
 * a reader that stops answering: the display names the seat, the game goes on
   (the reader recovers by itself, drivers/mfrc522.py);
 * when every active seat has played: the winner's LED and tone, the trick's
-  points; the next trick starts when the seat readers are clear.
+  points; the next trick starts when the trick's cards are off the readers.
+  The next leader may lay his card before that: it waits, and is played once
+  the table is clear (it is not refused);
+* a power cut: everything that matters is in the journal (which card each
+  seat laid in the trick, the phase); what only lived in RAM is asked for
+  again in plain words: cards dealt over the centre before the cut ("deal all
+  cards again") and discards laid before the cut ("lay the discards again":
+  a discard already taken is not counted twice).
 """
 from drivers.buttons import KEY_NEXT, KEY_OK, KEY_PREV, LONG
 from drivers.leds import IDLE, PLAYED, REFUSED, TURN, WINNER
@@ -86,6 +96,10 @@ class Game:
         self.discards = []
         self.rufer_card = NO_CARD
         self.last_play_reader = -1
+        self.waiting = NO_CARD           # the next leader's card laid while clearing
+        self.waiting_reader = -1
+        self.powered_up = False          # resumed after a power cut: nothing dealt or
+                                         # discarded yet since (those lived in RAM)
         self.trick_shown = False
         # the cards of the trick being played (or just completed) by seat, 255
         # none; trick_key says which completed trick they are (see last_trick_card)
@@ -125,6 +139,7 @@ class Game:
         take up the table where it was, mid-trick included."""
         for ev in events:
             self.session.apply(ev)
+        self.powered_up = True
         view = self.view
         if view.session_over():
             self.step = OVER
@@ -144,12 +159,14 @@ class Game:
                 self.trick_key = self._trick_key()
                 self.clearing = True
                 self.trick_shown = True
+                self._show_winner()
         elif view.deals_played():
             self.step = RESULT
         else:
             self._start_deal()
             return
         self._after_change()
+        self._discard_note()
 
     def _trick_order(self, leader):
         seats = self.view.active_seats()
@@ -160,13 +177,21 @@ class Game:
         """The readers have had a first look after a power-up: a card the journal
         expects on a reader that holds nothing is gone (lifted while the power
         was off)."""
-        for r in range(self.readers):
-            if r != self.centre and self.on_reader[r] != NO_CARD and not present(r):
-                self.on_reader[r] = NO_CARD
-        if self.clearing and not self._cards_on_seats():
-            self.clearing = False
-            self.trick_shown = False
+        self.resync(present)
         self._after_change()
+
+    def resync(self, present):
+        """Forget the cards believed to lie on readers where ``present(reader)``
+        finds nothing (after a power-up; after card events were lost)."""
+        for r in range(self.readers):
+            if not present(r):
+                if r != self.centre:
+                    self.on_reader[r] = NO_CARD
+                self.refused[r] = 0
+                if r == self.waiting_reader:
+                    self.waiting_reader = -1
+        if self.clearing and not self._cards_on_seats():
+            self._cleared()
 
     # ----- deals -------------------------------------------------------------------
 
@@ -177,6 +202,7 @@ class Game:
         self._clear_trick()
         self.discards = []
         self.rufer_card = NO_CARD
+        self.waiting_reader = -1
         if view.session_over():
             self.step = OVER
             self._menu_for_state()
@@ -192,6 +218,8 @@ class Game:
             self.deal_to = receivers(self.rules, view.dealer())
             self.deal_active = self.rules.active_order(view.dealer())
         self._after_change()
+        if self.step == DEALING and self.powered_up:
+            self._say(self._t("deal_again"))     # what was dealt before the cut is lost
 
     def _deal_card(self, reader, card):
         """Strict mode: a card passes over the centre reader (packet order) or is
@@ -222,6 +250,9 @@ class Game:
         self.deal_seen[s] |= bit
         self.dealt[seat].append(CARD_CODES[card])
         self.signals.tone("accept")
+        if self.powered_up:
+            self.powered_up = False
+            self._say("")
         return self._deal_progress()
 
     def _deal_progress(self):
@@ -283,15 +314,26 @@ class Game:
             if expects == "discard" and self.rules.strict:
                 return self._discard(card)
             return self._refuse_text(reader, "not_now")
-        if self.on_reader[reader] == card:
+        if self.on_reader[reader] == card or self._laid_back(reader, card):
+            self.on_reader[reader] = card
             self._say("")                 # the same card put back: not a second play
             self._show_turn()
             return
         if self.clearing:
+            if reader == self.view.turn() and expects == "card":
+                self.waiting = card       # the next leader's card: played once clear
+                self.waiting_reader = reader
+                return
             return self._refuse_text(reader, "clear")
         if expects != "card":
             return self._refuse_text(reader, "not_now")
         self._play(reader, card)
+
+    def _laid_back(self, reader, card):
+        """Is ``card`` the one seat ``reader`` laid in the trick on the table (the
+        trick being played, or the completed one while it is cleared)?"""
+        return self.trick_cards[reader] == card and (self.clearing or
+                                                      self.view.trick_size() > 0)
 
     def _play(self, reader, card):
         """A card play: nothing is allocated here but the journal's line (the
@@ -333,14 +375,21 @@ class Game:
     def _trick_done(self):
         self.clearing = True
         self.trick_shown = True
+        self.waiting_reader = -1
         self.trick_key = self._trick_key()
+        self._show_winner()
+        self.signals.tone("trick_won")
+        if not self.view.in_deal():
+            self._deal_over()
+        elif not self._cards_on_seats():
+            self._cleared()               # no card lies there (played from the console)
+
+    def _show_winner(self):
+        """LEDs while the table is cleared: the trick's winner lit, the others idle."""
         winner = self.view.last_winner()
         for s in range(self.rules.players):      # the deal's active seats
             if self.view.is_active(s):
                 self.signals.led(s, WINNER if s == winner else IDLE)
-        self.signals.tone("trick_won")
-        if not self.view.in_deal():
-            self._deal_over()
 
     # ----- the trick, as the screen shows it ---------------------------------------------
 
@@ -379,13 +428,25 @@ class Game:
         self.discards.append(code)
         self.signals.tone("accept")
         if len(self.discards) < self.rules.talon_size:
+            self._discard_note()
             return
+        if self.powered_up:
+            self.powered_up = False
+            self._say("")
         out = self._apply({"ev": "exchange", "seat": self.view.declarer(),
                            "discard": self.discards})
         self.discards = []
         if not out.get("ok"):
             return self._refuse_code(self.centre, E.NAMES.index(out["error"]))
         self._after_change()
+
+    def _discard_note(self):
+        """After a power cut while the declarer laid his discards (the ones taken
+        lived in RAM): "lay them again", with how many are counted so far."""
+        if self.powered_up and self.step == GAME and self.rules.strict \
+                and self.view.expects() == "discard":
+            self._say(self._t("discard_again") % (
+                "%d/%d" % (len(self.discards), self.rules.talon_size)))
 
     def lifted(self, reader):
         """The card on ``reader`` has gone."""
@@ -396,16 +457,31 @@ class Game:
                 self._say("")
             self._show_turn()
             return
+        if reader == self.waiting_reader:
+            self.waiting_reader = -1
+            return
         if self.on_reader[reader] == NO_CARD:
             return
-        if self.clearing or self.step != GAME:
-            self.on_reader[reader] = NO_CARD
-            if self.clearing and not self._cards_on_seats():
-                self.clearing = False
-                self.trick_shown = False
-                self._show_turn()
+        self.on_reader[reader] = NO_CARD
+        if self.clearing:
+            if not self._cards_on_seats():
+                self._cleared()
             return
-        self._say(self._t("put_back"), reader)   # lifted before the trick is complete
+        if self.step == GAME and self.view.trick_size() and self.trick_cards[reader] != 255:
+            # lifted before the trick is complete: the play stands, nothing waits for it
+            self._say(self._t("put_back"), reader)
+
+    def _cleared(self):
+        """The completed trick's cards are off the readers: the next trick; the
+        next leader's card laid meanwhile is played now."""
+        self.clearing = False
+        self.trick_shown = False
+        self._show_turn()
+        reader = self.waiting_reader
+        if reader >= 0:
+            self.waiting_reader = -1
+            if self.step == GAME and self.view.expects() == "card":
+                self._play(reader, self.waiting)
 
     def _cards_on_seats(self):
         for r in range(self.readers):
@@ -525,7 +601,7 @@ class Game:
         if self.step == GAME and not self.view.in_deal():
             self._start_deal()          # the deal itself was taken back: deal again
             return
-        if self.step == GAME and self.last_play_reader >= 0:
+        if self.step == GAME:
             self._resync_readers()
         self._after_change()
 
@@ -540,10 +616,13 @@ class Game:
             if r == self.centre:
                 continue
             if self.on_reader[r] != NO_CARD and keep[r] == NO_CARD:
-                self.refused[r] = 1
+                self.refused[r] = 1       # no longer played: to be lifted
+                if r < self.rules.players:
+                    self.signals.led(r, REFUSED)
             self.on_reader[r] = keep[r]
         self.clearing = False
         self.trick_shown = False
+        self.waiting_reader = -1
 
     # ----- what the table offers now ------------------------------------------------------
 

@@ -22,6 +22,7 @@ KEYS = (
     "turn calls discard discard_open rufer give announce play_on trick wins clear lift "
     "put_back one_card unknown other_deck reader_down not_now points result won lost "
     "draw thrown_in next_deal scores pot deals session_over undo_q undone nothing_undo "
+    "deal_again discard_again "
 )
 
 DATA = (
@@ -80,6 +81,8 @@ DATA = (
     b"R\xc3\xbcckg\xc3\xa4ngig? OK\nUndo? OK\n"  # undo_q: "Rückgängig? OK"
     b"Zur\xc3\xbcckgenommen\nUndone\n"           # undone: "Zurückgenommen"
     b"Nichts zur\xc3\xbcck\nNothing to undo\n"   # nothing_undo: "Nichts zurück"
+    b"Von vorn geben\nDeal from start\n"       # deal_again (after a power cut)
+    b"Neu dr\xc3\xbccken %s\nDiscard anew %s\n"  # discard_again: "Neu drücken %s" (1/3)
 )
 
 
