@@ -390,8 +390,11 @@ def test_tapptable_console_against_the_sim(sim, tmp_path):
         assert link.request("log", level="info")["level"] == "info"
     finally:
         link.close()
-    for _ in range(3):                         # every seat passes: "weg" is the 2nd entry
-        _console(port, "press", "next", pin=PIN)
+    for _ in range(3):                         # every seat passes ("weg")
+        d = json.loads(_console(port, "--json", "view", "details", pin=PIN).stdout)
+        labels = [label for label, _ev in d["menu"]]
+        for _ in range((labels.index("weg") - d["menu_pos"]) % len(labels)):
+            _console(port, "press", "next", pin=PIN)
         _console(port, "press", "ok", pin=PIN)
     st = json.loads(_console(port, "--json", "status").stdout)
     assert st["expects"] == "card"             # Ramsch
