@@ -4,8 +4,12 @@ The bus offers the ``machine.SPI`` API the firmware drivers use
 (``write``, ``read``, ``readinto``, ``write_readinto``) and ``Pin``-like
 objects (``value()``, ``on()``, ``off()``, ``__call__``). A device is selected
 while its chip-select pin is low; every byte clocked while it is selected is
-passed to the device's ``exchange(mosi) -> miso``. A byte clocked while no
-device (or more than one) is selected raises ``BusError``: that is a driver bug.
+passed to the device's ``exchange(mosi) -> miso``. A byte clocked while more
+than one device is selected raises ``BusError``: that is a driver bug. A byte
+clocked while none is selected reads ``idle_miso``: 0x00, the board's MISO
+pull-down (what the self-test's idle-bus check expects); set it to another
+value to model a line that something else drives, or to None to make such a
+byte a ``BusError`` too.
 
 Time is virtual (``Clock``, microseconds): each transaction costs
 ``overhead_us`` (the host's cost of one driver call with a chip-select toggle)
@@ -37,6 +41,7 @@ class SpiBus:
         self._selected: list = []
         self.transactions = 0
         self.bytes = 0
+        self.idle_miso: int | None = 0x00  # no device selected: the pull-down
 
     # ------------------------------------------------------------ wiring
     def pin(self, name: str, value: int = 1) -> Pin:
@@ -69,10 +74,12 @@ class SpiBus:
 
     # ------------------------------------------------------------ byte level
     def _xfer(self, mosi: int) -> int:
-        if len(self._selected) != 1:
+        if len(self._selected) != 1 and (self._selected or self.idle_miso is None):
             raise BusError("%d devices selected while clocking a byte" % len(self._selected))
         self.clock.advance(8e6 / self.baudrate)
         self.bytes += 1
+        if not self._selected:
+            return self.idle_miso
         return self._selected[0].exchange(mosi & 0xFF) & 0xFF
 
     # ------------------------------------------------------------ machine.SPI API

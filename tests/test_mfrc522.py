@@ -113,6 +113,10 @@ def test_spi_write_burst_goes_to_one_register_fifo() -> None:
 
 def test_bytes_without_chip_select_are_a_bus_error() -> None:
     bus, cs, chip = one_chip()
+    assert bus.read(2) == b"\x00\x00"           # nobody selected: the MISO pull-down
+    bus.idle_miso = 0xA5                       # something drives the line (a gate wired around)
+    assert M.MFRC522(bus, cs).idle_miso() == 0xA5
+    bus.idle_miso = None                       # strict: a byte without chip-select is a bug
     with pytest.raises(BusError):
         bus.write(b"\x00")
     other = bus.pin("cs2")

@@ -9,25 +9,40 @@
 ``board`` is what firmware/boards/ builds (common.Board): ``readers`` (a
 ReaderSet), ``display``, ``buttons``, ``leds``, ``buzzer``, ``ticks_ms``.
 ``report(line)`` gets one line per prompt and per result, ``"<item>: <text>"``
-(the items: ``display``, ``seat 1`` .. ``seat N`` and ``centre`` for the
-readers, ``leds``, ``buzzer``, ``button prev|next|ok``), results as
-``"<item>: ok ..."`` / ``"<item>: FAIL ..."`` and the last line
+(the items: ``display``, ``spi bus``, ``3V3R``, ``seat 1`` .. ``seat N`` and
+``centre`` for the readers, ``button prev|next|ok``, ``leds``, ``buzzer``),
+results as ``"<item>: ok ..."`` / ``"<item>: FAIL ..."`` and the last line
 ``"selftest: all ok"`` or ``"selftest: N failed: ..."``.  The display shows the
-same, shorter.  The steps, in order (hardware/README.md, "Bring-up"):
+same, shorter; without a display (none answers at 0x3C or 0x3D) the test runs
+all the same on the report (the console), the LEDs and the buzzer.  The
+steps, in order (hardware/README.md, "Bring-up"):
 
 1. display: every pixel on, a checkerboard, a frame with diagonals (a display
    that does not acknowledge on I2C fails, and the test goes on without it);
-2. readers: all re-initialised (shared reset), then each one's VersionReg:
-   0x91/0x92 is an MFRC522; 0x00 or a chip that never leaves reset is no
-   answer (supply, CS or MISO wiring); 0x88 and others are clones;
-3. LEDs: each seat's LED red, green, blue in turn (look);
-4. buzzer: four rising notes (listen);
-5. buttons: all released first (OK may still be held from power-up; one still
+2. SPI bus: with every chip-select high MISO must read 0x00 (every 74HC125
+   gate off, the pull-down): anything else is a gate wired around, an /OE
+   tied low or a missing pull-down;
+3. readers: all re-initialised (shared reset), then each one's VersionReg:
+   0x91/0x92 is an NXP MFRC522, 0x88, 0xB2, 0x12, 0x90 a clone that works
+   (noted); 0x00 is a reader not connected (seat cable unplugged, no 3V3R);
+   a value that changes from read to read a floating MISO (no pull-down at
+   its 74HC125 input); one bit off a known value (0x82) a marginal wire; a
+   chip that never leaves reset MISO stuck high.  No reader answering at all
+   is the table supply (3V3R) being off;
+4. buttons: all released first (OK may still be held from power-up; one still
    pressed after RELEASE_MS is stuck), then PREV, NEXT, OK asked for in turn;
    another button coming instead means swapped wires;
-6. cards: a card asked for on each reader that answered; every reader is
-   polled meanwhile, so a card seen by another reader names a swapped
-   chip-select; no card within ``card_ms`` fails (range, supply, SPI).
+5. LEDs: each seat's LED red, green, blue in turn, then the person answers
+   with a button: OK = all seen, NEXT = not, PREV = show again;
+6. buzzer: four rising notes, answered the same way;
+7. cards: a card asked for on each reader that answered; every reader is
+   polled meanwhile and every reader that reads the card is named: the one
+   asked for alone is right, others as well is a cross-read (readers too
+   close), others only is swapped chip-selects; no card within ``card_ms``
+   fails (range, supply, SPI);
+8. range (``lift_mm``, 10 by default; 0 leaves it out): the card held that
+   far above the play area (on a spacer) must still read, and lifted away it
+   must be gone within RELEASE_MS.
 
 At the end the seat LEDs show each seat reader's result (green/red) and the
 buzzer the verdict.  Waiting uses ``sleep_ms`` (``time.sleep_ms`` on the
@@ -42,7 +57,7 @@ from drivers import mfrc522 as M
 from drivers.buzzer import ACCEPT, REJECT
 
 CARD_MS = 20000      # per reader, to put a card on it
-BUTTON_MS = 10000    # per button
+BUTTON_MS = 10000    # per button, and for an answer
 RELEASE_MS = 3000    # buttons up / card lifted
 LED_MS = 250         # each colour of each LED
 PATTERN_MS = 700     # each display pattern
@@ -50,12 +65,16 @@ STEP_MS = 10         # the wait loops' step
 TONE_MS = 3000       # longest a tone sequence may take
 CALM_STEPS = 10      # buttons count as released after this many steps (100 ms) up
 WAIT_OK_MS = 120000  # wait_ok: the verdict stays this long at most
+CROSS_MS = 600       # after the first reader reads the card: who else reads it
+LIFT_MM = 10         # the range check: a card this far above the play area reads
+RANGE_MS = 500       # ... within this time once the person says it lies there
+VERSION_READS = 4    # VersionReg reads of a reader that failed: floating MISO?
+REPLAYS = 3          # how often PREV may show the LEDs / play the notes again
 
 SCALE = (523, 150, 659, 150, 784, 150, 1047, 300)   # C5 E5 G5 C6
 KEYS = ("prev", "next", "ok")
-VERSION_NAMES = {0x91: "v1.0", 0x92: "v2.0"}
-CLONES = {0x88: "an FM17522 clone", 0x12: "a counterfeit (0x12)", 0xB2: "an FM17522 clone",
-          0x82: "a clone (0x82)"}
+CHIPS = {0x91: "NXP MFRC522 v1.0", 0x92: "NXP MFRC522 v2.0", 0x88: "FM17522 clone",
+         0xB2: "FM17522 clone", 0x12: "clone marked NXP", 0x90: "clone (v0.0)"}
 
 
 def _cpython_sleep_ms(ms):
@@ -92,20 +111,27 @@ def uid_hex(uid):
     return "".join("%02x" % b for b in uid)
 
 
+def chip_name(version):
+    """A VersionReg value in words (the known chips, else the hex value)."""
+    return CHIPS.get(version, "VersionReg 0x%02x" % version)
+
+
 def run_selftest(board, report, sleep_ms=None, card_ms=CARD_MS, button_ms=BUTTON_MS,
-                 wait_ok=False):
+                 wait_ok=False, lift_mm=LIFT_MM):
     """Test every part of ``board``; results (item, ok, detail) in order.  Lines go
     to ``report`` and the display as the test goes.  With ``wait_ok`` the verdict
-    stays on the display until OK is pressed (at most WAIT_OK_MS), as at boot."""
+    stays on the display until OK is pressed (at most WAIT_OK_MS), as at boot.
+    ``lift_mm``: the range check's height (0: no range check)."""
     run = _Run(board, report, sleep_ms if sleep_ms is not None else _sleep_ms)
     run.card_ms = card_ms
     run.button_ms = button_ms
     run.display()
+    run.bus()
     good = run.readers()
+    run.buttons()
     run.leds()
     run.buzzer()
-    run.buttons()
-    run.cards(good)
+    run.cards(good, lift_mm)
     run.summary()
     if wait_ok:
         run.wait_ok()
@@ -129,8 +155,12 @@ class _Run:
         self.names = reader_names(board.readers.n)
         self.testing = []          # readers in the card test
         self.card_ok = bytearray(board.readers.n)   # 1: the reader read its card
-        self.target = 0            # what a wait predicate looks for
+        self.seen = 0              # bit j: reader j read the card being asked for
+        self.uid = b""             # that card's UID
+        self.target = 0            # buttons a wait ignores (bit k: button k)
+        self.reader = 0            # the reader the range check looks at
         self.calm = 0              # steps every button has been up
+        self.working = 0           # bit k: button k answered its press
 
     # ----- output ------------------------------------------------------------------
 
@@ -170,9 +200,9 @@ class _Run:
         self.disp = None
         if not self.disp_failed:
             self.disp_failed = True
-            self.result("display", False, "no answer at I2C address 0x%02x (%s): check SDA, "
-                        "SCL, VCC and GND of the display" % (self.board.display.addr, e),
-                        "display")
+            self.result("display", False, "no answer at I2C address 0x3c or 0x3d (%s): "
+                        "check SDA and SCL (swapped?), VCC and GND of the display; the "
+                        "test goes on here, on the LEDs and the buzzer" % e, "display")
 
     # ----- waiting -----------------------------------------------------------------
 
@@ -210,6 +240,8 @@ class _Run:
     def display(self):
         d = self.board.display
         try:
+            if not d.present:               # none answered at power-up: look again
+                d.init_display()
             d.fill(1)                               # every pixel on
             d.show()
             self.pause(PATTERN_MS)
@@ -229,10 +261,30 @@ class _Run:
         except OSError as e:
             self._lost_display(e)
             return
-        self.result("display", True, "test pattern shown (all pixels, checkerboard, frame "
-                    "with diagonals): look for dead rows or columns", "display")
+        self.result("display", True, "at I2C address %s: test pattern shown (all pixels, "
+                    "checkerboard, frame with diagonals): look for dead rows or columns"
+                    % d.found(), "display")
 
-    # ----- 2. reader versions --------------------------------------------------------
+    # ----- 2. the idle SPI bus -------------------------------------------------------
+
+    def bus(self):
+        """Every chip-select high: the shared MISO line must read 0x00."""
+        rs = self.board.readers
+        if not rs.n:
+            return
+        v = 0
+        for _ in range(4):
+            v |= rs.readers[0].idle_miso()
+        if v == 0:
+            self.result("spi bus", True, "MISO reads 0x00 with no reader selected (every "
+                        "74HC125 gate off, the pull-down)", "bus")
+        else:
+            self.result("spi bus", False, "MISO reads 0x%02x with no reader selected: "
+                        "something drives it -- a reader's MISO wired around its 74HC125 "
+                        "gate, a gate's /OE tied low -- or the 4.7 kOhm pull-down is "
+                        "missing and the line floats" % v, "bus")
+
+    # ----- 3. reader versions --------------------------------------------------------
 
     def readers(self):
         """VersionReg of every reader; the indexes of those that answered."""
@@ -240,63 +292,66 @@ class _Run:
         self.ask("readers", "resetting all readers", "readers...")
         rs.init()
         good = []
+        silent = 0
         for i in range(rs.n):
             name = self.names[i]
             rd = rs.readers[i]
             if not rs.down(i):
-                self.result(name, True, "MFRC522 %s (VersionReg 0x%02x)"
-                            % (VERSION_NAMES.get(rd.version, "?"), rd.version), name)
+                self._version_ok(name, rd.version)
                 good.append(i)
                 continue
-            if not rd.reset():
-                detail = ("no answer: the chip never leaves reset (MISO reads high?): check "
-                          "3V3R, GND, RST, its CS line and its MISO buffer gate")
-            elif rd.init(False):
-                detail = ("answered only at the second try: a loose wire or a weak "
-                          "supply (3V3R at the reader?)")
-            elif rd.version == 0x00 or rd.version == 0xFF:
-                detail = ("no answer (VersionReg reads 0x%02x): check 3V3R and GND at the "
-                          "reader, its CS line and MISO through its 74HC125 gate" % rd.version)
-            else:
-                detail = ("VersionReg 0x%02x: %s (the driver needs an NXP MFRC522, 0x91 or "
-                          "0x92)" % (rd.version, CLONES.get(rd.version, "not an MFRC522")))
+            detail = self._version_fault(rd)
+            silent += detail.startswith("not connected")
             self.result(name, False, detail, name)
+        if rs.n > 1 and silent == rs.n:
+            self.result("3V3R", False, "no reader answers at all: is the table supply on? "
+                        "Over USB alone the readers, the 74HC125s and the display have no "
+                        "3V3R -- switch the table supply on (and check U4's output: 3.25 "
+                        "to 3.4 V), then run the self-test again", "3V3R")
         return good
 
-    # ----- 3. LEDs -------------------------------------------------------------------
+    def _version_ok(self, name, v):
+        if M.version_kind(v) == M.V_GENUINE:
+            self.result(name, True, "%s (VersionReg 0x%02x)" % (chip_name(v), v), name)
+        else:
+            self.result(name, True, "%s (VersionReg 0x%02x): a clone, which this driver "
+                        "reads like the NXP chip; if its range falls short in the card "
+                        "test, an NXP module is the cure" % (chip_name(v), v), name)
 
-    def leds(self):
-        leds = self.board.leds
-        n = leds.nseats
-        self.ask("leds", "each seat's LED red, green, blue in turn: look", "LEDs: look")
-        for i in range(n):
-            for state in (L.REFUSED, L.PLAYED, L.TURN):
-                leds.set_all(L.OFF)
-                leds.set(i, state)
-                leds.show()
-                self.pause(LED_MS)
-        leds.set_all(L.OFF)
-        leds.show()
-        self.result("leds", True, "%d LEDs lit red, green, blue in turn, seat 1 first: each "
-                    "should have shown all three" % n, "LEDs")
+    def _version_fault(self, rd):
+        """Why a reader failed its initialisation, in words."""
+        if not rd.reset():
+            return ("no answer: the chip never leaves reset (MISO reads high?): check "
+                    "3V3R, GND, RST, its CS line and its MISO buffer gate")
+        if rd.init(False):
+            return ("answered only at the second try: a loose wire or a weak supply "
+                    "(3V3R at the reader?)")
+        reads = [rd.read_version() for _ in range(VERSION_READS)]
+        if any(r != reads[0] for r in reads):
+            return ("not connected: MISO floats (VersionReg reads %s): the seat cable is "
+                    "unplugged and its 74HC125 input A has no pull-down (R15-R20), or a "
+                    "MISO wire is broken" % ", ".join("0x%02x" % r for r in reads))
+        v = reads[0]
+        kind = M.version_kind(v)
+        if kind == M.V_NO_ANSWER:
+            return ("not connected (VersionReg reads 0x%02x): the seat cable is unplugged, "
+                    "or the reader has no 3V3R or GND, or its CS or MISO wire (through its "
+                    "74HC125 gate) is broken" % v)
+        if kind == M.V_MISREAD:
+            near = 0
+            for k in M.VERSIONS:
+                d = k ^ v
+                if d & (d - 1) == 0:
+                    near = k
+                    break
+            return ("VersionReg 0x%02x is 0x%02x (%s) with one bit misread: a marginal "
+                    "wire -- check SCK, MISO and GND in the seat cable and the 33 Ohm "
+                    "resistors; long cables: a lower spi_baud (hardware/README.md)"
+                    % (v, near, chip_name(near)))
+        return ("VersionReg 0x%02x: not an MFRC522 nor a known clone (the driver takes "
+                "0x91, 0x92, 0x88, 0xB2, 0x12, 0x90)" % v)
 
-    # ----- 4. buzzer -----------------------------------------------------------------
-
-    def _tone_done(self):
-        return None if self.board.buzzer.update() else True
-
-    def play(self, seq):
-        self.board.buzzer.play(seq)
-        self.wait(TONE_MS, self._tone_done)
-        self.board.buzzer.stop()
-
-    def buzzer(self):
-        self.ask("buzzer", "four rising notes: listen", "buzzer: listen")
-        self.play(SCALE)
-        self.result("buzzer", True, "four rising notes played: you should have heard them",
-                    "buzzer")
-
-    # ----- 5. buttons ----------------------------------------------------------------
+    # ----- 4. buttons ----------------------------------------------------------------
 
     def _keys(self):
         pad = self.board.buttons
@@ -351,10 +406,82 @@ class _Run:
                             "swapped?" % (KEYS[got].upper(), up, KEYS[got].upper()),
                             "btn " + KEYS[k])
             else:
+                self.working |= 1 << k
                 self.result(item, True, "pressed", "btn " + KEYS[k])
             self._all_up(RELEASE_MS)
 
-    # ----- 6. cards ------------------------------------------------------------------
+    def confirm(self, item, question, short):
+        """Ask the person: OK = yes, NEXT = no, PREV = once more.  "yes", "no",
+        "again", or None (no answer; or no working OK and NEXT to answer with)."""
+        if self.working & 6 != 6:     # OK and NEXT must have worked
+            return None
+        self.ask(item, question + "? press OK = yes, NEXT = no, PREV = again",
+                 short + "?", "OK yes NEXT no")
+        stuck = self.target
+        got = self.wait(self.button_ms, self._pressed)
+        self.target = stuck
+        self._all_up(RELEASE_MS)
+        return (None, "again", "no", "yes")[got + 1 if got is not None else 0]
+
+    def judged(self, item, answer, yes, no, short):
+        if answer == "yes":
+            self.result(item, True, yes, short)
+        elif answer == "no":
+            self.result(item, False, no, short)
+        elif self.working & 6 != 6:
+            self.result(item, False, "not confirmed: OK and NEXT are needed to answer "
+                        "(fix the buttons first)", short)
+        else:
+            self.result(item, False, "no answer in %d s" % (self.button_ms // 1000), short)
+
+    # ----- 5. LEDs -------------------------------------------------------------------
+
+    def leds(self):
+        leds = self.board.leds
+        n = leds.nseats
+        answer = "again"
+        shows = 0
+        while answer == "again" and shows < REPLAYS:
+            shows += 1
+            self.ask("leds", "each seat's LED red, green, blue in turn, seat 1 first: look",
+                     "LEDs: look")
+            for i in range(n):
+                for state in (L.REFUSED, L.PLAYED, L.TURN):
+                    leds.set_all(L.OFF)
+                    leds.set(i, state)
+                    leds.show()
+                    self.pause(LED_MS)
+            leds.set_all(L.OFF)
+            leds.show()
+            answer = self.confirm("leds", "did all %d LEDs show red, green and blue" % n,
+                                  "all LEDs")
+        self.judged("leds", answer, "all %d LEDs showed red, green and blue" % n,
+                    "an LED missed a colour or stayed dark: check +5V and GND at the LEDs, "
+                    "U3 (74AHCT125) and the 330 Ohm, DOUT to the next DIN", "LEDs")
+
+    # ----- 6. buzzer -----------------------------------------------------------------
+
+    def _tone_done(self):
+        return None if self.board.buzzer.update() else True
+
+    def play(self, seq):
+        self.board.buzzer.play(seq)
+        self.wait(TONE_MS, self._tone_done)
+        self.board.buzzer.stop()
+
+    def buzzer(self):
+        answer = "again"
+        plays = 0
+        while answer == "again" and plays < REPLAYS:
+            plays += 1
+            self.ask("buzzer", "four rising notes: listen", "buzzer: listen")
+            self.play(SCALE)
+            answer = self.confirm("buzzer", "did you hear four rising notes", "4 notes")
+        self.judged("buzzer", answer, "four rising notes heard",
+                    "not heard: a passive piezo (not a magnetic buzzer), its 100 Ohm and "
+                    "GND, the buzzer pin", "buzzer")
+
+    # ----- 7. cards and 8. range -------------------------------------------------------
 
     def _clear(self):
         """One poll of every reader; True when no reader under test sees anything, now
@@ -367,16 +494,37 @@ class _Run:
         return True
 
     def _card(self):
-        """One poll of every reader; the first under test that reports a card."""
+        """One poll of every reader; once one under test reports a card: that UID."""
         rs = self.board.readers
         rs.poll_all()
         for i in self.testing:
             if rs.status[i] == M.PRESENT:
+                self.uid = rs.uid(i)
                 return i
         return None
 
-    def cards(self, good):
+    def _who(self):
+        """One poll of every reader; every reader that reports the card joins ``seen``."""
         rs = self.board.readers
+        rs.poll_all()
+        for j in range(rs.n):
+            if rs.status[j] == M.PRESENT and rs.uid(j) == self.uid:
+                self.seen |= 1 << j
+        return None
+
+    def _here(self):
+        """One poll of every reader: True when this scan of the reader ``reader``
+        read a card (its own read now, not the debounced report, which would
+        still hold a card that just left)."""
+        rs = self.board.readers
+        rs.poll_all()
+        return True if rs.raw[self.reader] == M.PRESENT else None
+
+    def _readers(self, mask):
+        return " and ".join(self.names[j] for j in range(self.board.readers.n)
+                            if mask & (1 << j))
+
+    def cards(self, good, lift_mm):
         self.testing = good
         for i in good:
             name = self.names[i]
@@ -385,20 +533,68 @@ class _Run:
                 self.wait(RELEASE_MS, self._clear)
             self.ask(name, "place a card on this reader (%d s)" % (self.card_ms // 1000),
                      "card on", name)
-            got = self.wait(self.card_ms, self._card)
-            if got is None:
+            self.seen = 0
+            if self.wait(self.card_ms, self._card) is None:
                 self.result(name, False, "no card read in %d s: check the distance to the "
                             "antenna (table top), 3V3R at the reader and SCK/MOSI"
                             % (self.card_ms // 1000), name + " card")
-            elif got != i:
-                self.result(name, False, "the card was seen by the %s reader: are the "
-                            "chip-selects of %s and %s swapped?"
-                            % (self.names[got], name, self.names[got]), name + " card")
             else:
-                self.card_ok[i] = 1
-                self.result(name, True, "card %s read" % uid_hex(rs.uid(i)), name + " card")
+                self.wait(CROSS_MS, self._who)      # whoever else reads it meanwhile
+                self._card_result(i, name, lift_mm)
             self.ask(name, "remove the card", "remove card")
-            self.wait(RELEASE_MS, self._clear)
+            if self.wait(RELEASE_MS, self._clear) is None and self.card_ok[i]:
+                self.card_ok[i] = 0
+                self.result(name, False, "the card is still read %d s after it was to be "
+                            "lifted away: a reader that reads that far counts a lifted card "
+                            "as played (antenna under a thin top is enough)"
+                            % (RELEASE_MS // 1000), name + " lift")
+
+    def _card_result(self, i, name, lift_mm):
+        me = 1 << i
+        others = self.seen & ~me
+        if self.seen == me:
+            self.card_ok[i] = 1
+            self.result(name, True, "card %s read, by this reader only" % uid_hex(self.uid),
+                        name + " card")
+            if lift_mm:
+                self._range(i, name, lift_mm)
+        elif self.seen & me:
+            self.result(name, False, "card %s read here and also by the %s reader: a "
+                        "cross-read -- the readers are too close (antenna centres at least "
+                        "15 cm apart) or the card lay between them" % (
+                            uid_hex(self.uid), self._readers(others)), name + " card")
+        else:
+            self.result(name, False, "the card was read by the %s reader, not by this "
+                        "one: are the chip-selects of %s and %s swapped?" % (
+                            self._readers(others), name, self._readers(others)),
+                        name + " card")
+
+    def _range(self, i, name, mm):
+        """The card on a spacer ``mm`` above the play area must still read: the
+        person says when it lies there (OK), then the reader has RANGE_MS."""
+        self.ask(name, "lay the card on a %d mm spacer (about %d cards) on this reader, "
+                 "then press OK" % (mm, mm * 3), "card %d mm up" % mm, "then OK")
+        if self.working & 4:
+            stuck = self.target
+            self.target = stuck | 3            # only OK counts
+            pressed = self.wait(self.button_ms, self._pressed)
+            self.target = stuck
+            self._all_up(RELEASE_MS)
+            if pressed is None:
+                self.result(name, False, "range not measured: no OK in %d s"
+                            % (self.button_ms // 1000), name + " range")
+                return
+        else:                                  # no OK button: time to lay it there
+            self.pause(RELEASE_MS)
+        self.reader = i
+        if self.wait(RANGE_MS, self._here) is None:
+            self.card_ok[i] = 0
+            self.result(name, False, "not read %d mm above the play area: little margin "
+                        "for a warped or sleeved card -- a thinner top (4-6 mm), no metal "
+                        "within 30 mm, 3V3R at the reader" % mm, name + " range")
+        else:
+            self.result(name, True, "card read %d mm above the play area" % mm,
+                        name + " range")
 
     # ----- the verdict ---------------------------------------------------------------
 
