@@ -31,7 +31,7 @@ browser hub).
 import json
 import random
 
-from table.game import DEALING, GAME
+from table.game import DEALING, GAME, needs_hold
 from tapp.cards import CARD_CODES, DECKS, mask_cards
 from tapp.dealing import TALON, receivers
 from tapp.session import Session
@@ -253,7 +253,7 @@ class AutoPlayers:
         t = self.table
         for _ in range((k - t.game.menu_pos) % len(t.game.menu)):
             t.press("next")
-        t.press("ok")
+        t.press("ok", long=needs_hold(t.game.menu[k][1]))   # a stake: OK held
 
     def choose(self):
         """Answer the menu on screen: a random allowed entry (prev/next, then OK)."""

@@ -36,6 +36,7 @@ import os
 
 from drivers.buzzer import SOUNDS
 from host_sim.table import AutoPlayers, VirtualTable
+from table.game import needs_hold
 from tapp.record import Replayer
 
 KNOWN_OPTIONS = ("variant", "players", "mode", "lang")
@@ -149,7 +150,7 @@ class Run:
             self.players.pick_discards()
         while t.game.menu[t.game.menu_pos][0] != label:
             t.press("next")
-        t.press("ok")
+        t.press("ok", long=needs_hold(t.game.menu[t.game.menu_pos][1]))   # a stake: OK held
 
     def cmd_discard(self, args):
         self._t()

@@ -19,12 +19,14 @@ if str(ROOT / "firmware") not in sys.path:
 
 from drivers import ssd1306  # noqa: E402
 from table import font, names, screens, texts  # noqa: E402
-from table.game import DEALING, OVER, RESULT  # noqa: E402
+from table.game import DEALING, OVER, RESULT, needs_hold  # noqa: E402
 from table.names import (  # noqa: E402
     SUIT_SYMBOLS,
     VARIANTS,
+    call_label,
     card_text,
     contract_name,
+    short_name,
     suit_name,
 )
 from table.texts import text  # noqa: E402
@@ -37,8 +39,12 @@ COLS = 16
 # ---------------------------------------------------------------- the reference
 
 
-def _name(rules, seat, width=8):
-    return rules.seats[seat][:width]
+def _short(rules, seat, width=8):
+    return short_name(rules.seats[seat], width)
+
+
+def _room(right):
+    return min(COLS - 1 - len(right), 8) if right else 8
 
 
 def _pad(left, right, width=COLS):
@@ -46,22 +52,70 @@ def _pad(left, right, width=COLS):
     return left + " " * gap + right if gap > 0 else (left + " " + right)[:width]
 
 
+def _place(left, right):
+    """The screens' right-first rows: the right part at the edge, no padding
+    without one."""
+    if not right:
+        return left
+    gap = COLS - len(left) - len(right)
+    return (left + " " * max(gap, 1) + right)[:COLS]
+
+
+def _joined(left, right):
+    return left + " " + right if left and right else left + right
+
+
+def _says(game, key, seat):
+    t = text(key, game.lang)
+    return t % _short(game.rules, seat, min(COLS - len(t) + 2, 8))
+
+
+def _header(game, dealer):
+    rules = game.rules
+    name = VARIANTS.get(rules.variant, rules.variant)
+    seat = rules.seats[game.view.dealer()]
+    if dealer and len(name) + 3 + len(seat) <= COLS:
+        return (_pad(name, "G:" + seat), True)
+    return (name, True)
+
+
 def compose(game):
     """The 8 rows as (text, inverted): the screens' rows built as strings."""
-    view = game.view
-    rules = game.rules
     lang = game.lang
-    out = [(_pad(VARIANTS.get(rules.variant, rules.variant)[:10],
-                 "G:" + _name(rules, view.dealer(), 5)), True)]
-    if game.confirm_undo:
-        return out + _body(game)[:5] + [("", False), (text("undo_q", lang), True)]
     if game.scores:
-        return out + _scores(game)
+        return _scores(game)
+    if game.confirm_undo:
+        return [_header(game, True)] + _body(game)[:5] + [("", False),
+                                                          (text("undo_q", lang), True)]
+    if game.info:
+        return [_header(game, True)] + _info(game)
     if game.step == DEALING:
-        return out + _dealing(game)
+        return [_header(game, True)] + _dealing(game)
     if game.step in (RESULT, OVER):
-        return out + _result(game)
-    return out + _body(game)
+        return [_header(game, False)] + _result(game)
+    return [_header(game, True)] + _body(game)
+
+
+def _calls(view):
+    out = []
+    for i in range(view.calls_made()):
+        c = view.call_made(i)
+        out.append((c[1], {"call": c[2], **{k: v for k, v in zip(
+            ("contract", "trump", "value"), c[3:], strict=True) if v is not None}}))
+    return out
+
+
+def _standing(view, lang):
+    calls = _calls(view)
+    for k in range(len(calls) - 1, -1, -1):
+        seat, ev = calls[k]
+        if ev["call"] not in ("pass", "weg", "nicht_herz"):
+            if ev["call"] == "hold":
+                for j in range(k - 1, -1, -1):
+                    if "contract" in calls[j][1]:
+                        return seat, contract_name(calls[j][1]["contract"], lang)
+            return seat, call_label(ev, lang)
+    return -1, ""
 
 
 def _body(game):
@@ -82,25 +136,39 @@ def _body(game):
     else:
         for i in range(view.trick_size()):
             cards[view.trick_seat(i)] = card_text(view.trick_card(i))
+    if view.trick_number() <= 1 and view.trick_size() == 0 and not game.clearing \
+            and view.expects() != "card":
+        cards = {}
+        for seat, ev in _calls(view):
+            cards[seat] = call_label(ev, lang)
     winner = view.last_winner() if game.clearing else -1
     for seat in seats[:5]:
         mark = "*" if seat == winner else (">" if seat == turn else " ")
-        rows.append((_pad(mark + _name(rules, seat), cards.get(seat, "")), False))
+        right = cards.get(seat, "")
+        room = COLS - 1 - len(right) if right else COLS
+        rows.append((_place(mark + _short(rules, seat, room - 1 if room < 9 else 8), right),
+                     False))
     while len(rows) < 5:
         rows.append(("", False))
     if len(rows) < 6:
         rows.append((_status(game), False))
     if game.menu:
-        rows.append(("<" + font.fit(game.menu[game.menu_pos][0], COLS - 2) + ">", True))
+        rows.append(("<" + short_name(game.menu[game.menu_pos][0], COLS - 2) + ">", True))
     elif len(seats) > 4 and game.message:
         rows.append((game.message, False))
     elif game.clearing:
         rows.append((text("clear", lang), False))
     elif turn >= 0:
-        rows.append((text("turn", lang) % _name(rules, turn), False))
+        rows.append((_says(game, "turn", turn), False))
     else:
         rows.append(("", False))
     return rows
+
+
+def _wins(game):
+    view = game.view
+    return (text("wins", game.lang) % _short(game.rules, view.last_winner())
+            + " " + str(view.last_points()))
 
 
 def _status(game):
@@ -108,8 +176,11 @@ def _status(game):
     if game.message:
         return game.message
     if game.clearing:
-        return (text("wins", game.lang) % _name(game.rules, view.last_winner())
-                + " " + str(view.last_points()))
+        return _wins(game)
+    if game.menu and needs_hold(game.menu[game.menu_pos][1]):
+        return text("hold_ok", game.lang)
+    if view.expects() == "call" and _standing(view, game.lang)[0] >= 0 and view.turn() >= 0:
+        return _says(game, "calls", view.turn())
     return ""
 
 
@@ -117,17 +188,20 @@ def _contract_line(game):
     view = game.view
     lang = game.lang
     cid = view.contract()
+    if view.expects() == "call" and cid is None:
+        seat, label = _standing(view, lang)
+        if seat >= 0:
+            return _joined(_short(game.rules, seat, _room(label)), label)
+        return _says(game, "calls", view.turn()) if view.turn() >= 0 else ""
     if cid is None or view.declarer() < 0:
-        if cid is not None:
-            return contract_name(cid, lang)
-        return text("calls", lang) % "" if view.expects() == "call" else ""
-    line = _name(game.rules, view.declarer(), 6) + " " + contract_name(cid, lang)
+        return contract_name(cid, lang) if cid is not None else ""
+    right = contract_name(cid, lang)
     trump = view.trump()
-    if trump and suit_name(trump, lang) not in line:
-        line += " " + SUIT_SYMBOLS["CSHD".index(trump)]
+    if trump and suit_name(trump, lang) not in right:
+        right += " " + SUIT_SYMBOLS["CSHD".index(trump)]
     if view.multiplier() > 1:
-        line += " x" + str(view.multiplier())
-    return line
+        right += " x" + str(view.multiplier())
+    return _joined(_short(game.rules, view.declarer(), _room(right)), right)
 
 
 def _dealing(game):
@@ -135,22 +209,46 @@ def _dealing(game):
     rules = game.rules
     lang = game.lang
     seen, total, short = game.dealing_missing()
-    rows = [(text("deal_centre", lang) % _name(rules, view.dealer()), False),
+    rows = [(_says(game, "deal_centre", view.dealer()), False),
             (text("deal_count", lang) % ("%d/%d" % (seen, total)), False)]
     nxt = game.next_receiver()
     if nxt == TALON:
         rows.append((text("deal_to", lang) % text("talon", lang), False))
     elif nxt >= 0:
-        rows.append((text("deal_to", lang) % _name(rules, nxt), False))
+        rows.append((_says(game, "deal_to", nxt), False))
     else:
         rows.append(("", False))
     for seat in game.deal_active[:3]:
-        rows.append((_pad(_name(rules, seat), "%d/%d" % (len(game.dealt[seat]),
-                                                        rules.hand_size)), False))
+        right = "%d/%d" % (len(game.dealt[seat]), rules.hand_size)
+        rows.append((_place(_short(rules, seat, _room(right)), right), False))
     while len(rows) < 6:
         rows.append(("", False))
-    rows.append((game.message or (text("missing", lang) % ",".join(
-        _name(rules, s, 4) for s in short) if short else ""), False))
+    missing = ""
+    if short:
+        room = COLS - len(text("missing", lang)) + 2
+        width = (room - len(short) + 1) // len(short)
+        if width < 4:
+            missing = text("missing_n", lang) % len(short)
+        else:
+            missing = text("missing", lang) % ",".join(_short(rules, s, width) for s in short)
+    rows.append((game.message or missing, False))
+    return rows
+
+
+def _signed(n):
+    return "+%d" % n if n > 0 else str(n)
+
+
+def _money(game, pays, bals):
+    """The head row and a row per seat: payment and balance columns."""
+    lang = game.lang
+    wp = max([len(text("col_pay", lang))] + [len(_signed(p)) for p in pays])
+    wb = max([len(text("col_total", lang))] + [len(str(b)) for b in bals])
+    rows = [(_place("", text("col_pay", lang).rjust(wp) + " "
+                    + text("col_total", lang).rjust(wb)), False)]
+    for seat in range(len(pays)):
+        right = _signed(pays[seat]).rjust(wp) + " " + str(bals[seat]).rjust(wb)
+        rows.append((_place(_short(game.rules, seat, _room(right)), right), False))
     return rows
 
 
@@ -159,27 +257,38 @@ def _result(game):
     rules = game.rules
     lang = game.lang
     r = view.last_result()
-    rows = [(text("result", lang), False)]
+    pages = 1 + (rules.players + 4) // 5
+    page = game.page % pages
+    rows = [(_place(text("result", lang), "%d/%d" % (page + 1, pages)), False)]
     if r is None:
         return rows
-    if r["contract"] is None:
-        rows.append((text("thrown_in", lang), False))
+    if page == 0:
+        if r["contract"] is None:
+            rows.append((text("thrown_in", lang), False))
+        else:
+            right = contract_name(r["contract"], lang)
+            who = _short(rules, r["declarer"], _room(right)) if r["declarer"] is not None \
+                else ""
+            rows.append((_joined(who, right), False))
+            state = {True: "won", False: "lost", None: "draw"}[r["won"]]
+            if r["target"] is None and r["declarer"] is not None and r["tricks"]:
+                left = text("tricks", lang) % ":".join(str(p) for p in r["tricks"])
+            else:
+                left = ":".join(str(p) for p in r["points"]) if r["points"] else ""
+            rows.append((_place(left, text(state, lang) if r["declarer"] is not None
+                                else ""), False))
+        if view.pot() and "penalty" not in r:
+            rows.append((_pad(text("pot", lang), str(view.pot())), False))
     else:
-        who = _name(rules, r["declarer"], 6) + " " if r["declarer"] is not None else ""
-        state = {True: "won", False: "lost", None: "draw"}[r["won"]]
-        rows.append((who + contract_name(r["contract"], lang), False))
-        pts = r["points"]
-        detail = ":".join(str(p) for p in pts) if pts else ""
-        rows.append((_pad(detail, text(state, lang) if r["declarer"] is not None
-                          else ""), False))
-    for seat in range(rules.players)[:4]:
-        rows.append((_pad(_name(rules, seat, 6), "%+d %d" % (
-            r["payments"][seat], r["balances"][seat])), False))
-    rows = rows[:6]
-    while len(rows) < 6:
-        rows.append(("", False))
+        seats = range(rules.players)[5 * (page - 1):5 * page]
+        rows += _money(game, [r["payments"][s] for s in seats],
+                       [r["balances"][s] for s in seats])
     last = text("session_over", lang) if game.step == OVER else text("next_deal", lang)
-    rows.append((last, True))
+    if page == 0 or rules.players - 5 * (page - 1) < 5:
+        rows = rows[:6]
+        while len(rows) < 6:
+            rows.append(("", False))
+        rows.append((last, True))
     return rows
 
 
@@ -187,14 +296,66 @@ def _scores(game):
     view = game.view
     rules = game.rules
     lang = game.lang
-    rows = [(text("scores", lang), False), (text("deals", lang) % view.deals_played(), False)]
-    for seat in range(rules.players)[:5]:
-        rows.append((_pad(_name(rules, seat), str(view.balance(seat))), False))
-    if view.pot():
-        rows.append((_pad(text("pot", lang), str(view.pot())), False))
-    rows = rows[:7]
-    while len(rows) < 7:
+    pages = view.deals_played() + 1
+    page = game.page % pages
+    rows = [(_place(text("scores", lang), "%d/%d" % (page + 1, pages)), True)]
+    if page:
+        rows.append((text("deal_no", lang) % page, False))
+        k = page - 1
+        pays = [view.deal_payment(k, s) for s in range(rules.players)]
+        bals = [view.balance(s) - sum(view.deal_payment(j, s)
+                                      for j in range(k + 1, view.deals_played()))
+                for s in range(rules.players)]
+        rows += _money(game, pays, bals)
+    else:
+        rows.append((text("deals", lang) % view.deals_played(), False))
+        for seat in range(rules.players)[:5]:
+            right = str(view.balance(seat))
+            rows.append((_place(_short(rules, seat, _room(right)), right), False))
+        if view.pot():
+            rows.append((_pad(text("pot", lang), str(view.pot())), False))
+    rows = rows[:8]
+    while len(rows) < 8:
         rows.append(("", False))
+    return rows
+
+
+def _info(game):
+    view = game.view
+    rules = game.rules
+    lang = game.lang
+    seats = view.active_seats()
+    page = game.page % 2
+    if page == 0:
+        rows = [(text("points_now", lang), False)]
+    elif view.last_winner() >= 0:
+        rows = [(text("last_trick", lang) % (view.trick_number() - 1), False)]
+    else:
+        rows = [("", False)]
+    last = view.last_trick()
+    for seat in seats[:5]:
+        if page == 0:
+            right = str(view.points(seat))
+        else:
+            right = ""
+            if last is not None:
+                k = (seats.index(seat) - seats.index(last["leader"])) % len(seats)
+                right = card_text(CODE_INDEX[last["cards"][k]])
+        mark = "*" if page and seat == view.last_winner() else " "
+        room = COLS - 1 - len(right) if right else COLS
+        rows.append((_place(mark + _short(rules, seat, room - 1 if room < 9 else 8), right),
+                     False))
+    if page and view.last_winner() >= 0:
+        while len(rows) < (5 if len(seats) < 5 else 6):
+            rows.append(("", False))
+        rows.append((_wins(game), False))
+    rows = rows[:7]
+    while len(rows) < 6:
+        rows.append(("", False))
+    if len(seats) < 5 or not page:
+        while len(rows) < 6:
+            rows.append(("", False))
+        rows = rows[:6] + [(text("ok_back", lang), True)]
     return rows
 
 
@@ -251,13 +412,19 @@ def test_every_screen_of_a_deal_is_the_reference(monkeypatch, variant, players, 
             finally:
                 font.cells = cells
             assert calls == [], calls
-            # and the score sheet and the undo question, while at it
-            for flag in ("scores", "confirm_undo"):
-                setattr(game, flag, True)
-                plain(self, game)
-                assert self.text_rows() == _expected(game)[0]
-                setattr(game, flag, False)
-                plain(self, game)
+            # and the score sheet, the undo question and this deal's pages,
+            # every page, and the settlement's pages, while at it
+            for flag in ("scores", "confirm_undo", "info", None):
+                for page in range(3):
+                    if flag is not None:
+                        setattr(game, flag, True)
+                    game.page = page
+                    plain(self, game)
+                    assert self.text_rows() == _expected(game)[0], flag
+                    if flag is not None:
+                        setattr(game, flag, False)
+            game.page = 0
+            plain(self, game)
 
     monkeypatch.setattr(screens.Screens, "draw", draw)
     args = types.SimpleNamespace(variant=variant, players=players, mode=mode, lang=lang,

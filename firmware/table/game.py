@@ -37,13 +37,13 @@ Handling of the irregular (each one a test scenario):
   a discard already taken is not counted twice).
 """
 from drivers.buttons import KEY_NEXT, KEY_OK, KEY_PREV, LONG
-from drivers.leds import IDLE, PLAYED, REFUSED, TURN, WINNER
+from drivers.leds import FLAG, IDLE, PLAYED, REFUSED, TURN, WINNER
 from tapp import errors as E
 from tapp.cards import CARD_CODES, CODE_INDEX, DECKS, mask_cards
 from tapp.dealing import TALON, receivers
 from tapp.session import Session
 
-from .names import CARD_TEXT, call_label
+from .names import CARD_TEXT, call_label, short_name
 from .texts import text
 
 # What the table is doing (``Game.step``)
@@ -53,6 +53,14 @@ RESULT = 2       # a deal has been settled: its result on screen
 OVER = 3         # the session has ended (pot/bank rules)
 
 NO_CARD = -1
+QUIET_CALLS = ("pass", "weg")    # the auction menu's default entry: no stakes
+
+
+def needs_hold(ev):
+    """Does this menu entry change the stakes (an announcement: Tout, Kontra,
+    66 ...; a Haferl self-raise)?  Then OK must be held to choose it: a short
+    OK only says so, and one stray press changes nothing."""
+    return ev is not None and (ev.get("ev") == "announce" or ev.get("call") == "raise")
 
 # The stable word of each refusal the table itself makes (besides the engine's codes).
 TABLE_REFUSALS = {"unknown": "unknown_tag", "other_deck": "other_deck", "not_now": "not_now",
@@ -101,6 +109,10 @@ class Game:
         self.powered_up = False          # resumed after a power cut: nothing dealt or
                                          # discarded yet since (those lived in RAM)
         self.trick_shown = False
+        self.page = 0                    # the page shown (result, score sheet, this deal)
+        self.info = False                # long next: this deal's points and last trick
+        self.revokes_told = 0            # proven revokes announced so far (open mode)
+        self.notice = False              # the last one's notice is on screen
         # the cards of the trick being played (or just completed) by seat, 255
         # none; trick_key says which completed trick they are (see last_trick_card)
         self.trick_cards = bytearray(b"\xff" * readers)
@@ -339,6 +351,7 @@ class Game:
         """A card play: nothing is allocated here but the journal's line (the
         event dict is made once; tests/mp/mptest_app_heap.py).  Split in small
         methods: a frame over 11 words would be put on the heap."""
+        self.notice = False                      # a revoke's notice gives way to play
         new_trick = self.view.trick_size() == 0
         err = self.session.play(reader, card)
         if err:
@@ -347,6 +360,19 @@ class Game:
         if new_trick:
             self._clear_trick()                  # the last trick is gone from the screen
         self._played(reader, card)
+        if self.view.revoke_count() != self.revokes_told:
+            self._revoke_proven()
+
+    def _revoke_proven(self):
+        """Open mode: the card proved a revoke (docs/rules 3.3): said at once --
+        the notice (who, which trick, what rule) until OK or the next card,
+        the offender's LED, the error tone; the settlement names it too."""
+        n = self.view.revoke_count()
+        if n > self.revokes_told:
+            self.notice = True
+            self.signals.led(self.view.revoke_seat(n - 1), FLAG)
+            self.signals.tone("error")
+        self.revokes_told = n
 
     def _refuse_code(self, reader, err):
         self._refuse(reader, E.NAMES[err], E.short_text(err, self.lang))
@@ -493,8 +519,7 @@ class Game:
         """Two cards on a reader (collision) or a reader fault, and its end."""
         self.jammed[reader] = 1 if on else 0
         if on:
-            self._say(self._t("reader_down") % self._seat_label(reader) if fault
-                      else self._t("one_card"), reader)
+            self._say(self._reader_down(reader) if fault else self._t("one_card"), reader)
             if reader != self.centre:
                 self.signals.led(reader, REFUSED)
         else:
@@ -525,10 +550,10 @@ class Game:
         i = k % REFUSALS_KEPT
         return self._refusal_reader[i], self._refusal_word[i], self._refusal_text[i]
 
-    def _seat_label(self, reader):
+    def _reader_down(self, reader):
         if reader == self.centre:
-            return self._t("centre")
-        return str(reader + 1)
+            return self._t("centre_down")
+        return self._t("reader_down") % str(reader + 1)
 
     # ----- inputs: buttons -------------------------------------------------------------
 
@@ -537,23 +562,26 @@ class Game:
         key = (ev - 1) >> 1
         kind = ev - 2 * key
         self.dirty = True
+        if self.notice:                     # a revoke's notice: the press closes it
+            self.notice = False
+            if kind != LONG:
+                return
         if kind == LONG:
-            if key == KEY_OK:
-                self.confirm_undo = not self.confirm_undo
-                self.scores = False
-            elif key == KEY_PREV:
-                self.scores = not self.scores
-                self.confirm_undo = False
+            self._long(key)
             return
         if self.confirm_undo:
             self.confirm_undo = False
             if key == KEY_OK:
                 self._undo()
+            else:
+                self._say("")
             return
-        if self.scores:
-            self.scores = False
+        if self.scores or self.info or (self.step == RESULT or self.step == OVER) \
+                and key != KEY_OK:
+            self._turn_page(key)
             return
         if self.step == RESULT and key == KEY_OK:
+            self.page = 0
             self._start_deal()
             return
         if not self.menu:
@@ -562,8 +590,38 @@ class Game:
             self.menu_pos = (self.menu_pos - 1) % len(self.menu)
         elif key == KEY_NEXT:
             self.menu_pos = (self.menu_pos + 1) % len(self.menu)
+        elif key == KEY_OK and needs_hold(self.menu[self.menu_pos][1]):
+            self._say(self._t("hold_ok"))       # a stake: OK must be held
+            self.signals.tone("reject")
         elif key == KEY_OK:
             self._choose(self.menu[self.menu_pos][1])
+
+    def _long(self, key):
+        """Long presses: OK held chooses a stake entry, else asks to undo; prev
+        shows the score sheet, next this deal's points and last trick."""
+        if key == KEY_OK and self.menu and needs_hold(self.menu[self.menu_pos][1]) \
+                and not self.confirm_undo and not self.scores and not self.info:
+            self._choose(self.menu[self.menu_pos][1])
+            return
+        self.page = 0
+        if key == KEY_OK:
+            self.confirm_undo = not self.confirm_undo
+            self.scores = self.info = False
+        elif key == KEY_PREV:
+            self.scores = not self.scores
+            self.confirm_undo = self.info = False
+        elif key == KEY_NEXT:
+            self.info = not self.info
+            self.confirm_undo = self.scores = False
+
+    def _turn_page(self, key):
+        """The score sheet, this deal's pages and the settlement have pages:
+        prev/next turn them (the screen wraps), OK closes the first two."""
+        if key == KEY_OK:
+            self.scores = self.info = False
+            self.page = 0
+        else:
+            self.page += 1 if key == KEY_NEXT else -1
 
     def _choose(self, ev):
         if ev is None:                      # "play on": close the announcement menu
@@ -628,6 +686,7 @@ class Game:
 
     def _deal_over(self):
         self.step = OVER if self.view.session_over() else RESULT
+        self.page = 0
         self.menu = []
         self.signals.tone("deal_done")
         self.dirty = True
@@ -647,6 +706,10 @@ class Game:
         expects = view.expects()
         if expects in ("call", "declare"):
             self.menu = [(call_label(ev, lang), ev) for ev in view.legal_calls()]
+            for k, (_label, ev) in enumerate(self.menu):
+                if ev["call"] in QUIET_CALLS:
+                    self.menu_pos = k          # the default: a stray OK bids nothing
+                    break
         elif expects == "discard":
             if not self.rules.strict:
                 self.menu = [(self._t("discard_open"), {
@@ -659,7 +722,8 @@ class Game:
             offers = view.legal_announcements()
             if offers:
                 self.menu = [(self._t("play_on"), None)] + [
-                    (self.rules.seats[ev["seat"]][:6] + ": " + call_label(ev, lang), ev)
+                    (short_name(self.rules.seats[ev["seat"]], 6) + ": "
+                     + call_label(ev, lang), ev)
                     for ev in offers]
 
     def _rufer_menu(self):

@@ -98,6 +98,25 @@ def _suits_named():
 SUITS_NAMED = _suits_named()
 
 
+def short_name(name, width):
+    """``name`` in at most ``width`` columns, shortened only where it shows
+    (table/screens.py writes the same without making a str): whole if it fits;
+    else without its spaces ("Platz1"); else a prefix, a period and its
+    trailing number ("Pl.1", so "Platz 1" and "Platz 2" stay apart); else a
+    prefix and a period ("Jürg.")."""
+    n = len(name)
+    if n <= width:
+        return name
+    if n - name.count(" ") <= width:
+        return name.replace(" ", "")
+    d = 0
+    while d < n and "0" <= name[n - 1 - d] <= "9":
+        d += 1
+    if 0 < d < n and d + 2 <= width:
+        return name[:width - 1 - d].rstrip() + "." + name[n - d:]
+    return name[:width - 1].rstrip() + "."
+
+
 def card_text(card):
     """``♥10`` for the card int (a new str)."""
     return SUIT_SYMBOLS[card // 9] + RANKS[card % 9]
@@ -120,6 +139,15 @@ def contract_number(cid, lang="de"):
     return 2 * k + 1 if lang == "en" else 2 * k
 
 
+def call_number(word, lang="de"):
+    """The number ``j`` of call ``word``'s name in ``lang`` (``DATA[OFF[j]:
+    OFF[j + 1] - 1]``, empty for ``bid`` and ``declare``), or -1."""
+    k = index(CALL_IDS, word) if isinstance(word, str) else -1
+    if k < 0:
+        return -1
+    return _CALLS_AT + 2 * k + (1 if lang == "en" else 0)
+
+
 def _name(j):
     return DATA[OFF[j]:OFF[j + 1] - 1].decode()
 
@@ -140,8 +168,8 @@ def call_label(ev, lang="de"):
     """A short label for a call / announcement event offered by the view."""
     word = ev.get("call") or ev.get("what")
     parts = []
-    k = index(CALL_IDS, word) if isinstance(word, str) else -1
-    base = _name(_CALLS_AT + 2 * k + (1 if lang == "en" else 0)) if k >= 0 else word
+    j = call_number(word, lang)
+    base = _name(j) if j >= 0 else word
     if base:
         parts.append(base)
     if "contract" in ev:

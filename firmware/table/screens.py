@@ -21,11 +21,12 @@ the heap when its locals and stack exceed about 11 words.
 """
 from array import array
 
+from tapp import errors as E
 from tapp.cards import CODE_INDEX, RANKS
 from tapp.dealing import TALON
 
 from . import font, names, texts
-from .game import DEALING, OVER, RESULT
+from .game import DEALING, OVER, RESULT, needs_hold
 from .names import SUIT_CODES, SUIT_WORDS, SUITS, SUITS_NAMED, VARIANTS
 
 ROWS = 8
@@ -73,6 +74,10 @@ class Screens:
         self.seats_key = -1
         self.result = None               # the view's last result while it is shown
         self.result_key = -1
+        self.seat_names = ()             # the rules' seat names (set by each screen)
+        self.wp = 0                      # a money table's column widths
+        self.wb = 0
+        self.deal = 0                    # the score sheet's deal shown (0 = the first)
 
     def draw(self, game):
         """Render the game into the display's buffer (the app sends the changed
@@ -196,9 +201,6 @@ class Screens:
         self._add(s, limit)
         self._post()
 
-    def _name(self, game, seat, width=8):
-        self._add(game.rules.seats[seat], width)
-
     def _card(self, card):
         """``♥10``: the suit symbol and the rank."""
         self._put(SUIT_CODES[card // 9])
@@ -236,6 +238,83 @@ class Screens:
             self._put(self.right[i])
             i += 1
 
+    # ----- fitted parts: a name shortened where it shows, a right part first ----------
+
+    def _short(self, s, width):
+        """The str ``s`` in at most ``width`` columns, as names.short_name
+        shortens it (whole; without spaces; "Pl.1"; "Jürg."): no cut word."""
+        n = len(s)
+        if n <= width:
+            self._add(s)
+        elif n - s.count(" ") <= width:
+            self._from(s, 0, False)
+        else:
+            d = _digits(s)
+            if 0 < d < n and d + 2 <= width:
+                self._stem(s, width - 1 - d)
+                self._from(s, n - d, True)
+            else:
+                self._stem(s, width - 1)
+
+    def _from(self, s, i, spaces):
+        """The characters of ``s`` from ``i`` on (its spaces only if ``spaces``)."""
+        while i < len(s):
+            if spaces or s[i] != " ":
+                self._put(ord(s[i]))
+            i += 1
+
+    def _stem(self, s, k):
+        """The first ``k`` characters of ``s`` without trailing spaces, and "."."""
+        while k > 0 and s[k - 1] == " ":
+            k -= 1
+        self._add(s, k)
+        self._put(46)                   # .
+
+    def _name(self, game, seat, width=8):
+        self._short(game.rules.seats[seat], width)
+
+    def _right_first(self, row, invert=False):
+        """Begin ``row`` with its right part (``_left`` then writes the left one
+        in the room left, ``_place`` puts the right part after it)."""
+        self._begin(row, invert)
+        self.kept = self.changed
+        self.cur = self.right
+        self.pos = 0
+
+    def _left(self):
+        """The right part is written; the columns left for the left part."""
+        self.mark = self.pos            # the right part's length
+        self.cur = self.shown[self.row]
+        self.pos = 0
+        self.changed = self.kept
+        return COLS - 1 - self.mark if self.mark else COLS
+
+    def _place(self, aligned=True):
+        """The right part after the left: at the right edge, or one space on."""
+        n = self.mark
+        gap = COLS - self.pos - n if aligned else 1
+        if gap <= 0 or not n or not aligned:
+            gap = 1 if n and self.pos else 0
+        while gap > 0:
+            self._put(32)
+            gap -= 1
+        i = 0
+        while i < n:
+            self._put(self.right[i])
+            i += 1
+        self._end()
+
+    def _text_len(self, key):
+        """Characters of the text ``key`` (its UTF-8 bytes counted once each)."""
+        j = texts.which(key, self.lang)
+        i = texts.OFF[j]
+        end = texts.OFF[j + 1] - 1
+        n = 0
+        while i < end:
+            i += _SEQ[texts.DATA[i] >> 4]
+            n += 1
+        return n
+
     # ----- composing -------------------------------------------------------------------
 
     def compose(self, game):
@@ -243,44 +322,58 @@ class Screens:
         into the display's buffer); ``rows()`` reads what is shown."""
         self.lang = game.lang
         self.done = 0
-        self._header(game)
-        if game.step != RESULT and game.step != OVER or game.confirm_undo or game.scores:
+        step = game.step
+        if step != RESULT and step != OVER or game.confirm_undo or game.scores:
             self.result = None
-        if game.confirm_undo:
+        if game.scores:
+            self._scores(game)
+        elif game.confirm_undo:
+            self._header(game, True)
             self._body(game)
             self._blank(6)
             self._begin(7, True)
             self._text("undo_q")
             self._end()
-        elif game.scores:
-            self._scores(game)
-        elif game.step == DEALING:
+        elif game.info:
+            self._header(game, True)
+            self._info(game)
+        elif game.notice:
+            self._header(game, True)
+            self._notice(game)
+        elif step == DEALING:
+            self._header(game, True)
             self._dealing(game)
-        elif game.step == RESULT or game.step == OVER:
+        elif step == RESULT or step == OVER:
+            self._header(game, False)
             self._result(game)
         else:
+            self._header(game, True)
             self._body(game)
-        row = 1
+        row = 0
         while row < ROWS:
             if not self.done >> row & 1:
                 self._blank(row)
             row += 1
 
-    def _header(self, game):
+    def _header(self, game, dealer):
+        """Row 0: the game's name; "G:" and the dealer's whole name when they fit
+        (the dealing screen names him anyway; not on the settlement, where the
+        view's dealer is already the next one)."""
         rules = game.rules
+        name = VARIANTS.get(rules.variant, rules.variant)
         self._begin(0, True)
-        self._add(VARIANTS.get(rules.variant, rules.variant), 10)
-        self._right()
-        self._add("G:")
-        self._name(game, game.view.dealer(), 5)
-        self._pad()
+        self._add(name)
+        seat = game.view.dealer()
+        if dealer and len(name) + 3 + len(rules.seats[seat]) <= COLS:
+            self._right()
+            self._add("G:")
+            self._add(rules.seats[seat])
+            self._pad()
         self._end()
 
     def _body(self, game):
         view = game.view
-        self._begin(1)
-        self._contract_line(game)
-        self._end()
+        self._line_one(game)
         seats = self._seat_rows(game)
         if seats <= 4:                  # up to 4 seats: a message row above the prompt
             self._begin(6)
@@ -289,15 +382,25 @@ class Screens:
         self._begin(7, bool(game.menu))
         if game.menu:
             self._put(60)               # <
-            self._add(game.menu[game.menu_pos][0], COLS - 2)
+            self._short(game.menu[game.menu_pos][0], COLS - 2)
             self._put(62)               # >
         elif seats > 4 and game.message:
             self._add(game.message)     # 5 seats: the message takes the prompt row
         elif game.clearing:
             self._text("clear")
         elif view.turn() >= 0:
-            self._fmt("turn", game.rules.seats[view.turn()], 8)
+            self._says("turn", view.turn())
         self._end()
+
+    def _says(self, key, seat):
+        """"Anna ist dran", "Bert sagt:": the text ``key`` with a seat's name."""
+        self._pre(key)
+        room = COLS - self._text_len(key) + 2
+        self._name_in(seat, room if room < 8 else 8)
+        self._post()
+
+    def _name_in(self, seat, width):
+        self._short(self.seat_names[seat], width)
 
     def _active(self, view):
         """The view's active seats (a list made once per deal, not per redraw)."""
@@ -309,8 +412,10 @@ class Screens:
         return self.seats
 
     def _seat_rows(self, game):
-        """Rows 2..6: a seat each (up to 5), its mark and its card; blank rows
-        below up to row 5.  Returns the number of seats."""
+        """Rows 2..6: a seat each (up to 5), its mark and its card (in the
+        auction: its last call); blank rows below up to row 5.  Returns the
+        number of seats."""
+        self.seat_names = game.rules.seats
         seats = self._active(game.view)
         i = 0
         while i < len(seats) and i < 5:
@@ -322,18 +427,71 @@ class Screens:
         return len(seats)
 
     def _seat_row(self, game, i, seat):
-        self._begin(2 + i)
-        if game.clearing and seat == game.view.last_winner():
-            self._put(42)               # * the trick's winner (while it is cleared)
+        """(Small methods: a frame over 11 words would go on the heap.)"""
+        self._right_first(2 + i)
+        if self._auction_shown(game):
+            self._seat_call(game.view, seat)
         else:
-            self._put(62 if seat == game.view.turn() else 32)    # > the seat on turn
-        self._name(game, seat)
-        self._right()
+            self._seat_card(game, seat)
+        room = self._left()
+        self._seat_mark(game, seat)
+        self._name(game, seat, room - 1 if room < 9 else 8)
+        self._place()
+
+    def _auction_shown(self, game):
+        """Do the seat rows show the calls (before the first card)?"""
+        view = game.view
+        return view.trick_number() <= 1 and view.trick_size() == 0 \
+            and not game.clearing and view.expects() != "card"
+
+    def _seat_card(self, game, seat):
         card = self._card_of(game, seat)
         if card >= 0:
             self._card(card)
-        self._pad()
-        self._end()
+
+    def _seat_mark(self, game, seat):
+        view = game.view
+        if game.clearing and seat == view.last_winner():
+            self._put(42)               # * the trick's winner (while it is cleared)
+        else:
+            self._put(62 if seat == view.turn() else 32)    # > the seat on turn
+
+    def _seat_call(self, view, seat):
+        """The seat's last call in this deal's auction (none: nothing)."""
+        k = view.calls_made() - 1
+        while k >= 0:
+            c = view.call_made(k)
+            if c[1] == seat:
+                self._call(c)
+                return
+            k -= 1
+
+    def _call(self, c):
+        """A call as the menu names it (names.call_label): the word, the
+        contract, the trump's symbol, the value."""
+        word = c[2]
+        j = names.call_number(word, self.lang)
+        sep = False
+        if j >= 0 and names.OFF[j + 1] - 1 > names.OFF[j]:
+            self._bytes(names.DATA, names.OFF[j], names.OFF[j + 1] - 1)
+            sep = True
+        elif j < 0:
+            self._add(word)
+            sep = True
+        if c[3] is not None:
+            if sep:
+                self._put(32)
+            self._contract(c[3])
+            sep = True
+        if c[4] is not None:
+            if sep:
+                self._put(32)
+            self._put(SUIT_CODES[SUITS.find(c[4])])
+            sep = True
+        if c[5] is not None:
+            if sep:
+                self._put(32)
+            self._num(c[5])
 
     def _card_of(self, game, seat):
         """The card shown at ``seat``: of the trick being played, or of the last
@@ -350,61 +508,152 @@ class Screens:
         return -1
 
     def _status(self, game):
-        """The message row: a refusal or warning, else the finished trick."""
+        """The message row: a refusal or warning, else the finished trick, else
+        in the auction who speaks."""
         view = game.view
         if game.message:
             self._add(game.message)
         elif game.clearing:
-            self._fmt("wins", game.rules.seats[view.last_winner()], 8)
-            self._put(32)
-            self._num(view.last_points())
+            self._wins(view)
+        elif game.menu and needs_hold(game.menu[game.menu_pos][1]):
+            self._text("hold_ok")       # a stake: how to choose it
+        elif view.expects() == "call" and self._standing(view) >= 0 and view.turn() >= 0:
+            self._says("calls", view.turn())
 
-    def _contract_line(self, game):
+    def _wins(self, view):
+        """"Bert sticht 14": the last trick's winner and its card points."""
+        self._pre("wins")
+        self._name_in(view.last_winner(), 8)
+        self._post()
+        self._put(32)
+        self._num(view.last_points())
+
+    def _line_one(self, game):
+        """Row 1: the contract and who plays it; in the auction the standing
+        call and its caller, or who speaks first."""
         view = game.view
+        self.seat_names = game.rules.seats
         cid = view.contract()
-        if cid is None or view.declarer() < 0:
+        if view.expects() == "call" and cid is None:
+            self._auction_line(view)
+        elif cid is None or view.declarer() < 0:
+            self._begin(1)
             if cid is not None:
                 self._contract(cid)
-            elif view.expects() == "call":
-                self._fmt("calls", "")
-            return
-        self._name(game, view.declarer(), 6)
-        self._put(32)
-        self._contract(cid)
-        self._trump(game, cid)
-        if view.multiplier() > 1:
+            self._end()
+        else:
+            self._right_first(1)
+            self._contract(cid)
+            self._trump(game, cid)
+            self._times(view.multiplier())
+            self._named_left(view.declarer())
+            self._place(False)
+
+    def _times(self, m):
+        if m > 1:
             self._put(32)
             self._put(120)              # x
-            self._num(view.multiplier())
+            self._num(m)
+
+    def _named_left(self, seat):
+        """The right part is written: the seat's name in the room left."""
+        room = self._left()
+        self._name_in(seat, room if room < 8 else 8)
+
+    def _auction_line(self, view):
+        k = self._standing(view)
+        if k >= 0:
+            self._right_first(1)
+            self._standing_call(view, k)
+            self._named_left(view.call_made(k)[1])
+            self._place(False)
+        else:
+            self._begin(1)
+            if view.turn() >= 0:
+                self._says("calls", view.turn())
+            self._end()
+
+    def _standing(self, view):
+        """The number of the auction's standing call: the last one that is not
+        a pass (-1: none yet)."""
+        k = view.calls_made() - 1
+        while k >= 0:
+            word = view.call_made(k)[2]
+            if word != "pass" and word != "weg" and word != "nicht_herz":
+                return k
+            k -= 1
+        return -1
+
+    def _standing_call(self, view, k):
+        """The standing call: "halte" names the contract it holds."""
+        c = view.call_made(k)
+        if c[2] == "hold":
+            j = k - 1
+            while j >= 0:
+                if view.call_made(j)[3] is not None:
+                    self._contract(view.call_made(j)[3])
+                    return
+                j -= 1
+        self._call(c)
 
     def _trump(self, game, cid):
-        """The trump's symbol, unless the line names the suit already."""
+        """The trump's symbol, unless the contract's name names the suit."""
         trump = game.view.trump()
         if not trump:
             return
         s = SUITS.find(trump) if len(trump) == 1 else -1
-        if s >= 0 and not self._names_suit(game, cid, s):
+        if s >= 0 and not self._contract_names(cid, s):
             self._put(32)
             self._put(SUIT_CODES[s])
 
-    def _names_suit(self, game, cid, s):
-        """Does "<declarer's name, 6> <contract name>" hold suit ``s``'s word?"""
-        word = SUIT_WORDS[2 * s + 1] if self.lang == "en" else SUIT_WORDS[2 * s]
-        k = game.rules.seats[game.view.declarer()].find(word)
-        if 0 <= k and k + len(word) <= 6:
-            return True
-        return self._contract_names(cid, s, word)
-
-    def _contract_names(self, cid, s, word):
+    def _contract_names(self, cid, s):
         j = names.contract_number(cid, self.lang)
         if j < 0:
+            word = SUIT_WORDS[2 * s + 1] if self.lang == "en" else SUIT_WORDS[2 * s]
             return cid.find(word) >= 0
         return SUITS_NAMED[j] >> s & 1 != 0
 
+    # ----- a revoke proven (open mode) -----------------------------------------------------
+
+    def _notice(self, game):
+        """Rows 1-4: "Verstoß!", who, in which trick, the duty broken."""
+        view = game.view
+        k = view.revoke_count() - 1
+        if k < 0:
+            return
+        self.seat_names = game.rules.seats
+        self._begin(1, True)
+        self._text("revoke")
+        self._end()
+        self._begin(2)
+        self._name_in(view.revoke_seat(k), COLS)
+        self._end()
+        self._begin(3)
+        self._pre("in_trick")
+        self._num(view.revoke_trick(k))
+        self._post()
+        self._end()
+        self._begin(4)
+        self._rule(view.revoke_rule(k))
+        self._end()
+        self._begin(7, True)
+        self._text("ok_on")
+        self._end()
+
+    def _rule(self, rule):
+        """The duty a revoke broke, as the refusal of that card says it."""
+        if rule == "rufer_card":
+            self._text("called_card")
+        else:
+            self._add(E.short_text(E.NAMES.index(rule), self.lang))
+
+    # ----- dealing -----------------------------------------------------------------------
+
     def _dealing(self, game):
         rules = game.rules
+        self.seat_names = rules.seats
         self._begin(1)
-        self._fmt("deal_centre", rules.seats[game.view.dealer()], 8)
+        self._says("deal_centre", game.view.dealer())
         self._end()
         self._begin(2)
         self._pre("deal_count")
@@ -434,7 +683,7 @@ class Screens:
             self._text("talon")
             self._post()
         elif nxt >= 0:
-            self._fmt("deal_to", game.rules.seats[nxt], 8)
+            self._says("deal_to", nxt)
         self._end()
 
     def _dealt(self, game, short):
@@ -452,17 +701,25 @@ class Screens:
 
     def _dealt_row(self, game, i):
         seat = game.deal_active[i]
-        self._begin(4 + i)
-        self._name(game, seat)
-        self._right()
+        self._right_first(4 + i)
         self._num(len(game.dealt[seat]))
         self._put(47)                   # /
         self._num(game.rules.hand_size)
-        self._pad()
-        self._end()
+        room = self._left()
+        self._name(game, seat, room if room < 8 else 8)
+        self._place()
 
     def _missing(self, game):
-        """"fehlt: Anna,Bert" (4 characters of each name)."""
+        """"fehlt: Cora,Bert": every seat still short, each name shortened to
+        fit; "fehlt: 3 Spieler" when they would be shorter than 4 columns."""
+        short = self._dealt(game, 1)
+        room = COLS - self._text_len("missing") + 2
+        width = (room - short + 1) // short
+        if width < 4:
+            self._pre("missing_n")
+            self._num(short)
+            self._post()
+            return
         self._pre("missing")
         i = 0
         first = True
@@ -472,9 +729,11 @@ class Screens:
                 if not first:
                     self._put(44)       # ,
                 first = False
-                self._name(game, seat, 4)
+                self._name(game, seat, width)
             i += 1
         self._post()
+
+    # ----- the settlement: what was played and decided, then every payment ------------------
 
     def _result(self, game):
         # the view's last result (a dict copy), taken once while the result
@@ -483,89 +742,270 @@ class Screens:
             self.result = game.view.last_result()
             self.result_key = game.view.deals_played()
         r = self.result
-        self._begin(1)
+        self.seat_names = game.rules.seats
+        pages = 1 + (game.rules.players + 4) // 5
+        page = game.page % pages
+        self._right_first(1)
+        self._num(page + 1)
+        self._put(47)                   # /
+        self._num(pages)
+        self._left()
         self._text("result")
-        self._end()
+        self._place()
         if r is None:
             return
-        self._begin(2)
+        if page == 0:
+            self._outcome(game, r)
+        else:
+            self._money(game, 5 * (page - 1), r, 2)
+        if game.rules.players - 5 * (page - 1) < 5 or page == 0:
+            self._begin(7, True)
+            self._text("session_over" if game.step == OVER else "next_deal")
+            self._end()
+
+    def _outcome(self, game, r):
+        """Rows 2-6: declarer and contract; card points (tricks, where tricks
+        decide) and won or lost; a revoke that decided it; the pot."""
         if r["contract"] is None:
+            self._begin(2)
             self._text("thrown_in")
             self._end()
-            self.base = 3               # the first payment row
         else:
-            self._result_lines(game, r)
-            self.base = 4
-        seat = 0
-        while seat < game.rules.players and seat < 4 and self.base + seat < 7:
-            self._payment_row(game, r, seat)
-            seat += 1
-        self._begin(7, True)
-        self._text("session_over" if game.step == OVER else "next_deal")
-        self._end()
-
-    def _result_lines(self, game, r):
-        """Row 2: declarer and contract; row 3: the points and won/lost."""
-        if r["declarer"] is not None:
-            self._name(game, r["declarer"], 6)
+            self._right_first(2)
+            self._contract(r["contract"])
+            room = self._left()
+            if r["declarer"] is not None:
+                self._name_in(r["declarer"], room if room < 8 else 8)
+            self._place(False)
+            self._decided(r)
+        pen = r.get("penalty")
+        if pen is not None:
+            self._begin(4)
+            self._text("revoke")
             self._put(32)
-        self._contract(r["contract"])
-        self._end()
-        self._begin(3)
-        pts = r["points"]
+            self._name_in(pen["seat"], COLS - 1 - self._text_len("revoke"))
+            self._end()
+            self._begin(5)
+            self._pre("in_trick")
+            self._num(pen["trick"])
+            self._post()
+            self._end()
+            self._begin(6)
+            self._rule(pen["rule"])
+            self._end()
+        elif game.view.pot():
+            self._begin(4)
+            self._text("pot")
+            self._right()
+            self._num(game.view.pot())
+            self._pad()
+            self._end()
+
+    def _decided(self, r):
+        """Row 3: "61:59 gewonnen"; "Stiche 0:1 verloren" where the tricks
+        decide (a Durch, a Bettel); each seat's points where each plays alone."""
+        self._right_first(3)
+        if r["declarer"] is not None:
+            self._text("draw" if r["won"] is None else ("won" if r["won"] else "lost"))
+        self._left()
+        if r["target"] is None and r["declarer"] is not None and r["tricks"]:
+            self._pre("tricks")
+            self._pair(r["tricks"])
+            self._post()
+        else:
+            self._pair(r["points"])
+        self._place()
+
+    def _pair(self, pts):
+        """"61:59", "30:50:40": the ints of a list, colon between."""
         k = 0
         while pts and k < len(pts):
             if k:
                 self._put(58)           # :
-            if type(pts[k]) is int:
-                self._num(pts[k])
-            else:
-                self._add(str(pts[k]))
+            self._num(pts[k])
             k += 1
-        self._right()
-        if r["declarer"] is not None:
-            self._text("draw" if r["won"] is None else ("won" if r["won"] else "lost"))
-        self._pad()
-        self._end()
 
-    def _payment_row(self, game, r, seat):
-        self._begin(self.base + seat)
-        self._name(game, seat, 6)
-        self._right()
-        if r["payments"][seat] >= 0:
-            self._put(43)               # +
-        self._num(r["payments"][seat])
+    def _money(self, game, first, r, row):
+        """A table of payments and balances from seat ``first`` on: the column
+        heads at ``row``, a seat a row below (up to 5); columns as wide as
+        their numbers, the names shortened to the room left."""
+        players = game.rules.players
+        wp = self._text_len("col_pay")
+        wb = self._text_len("col_total")
+        seat = first
+        while seat < players and seat < first + 5:
+            wp = _wider(wp, self._amount(game, r, seat, True), True)
+            wb = _wider(wb, self._amount(game, r, seat, False), False)
+            seat += 1
+        self.wp = wp
+        self.wb = wb
+        self._right_first(row)
+        self._column_head("col_pay", wp)
         self._put(32)
-        self._num(r["balances"][seat])
-        self._pad()
-        self._end()
+        self._column_head("col_total", wb)
+        self._left()
+        self._place()
+        seat = first
+        while seat < players and seat < first + 5:
+            self._money_row(game, r, seat, row + 1 + seat - first)
+            seat += 1
+
+    def _amount(self, game, r, seat, paid):
+        """A seat's payment (``paid``) or balance: of the settlement ``r``, else
+        of score sheet deal ``self.deal`` (-1: the totals)."""
+        if r is not None:
+            return r["payments"][seat] if paid else r["balances"][seat]
+        view = game.view
+        if paid:
+            return view.deal_payment(self.deal, seat)
+        bal = view.balance(seat)
+        k = view.deals_played() - 1
+        while k > self.deal:
+            bal -= view.deal_payment(k, seat)
+            k -= 1
+        return bal
+
+    def _column_head(self, key, width):
+        n = width - self._text_len(key)
+        while n > 0:
+            self._put(32)
+            n -= 1
+        self._text(key)
+
+    def _money_row(self, game, r, seat, row):
+        self._right_first(row)
+        self._amount_in(self._amount(game, r, seat, True), self.wp, True)
+        self._put(32)
+        self._amount_in(self._amount(game, r, seat, False), self.wb, False)
+        room = self._left()
+        self._name_in(seat, room if room < 8 else 8)
+        self._place()
+
+    def _amount_in(self, n, width, sign):
+        pad = width - _width(n, sign)
+        while pad > 0:
+            self._put(32)
+            pad -= 1
+        if sign and n > 0:
+            self._put(43)               # +
+        self._num(n)
+
+    # ----- the score sheet: the totals, then deal by deal ---------------------------------
 
     def _scores(self, game):
+        """Page 0: deals played, each seat's balance, the pot; page k: deal k's
+        payments and the balances after it (prev from the totals: the last deal)."""
         view = game.view
-        self._begin(1)
+        self.seat_names = game.rules.seats
+        pages = view.deals_played() + 1
+        page = game.page % pages
+        self._right_first(0, True)
+        self._num(page + 1)
+        self._put(47)                   # /
+        self._num(pages)
+        self._left()
         self._text("scores")
-        self._end()
-        self._begin(2)
-        self._pre("deals")
-        self._num(view.deals_played())
+        self._place()
+        self._begin(1)
+        if page:
+            self._pre("deal_no")
+            self._num(page)
+        else:
+            self._pre("deals")
+            self._num(view.deals_played())
         self._post()
         self._end()
+        if page:
+            self.deal = page - 1
+            self._money(game, 0, None, 2)
+            return
         seat = 0
         while seat < game.rules.players and seat < 5:
-            self._begin(3 + seat)
-            self._name(game, seat)
-            self._right()
+            self._right_first(2 + seat)
             self._num(view.balance(seat))
-            self._pad()
-            self._end()
+            room = self._left()
+            self._name_in(seat, room if room < 8 else 8)
+            self._place()
             seat += 1
-        if view.pot() and seat < 5:
-            self._begin(3 + seat)
+        if view.pot() and seat < 6:
+            self._begin(2 + seat)
             self._text("pot")
             self._right()
             self._num(view.pot())
             self._pad()
             self._end()
+
+    # ----- this deal on request: card points so far, the last trick again ------------------
+
+    def _info(self, game):
+        """Page 0: each seat's card points so far; page 1: the last trick, its
+        winner marked, and who took it with how many points."""
+        view = game.view
+        self.seat_names = game.rules.seats
+        seats = self._active(view)
+        page = game.page % 2
+        self._begin(1)
+        if page == 0:
+            self._text("points_now")
+        elif view.last_winner() >= 0:
+            self._pre("last_trick")
+            self._num(view.trick_number() - 1)
+            self._post()
+        self._end()
+        i = 0
+        while i < len(seats) and i < 5:
+            self._info_row(view, i, seats[i], page)
+            i += 1
+        if page and view.last_winner() >= 0:
+            self._begin(6 if len(seats) < 5 else 7)
+            self._wins(view)
+            self._end()
+        if len(seats) < 5 or not page:
+            self._begin(7, True)
+            self._text("ok_back")
+            self._end()
+
+    def _info_row(self, view, i, seat, page):
+        self._right_first(2 + i)
+        if page == 0:
+            self._num(view.points(seat))
+        else:
+            k = 0
+            while k < len(self.seats):
+                if view.last_trick_seat(k) == seat:
+                    self._card(view.last_trick_card(k))
+                    break
+                k += 1
+        room = self._left()
+        self._put(42 if page and seat == view.last_winner() else 32)   # * the winner
+        self._name_in(seat, room - 1 if room < 9 else 8)
+        self._place()
+
+
+def _digits(s):
+    """How many digits end the str ``s``."""
+    n = len(s)
+    d = 0
+    while d < n and "0" <= s[n - 1 - d] <= "9":
+        d += 1
+    return d
+
+
+def _width(n, sign):
+    """Columns of the int ``n`` written with ``_num`` (and a "+" if ``sign``)."""
+    w = 1 if n < 0 or (sign and n > 0) else 0
+    if n < 0:
+        n = -n
+    w += 1
+    while n >= 10:
+        n //= 10
+        w += 1
+    return w
+
+
+def _wider(w, n, sign):
+    k = _width(n, sign)
+    return k if k > w else w
 
 
 def _from_last_trick(view, seat):

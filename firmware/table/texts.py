@@ -22,7 +22,8 @@ KEYS = (
     "turn calls discard discard_open rufer give announce play_on trick wins clear lift "
     "put_back one_card unknown other_deck reader_down not_now points result won lost "
     "draw thrown_in next_deal scores pot deals session_over undo_q undone nothing_undo "
-    "deal_again discard_again "
+    "deal_again discard_again hold_ok centre_down revoke in_trick called_card col_pay "
+    "col_total deal_no points_now last_trick tricks missing_n ok_back ok_on "
 )
 
 DATA = (
@@ -83,6 +84,20 @@ DATA = (
     b"Nichts zur\xc3\xbcck\nNothing to undo\n"   # nothing_undo: "Nichts zurück"
     b"Von vorn geben\nDeal from start\n"       # deal_again (after a power cut)
     b"Neu dr\xc3\xbccken %s\nDiscard anew %s\n"  # discard_again: "Neu drücken %s" (1/3)
+    b"OK lang dr\xc3\xbccken\nHold OK down\n"      # hold_ok: "OK lang drücken"
+    b"Kein Mittelleser\nNo centre reader\n"      # centre_down
+    b"Versto\xc3\x9f!\nRevoke!\n"                 # revoke: "Verstoß!"
+    b"in Stich %s\nin trick %s\n"                # in_trick
+    b"Gerufene Karte!\nThe called card!\n"       # called_card (the Rufer card's duty)
+    b"+/-\n+/-\n"                                # col_pay: a payment column's head
+    b"Stand\nTotal\n"                            # col_total: a balance column's head
+    b"Spiel %s\nDeal %s\n"                       # deal_no
+    b"Augen bisher\nPoints so far\n"             # points_now
+    b"Letzter Stich %s\nLast trick %s\n"         # last_trick
+    b"Stiche %s\nTricks %s\n"                    # tricks
+    b"fehlt: %s Spieler\nmissing: %s seats\n"    # missing_n
+    b"OK: zur\xc3\xbcck\nOK: back\n"              # ok_back: "OK: zurück"
+    b"OK: weiter\nOK: play on\n"                 # ok_on
 )
 
 

@@ -521,11 +521,11 @@ class Script:
 
     # ----- acting ----------------------------------------------------------------------
 
-    def press(self, key):
-        """A short press of prev (0), next (1) or OK (2)."""
+    def press(self, key, hold=False):
+        """A short press of prev (0), next (1) or OK (2); a long one if ``hold``."""
         pin = self.dev.pins[key]
         pin.level = 0
-        self.dev.run(60)
+        self.dev.run(800 if hold else 60)
         pin.level = 1
         self.dev.run(60)
 
@@ -584,6 +584,7 @@ class Script:
     def choose(self):
         """The plain game: in the auction the first to speak bids the lowest
         game, the others pass; elsewhere the first entry the rules allow."""
+        from table.game import needs_hold
         menu = self.dev.app.game.menu
         evs = [ev for _label, ev in menu]
         pick = -1
@@ -597,9 +598,10 @@ class Script:
                 if self._menu_ok(ev):
                     pick = k
                     break
-        for _ in range(pick):
+        game = self.dev.app.game
+        for _ in range((pick - game.menu_pos) % len(menu)):
             self.press(1)
-        self.press(2)
+        self.press(2, hold=needs_hold(evs[pick]))     # a stake is chosen with OK held
 
     def discard(self):
         """Strict mode: the declarer lays the talon back on the centre reader."""
