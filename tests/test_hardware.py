@@ -59,6 +59,38 @@ def test_svg_is_well_formed_and_names_every_pin(board):
         assert "%s reader" % name in svg
 
 
+def test_drawing_joins_no_two_nets(board):
+    """No junction dot on another net's wire, no wire running along another's."""
+    svg = W.draw(W.load(board), board)
+    assert len(svg.dots) > 30 and len({n for n, _, _ in svg.wires}) > 20
+    assert W.geometry_problems(svg) == []
+
+
+def test_geometry_check_sees_the_old_miso_over_mosi_layout():
+    """The fault it was written for: the MCU's MISO row 2 px above reader 1's MOSI
+    branch, through the MOSI trunk's junction dot."""
+    s = W.Svg()
+    s.line([(330, 178), (940, 178), (940, 400)], net="miso")
+    s.line([(920, 154), (920, 400)], net="mosi")
+    s.line([(920, 180), (1180, 180)], net="mosi")
+    s.dot(920, 180, net="mosi")
+    s.line([(900, 130), (900, 400)], net="sck")      # crossed at a right angle: fine
+    probs = W.geometry_problems(s)
+    _one(probs, "dot of mosi at (920, 180) touches a miso wire")
+    _one(probs, "miso wire", "runs along mosi wire")
+    assert not [p for p in probs if "sck" in p]
+    s.dot(700, 50, net="sck")
+    _one(W.geometry_problems(s), "dot of sck at (700, 50) is on no sck wire")
+
+
+def test_drawing_has_the_input_pull_downs(board):
+    hw = W.load(board)
+    svg = W.render(hw, board)
+    n = len(hw["assign"]["reader_cs"])
+    buttons = 0 if hw["assign"]["buttons_pull_up"] else 3     # the ESP32's button pull-ups
+    assert svg.count(">10k<") == n + buttons
+
+
 # ------------------------------------------------------------------ the checker catches faults
 
 def _mutated(board, **assign):

@@ -260,14 +260,22 @@ CS_COL = ("#9467bd", "#e377c2", "#17becf", "#7f7f00", "#ff7f0e", "#1b5e20")
 class Svg:
     def __init__(self) -> None:
         self.items: list[str] = []
+        self.wires: list[tuple[str, tuple, tuple]] = []   # (net, end, end) per segment
+        self.dots: list[tuple[str, float, float]] = []    # junctions: (net, x, y)
+        self.size = (0, 0)
 
     def add(self, s: str) -> None:
         self.items.append(s)
 
-    def line(self, pts, col="#000", w=1.6) -> None:
+    def line(self, pts, col="#000", w=1.6, net=None) -> None:
+        """A wire (or a symbol's stroke); ``net`` names the signal it carries, for
+        the drawing check (``geometry_problems``)."""
         d = " ".join("%g,%g" % p for p in pts)
         self.add('<polyline points="%s" fill="none" stroke="%s" stroke-width="%g"/>'
                  % (d, col, w))
+        if net is not None:
+            for a, b in zip(pts, pts[1:], strict=False):
+                self.wires.append((net, a, b))
 
     def rect(self, x, y, w, h, fill="#fff", stroke="#333", rx=4, sw=1.2) -> None:
         self.add('<rect x="%g" y="%g" width="%g" height="%g" rx="%g" fill="%s" stroke="%s" '
@@ -277,25 +285,27 @@ class Svg:
         self.add('<text x="%g" y="%g" font-size="%g" text-anchor="%s" font-weight="%s" '
                  'fill="%s">%s</text>' % (x, y, size, anchor, weight, col, escape(s)))
 
-    def dot(self, x, y, col="#000") -> None:
+    def dot(self, x, y, col="#000", net=None) -> None:
         self.add('<circle cx="%g" cy="%g" r="2.8" fill="%s"/>' % (x, y, col))
+        if net is not None:
+            self.dots.append((net, x, y))
 
     def pin(self, x, y) -> None:
         self.add('<circle cx="%g" cy="%g" r="2.4" fill="#fff" stroke="#333"/>' % (x, y))
 
-    def resistor_v(self, x, y0, y1, col, name) -> None:
+    def resistor_v(self, x, y0, y1, col, name, net=None) -> None:
         """A resistor from (x, y0) to (x, y1) (vertical), its value to the right."""
         m = (y0 + y1) / 2
         lo, hi = min(y0, y1), max(y0, y1)
-        self.line([(x, lo), (x, m - 7)], col)
-        self.line([(x, m + 7), (x, hi)], col)
+        self.line([(x, lo), (x, m - 7)], col, net=net)
+        self.line([(x, m + 7), (x, hi)], col, net=net)
         self.rect(x - 3.5, m - 7, 7, 14, fill="#fff", stroke=col, rx=0)
         self.text(x + 6, m + 4, name, 9)
 
-    def resistor_h(self, x0, x1, y, col, name) -> None:
+    def resistor_h(self, x0, x1, y, col, name, net=None) -> None:
         m = (x0 + x1) / 2
-        self.line([(x0, y), (m - 8, y)], col)
-        self.line([(m + 8, y), (x1, y)], col)
+        self.line([(x0, y), (m - 8, y)], col, net=net)
+        self.line([(m + 8, y), (x1, y)], col, net=net)
         self.rect(m - 8, y - 3.5, 16, 7, fill="#fff", stroke=col, rx=0)
         self.text(m, y - 6, name, 9, "middle")
 
@@ -328,6 +338,55 @@ class Svg:
         return head + "\n".join(self.items) + "\n</svg>\n"
 
 
+def _on_segment(x, y, a, b, tol) -> bool:
+    (x0, y0), (x1, y1) = a, b
+    if x0 == x1:
+        return abs(x - x0) <= tol and min(y0, y1) - tol <= y <= max(y0, y1) + tol
+    if y0 == y1:
+        return abs(y - y0) <= tol and min(x0, x1) - tol <= x <= max(x0, x1) + tol
+    return False        # the drawing has only horizontal and vertical wires
+
+
+def _along(a, b, c, d, gap) -> bool:
+    """Do segments a-b and c-d run side by side (parallel, closer than ``gap``,
+    overlapping by more than ``gap``)?"""
+    if a[1] == b[1] and c[1] == d[1]:               # both horizontal
+        lo = max(min(a[0], b[0]), min(c[0], d[0]))
+        hi = min(max(a[0], b[0]), max(c[0], d[0]))
+        return abs(a[1] - c[1]) < gap and hi - lo > gap
+    if a[0] == b[0] and c[0] == d[0]:               # both vertical
+        lo = max(min(a[1], b[1]), min(c[1], d[1]))
+        hi = min(max(a[1], b[1]), max(c[1], d[1]))
+        return abs(a[0] - c[0]) < gap and hi - lo > gap
+    return False
+
+
+DOT_TOL = 3.5   # a junction dot (radius 2.8) touches a wire this close
+GAP = 6         # parallel wires of two nets at least this far apart
+
+
+def geometry_problems(svg: Svg) -> list[str]:
+    """What the drawing gets wrong about its nets: a junction dot that touches
+    another net's wire (it reads as a connection), a dot on no wire of its own
+    net, a wire of one net running along another's closer than GAP px (they
+    read as one).  Crossings at a right angle are fine."""
+    out = []
+    for net, x, y in svg.dots:
+        if not any(n == net and _on_segment(x, y, a, b, 0.5) for n, a, b in svg.wires):
+            out.append("dot of %s at (%g, %g) is on no %s wire" % (net, x, y, net))
+        for n, a, b in svg.wires:
+            if n != net and _on_segment(x, y, a, b, DOT_TOL):
+                out.append("dot of %s at (%g, %g) touches a %s wire %s-%s"
+                           % (net, x, y, n, a, b))
+    w = svg.wires
+    for i in range(len(w)):
+        for j in range(i + 1, len(w)):
+            if w[i][0] != w[j][0] and _along(w[i][1], w[i][2], w[j][1], w[j][2], GAP):
+                out.append("%s wire %s-%s runs along %s wire %s-%s"
+                           % (w[i][0], w[i][1], w[i][2], w[j][0], w[j][1], w[j][2]))
+    return out
+
+
 READER_PINS = ("SDA", "SCK", "MOSI", "MISO", "IRQ", "GND", "RST", "3.3V")  # the module's header
 PITCH = 20
 MCU_X, MCU_W, ROW = 30, 300, 24
@@ -343,7 +402,21 @@ def _reader_pin_y(i: int, k: int) -> float:
     return READER_Y0 + i * (READER_H + READER_GAP) + 30 + k * PITCH
 
 
+# the shared SPI lines leave the MCU, go up a column each (JOG) to a rail
+# above the readers (RAIL) and along it to their trunk: so no MCU row runs
+# beside a reader pin's branch, whatever the two pitches
+JOG = {"sck": 740, "mosi": 730, "miso": 720, "rst": 710}
+RAIL = {"sck": 122, "mosi": 114, "miso": 106, "rst": 98}
+R_IN_X = 1104    # the 10 kOhm pull-down at each 74HC125 input A
+
+
 def render(hw: dict, board: str) -> str:
+    svg = draw(hw, board)
+    return svg.render(*svg.size)
+
+
+def draw(hw: dict, board: str) -> Svg:
+    """The wiring diagram of ``board`` (the SVG text: ``render``)."""
     a = hw["assign"]
     n = len(a["reader_cs"])
     names = seat_names(n)
@@ -410,44 +483,51 @@ def render(hw: dict, board: str) -> str:
         # power and unused pins of the module
         y_irq, y_gnd, y_v = (_reader_pin_y(i, k) for k in (4, 5, 7))
         s.text(READER_X - 6, y_irq + 4, "n.c.", 9, "end", col="#777")
+        # the pull-down at the gate's input A: an unplugged seat reads 0x00
+        y_in = _reader_pin_y(i, 3)
+        s.dot(R_IN_X, y_in, COL["miso"], net="miso %d" % i)
+        s.resistor_v(R_IN_X, y_in, y_in + 30, COL["miso"], "10k", net="miso %d" % i)
+        s.ground(R_IN_X, y_in + 30)
         s.line([(READER_X, y_gnd), (READER_X - 14, y_gnd)])
         s.ground(READER_X - 14, y_gnd)
         s.line([(READER_X, y_v), (READER_X - 16, y_v)], COL["pwr"])
         s.rail(READER_X - 18, y_v, "3V3R")
     # trunks: SCK, MOSI, RST to every reader; MISO from every buffer
+    def feed(key, net):
+        """MCU pin -> its column -> the rail above the readers -> the trunk's top."""
+        y_mcu, jx, ry, x = pos[key], JOG[net], RAIL[net], TRUNK[net]
+        if net in ("sck", "mosi"):  # source termination for the long, branched lines
+            s.line([(rx, y_mcu), (580, y_mcu)], COL[net], net=net)
+            s.resistor_h(580, 620, y_mcu, COL[net], "33", net=net)
+            s.line([(620, y_mcu), (jx, y_mcu), (jx, ry), (x, ry)], COL[net], net=net)
+        else:
+            s.line([(rx, y_mcu), (jx, y_mcu), (jx, ry), (x, ry)], COL[net], net=net)
+
     for key, k, net in (("spi_sck", 1, "sck"), ("spi_mosi", 2, "mosi"),
                         ("reader_rst", 6, "rst")):
         x = TRUNK[net]
         ys = [_reader_pin_y(i, k) for i in range(n)]
-        y_mcu = pos[key]
-        if net == "rst":
-            s.line([(rx, y_mcu), (x, y_mcu)], COL[net])
-        else:  # source termination for the long, branched clock and data lines
-            s.line([(rx, y_mcu), (580, y_mcu)], COL[net])
-            s.resistor_h(580, 620, y_mcu, COL[net], "33")
-            s.line([(620, y_mcu), (x, y_mcu)], COL[net])
-        s.line([(x, min(ys + [y_mcu])), (x, max(ys + [y_mcu]))], COL[net])
+        feed(key, net)
+        s.line([(x, RAIL[net]), (x, max(ys))], COL[net], net=net)
         for yy in ys:
-            s.line([(x, yy), (READER_X, yy)], COL[net])
-            s.dot(x, yy, COL[net])
-        s.dot(x, y_mcu, COL[net])
+            s.line([(x, yy), (READER_X, yy)], COL[net], net=net)
+            if yy != max(ys):
+                s.dot(x, yy, COL[net], net=net)
     x = TRUNK["miso"]
     ys = [_reader_pin_y(i, 3) for i in range(n)]
-    y_mcu = pos["spi_miso"]
-    s.line([(rx, y_mcu), (x, y_mcu)], COL["miso"])
+    feed("spi_miso", "miso")
     y_pd = bottoms[n - 1] + 14
-    s.line([(x, min(ys + [y_mcu])), (x, y_pd)], COL["miso"])
-    s.dot(x, y_mcu, COL["miso"])
-    s.resistor_v(x, y_pd, y_pd + 34, COL["miso"], "4.7k")
+    s.line([(x, RAIL["miso"]), (x, y_pd)], COL["miso"], net="miso")
+    s.resistor_v(x, y_pd, y_pd + 34, COL["miso"], "4.7k", net="miso")
     s.ground(x, y_pd + 34)
     s.text(x - 6, y_pd + 22, "MISO pull-down", 9, "end", col=COL["miso"])
     for i in range(n):
         yy = ys[i]
         gate, oe, pa, py = miso_gate(i)
-        s.line([(x, yy), (BUF_A, yy)], COL["miso"])
-        s.dot(x, yy, COL["miso"])
+        s.line([(x, yy), (BUF_A, yy)], COL["miso"], net="miso")
+        s.dot(x, yy, COL["miso"], net="miso")
         s.buffer(BUF_A, yy, BUF_B)
-        s.line([(BUF_B, yy), (READER_X, yy)], COL["miso"])
+        s.line([(BUF_B, yy), (READER_X, yy)], COL["miso"], net="miso %d" % i)
         s.text(BUF_A - 6, yy + 20, "%s  A%d Y%d /OE%d" % (gate, pa, py, oe), 8, col="#333")
     # chip-selects: MCU -> channel -> reader SDA; a drop to the buffer's /OE; pull-up
     for i in range(n):
@@ -457,18 +537,19 @@ def render(hw: dict, board: str) -> str:
         y_sda = _reader_pin_y(i, 0)
         y_buf = _reader_pin_y(i, 3)
         xm = (BUF_A + BUF_B) / 2
-        s.line([(rx, y_mcu), (cx, y_mcu), (cx, y_sda), (READER_X, y_sda)], col)
-        s.line([(xm, y_sda), (xm, y_buf - 4.5)], col)
+        net = "cs %d" % i
+        s.line([(rx, y_mcu), (cx, y_mcu), (cx, y_sda), (READER_X, y_sda)], col, net=net)
+        s.line([(xm, y_sda), (xm, y_buf - 9)], col, net=net)
         s.add('<circle cx="%g" cy="%g" r="2.2" fill="#fff" stroke="#333"/>'
               % (xm, y_buf - 6.5))  # the inverting enable
-        s.dot(xm, y_sda, col)
-        s.line([(R_PULL_X, y_sda), (R_PULL_X, y_sda - 6)], col)
-        s.resistor_v(R_PULL_X, y_sda - 6, y_sda - 36, col, "4.7k")
+        s.dot(xm, y_sda, col, net=net)
+        s.line([(R_PULL_X, y_sda), (R_PULL_X, y_sda - 6)], col, net=net)
+        s.resistor_v(R_PULL_X, y_sda - 6, y_sda - 36, col, "4.7k", net=net)
         s.rail(R_PULL_X + 4, y_sda - 40, "3V3R", anchor="middle")
-        s.dot(R_PULL_X, y_sda, col)
+        s.dot(R_PULL_X, y_sda, col, net=net)
     s.text(30, 74, "MISO buffers U1, U2: 74HC125 (VCC pin 14 → 3V3R, GND pin 7; unused gates: "
            "/OE → 3V3R, A → GND). Each gate passes one reader's MISO while that reader's CS "
-           "is low.", 11, col="#444")
+           "is low; 10k from each input A to GND.", 11, col="#444")
 
     # ---- peripherals below the MCU: channels (top row rightmost), devices to the right
     per = [("i2c_sda", COL["sda"]), ("i2c_scl", COL["scl"])]
@@ -553,7 +634,7 @@ def render(hw: dict, board: str) -> str:
         cx = chan[key]
         y_mcu = pos[key]
         ex, ey, nm = ends[key]
-        s.line([(rx, y_mcu), (cx, y_mcu), (cx, ey), (ex, ey)], col)
+        s.line([(rx, y_mcu), (cx, y_mcu), (cx, ey), (ex, ey)], col, net=str(key))
         if nm:
             s.text(ex + 4, ey - 4, nm, 9)
 
@@ -597,7 +678,8 @@ def render(hw: dict, board: str) -> str:
     for k, t in enumerate(lines):
         s.text(x0, yb + 86 + 16 * k, t, 10, col="#333")
     height = max(dev_bot, bottoms[n - 1] + 80, yb + 86 + 16 * len(lines)) + 20
-    return s.render(1440, int(height))
+    s.size = (1440, int(height))
+    return s
 
 
 # ------------------------------------------------------------------ files
