@@ -427,7 +427,8 @@ def test_the_client_reconnects_after_a_reset():
         proc.wait(10)
         proc, _ = _start_sim("tcp:%d" % port)             # the table is back
         deadline = time.monotonic() + 20
-        while not link.connected.is_set() or not statuses[-1].startswith("connected"):
+        while not statuses or not statuses[-1].startswith("connected") \
+                or not link.connected.is_set():
             assert time.monotonic() < deadline, statuses
             time.sleep(0.1)
         assert link.request("status")["ok"]

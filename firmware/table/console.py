@@ -31,8 +31,7 @@ from tapp.record import OVERLONG, parse_line
 from . import console_admin, console_play
 from .app import ENROL, PLAYING
 from .console_events import DEBUG, INFO, LEVELS, STATES, STATUS_NAMES, Live, hex_uid
-from .console_link import (CMDS_PER_STEP, PROTOCOL, ROOM, Failure, HandOver, PinLock, Wire,
-                           is_int)
+from .console_link import CMDS_PER_STEP, PROTOCOL, ROOM, Failure, HandOver, PinLock, Wire, is_int
 from .console_tasks import JournalSource, JournalTask, ScoreTask
 from .journal import FOLDER as JOURNAL_DIR
 from .presence import ticks_diff

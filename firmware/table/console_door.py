@@ -50,6 +50,7 @@ def run_table(app, say=print):
     """Run ``app`` until the console hands the board to the REPL (True) or it fails
     (the exception goes on, after Ctrl-C is on again)."""
     import asyncio
+
     from table.console_link import HandOver
     kbd_intr(-1)                    # line noise must not stop a playing table
     try:

@@ -17,7 +17,7 @@ PIN is refused unchecked.  The failure count is kept on flash, so a restart
 does not reset the delay.
 """
 from tapp.jsonout import dumps
-from tapp.record import OVERLONG, LineReader, MAX_LINE, is_blank
+from tapp.record import MAX_LINE, OVERLONG, LineReader, is_blank
 
 from .presence import ticks_diff
 from .settings import load_pin_failures, save_pin_failures

@@ -260,15 +260,17 @@ def build_parser():
                                        "sim --serial): interactive, or one command")
     c.add_argument("words", nargs="*", metavar="COMMAND",
                    help="status, view [details], score, journal [list|SESSION], readers "
-                        "[details], selftest, set [K=V ...], registry [list|download N|upload "
-                        "FILE], enroll K=V..., undo, reset-session, place R CARD, lift R, "
-                        "press KEY [long], log [LEVEL], events, raw JSON, ports; none: "
-                        "interactive")
+                        "[details], selftest [card_ms=MS] [button_ms=MS], set [K=V ...], "
+                        "registry [list|download N|upload FILE], enroll K=V..., undo, "
+                        "reset-session, place R CARD, lift R, press KEY [long], log [LEVEL], "
+                        "repl, events, raw JSON, ports; none: interactive")
     c.add_argument("--port", help="serial device, pseudo-terminal or pyserial URL "
                                   "(socket://HOST:PORT, rfc2217://, loop://); default: the "
                                   "table found by its USB id")
     c.add_argument("--pin", help="the referee PIN (or TAPPTABLE_PIN)")
     c.add_argument("--json", action="store_true", help="print answers as JSON lines")
+    c.add_argument("--out", metavar="FILE", help="write the answer (a journal: checked line "
+                                                 "by line) to FILE, only when it is complete")
     c.add_argument("--timeout", type=float, default=10.0, help="seconds to wait for an answer")
     c.add_argument("--reconnect", type=float, default=10.0,
                    help="seconds to wait for the table after a reset")

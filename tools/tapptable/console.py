@@ -2,17 +2,22 @@
 
 The device speaks a line protocol (firmware/table/console.py, docs/console.md):
 one JSON object per line each way, requests with an ``id`` that the answer
-echoes, live events without one.  This module finds the port (USB VID:PID or
-``--port``, which may be a pyserial URL such as ``socket://127.0.0.1:7777``,
-``loop://`` or ``rfc2217://host:port``, or a pseudo-terminal), keeps the link
-up across a device reset, and offers an interactive prompt (history via
-readline) and one-shot commands for scripts::
+echoes, live events without one.  This module finds the board (the same one
+``tapptable deploy`` picks: ``find_port``), reads the line with pyserial's
+``serial.threaded`` reader thread, keeps the link up across a device reset,
+and offers an interactive prompt (history via readline) and one-shot commands
+for scripts::
 
     tapptable console                         # interactive
     tapptable console status
-    tapptable console journal > game.jsonl    # then: tapptable replay game.jsonl
+    tapptable console --out game.jsonl journal   # written only when complete
     tapptable console --pin 4711 undo
+
+A device that echoes what it is sent (a MicroPython REPL, a loopback) or
+prints a REPL prompt is not the table's app: the client says so, exits 2 and
+never prints the request (it may hold the PIN).
 """
+import io
 import json
 import os
 import queue
@@ -21,6 +26,8 @@ import sys
 import threading
 import time
 
+from serial import threaded
+
 # USB ids of boards the table runs on: (vid, pid) -> what it is
 KNOWN_USB = {
     (0x2E8A, 0x0005): "Raspberry Pi Pico (MicroPython)",
@@ -28,12 +35,20 @@ KNOWN_USB = {
     (0x1A86, 0x7523): "CH340 USB-UART bridge (ESP32 DevKit)",
     (0x0403, 0x6001): "FTDI FT232 USB-UART bridge",
 }
+USB_PATTERN = "|".join("%04X:%04X" % k for k in KNOWN_USB)   # for list_ports.grep
 BAUD = 115200
+LINE_MAX = 1 << 20       # a longer line without a newline is dropped
+KEEPALIVE_S = 10.0       # interactive: a ping this often keeps the connection's log level
 REPL_SIGNS = (">>> ", "MicroPython v", "Traceback (most recent call last)", "raw REPL",
               'Type "help()"', "soft reboot")
-READ_ONLY = ("help", "ping", "status", "view", "score", "journal", "readers", "registry",
-             "log")
+READ_ONLY = ("help", "hello", "ping", "status", "view", "score", "journal", "readers",
+             "registry", "log")
 SUITS = {"C": "\u2663", "S": "\u2660", "H": "\u2665", "D": "\u2666"}
+CLIENT_WORDS = ("pin NNNN (remember the referee PIN; pin alone forgets it)",
+                "raw JSON (send one request as it is)", "COMMAND > FILE (the answer into "
+                "FILE, written only when complete)", "events (follow the live events)",
+                "quit")
+SELFTEST_WAITS = (20000, 10000)   # the self-test's own waits (card, button), ms
 
 
 class ConsoleError(Exception):
@@ -56,11 +71,19 @@ class ReplError(ConsoleError):
 # ----------------------------------------------------------------- finding the port
 
 
+def short_name(port):
+    """mpremote's short names: a0 -> /dev/ttyACM0, u0 -> /dev/ttyUSB0, c0 -> COM0."""
+    if port and len(port) >= 2 and port[0] in "auc" and port[1:].isdigit():
+        return {"a": "/dev/ttyACM", "u": "/dev/ttyUSB", "c": "COM"}[port[0]] + port[1:]
+    return port
+
+
 def candidate_ports():
-    """[(device, description)] of the serial ports whose USB id is a known board."""
+    """[(device, description)] of the serial ports whose USB id is a known board
+    (pyserial's ``list_ports.grep`` on the hardware id)."""
     from serial.tools import list_ports
     out = []
-    for p in list_ports.comports():
+    for p in list_ports.grep(USB_PATTERN):
         if p.vid is not None and (p.vid, p.pid) in KNOWN_USB:
             out.append((p.device, "%s [%04X:%04X]" % (KNOWN_USB[(p.vid, p.pid)], p.vid,
                                                       p.pid)))
@@ -73,12 +96,13 @@ def all_ports():
 
 
 def find_port(port=None):
-    """The port to open: ``port`` if given, else the one known board plugged in."""
+    """The port to open: ``port`` if given (mpremote's short names too), else
+    TAPPTABLE_PORT, else the one known board plugged in."""
     if port:
-        return port
+        return short_name(port)
     env = os.environ.get("TAPPTABLE_PORT")
     if env:
-        return env
+        return short_name(env)
     found = candidate_ports()
     if len(found) == 1:
         return found[0][0]
@@ -88,22 +112,41 @@ def find_port(port=None):
         raise ConsoleError(
             "no table found: no USB serial port with a known id (Pico 2E8A:0005, "
             "CP210x 10C4:EA60, CH340 1A86:7523, FTDI 0403:6001)%s. Plug it in, or "
-            "give --port (a device, or socket://HOST:PORT for tapptable sim --serial)" % hint)
+            "give --port (a device, a0 for /dev/ttyACM0, or socket://HOST:PORT for "
+            "tapptable sim --serial)" % hint)
     raise ConsoleError("several tables found (%s): choose one with --port"
                        % ", ".join("%s %s" % f for f in found))
 
 
+def exclusive(ser):
+    """No second program may open this terminal while we hold it (TIOCEXCL:
+    pyserial's own lock is only advisory)."""
+    fd = getattr(ser, "fd", None)
+    if fd is None:
+        return
+    try:
+        import fcntl
+        import termios
+        fcntl.ioctl(fd, termios.TIOCEXCL)
+    except (ImportError, AttributeError, OSError):
+        pass
+
+
 def open_serial(port, timeout=0.1):
-    """Open ``port`` (device path or pyserial URL) with a clear message on failure."""
+    """Open ``port`` (device path or pyserial URL, ``hwgrep://`` too) with a
+    clear message on failure."""
     import serial
     try:
         if "://" in port:
-            return serial.serial_for_url(port, baudrate=BAUD, timeout=timeout)
-        return serial.Serial(port, BAUD, timeout=timeout, exclusive=True)
+            ser = serial.serial_for_url(port, baudrate=BAUD, timeout=timeout)
+        else:
+            ser = serial.Serial(port, BAUD, timeout=timeout, exclusive=True)
     except serial.SerialException as exc:
         raise ConsoleError(explain_open_error(port, exc)) from None
     except (OSError, ValueError) as exc:
         raise ConsoleError(explain_open_error(port, exc)) from None
+    exclusive(ser)
+    return ser
 
 
 def explain_open_error(port, exc):
@@ -120,20 +163,58 @@ def explain_open_error(port, exc):
         return "%s: connection refused: is tapptable sim --serial running?" % port
     if errno_ == 2 or "no such file" in low or "could not open port" in low:
         return "%s: no such port (unplugged? see tapptable console ports)" % port
+    if port.startswith("hwgrep://") and "no ports found" in low:
+        return "%s: no serial port matches (see tapptable console ports)" % port
     return "%s: %s" % (port, text)
+
+
+def repl_message(port, why):
+    return ("%s %s: the table's app is not running there. Start it: reset the board, or "
+            "at the REPL press Ctrl-D (mpremote connect %s repl); if it stops again, the "
+            "REPL shows why (a traceback). A table in safe boot (PREV held at power-up) "
+            "stays at the REPL until it is reset" % (port, why, port))
 
 
 # ----------------------------------------------------------------- the link
 
 
+class _Lines(threaded.Packetizer):
+    """serial.threaded's protocol: newline-ended lines to the link, bounded; a
+    REPL prompt (which ends without a newline) is noticed as well."""
+    TERMINATOR = b"\n"
+
+    def __init__(self, link):
+        super().__init__()
+        self.link = link
+
+    def data_received(self, data):
+        super().data_received(data)
+        buf = self.buffer
+        if len(buf) > LINE_MAX:
+            del buf[:]
+        elif buf.endswith(b">>> ") or buf.startswith(b"raw REPL") or buf == b">":
+            self.link.heard_text(bytes(buf).decode("utf-8", "replace"))
+            del buf[:]
+
+    def handle_packet(self, packet):
+        self.link.heard_line(bytes(packet).rstrip(b"\r"))
+
+    def connection_lost(self, exc):
+        self.transport = None          # (Packetizer's own would raise exc here)
+        self.link.link_lost(exc)
+
+
 class Link:
-    """The line protocol over one serial port, with a reader thread.
+    """The line protocol over one serial port, read by a ``serial.threaded``
+    reader thread.
 
     ``request(cmd, **args)`` sends one request and returns the final answer
     (a dict with ``ok: true``; parts of a long answer are in ``answer["parts"]``)
-    or raises DeviceError.  Live events go to ``on_event(dict)``; lines that are
-    not JSON to ``on_text(str)``.  After a device reset the port is opened again
-    (``reconnect_s`` seconds at most)."""
+    or raises DeviceError.  Live events go to ``on_event(dict)``, lines that are
+    not JSON to ``on_text(str)``, what the user should know about the link
+    (lost, back, an error line without an id) to ``on_status(str)``.  After a
+    device reset the port is opened again: for ``reconnect_s`` seconds at most,
+    or (None) until the link is closed."""
 
     def __init__(self, port, on_event=None, on_text=None, on_status=None, reconnect_s=10.0):
         self.port = port
@@ -141,114 +222,112 @@ class Link:
         self.on_text = on_text or (lambda s: None)
         self.on_status = on_status or (lambda s: None)
         self.reconnect_s = reconnect_s
-        self.ser = open_serial(port)
         self.next_id = 1
         self.waiting = {}
         self.lock = threading.Lock()
         self.stop = threading.Event()
         self.connected = threading.Event()
-        self.connected.set()
+        self.sent = None                  # the last request line, to notice an echo
         self.repl_seen = None
         self.lost = None
-        self.thread = threading.Thread(target=self._read_loop, daemon=True)
-        self.thread.start()
+        self.reader = None
+        self._open()
+
+    def _open(self):
+        ser = open_serial(self.port)
+        reader = threaded.ReaderThread(ser, lambda: _Lines(self))
+        reader.start()
+        reader.connect()
+        self.reader = reader
+        self.connected.set()
+        # a line break first: a partial line left on the link ends here (as an
+        # error line at worst) instead of swallowing our first request
+        self.send_raw(b"\n")
 
     def close(self):
         self.stop.set()
-        self.thread.join(timeout=2)
-        try:
-            self.ser.close()
-        except Exception:
-            pass
-
-    # ----- reading -------------------------------------------------------------
-
-    def _read_loop(self):
-        buf = bytearray()
-        while not self.stop.is_set():
+        reader = self.reader
+        if reader is not None:
             try:
-                data = self.ser.read(4096)
-            except Exception as exc:          # unplugged, reset, the sim stopped
-                self._reconnect(exc)
-                buf.clear()
-                continue
-            if not data:
-                continue
-            buf += data
-            while True:
-                nl = buf.find(b"\n")
-                if nl < 0:
-                    if len(buf) > 1 << 20:
-                        buf.clear()
-                    if buf.startswith(b">>> ") or buf.startswith(b"raw REPL"):
-                        self._text(bytes(buf).decode("utf-8", "replace"))
-                        buf.clear()
-                    break
-                raw = bytes(buf[:nl]).rstrip(b"\r")
-                del buf[:nl + 1]
-                self._line(raw)
+                reader.close()
+            except Exception:
+                pass
 
-    def _line(self, raw):
+    # ----- reading (the reader thread) ---------------------------------------
+
+    def heard_line(self, raw):
+        text = raw.decode("utf-8", "replace")
+        if self.sent is not None and text.strip() == self.sent:
+            self._repl("echoes what it is sent (a MicroPython REPL, or a loopback)")
+            return
         try:
-            msg = json.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError):
-            self._text(raw.decode("utf-8", "replace"))
+            msg = json.loads(text)
+        except ValueError:
+            self.heard_text(text)
             return
         if not isinstance(msg, dict):
-            self._text(raw.decode("utf-8", "replace"))
+            self.heard_text(text)
+            return
+        if "cmd" in msg and "ok" not in msg and "event" not in msg:
+            self._repl("echoes what it is sent (a MicroPython REPL, or a loopback)")
             return
         rid = msg.get("id")
-        if rid is not None and rid in self.waiting:
+        if "ok" in msg or "event" in msg:
+            self.repl_seen = None            # the table's app speaks
+        if rid is not None and rid in self.waiting and ("ok" in msg or "more" in msg):
             self.waiting[rid].put(msg)
         elif "event" in msg:
             self.on_event(msg)
         elif rid is None and msg.get("ok") is False:
-            self.on_event({"event": "protocol_error", "error": msg.get("error"),
-                           "message": msg.get("message")})
+            self.on_status("the table: %s: %s" % (msg.get("error"), msg.get("message")))
 
-    def _text(self, s):
+    def heard_text(self, s):
         if any(sign in s for sign in REPL_SIGNS):
-            self.repl_seen = s
-            for q in list(self.waiting.values()):
-                q.put({"__repl__": s})
+            self._repl("is at the MicroPython REPL")
         self.on_text(s)
 
-    def _reconnect(self, exc):
+    def _repl(self, why):
+        self.repl_seen = why
+        for q in list(self.waiting.values()):
+            q.put({"__repl__": why})
+
+    def link_lost(self, exc):
+        if self.stop.is_set():
+            return
         self.connected.clear()
         self.lost = exc
         for q in list(self.waiting.values()):
-            q.put({"__lost__": str(exc)})
-        try:
-            self.ser.close()
-        except Exception:
-            pass
-        self.on_status("connection lost (%s); waiting for the table..." % (exc,))
-        deadline = time.monotonic() + self.reconnect_s
+            q.put({"__lost__": str(exc or "closed")})
+        self.on_status("connection lost (%s); waiting for the table..." % (exc or "closed",))
+        threading.Thread(target=self._reconnect, daemon=True).start()
+
+    def _reconnect(self):
+        deadline = None if self.reconnect_s is None else time.monotonic() + self.reconnect_s
         while not self.stop.is_set():
-            if time.monotonic() > deadline:
+            if deadline is not None and time.monotonic() > deadline:
                 self.on_status("the table did not come back within %.0f s" % self.reconnect_s)
-                self.stop.set()
                 return
             time.sleep(0.5)
             try:
-                self.ser = open_serial(self.port)
-            except ConsoleError:
+                self._open()
+            except (ConsoleError, RuntimeError):
                 continue
-            self.connected.set()
             self.on_status("connected again to %s" % self.port)
             return
 
-    # ----- requests -------------------------------------------------------------
+    # ----- requests ---------------------------------------------------------------
 
     def send_raw(self, data):
         with self.lock:
-            self.ser.write(data)
-            self.ser.flush()
+            reader = self.reader
+            reader.write(data)
+            reader.serial.flush()
 
     def request(self, cmd, timeout=10.0, on_part=None, **args):
         """One request; the final answer (DeviceError when ``ok`` is false)."""
-        if not self.connected.wait(timeout):
-            raise ConsoleError("%s: not connected" % self.port)
+        if not self.connected.wait(min(timeout, 2.0)):
+            raise ConsoleError("%s: not connected: the table is away (%s); the client "
+                               "keeps trying" % (self.port, self.lost or "no link"))
         with self.lock:
             rid = self.next_id
             self.next_id += 1
@@ -256,25 +335,29 @@ class Link:
         self.waiting[rid] = q
         body = {"id": rid, "cmd": cmd}
         body.update({k: v for k, v in args.items() if v is not None})
-        self.repl_seen = None
+        line = json.dumps(body, ensure_ascii=False)
+        self.sent = line
         try:
-            self.send_raw((json.dumps(body, ensure_ascii=False) + "\n").encode())
+            self.send_raw((line + "\n").encode())
             parts = []
-            deadline = time.monotonic() + timeout
+            sent_at = time.monotonic()
+            deadline = sent_at + timeout
             while True:
                 left = deadline - time.monotonic()
                 if left <= 0:
                     if self.repl_seen:
-                        raise ReplError(repl_message(self.port))
+                        raise ReplError(repl_message(self.port, self.repl_seen))
                     raise ConsoleError(
                         "%s: no answer to %s within %.0f s (is the table's app running? "
                         "a device at the REPL prints '>>>')" % (self.port, cmd, timeout))
                 try:
                     msg = q.get(timeout=min(left, 0.5))
                 except queue.Empty:
+                    if self.repl_seen and time.monotonic() - sent_at > 1.0:
+                        raise ReplError(repl_message(self.port, self.repl_seen)) from None
                     continue
                 if "__repl__" in msg:
-                    raise ReplError(repl_message(self.port))
+                    raise ReplError(repl_message(self.port, msg["__repl__"]))
                 if "__lost__" in msg:
                     raise ConsoleError("%s: connection lost during %s (%s)%s" % (
                         self.port, cmd, msg["__lost__"],
@@ -292,12 +375,18 @@ class Link:
                 return msg
         finally:
             self.waiting.pop(rid, None)
+            self.sent = None
 
-
-def repl_message(port):
-    return ("%s: the device is at the MicroPython REPL, not running the table's app. "
-            "Press Ctrl-D there (soft reset) to start main.py again, or look at the "
-            "traceback above it; mpremote connect %s repl shows it" % (port, port))
+    def hello(self, timeout=10.0):
+        """The first request of a connection: the table forgets what the previous
+        client set (its log level).  The answer, or None from a firmware without
+        ``hello``."""
+        try:
+            return self.request("hello", timeout=timeout)
+        except DeviceError as exc:
+            if exc.code == "unknown_command":
+                return None
+            raise
 
 
 # ----------------------------------------------------------------- showing answers
@@ -317,8 +406,9 @@ def seat_name(seats, s):
 
 def show_status(a):
     keys = ("state", "variant", "players", "mode", "phase", "expects", "turn", "deals",
-            "journal", "deck", "log", "pin", "retry_ms", "readers", "readers_down",
-            "uptime_ms", "mem_free", "requests", "bad_lines", "dropped", "enrol")
+            "trick_number", "journal", "deck", "log", "pin", "retry_ms", "readers",
+            "readers_down", "uptime_ms", "mem_free", "requests", "bad_lines", "dropped",
+            "enrol")
     out = ["%-12s %s" % (k, json.dumps(a[k], ensure_ascii=False)) for k in keys if k in a]
     if a.get("seats"):
         out.append("%-12s %s" % ("seats", ", ".join(a["seats"])))
@@ -346,7 +436,10 @@ def show_view(a):
         line += ", %s to %s" % (seat_name(seats, a["turn"]), a.get("expects"))
     out.append(line)
     if a.get("contract"):
-        line = "contract %s by %s" % (a["contract"], seat_name(seats, a.get("declarer")))
+        line = "contract %s" % a["contract"]
+        declarer = a.get("declarer")
+        if isinstance(declarer, int) and declarer >= 0:     # Ramsch: nobody declared
+            line += " by %s" % seat_name(seats, declarer)
         if a.get("trump"):
             line += ", trump %s" % SUITS.get(a["trump"], a["trump"])
         if a.get("multiplier", 1) > 1:
@@ -388,14 +481,14 @@ def show_score(a):
     w = max([8] + [len(s) for s in seats])
     head = "%-6s" % "deal" + "".join("%*s" % (w + 2, s) for s in seats) + "%8s" % "pot"
     rows = [head, "-" * len(head)]
-    for h in a.get("history", []):
+    for h in a.get("parts", []):
         r = h.get("result") or {}
         pay = r.get("payments") or [0] * len(seats)
         rows.append("%-6s" % h.get("deal") + "".join("%*s" % (w + 2, "%+d" % p) for p in pay)
-                    + "%8s" % r.get("pot", ""))
+                    + "%8s" % h.get("pot", ""))
     rows.append("-" * len(head))
     rows.append("%-6s" % "total" + "".join("%*d" % (w + 2, b) for b in a.get("balances", []))
-                + "%8d" % a.get("pot", 0))
+                + "%8d" % (a.get("pot") or 0))
     if a.get("session_over"):
         rows.append("the session is over")
     return "\n".join(rows)
@@ -416,12 +509,20 @@ def show_readers(a):
 
 
 class EventPrinter:
-    """Live events as short lines; the current trick as it grows."""
+    """Live events as short lines; the current trick, numbered, as it grows."""
 
     def __init__(self, write, seats=None):
         self.write = write
         self.seats = seats or []
         self.trick = []
+        self.trick_number = None
+
+    def start(self, status):
+        """What the table showed when the console attached (``status``): the seats
+        and the cards of the trick already played."""
+        self.seats = status.get("seats") or []
+        self.trick = [tuple(x) for x in status.get("trick") or []]
+        self.trick_number = status.get("trick_number")
 
     def __call__(self, ev):
         line = self.format(ev)
@@ -433,16 +534,19 @@ class EventPrinter:
         s = self.seats
         if kind == "session":
             self.seats = ev.get("seats") or []
+            self.trick = []
+            self.trick_number = 1
             return "new session: %s, %s players, %s" % (ev.get("variant"), ev.get("players"),
                                                          ev.get("mode"))
         if kind == "accepted":
             e = ev.get("ev") or {}
             if e.get("ev") == "play":
                 self.trick.append((e.get("seat"), e.get("card")))
-                return "  " + trick_line("", self.trick, s) if s else \
+                return "  " + trick_line(self.trick_number or "", self.trick, s) if s else \
                     "  %s plays %s" % (e.get("seat"), card(e.get("card")))
             if e.get("ev") == "deal":
                 self.trick = []
+                self.trick_number = 1
                 return "deal by %s" % seat_name(s, e.get("dealer"))
             if e.get("ev") == "undo":
                 if self.trick:
@@ -453,8 +557,10 @@ class EventPrinter:
                                         if k not in ("ev", "seat")) or e.get("ev"))
         if kind == "trick":
             self.trick = []
+            n = ev.get("n")
+            self.trick_number = n + 1 if isinstance(n, int) else None
             return "TRICK %s: %s -> %s wins %s points" % (
-                ev.get("n"), " ".join(card(c) for c in ev.get("cards", [])),
+                n, " ".join(card(c) for c in ev.get("cards", [])),
                 seat_name(s, ev.get("winner")), ev.get("points"))
         if kind == "refused":
             return "REFUSED at %s%s: %s (%s)" % (
@@ -475,6 +581,16 @@ class EventPrinter:
 
 
 # ----------------------------------------------------------------- commands
+
+
+def _value(key, text):
+    """A ``set KEY=VALUE`` value: JSON, or the word itself; a PIN stays text."""
+    if key == "referee_pin":
+        return text
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
 
 
 def parse_words(words, pin=None):
@@ -515,16 +631,20 @@ def parse_words(words, pin=None):
             rest = rest[1:]
     elif cmd == "log" and rest:
         args["level"] = rest.pop(0)
+    elif cmd == "selftest":
+        for w in rest:
+            k, eq, v = w.partition("=")
+            if k not in ("card_ms", "button_ms") or not eq or not v.isdigit():
+                raise ConsoleError("selftest [card_ms=MS] [button_ms=MS]")
+            args[k] = int(v)
+        rest = []
     elif cmd == "set" and rest:
         values = {}
         for w in rest:
             if "=" not in w:
                 raise ConsoleError("set KEY=VALUE ... (VALUE as JSON, or a word)")
             k, v = w.split("=", 1)
-            try:
-                values[k] = json.loads(v)
-            except ValueError:
-                values[k] = v
+            values[k] = _value(k, v)
         args["values"] = values
         rest = []
     elif cmd == "registry" and rest:
@@ -582,29 +702,75 @@ def render(cmd, answer, as_json=False):
             head.append("%d event(s) accepted" % answer["accepted"])
         return "; ".join(head) + ("\n" if head else "") + screen_box(answer.get("screen", []))
     if cmd == "help":
-        return ("commands: %s\nneed the referee PIN: %s" % (
-            " ".join(answer.get("commands", [])), "; ".join(answer.get("locked", []))))
+        return ("the table's commands: %s\nneed the referee PIN: %s\nthe console's own: %s"
+                % (" ".join(answer.get("commands", [])), "; ".join(answer.get("locked", [])),
+                   "; ".join(CLIENT_WORDS)))
     body = {k: v for k, v in answer.items() if k not in ("parts", "id", "ok")}
     return json.dumps(body, ensure_ascii=False, indent=1) if body else "ok"
 
 
+def check_crc(line, n):
+    """Raise ConsoleError unless the journal line ends in its own CRC-32."""
+    from tapp.record import crc_hex
+    body, tab, crc = line.rpartition("\t")
+    if not tab or crc != crc_hex(body):
+        raise ConsoleError("journal line %d arrived damaged (its CRC does not match): "
+                           "nothing written; download it again" % n)
+
+
+def selftest_timeout(args, timeout):
+    """The self-test answers after its waits: a card per reader, each button."""
+    card_ms = args.get("card_ms", SELFTEST_WAITS[0])
+    button_ms = args.get("button_ms", SELFTEST_WAITS[1])
+    return max(timeout, (card_ms + button_ms) / 1000.0 + 5)
+
+
 def run_one(link, words, pin, out, as_json=False, timeout=10.0):
+    """One command; its output written to ``out`` only once it is complete."""
     cmd, args = parse_words(words, pin)
     if cmd == "journal" and not args.get("list"):
-        count = [0]
+        lines = []
 
         def part(msg):
-            out.write(msg["line"] + "\n")
-            count[0] += 1
-        answer = link.request(cmd, timeout=timeout, on_part=part, **args)
-        out.flush()
-        if answer.get("count") != count[0]:
-            raise ConsoleError("journal: %d lines received, the table sent %s"
-                               % (count[0], answer.get("count")))
+            line = msg.get("line", "")
+            check_crc(line, len(lines) + 1)
+            lines.append(line)
+        try:
+            answer = link.request(cmd, timeout=timeout, on_part=part, **args)
+        except ConsoleError:
+            raise
+        if answer.get("count") != len(lines):
+            raise ConsoleError("journal: %d lines received, the table sent %s: nothing "
+                               "written" % (len(lines), answer.get("count")))
+        out.write("".join(x + "\n" for x in lines))
         return 0
+    if cmd == "selftest":
+        timeout = selftest_timeout(args, timeout)
     answer = link.request(cmd, timeout=timeout, **args)
     out.write(render(cmd, answer, as_json) + "\n")
     return 0
+
+
+def write_file(path, text):
+    """Write ``text`` to ``path`` completely or not at all."""
+    from tools.tapptable.atomic import WriteError, write_lines
+    try:
+        write_lines(path, text.splitlines(), force=True)
+    except WriteError as exc:
+        raise ConsoleError(str(exc)) from None
+
+
+def split_target(line):
+    """``COMMAND > FILE`` -> (command text, FILE or None)."""
+    head, sep, tail = line.rpartition(">")
+    if sep and tail.strip() and " " not in tail.strip() and not head.rstrip().endswith("-"):
+        try:
+            target = shlex.split(tail)
+        except ValueError:
+            return line, None
+        if len(target) == 1 and "}" not in tail:
+            return head, target[0]
+    return line, None
 
 
 def interactive(link, pin, out):
@@ -620,49 +786,76 @@ def interactive(link, pin, out):
         hist = None
     out.write("tapptable console on %s: help lists the commands, pin NNNN remembers the "
               "referee PIN, quit ends. Ctrl-C here never reaches the table.\n" % link.port)
-    while True:
-        try:
-            line = input("table> ")
-        except EOFError:
-            break
-        except KeyboardInterrupt:
-            out.write("\n")
-            continue
-        try:
-            words = shlex.split(line)
-        except ValueError as exc:
-            out.write("%s\n" % exc)
-            continue
-        if not words:
-            continue
-        if words[0] in ("quit", "exit"):
-            break
-        if words[0] == "pin":
-            pin = words[1] if len(words) > 1 else None
-            out.write("PIN %s\n" % ("remembered" if pin else "forgotten"))
-            continue
-        target = None
-        if ">" in words:
-            k = words.index(">")
-            target = words[k + 1] if k + 1 < len(words) else None
-            words = words[:k]
-        try:
-            if target:
-                with open(target, "w", encoding="utf-8") as f:
-                    run_one(link, words, pin, f)
-                out.write("written to %s\n" % target)
-            else:
-                run_one(link, words, pin, out)
-        except DeviceError as exc:
-            out.write("refused: %s: %s\n" % (exc.code, exc.answer.get("message")))
-        except (ConsoleError, OSError) as exc:
-            out.write("%s\n" % exc)
-    if readline is not None and hist:
-        try:
-            readline.write_history_file(hist)
-        except OSError:
-            pass
+    keep = threading.Event()
+
+    def keepalive():            # the connection's log level lasts while we are here
+        while not keep.wait(KEEPALIVE_S):
+            try:
+                link.request("ping", timeout=5)
+            except (ConsoleError, DeviceError):
+                pass
+    threading.Thread(target=keepalive, daemon=True).start()
+    try:
+        while True:
+            try:
+                line = input("table> ")
+            except EOFError:
+                break
+            except KeyboardInterrupt:
+                out.write("\n")
+                continue
+            try:
+                pin, done = interactive_line(link, line, pin, out)
+            except KeyboardInterrupt:
+                out.write("\ninterrupted: the table may still do it (see status)\n")
+                continue
+            if done:
+                break
+    finally:
+        keep.set()
+        if readline is not None and hist:
+            try:
+                readline.write_history_file(hist)
+            except OSError:
+                pass
     return 0
+
+
+def interactive_line(link, line, pin, out):
+    """One typed line: (the PIN now, True to quit)."""
+    stripped = line.strip()
+    if not stripped:
+        return pin, False
+    word = stripped.split(None, 1)[0]
+    if word in ("quit", "exit"):
+        return pin, True
+    if word == "pin":
+        rest = stripped.split()
+        pin = rest[1] if len(rest) > 1 else None
+        out.write("PIN %s\n" % ("remembered" if pin else "forgotten"))
+        return pin, False
+    text, target = split_target(stripped)
+    try:
+        if word == "raw":                  # the JSON as typed, quotes and all
+            words = ["raw", text.strip()[3:].strip()]
+        else:
+            words = shlex.split(text)
+    except ValueError as exc:
+        out.write("%s\n" % exc)
+        return pin, False
+    try:
+        if target:
+            buf = io.StringIO()
+            run_one(link, words, pin, buf)
+            write_file(target, buf.getvalue())
+            out.write("written to %s\n" % target)
+        else:
+            run_one(link, words, pin, out)
+    except DeviceError as exc:
+        out.write("refused: %s: %s\n" % (exc.code, exc.answer.get("message")))
+    except (ConsoleError, OSError) as exc:
+        out.write("%s\n" % exc)
+    return pin, False
 
 
 def cmd_console(args):
@@ -672,29 +865,28 @@ def cmd_console(args):
         return 2
     words = list(args.words or [])
     if words[:1] == ["ports"]:
+        marked = {d for d, _ in candidate_ports()}
         for dev, desc in all_ports():
-            mark = "*" if any(dev == d for d, _ in candidate_ports()) else " "
-            print("%s %s  %s" % (mark, dev, desc))
+            print("%s %s  %s" % ("*" if dev in marked else " ", dev, desc))
         return 0
     pin = args.pin or os.environ.get("TAPPTABLE_PIN")
+    out_path = getattr(args, "out", None)
+    stay = not words or words[:1] == ["events"]
     try:
         port = find_port(args.port)
         out = sys.stdout
-        events = not words or words[:1] == ["events"]
 
         def say(s):
             print("[%s]" % s, file=sys.stderr, flush=True)
         printer = EventPrinter(lambda s: (out.write(s + "\n"), out.flush()))
-        link = Link(port, on_event=printer if events else None,
-                    on_status=say, reconnect_s=args.reconnect)
+        link = Link(port, on_event=printer if stay else None, on_status=say,
+                    reconnect_s=None if stay else args.reconnect)
     except ConsoleError as exc:
         return fail(str(exc))
     try:
-        try:
-            hello = link.request("status", timeout=args.timeout)
-            printer.seats = hello.get("seats") or []
-        except DeviceError as exc:
-            return fail(str(exc))
+        link.hello(timeout=args.timeout)
+        if stay:
+            printer.start(link.request("status", timeout=args.timeout))
         if not words:
             return interactive(link, pin, out)
         if words[0] == "events":
@@ -704,6 +896,11 @@ def cmd_console(args):
                     time.sleep(0.2)
             except KeyboardInterrupt:
                 pass
+            return 0
+        if out_path:
+            buf = io.StringIO()
+            run_one(link, words, pin, buf, args.json, args.timeout)
+            write_file(out_path, buf.getvalue())
             return 0
         return run_one(link, words, pin, out, args.json, args.timeout)
     except DeviceError as exc:
