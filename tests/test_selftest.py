@@ -490,3 +490,18 @@ def test_card_still_read_after_it_was_lifted_away():
     assert failed(results) == ["seat 4"]
     d = [d for i, ok, d in results if i == "seat 4" and not ok][0]
     assert d.startswith("the card is still read 3 s after it was to be lifted away")
+
+
+def test_one_reader_at_a_time():
+    """Bring-up: only seat 1's reader is plugged in; the others are not tested."""
+    sim, who = sim_board()
+    for c in sim.chips[1:]:
+        c.disconnect()
+    results = who.run(sim, readers=[0])
+    assert failed(results) == []
+    assert not who.said("seat 2") and not who.said("centre")
+    assert sim.strip.colours[0] == sim.leds.colour(L.PLAYED)
+    assert sim.strip.colours[1:] == [sim.leds.colour(L.OFF)] * (SEATS - 1)
+    sim.chips[0].disconnect(power=False)               # the table supply off: USB only
+    results = Builder(sim, sim.chips, sim.button_pins).run(sim, readers=[0])
+    assert failed(results) == ["3V3R", "seat 1"]

@@ -117,12 +117,15 @@ def chip_name(version):
 
 
 def run_selftest(board, report, sleep_ms=None, card_ms=CARD_MS, button_ms=BUTTON_MS,
-                 wait_ok=False, lift_mm=LIFT_MM):
+                 wait_ok=False, lift_mm=LIFT_MM, readers=None):
     """Test every part of ``board``; results (item, ok, detail) in order.  Lines go
     to ``report`` and the display as the test goes.  With ``wait_ok`` the verdict
     stays on the display until OK is pressed (at most WAIT_OK_MS), as at boot.
-    ``lift_mm``: the range check's height (0: no range check)."""
+    ``lift_mm``: the range check's height (0: no range check).  ``readers``: the
+    indexes of the readers to test (None: all), for bring-up one at a time."""
     run = _Run(board, report, sleep_ms if sleep_ms is not None else _sleep_ms)
+    if readers is not None:
+        run.only = [i for i in readers if 0 <= i < board.readers.n]
     run.card_ms = card_ms
     run.button_ms = button_ms
     run.display()
@@ -161,6 +164,7 @@ class _Run:
         self.reader = 0            # the reader the range check looks at
         self.calm = 0              # steps every button has been up
         self.working = 0           # bit k: button k answered its press
+        self.only = list(range(board.readers.n))   # the readers under test
 
     # ----- output ------------------------------------------------------------------
 
@@ -293,7 +297,7 @@ class _Run:
         rs.init()
         good = []
         silent = 0
-        for i in range(rs.n):
+        for i in self.only:
             name = self.names[i]
             rd = rs.readers[i]
             if not rs.down(i):
@@ -303,7 +307,7 @@ class _Run:
             detail = self._version_fault(rd)
             silent += detail.startswith("not connected")
             self.result(name, False, detail, name)
-        if rs.n > 1 and silent == rs.n:
+        if silent and silent == len(self.only):
             self.result("3V3R", False, "no reader answers at all: is the table supply on? "
                         "Over USB alone the readers, the 74HC125s and the display have no "
                         "3V3R -- switch the table supply on (and check U4's output: 3.25 "
@@ -605,7 +609,8 @@ class _Run:
                 failed.append(item)
         leds = self.board.leds
         for seat in range(leds.nseats):
-            leds.set(seat, L.PLAYED if self.card_ok[seat] else L.REFUSED)
+            leds.set(seat, L.OFF if seat not in self.only
+                     else L.PLAYED if self.card_ok[seat] else L.REFUSED)
         leds.show()
         if failed:
             self.report("selftest: %d failed: %s" % (len(failed), ", ".join(failed)))
