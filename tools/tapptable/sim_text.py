@@ -20,7 +20,7 @@ import textwrap
 
 from drivers.buzzer import SOUNDS
 from host_sim.scenario import table_class
-from host_sim.table import AutoPlayers
+from host_sim.players import AutoPlayers
 from table.game import DEALING
 from table.names import CARD_TEXT, VARIANTS, call_label, contract_name
 from tapp.cards import CARD_CODES, CODE_INDEX
@@ -246,10 +246,7 @@ class TablePlayers(AutoPlayers):
         return super().choose()
 
     def _pick(self, k):
-        t = self.table
-        for _ in range(k):
-            t.press("next")
-        t.press("ok")
+        self.press_entry(k)
 
 
 def autoplay(args, out=None):

@@ -21,7 +21,6 @@ cards, ``press`` buttons, read ``screen()``, the display model's pixels, the
 LED strip and the buzzer (see sim_text.py for the readers used by both views).
 """
 import json
-import random
 import time
 
 from rich.segment import Segment
@@ -32,7 +31,7 @@ from textual.containers import Grid, Horizontal, Vertical
 from textual.markup import escape
 from textual.strip import Strip
 from textual.widget import Widget
-from textual.widgets import Button, Footer, Header, Static
+from textual.widgets import Button, Header, Static
 
 from host_sim.table import VirtualTable
 from table.game import DEALING, GAME, OVER, RESULT
@@ -45,7 +44,6 @@ from tools.tapptable.sim_text import (
     card_text,
     inverted_rows,
     led_rgb,
-    played_cards,
     reader_codes,
     seat_name,
 )
@@ -57,6 +55,11 @@ CLEAR_DELAY_S = 1.6          # ... and look at a complete trick a little longer
 SUIT_ORDER = "CSHD"
 RANK_ORDER = ("A", "10", "K", "Q", "J", "9", "8", "7", "6")
 RED_SUITS = "HD"
+# the key help, always on screen (two lines of at most 78 columns: 80x24 fits)
+KEY_HELP = ("[b]←→[/] card  [b]⏎[/] put on reader  [b]c[/] centre  [b]l[/] lift  "
+            "[b]L[/] clear all  [b], . o[/] buttons\n"
+            "[b]O[/] undo  [b]<[/] scores  [b]d[/] deal  [b]a[/] others move  "
+            "[b]s[/] next seat  [b]z[/] OLED  [b]q[/] quit")
 OLED_ON = "#dff3ff"
 OLED_OFF = "#05080c"
 
@@ -94,10 +97,10 @@ class Seating:
                  options=None, seats=None, first_dealer=0, you=0, illegal_once=False):
         self.table = VirtualTable(variant, players, mode, options=options, seats=seats,
                                   first_dealer=first_dealer, lang=lang)
-        self.people = TablePlayers(self.table, seed=seed, illegal_once=illegal_once)
-        self.rng = random.Random(seed)
         self.nseats = players
         self.you = you % players
+        self.people = TablePlayers(self.table, seed=seed, illegal_once=illegal_once,
+                                   people={self.you})
         self.selected = 0
         self.note = ""
 
@@ -112,33 +115,35 @@ class Seating:
         return self.table.game
 
     def follow(self):
-        """Let the simulated people catch up with the journal (they keep a shadow
-        of the deal with the hidden cards, AutoPlayers.sync); False if they can't."""
-        sync = getattr(self.people, "sync", None)
-        if sync is None:
-            return True
+        """Let the simulated people catch up with the journal (host_sim/players.py:
+        they know every hand); False if they can't."""
         try:
-            sync()
+            self.people.sync()
         except (RuntimeError, KeyError, ValueError) as exc:
             self.note = "the simulated people lost track: %s" % exc
             return False
         return True
 
-    def hand(self, seat):
-        """The cards ``seat`` holds: the table's knowledge (strict mode, once dealt),
-        else what the simulated dealer gave out, less the cards played since."""
+    def picks_up_talon(self, seat):
+        """Is ``seat`` the declarer who has taken up the talon to lay away?"""
         view = self.view
-        if view.in_deal():
-            known = view.hand(seat)
-            if known is not None:
-                return sort_hand(known)
-            self.follow()
-            dealt = self.people.hands.get(seat)
-            if dealt and self.game.step != DEALING:
-                gone = set(played_cards(self.table))
-                gone.update(reader_codes(self.table)[seat])
-                return sort_hand(c for c in dealt if c not in gone)
-        return []
+        return self.game.step == GAME and view.expects() == "discard" and \
+            view.declarer() == seat
+
+    def hand(self, seat):
+        """The cards ``seat`` holds in his hand: what the players know he was dealt
+        and took up (the talon, while he lays away), less the cards lying on
+        readers, passed over the centre or put aside."""
+        if not self.view.in_deal() or self.game.step != GAME:
+            return []
+        self.follow()
+        cards = self.people.hand(seat)
+        gone = set(reader_codes(self.table)[seat])
+        if self.picks_up_talon(seat):
+            cards += self.people.talon()
+            gone.update(self.game.discards)
+            gone.update(self.people.discards)
+        return sort_hand(c for c in cards if c not in gone)
 
     def your_hand(self):
         hand = self.hand(self.you)
@@ -165,6 +170,9 @@ class Seating:
             return True
         if game.step == GAME and game.clearing:
             return False
+        if game.step == GAME and game.menu:
+            self.follow()
+            return self.you in self.people.menu_seats()
         return self.actor() == self.you
 
     # ----- you, at the table --------------------------------------------------------
@@ -180,12 +188,19 @@ class Seating:
             self.selected = index
 
     def put(self, centre=False):
-        """Put the chosen card on your seat's reader (or the centre reader)."""
+        """Put the chosen card on your seat's reader (or the centre reader; in
+        open mode, laying away, put it aside: the table does not see discards)."""
         hand = self.your_hand()
         if not hand:
             self.note = "no cards in your hand yet (d: the dealer deals)"
             return
         code = hand[self.selected]
+        if centre and not self.game.rules.strict and self.picks_up_talon(self.you):
+            self.people.discards.append(code)
+            left = self.game.rules.talon_size - len(self.people.discards)
+            self.note = "%s put aside%s" % (card_text(code), "; %d more" % left if left > 0
+                                             else "; o confirms")
+            return
         reader = self.table.centre if centre else self.you
         self.table.place(reader, code)
         if centre:                      # laying away: the card passes over the reader
@@ -221,6 +236,7 @@ class Seating:
 
     def switch(self, seat=None):
         self.you = (self.you + 1) % self.nseats if seat is None else seat % self.nseats
+        self.people.people = {self.you}
         self.selected = 0
 
     # ----- the simulated people -------------------------------------------------------
@@ -243,12 +259,12 @@ class Seating:
         if game.clearing:
             self.clear()
             return "the table is cleared"
-        if not self.follow():
+        if not self.follow() or self.people.waits_for_person():
             return ""
         if game.menu:
-            who = view.turn()
+            who = sorted(self.people.menu_seats())
             self.people.choose()
-            return "%s chose in the menu" % seat_name(t, who) if who >= 0 else \
+            return "%s chose in the menu" % seat_name(t, who[0]) if who else \
                 "the menu was answered"
         expects = view.expects()
         if expects == "discard":
@@ -262,15 +278,13 @@ class Seating:
         """A simulated person puts a legal card (from what it holds) on its reader."""
         t = self.table
         view = self.view
+        if seat in self.people.people:
+            return ""
         if self.on_reader(seat):
             t.lift(seat)
-        hand = self.hand(seat)
-        shadow = getattr(self.people, "shadow", None)     # knows the hidden cards
-        legal = (shadow.view if shadow is not None else view).legal_cards()
-        legal = [c for c in legal if c in hand] or legal
-        if not legal:
+        code = self.people.card_choice(seat)
+        if code is None:
             return ""
-        code = self.rng.choice(legal)
         before = (view.trick_number(), view.trick_size())
         t.place(seat, code, wait=False)
         t.wait_until(lambda: (view.trick_number(), view.trick_size()) != before
@@ -303,14 +317,21 @@ class Seating:
             return "Trick complete: L clears the readers (or a, or wait)"
         actor = view.turn()
         if game.menu:
-            who = "You (%s) choose" % you if actor == self.you else \
-                "%s chooses" % seat_name(t, actor)
-            return "%s: , and . move through the menu, o confirms" % who
+            seats = self.people.menu_seats()
+            if self.you in seats:
+                return "You (%s) choose: , and . move through the menu, o confirms" % you
+            if actor == self.you and view.expects() == "card":
+                return "Your lead, %s, once the others have answered the menu (a)" % you
+            return "%s chooses in the menu (a, or wait)" % ", ".join(
+                seat_name(t, x) for x in sorted(seats))
         expects = view.expects()
         if expects == "discard":
             if view.declarer() == self.you:
-                return "Lay away %d cards: choose with left/right, c puts one on the " \
-                       "centre reader" % game.rules.talon_size
+                if not game.rules.strict:
+                    return "You took up the talon: c puts %d cards aside, then o" \
+                        % game.rules.talon_size
+                return "You took up the talon: lay away %d cards, left/right and c " \
+                       "(over the centre reader)" % game.rules.talon_size
             return "%s lays away (a)" % seat_name(t, view.declarer())
         if expects == "card":
             if actor == self.you:
@@ -694,6 +715,23 @@ class Text(Static):
             self.update(markup)
 
 
+class HandView(Text):
+    """Your hand on one line: a click on a card chooses it (by its column, so the
+    cards keep their colours; a markup link would paint them all alike)."""
+
+    def __init__(self, *a, **kw):
+        super().__init__(*a, **kw)
+        self.spans = []              # (line, first column, end column, card index)
+
+    def on_click(self, event):
+        col = event.x - (self.content_region.x - self.region.x)
+        row = event.y - (self.content_region.y - self.region.y)
+        for line, start, end, index in self.spans:
+            if line == row and start <= col < end:
+                self.app.action_pick(index)
+                return
+
+
 # ----------------------------------------------------------------- the app
 
 
@@ -702,10 +740,11 @@ class SimApp(App):
 
     TITLE = "Tapp table -- the virtual table"
     AUTO_FOCUS = None            # the keys are the table's, not a focused button's
+    ENABLE_COMMAND_PALETTE = False
     CSS = """
     Screen { background: #101418; }
     #main { height: 1fr; }
-    #left { width: 1fr; min-width: 40; }
+    #left { width: 1fr; min-width: 40; overflow-y: auto; }
     #right { width: auto; }
     #table { grid-size: 3 3; grid-columns: 1fr 1fr 1fr; grid-rows: auto auto auto;
              height: auto; grid-gutter: 0 1; }
@@ -714,8 +753,15 @@ class SimApp(App):
     #controls Button { min-width: 8; margin: 0 1 0 0; }
     #buzzer { width: 14; height: 3; content-align: center middle; border: round #444444; }
     #buzzer.on { background: #d7af00; color: #000000; border: round #ffd700; }
+    #bar { dock: bottom; height: auto; }
+    #keys { height: auto; padding: 0 1; background: #1c2a38; color: #c8d0d8; }
     #hint { height: auto; padding: 0 1; color: #ffd787; }
-    #status { height: auto; padding: 0 1; color: #8a8a8a; }
+    #status { height: 1; padding: 0 1; color: #8a8a8a; text-wrap: nowrap;
+              text-overflow: ellipsis; }
+    Screen.small Header, Screen.small #controls { display: none; }
+    Screen.small Cell { min-height: 3; }
+    Screen.narrow #journal { display: none; }
+    Screen.narrow #right.compact { width: 20; }
     #journal { height: 1fr; min-height: 3; border: round #444444; padding: 0 1;
                color: #a8a8a8; text-wrap: nowrap; text-overflow: ellipsis; }
     #right.compact { width: 56; }
@@ -769,7 +815,7 @@ class SimApp(App):
                     for row in range(3):
                         for col in range(3):
                             yield Cell(id="cell-%d-%d" % (row, col))
-                yield Text("", id="hand")
+                yield HandView("", id="hand")
                 with Horizontal(id="controls"):
                     for label, bid in (("◀ prev", "prev"), ("next ▶", "next"), ("OK", "ok"),
                                        ("hold OK", "ok-long")):
@@ -778,12 +824,13 @@ class SimApp(App):
                         button.can_focus = False
                         yield button
                     yield Text("♪", id="buzzer")
-                yield Text("", id="hint")
-                yield Text("", id="status")
             with Vertical(id="right"):
                 yield OledView(self.seating.table.board.oled, id="oled")
                 yield Text("", id="journal")
-        yield Footer()
+        with Vertical(id="bar"):     # always on screen: what to do now, the keys
+            yield Text("", id="hint")
+            yield Text("", id="status")
+            yield Text(KEY_HELP, id="keys")
 
     def on_mount(self):
         self._title()
@@ -796,6 +843,10 @@ class SimApp(App):
         self._fit_oled()
 
     def _fit_oled(self):
+        # a small terminal (80x24): no title bar and on-screen buttons (the keys do
+        # it), the journal hidden; the hint line and the key help stay in view
+        self.screen.set_class(self.size.height < 32, "small")
+        self.screen.set_class(self.size.width < 110, "narrow")
         compact = self.oled_mode == "text" if self.oled_mode else (
             self.size.width < 176 or self.size.height < 40)
         self.query_one(OledView).set_compact(compact)
@@ -909,18 +960,36 @@ class SimApp(App):
         return "\n".join(lines)
 
     def _hand_markup(self):
+        """Your hand, hearts and diamonds red, the chosen card reversed; where each
+        card stands on the line (a click picks it: HandView)."""
         s = self.seating
         hand = s.your_hand()
-        title = "[b]Your hand[/b] (%s)  " % escape(seat_name(s.table, s.you))
+        name = seat_name(s.table, s.you)
+        title = "[b]Your hand[/b] (%s)  " % escape(name)
+        view = self.query_one("#hand", HandView)
+        room = view.content_region.width or 10 ** 6
+        at = len("Your hand (%s)  " % name)
+        line = 0
+        spans = []
+        view.spans = spans
         if not hand:
             return title + "[#6a6a6a]no cards yet[/]"
-        parts = []
+        out = title
         for i, code in enumerate(hand):
             text = card_markup(code)
             if i == s.selected:
                 text = "[reverse]%s[/reverse]" % text
-            parts.append("[@click=app.pick(%d)]%s[/]" % (i, text))
-        return title + " ".join(parts)
+            width = len(card_text(code))
+            if at + width > room:           # the next line (wrapped here, not by Rich)
+                out += "\n"
+                line += 1
+                at = 0
+            elif i:
+                out += " "
+            out += text
+            spans.append((line, at, at + width, i))
+            at += width + 1
+        return out
 
     def _buzzer(self):
         t = self.seating.table
