@@ -191,3 +191,30 @@ def test_bom_covers_the_build():
         assert r["boards"] in ("both", "pico", "esp32"), r
     readers = [r for r in rows if "mfrc522" in r["item"].lower()]
     assert int(readers[0]["qty"]) == W.MAX_READERS
+
+
+def test_bom_adds_up_and_the_readme_says_so():
+    """The README's figures are the BOM's sums (parts without the top, with it, tools)."""
+    text = W.README.read_text(encoding="utf-8")
+    for board in BOARDS:
+        t = W.bom_totals(board)
+        rows = [r for r in W.bom_rows() if r["boards"] in ("both", board)]
+        total = sum(int(r["qty"]) * float(r["price_eur"]) for r in rows)
+        assert abs(total - t["with_top"] - t["tools"]) < 0.005, (board, total, t)
+        assert 60 < t["parts"] < t["with_top"] and t["tools"] > 0, t
+        for key in ("parts", "with_top"):
+            assert "%.2f EUR" % t[key] in text, (board, key, t[key])
+    assert "%.2f EUR" % W.bom_totals("pico")["tools"] in text
+
+
+def test_bom_has_what_a_plug_at_each_end_needs():
+    rows = {r["ref"]: r for r in W.bom_rows()}
+    readers = W.MAX_READERS
+    assert int(rows["J1-J12"]["qty"]) == 2 * readers           # a plug at each end
+    assert int(rows["CT1"]["qty"]) >= 8 * 2 * readers           # 8 contacts per housing
+    assert "stranded" in rows["W1"]["part_number"].lower()
+    assert "cc resistors" in rows["PS1"]["part_number"].lower()
+    assert int(rows["R15-R20"]["qty"]) == readers               # the input pull-downs
+    for ref in ("SW4", "W2", "TL1"):
+        assert ref in rows, ref
+    assert {r["boards"] for r in W.bom_rows() if r["ref"] == "X1"} == {"pico", "esp32"}

@@ -671,8 +671,8 @@ def draw(hw: dict, board: str) -> Svg:
         "+5V feeds %s, %s and the LEDs (1000 µF)." % (pw["supply_in"]["name"], u3),
         "One ground: star point at the supply;",
         "every cable to a reader carries its own GND.",
-        "Seat cables (≤ 1 m, 8 cores, e.g. Cat5e):",
-        "SCK+GND, MISO+GND, MOSI+CS, 3V3R+RST",
+        "Seat cables (≤ 1 m, 8 cores, stranded Cat5e):",
+        "SCK+GND, CS+GND, MISO+3V3R, MOSI+RST",
         "as twisted pairs.",
     ]
     for k, t in enumerate(lines):
@@ -680,6 +680,27 @@ def draw(hw: dict, board: str) -> Svg:
     height = max(dev_bot, bottoms[n - 1] + 80, yb + 86 + 16 * len(lines)) + 20
     s.size = (1440, int(height))
     return s
+
+
+# ------------------------------------------------------------------ the parts list
+
+def bom_rows() -> list[dict]:
+    import csv
+    with (HW / "bom.csv").open(newline="", encoding="utf-8") as f:
+        return list(csv.DictReader(f))
+
+
+def bom_totals(board: str) -> dict[str, float]:
+    """EUR for ``board``'s build: ``parts`` (without the table top and the tools),
+    ``with_top``, ``tools`` (refs TL*: a crimp tool, not part of the table)."""
+    rows = [r for r in bom_rows() if r["boards"] in ("both", board)]
+
+    def cost(keep):
+        return round(sum(int(r["qty"]) * float(r["price_eur"]) for r in rows if keep(r)), 2)
+    parts = cost(lambda r: not r["ref"].startswith(("TL", "TOP")))
+    return {"parts": parts, "with_top": round(parts + cost(lambda r: r["ref"].startswith("TOP")),
+                                              2),
+            "tools": cost(lambda r: r["ref"].startswith("TL"))}
 
 
 # ------------------------------------------------------------------ files
