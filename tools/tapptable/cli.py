@@ -289,12 +289,16 @@ def build_parser():
     dp = sub.add_parser("deploy", help="copy the build onto the board with mpremote "
                                        "(changed files only), write settings, soft-reset")
     dp.add_argument("--board", choices=("pico", "esp32"), default="pico")
-    dp.add_argument("--port", help="mpremote device (default: auto)")
+    dp.add_argument("--port", help="the board's serial port (a0 is /dev/ttyACM0, as for "
+                                   "mpremote; default: the board tapptable console finds)")
     dp.add_argument("--build", help="build folder (default build/BOARD, built first)")
     dp.add_argument("--dry-run", action="store_true", help="print the plan, change nothing")
     dp.add_argument("--force", action="store_true", help="copy every file")
     dp.add_argument("--romfs", action="store_true", help="deploy romfs.img instead of .mpy files")
     dp.add_argument("--pin", help="write this referee PIN into the board's settings.json")
+    dp.add_argument("--current-pin", metavar="PIN",
+                    help="the board's referee PIN now, to stop the table's app for the copy "
+                         "(default: TAPPTABLE_PIN, else --pin)")
     dp.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                     help="another setting for settings.json (VALUE as JSON or a word)")
     dp.add_argument("--no-reset", action="store_true",

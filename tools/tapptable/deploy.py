@@ -7,11 +7,16 @@ writes ``build/<board>/manifest.json`` (each file's SHA-256 and size) and,
 with ``--romfs``, ``build/<board>/romfs.img`` (``mpremote romfs build``: the
 bytecode then runs from flash instead of RAM).
 
-``deploy`` reads the board's manifest (``tapptable-manifest.json`` in its
-root) with mpremote, copies only the files whose hash differs, removes the
-files the new build no longer has, writes the manifest last (an interrupted
-deploy copies again), writes ``settings.json`` when ``--pin``/``--set`` are
-given (checked by firmware/table/settings.py) and soft-resets the board.
+``deploy`` finds the board as ``tapptable console`` does, stops the table's
+app with the console's PIN-guarded ``repl`` command (keyboard interrupt is off
+while it plays), checks the board's ``sys.platform`` (and names its machine)
+before changing anything, hashes the files on the board (the board's manifest
+``tapptable-manifest.json`` only says which files an earlier deploy put
+there), copies only the files whose hash differs, removes the files the new
+build no longer has, writes the manifest last (an interrupted deploy copies
+again), checks the copies by hash, writes ``settings.json`` when
+``--pin``/``--set`` are given (checked by firmware/table/settings.py) and
+soft-resets the board.
 ``--dry-run`` prints the plan and changes nothing.  The MicroPython unix
 port behind a pseudo-terminal stands in for a board in the tests
 (``--no-reset``: the unix port exits on a soft reset).
@@ -22,6 +27,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -119,36 +125,136 @@ def build(board="pico", out=None, src=None, romfs=False, log=print, firmware=Non
 
 # ----------------------------------------------------------------- the board
 
+PLATFORMS = {"pico": "rp2", "esp32": "esp32"}   # sys.platform of each board
+STAND_IN = "linux"          # the MicroPython unix port: a stand-in for any board (tests)
+HASH_SCRIPT = """import hashlib, binascii
+for f in %r:
+ try:
+  h = hashlib.sha256()
+  with open(f, 'rb') as x:
+   while True:
+    b = x.read(512)
+    if not b:
+     break
+    h.update(b)
+  print('H', f, binascii.hexlify(h.digest()).decode())
+ except OSError:
+  print('H', f, '-')
+"""
+IDENTIFY = ("import sys\nprint('P', sys.platform)\n"
+            "print('M', getattr(sys.implementation, '_machine', '?'))\n"
+            "try:\n import vfs\n print('R', vfs.rom_ioctl(1) if hasattr(vfs, 'rom_ioctl') "
+            "else 0)\nexcept Exception:\n print('R', 0)\n")
+
 
 def mpremote():
     exe = Path(sys.executable).with_name("mpremote")
     return [str(exe)] if exe.is_file() else [sys.executable, "-m", "mpremote"]
 
 
+def one_line(text):
+    """The last meaningful line of mpremote's output (never a code snippet)."""
+    lines = [x.strip() for x in (text or "").strip().splitlines() if x.strip()]
+    for line in reversed(lines):
+        if not line.startswith(("File ", "Traceback", "^")):
+            return line
+    return lines[-1] if lines else ""
+
+
 class Board:
-    """mpremote commands on one board (``port``: as for ``mpremote connect``)."""
+    """mpremote commands on one board (``port``: a device path; None: the one
+    board found as ``tapptable console`` finds it)."""
 
     def __init__(self, port=None, timeout=120):
         self.port = port
         self.timeout = timeout
+        self.found = False
+        self.platform = None
+        self.machine = None
+        self.romfs = 0
+
+    def device(self):
+        """The port, found once: the same board the console would pick."""
+        if not self.found:
+            from tools.tapptable.console import ConsoleError, find_port
+            try:
+                self.port = find_port(self.port)      # a0 -> /dev/ttyACM0 as well
+            except ConsoleError as exc:
+                raise DeployError(str(exc)) from None
+            self.found = True
+        return self.port
 
     def run(self, *args):
         """One mpremote invocation; ``resume`` (no soft reset on connect)."""
-        cmd = [*mpremote()]
-        if self.port:
-            cmd += ["connect", self.port]
-        cmd += ["resume", *args]
+        cmd = [*mpremote(), "connect", self.device(), "resume", *args]
         try:
             proc = subprocess.run(cmd, capture_output=True, text=True, timeout=self.timeout)
         except subprocess.TimeoutExpired:
             raise DeployError("mpremote: no answer from %s within %d s (is the table's app "
-                              "running? it is stopped with Ctrl-C first)"
-                              % (self.port or "the board", self.timeout)) from None
+                              "running? deploy stops it with the referee PIN first)"
+                              % (self.port, self.timeout)) from None
         if proc.returncode != 0:
-            msg = (proc.stderr or proc.stdout).strip().splitlines()
-            raise DeployError("mpremote %s: %s" % (" ".join(args[:2]),
-                                                   msg[-1] if msg else proc.returncode))
+            raise DeployError("mpremote %s: %s" % (args[0] if args else "",
+                                                   one_line(proc.stderr or proc.stdout)
+                                                   or proc.returncode))
         return proc.stdout
+
+    def stop_app(self, pin=None, log=print):
+        """If the table's app answers on the port, ask it (``repl``, with the referee
+        PIN) to hand the board to the REPL; a board at the REPL already is fine."""
+        from tools.tapptable import console as C
+        try:
+            link = C.Link(self.device(), reconnect_s=0)
+        except C.ConsoleError as exc:
+            raise DeployError(str(exc)) from None
+        try:
+            try:
+                link.hello(timeout=5)
+            except C.ReplError:
+                return False                       # at the REPL: mpremote can talk
+            except C.ConsoleError:
+                return False                       # silent: let mpremote try
+            if pin is None:
+                raise DeployError("the table's app is running on %s: give the referee PIN "
+                                  "(--pin or TAPPTABLE_PIN) so deploy can stop it, or hold "
+                                  "PREV at power-up (safe boot)" % self.port)
+            try:
+                link.request("repl", timeout=10, pin=pin)
+            except C.DeviceError as exc:
+                raise DeployError("the table refused to stop for the REPL: %s: %s"
+                                  % (exc.code, exc.answer.get("message"))) from None
+            except C.ConsoleError as exc:
+                raise DeployError(str(exc)) from None
+            log("the table's app stopped for the REPL (journal closed)")
+            return True
+        finally:
+            link.close()
+            time.sleep(0.3)                        # the board prints its REPL banner
+
+    def identify(self):
+        """sys.platform, the machine name and the ROMFS partitions of the board."""
+        for line in self.run("exec", IDENTIFY).splitlines():
+            key, _, value = line.strip().partition(" ")
+            if key == "P":
+                self.platform = value
+            elif key == "M":
+                self.machine = value
+            elif key == "R":
+                self.romfs = int(value) if value.lstrip("-").isdigit() else 0
+        if self.platform is None:
+            raise DeployError("%s did not say what it is (is it MicroPython?)" % self.port)
+        return self.platform, self.machine
+
+    def hashes(self, names):
+        """{name: sha256 hex or None (missing)} of files on the board."""
+        out = {}
+        names = sorted(names)
+        for k in range(0, len(names), 40):         # one exec per 40 files
+            for line in self.run("exec", HASH_SCRIPT % (names[k:k + 40],)).splitlines():
+                parts = line.split()
+                if len(parts) == 3 and parts[0] == "H":
+                    out[parts[1]] = None if parts[2] == "-" else parts[2]
+        return out
 
     def read_text(self, name):
         """A file's text from the board's root, or None."""
@@ -159,6 +265,22 @@ class Board:
             return None
         import ast
         return ast.literal_eval(line)
+
+
+def check_board(board, board_name, romfs=False):
+    """Refuse a board of another kind (a Pico build on an ESP32 cannot boot) and a
+    ROMFS deploy onto firmware without a ROMFS partition, before anything changes."""
+    platform, machine = board.identify()
+    want = PLATFORMS[board_name]
+    if platform not in (want, STAND_IN):
+        raise DeployError("%s is %s (%s), not a %s board (sys.platform %s): build for it "
+                          "with --board %s" % (board.port, platform, machine, board_name, want,
+                                               {v: k for k, v in PLATFORMS.items()}.get(
+                                                   platform, "?")))
+    if romfs and board.romfs <= 0:
+        raise DeployError("%s: its MicroPython has no ROMFS partition (mpremote romfs query): "
+                          "deploy without --romfs, or flash a firmware with one" % board.port)
+    return platform, machine
 
 
 def read_manifest(board):
@@ -172,14 +294,18 @@ def read_manifest(board):
     return data if isinstance(data, dict) else {}
 
 
-def plan(local, remote, force=False, romfs=False):
-    """(copy, remove): file names to copy and to delete on the board."""
+def plan(local, remote, force=False, romfs=False, actual=None):
+    """(copy, remove): file names to copy and to delete on the board.  ``actual``
+    ({name: sha256 or None}) is what the board holds, hashed there: a file changed
+    or deleted on the board is copied again whatever its manifest says."""
     have = remote.get("files", {}) if isinstance(remote.get("files"), dict) else {}
     want = local["files"]
     if romfs:                      # the bytecode comes from /rom: only main.py on the fs
         want = {k: v for k, v in want.items() if k in SOURCE_ONLY}
-    copy = [k for k in sorted(want) if force or have.get(k, {}).get("sha256") != want[k]["sha256"]]
-    remove = [k for k in sorted(have) if k not in want]
+    if actual is None:
+        actual = {k: e.get("sha256") for k, e in have.items() if isinstance(e, dict)}
+    copy = [k for k in sorted(want) if force or actual.get(k) != want[k]["sha256"]]
+    remove = [k for k in sorted(have) if k not in want and actual.get(k, "?") is not None]
     return copy, remove
 
 
@@ -216,8 +342,12 @@ def settings_text(board, pin=None, sets=()):
 
 
 def deploy(board_name="pico", port=None, build_dir=None, dry_run=False, force=False,
-           romfs=False, pin=None, sets=(), reset=True, log=print, board=None):
-    """Copy the build onto the board; returns (copied, removed) file lists."""
+           romfs=False, pin=None, sets=(), reset=True, log=print, board=None, stop_pin=None):
+    """Copy the build onto the board; returns (copied, removed) file lists.
+
+    The table's app is stopped first (``repl`` with ``stop_pin``, else ``pin``), the
+    board's kind checked, and the board's own files hashed: nothing is trusted
+    from its manifest but the list of files an earlier deploy put there."""
     out = Path(build_dir or ROOT / "build" / board_name)
     if build_dir is None:
         build(board_name, out, romfs=romfs, log=log)
@@ -230,14 +360,21 @@ def deploy(board_name="pico", port=None, build_dir=None, dry_run=False, force=Fa
     if romfs and "romfs" not in local:
         raise DeployError("%s has no romfs.img (tapptable build --romfs)" % out)
     board = board or Board(port)
+    board.stop_app(stop_pin if stop_pin is not None else pin, log)
+    platform, machine = check_board(board, board_name, romfs)
     remote = read_manifest(board)
-    copy, remove = plan(local, remote, force, romfs)
+    have = remote.get("files") if isinstance(remote.get("files"), dict) else {}
+    actual = board.hashes(set(local["files"]) | set(have))
+    copy, remove = plan(local, remote, force, romfs, actual)
     text = settings_text(board, pin, sets)
-    log("plan for %s: copy %d, remove %d%s%s" % (
-        port or "the board", len(copy), len(remove),
+    log("plan for %s (%s, %s): copy %d, remove %d%s%s" % (
+        board.port, platform, machine, len(copy), len(remove),
         ", write settings.json" if text else "", ", romfs.img" if romfs else ""))
     for k in copy:
-        log("  copy   %s (%d bytes)" % (k, local["files"][k]["size"]))
+        log("  copy   %s (%d bytes)%s" % (k, local["files"][k]["size"],
+                                          "" if k not in have or actual.get(k) is None
+                                          or have[k].get("sha256") == actual.get(k)
+                                          else " (changed on the board)"))
     for k in remove:
         log("  remove %s" % k)
     if dry_run:
@@ -269,6 +406,11 @@ def deploy(board_name="pico", port=None, build_dir=None, dry_run=False, force=Fa
         mani.write_text(json.dumps(on_fs, sort_keys=True))
         args += ["fs", "cp", str(mani), ":" + DEVICE_MANIFEST]
         board.run(*args)
+    got = board.hashes(copy)
+    bad = [k for k in copy if got.get(k) != local["files"][k]["sha256"]]
+    if bad:
+        raise DeployError("%d file(s) differ on the board after copying (%s): deploy again"
+                          % (len(bad), ", ".join(bad[:3])))
     if reset:
         board.run("soft-reset")
     log("deployed: %d copied, %d removed%s" % (len(copy), len(remove),
@@ -288,9 +430,11 @@ def cmd_build(args):
 
 
 def cmd_deploy(args):
+    import os
     try:
         deploy(args.board, args.port, args.build, args.dry_run, args.force, args.romfs,
-               args.pin, args.set, reset=not args.no_reset)
+               args.pin, args.set, reset=not args.no_reset,
+               stop_pin=getattr(args, "current_pin", None) or os.environ.get("TAPPTABLE_PIN"))
     except DeployError as exc:
         return _fail("deploy", str(exc))
     return 0
