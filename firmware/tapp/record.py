@@ -699,8 +699,3 @@ def replay_stream(source, write):
             write(out + "\n")
     return 0
 
-
-def replay_file(path, write):
-    """Replay the record file at ``path`` (read as bytes, line by line)."""
-    with open(path, "rb") as f:
-        return replay_stream(LineReader(f), write)

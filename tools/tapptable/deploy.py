@@ -54,6 +54,10 @@ def sha256(path):
 # ----------------------------------------------------------------- build
 
 
+# firmware files that only the host uses: MicroPython has framebuf built in
+HOST_ONLY = ("drivers/fbuf.py",)
+
+
 def sources(src, board):
     """The firmware files that go onto ``board``: (relative path, path)."""
     out = []
@@ -62,6 +66,8 @@ def sources(src, board):
         if any(part.startswith(".") or part == "__pycache__" for part in rel.parts):
             continue
         if rel.parts[0] == "boards" and rel.name in OTHER_BOARDS[board]:
+            continue
+        if rel.as_posix() in HOST_ONLY:
             continue
         out.append((rel, p))
     return out
