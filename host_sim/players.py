@@ -101,12 +101,28 @@ class AutoPlayers:
         self.hands = {}            # seat (TALON: the talon) -> card codes as dealt
         self.discards = []
         self.to_deal = []          # the rest of the deck being dealt over the centre
-        self.header = json.loads(table.journal_lines()[0].split("\t")[0])
+        self.dealt_at = {}         # journal line of an open-mode deal -> its hands
+        self._follow_from_start()
+
+    def _follow_from_start(self):
+        self.last_seen = self.table.journal_lines(0, 1)[0]
+        self.header = json.loads(self.last_seen.split("\t")[0])
         self.shadow = self._new_shadow(self.header.get("first_dealer", 0))
         self.synced = 1            # journal lines the players have seen (the header)
         self.behind = False        # a revoke left the shadow behind in this deal
         self.held = {}             # seat -> cards held (kept by hand once behind)
         self.behind_plays = []     # (seat, card) played since, for an undo
+
+    def rejoin(self, table):
+        """After a power cut: the same people at the powered-up ``table``.  They
+        keep what they know -- the hands as dealt (open mode too), the cards still
+        to deal, the discards, their random stream -- so the same physical deal
+        goes on.  If the journal lost what they had seen (a cut inside a write),
+        they follow it again from its start, with the hands they dealt."""
+        self.table = table
+        if table.journal_lines(self.synced - 1, self.synced) != [self.last_seen]:
+            self._follow_from_start()
+        self.sync()
 
     def _new_shadow(self, dealer):
         header = dict(self.header, mode="strict", first_dealer=dealer)
@@ -127,11 +143,10 @@ class AutoPlayers:
 
     def sync(self):
         """Follow what the device has journalled since the last look."""
-        lines = self.table.journal_lines()
-        while self.synced < len(lines):
-            ev = json.loads(lines[self.synced].split("\t")[0])
+        for line in self.table.journal_lines(self.synced):
             self.synced += 1
-            self._follow(ev)
+            self.last_seen = line
+            self._follow(json.loads(line.split("\t")[0]))
 
     def _follow(self, ev):
         kind = ev.get("ev")
@@ -139,8 +154,12 @@ class AutoPlayers:
             if self.behind or self.shadow.view.in_deal():
                 self.shadow = self._new_shadow(ev["dealer"])   # a fresh start
                 self.behind = False
-            if ev["hands"] is None:
-                self.shuffle(ev["dealer"])        # open mode: the cards lie face down
+            if ev["hands"] is None:               # open mode: the cards lie face down
+                if self.synced in self.dealt_at:  # dealt before a power cut
+                    self.hands = self.dealt_at[self.synced]
+                else:
+                    self.shuffle(ev["dealer"])
+                    self.dealt_at[self.synced] = self.hands
                 active = self.shadow.rules.active_order(ev["dealer"])
                 ev = {"ev": "deal", "dealer": ev["dealer"], "talon": None,
                       "hands": [self.hands[s] if s in active else []

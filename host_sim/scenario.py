@@ -57,11 +57,15 @@ def _value(text):
 class Run:
     """One scenario being run."""
 
-    def __init__(self, name, png_dir=None, runtime="cpython"):
+    def __init__(self, name, png_dir=None, runtime="cpython", folder=".", depth=0):
         self.name = name
         self.png_dir = png_dir
         self.runtime = runtime
+        self.folder = folder       # where ``expect same-as FILE`` looks for FILE
+        self.depth = depth         # reference runs inside reference runs
+        self.references = {}       # FILE -> what its run left behind
         self.table = None
+        self.off = False           # between power-off and power-on
         self.players = None
         self.failures = []
         self.tone_mark = 0
@@ -89,6 +93,8 @@ class Run:
                 kw[key] = val == "true"
             elif key == "decks":
                 kw["decks"] = int(val)
+            elif key == "flash":
+                kw["flash_kb"] = int(val)
             elif key in KNOWN_OPTIONS:
                 kw[key] = val
             else:
@@ -97,12 +103,16 @@ class Run:
         if self.table is not None:
             self.table.close()
         self.table = table_class(self.runtime)(**kw)
+        self.off = False
         self.seed = seed
         self.players = None      # they sit down once the session has started
 
     def _t(self):
         if self.table is None:
             raise ScenarioError("no table yet: start with a 'table' line")
+        if self.off:
+            raise ScenarioError("the table is off: only place, lift, tag and wait "
+                                "until power-on")
         if self.players is None and self.table.app.journal is not None:
             self.players = AutoPlayers(self.table, seed=self.seed, illegal_once=False)
         if self.players is not None:
@@ -116,6 +126,8 @@ class Run:
         return self.players
 
     def _reader(self, word):
+        if self.off and word != "turn":
+            return self.table.centre if word == "centre" else int(word)
         t = self._t()
         if word == "centre":
             return t.centre
@@ -182,7 +194,8 @@ class Run:
                 deck = int(item[5:])
             elif item == "nowait":
                 wait = False
-        self._t().place(self._reader(args[0]), args[1], deck, wait=wait)
+        reader = self._reader(args[0])
+        self._on_or_off().place(reader, args[1], deck, wait=wait)
 
     def cmd_auction(self, args):
         """The players answer every menu until the first card is due (the
@@ -208,15 +221,36 @@ class Run:
 
     def cmd_power_cut(self, args):
         """Power off and on: flash (decks, settings) stays, RAM is gone."""
-        self.table = self._t().power_cut()
-        self.players = AutoPlayers(self.table, seed=1, illegal_once=False) \
-            if self.table.app.journal else None
+        self.cmd_power_off(args)
+        self.cmd_power_on(args)
+
+    def cmd_power_off(self, args):
+        """The power goes; cards may be placed and lifted until ``power-on``."""
+        self._t().power_off()
+        self.off = True
+
+    def cmd_power_on(self, args):
+        """Power comes back: the table resumes its journal with the cards that
+        lie on the readers now; the players keep their hands (the same physical
+        deal goes on)."""
+        if not self.off:
+            raise ScenarioError("power-on: the table is on (power-off first)")
+        self.table = self.table.power_on()
+        self.off = False
+        if self.players is not None:
+            self.players.rejoin(self.table)
+
+    def _on_or_off(self):
+        """The table to place and lift cards on: while the power is off, cards
+        only move (nobody is looking)."""
+        return self.table if self.off else self._t()
 
     def cmd_tag(self, args):
-        self._t().place_tag(self._reader(args[0]), bytes.fromhex(args[1]))
+        reader = self._reader(args[0])
+        self._on_or_off().place_tag(reader, bytes.fromhex(args[1]))
 
     def cmd_lift(self, args):
-        t = self._t()
+        t = self._on_or_off()
         if args[0] == "all":
             for r in range(t.centre + 1):
                 t.lift(r, wait=False)
@@ -232,7 +266,8 @@ class Run:
         self._t().press(args[0], long=True)
 
     def cmd_wait(self, args):
-        self._t().wait(int(args[0]))
+        if not self.off:               # while off: time passes, nothing runs
+            self._t().wait(int(args[0]))
 
     def cmd_fault(self, args):
         t = self._t()
@@ -320,6 +355,8 @@ class Run:
                 if result.get(key) != _value(val):
                     self._fail(line, "%s=%s" % (key, val), "%s=%s" % (
                         key, json.dumps(result.get(key))))
+        elif kind == "same-as":
+            self._expect_same_as(t, rest, line)
         elif kind == "replay":
             lines = t.journal_lines()
             rep = Replayer(lines[0])
@@ -344,6 +381,47 @@ class Run:
                 self._fail(line, json.dumps(want), json.dumps(last))
         elif int(rest[0]) != len(events):
             self._fail(line, "%s events" % rest[0], "%d events" % len(events))
+
+    def _reference(self, name):
+        """What the scenario file ``name`` leaves behind when run to its end in a
+        fresh run of this runtime: its journal's events, screen and LEDs."""
+        if name not in self.references:
+            if self.depth >= 3:
+                raise ScenarioError("same-as: references nested too deep")
+            path = os.path.join(self.folder, name)
+            with open(path, encoding="utf-8") as f:
+                lines = f.read().splitlines()
+            ref = Run(name, None, self.runtime, os.path.dirname(path), self.depth + 1)
+            try:
+                failures = ref.run_lines(lines)
+                if failures:
+                    raise ScenarioError("same-as: the reference %s fails itself:\n%s" % (
+                        name, format_failures(path, failures)))
+                if ref.table is None or ref.off:
+                    raise ScenarioError("same-as: the reference %s ends without a "
+                                        "running table" % name)
+                self.references[name] = (_events(ref.table), ref.table.screen(),
+                                         ref.table.leds())
+            finally:
+                if ref.table is not None:
+                    ref.table.close()
+        return self.references[name]
+
+    def _expect_same_as(self, t, rest, line):
+        """``expect same-as FILE [screen] [leds]``: see host_sim/README.md."""
+        events, screen, leds = self._reference(rest[0])
+        mine = _events(t)
+        if mine != events:
+            k = next((i for i in range(min(len(mine), len(events)))
+                      if mine[i] != events[i]), min(len(mine), len(events)))
+            self._fail(line, "the journal of %s (%d lines); line %d: %s" % (
+                rest[0], len(events), k, json.dumps(events[k]) if k < len(events) else "-"),
+                "%d lines; line %d: %s" % (len(mine), k, json.dumps(mine[k])
+                                           if k < len(mine) else "-"))
+        if "screen" in rest[1:] and t.screen() != screen:
+            self._fail(line, "the screen of %s: %r" % (rest[0], screen), "the screen")
+        if "leds" in rest[1:] and t.leds() != leds:
+            self._fail(line, "the LEDs of %s: %s" % (rest[0], leds), "LEDs %s" % t.leds())
 
     def _fail(self, line, expected, got):
         screen = self.table.screen() if self.table else []
@@ -375,15 +453,24 @@ class Run:
         return self.failures
 
 
-RUNTIMES = ("cpython", "micropython")
+def _events(table):
+    """The journal as JSON values: the header, then every event (no CRCs)."""
+    return [json.loads(x.split("\t")[0]) for x in table.journal_lines()]
+
+
+RUNTIMES = ("cpython", "micropython", "rp2040")
 
 
 def table_class(runtime):
     """The virtual table for ``runtime``: the application in this process, or
-    inside the MicroPython unix port on the same chip models (host_sim/vm_table.py)."""
+    inside the MicroPython unix port on the same chip models (host_sim/vm_table.py),
+    or on MicroPython's rp2 port in the emulated Pico (host_sim/rp2040/table.py)."""
     if runtime == "micropython":
         from host_sim.vm_table import VmTable
         return VmTable
+    if runtime == "rp2040":
+        from host_sim.rp2040.table import Rp2040Table
+        return Rp2040Table
     if runtime != "cpython":
         raise ScenarioError("unknown runtime %r (%s)" % (runtime, ", ".join(RUNTIMES)))
     return VirtualTable
@@ -393,7 +480,7 @@ def run_file(path, png_dir=None, runtime="cpython"):
     """Run one scenario file; the list of failures (empty: it passed)."""
     with open(path, encoding="utf-8") as f:
         lines = f.read().splitlines()
-    run = Run(os.path.basename(path), png_dir, runtime)
+    run = Run(os.path.basename(path), png_dir, runtime, os.path.dirname(path))
     try:
         return run.run_lines(lines)
     finally:

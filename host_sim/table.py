@@ -11,6 +11,7 @@ OLED's pixels and text, the seat LEDs, the buzzer.
 table: they deal over the centre reader (in strict mode), answer the menus with
 the buttons and put legal cards on their readers, as people would.
 """
+import itertools
 import tempfile
 
 from host_sim.board import SimBoard
@@ -40,10 +41,15 @@ class VirtualTable:
 
     def __init__(self, variant="tapp_modern", players=3, mode="strict", options=None,
                  seats=None, first_dealer=0, lang="de", root=None, setup=False,
-                 enrolled=True, decks=1, resume=False, fields_on=False):
+                 enrolled=True, decks=1, resume=False, fields_on=False, flash_kb=None,
+                 flash_store=None):
         self.args = dict(variant=variant, players=players, mode=mode, options=options,
                          seats=seats, first_dealer=first_dealer, lang=lang, setup=setup,
-                         fields_on=fields_on)
+                         fields_on=fields_on, flash_kb=flash_kb)
+        self.powered = True
+        self.flash_store = self.mount_flash(flash_kb, flash_store)
+        if self.flash_store is not None:
+            root = self.flash_store.root
         self.root = root or tempfile.mkdtemp(prefix="tapptable-")
         self.decks = decks if enrolled else 0
         values = {"variant": variant, "players": players, "mode": mode,
@@ -75,12 +81,25 @@ class VirtualTable:
         self.scheduler = Scheduler(self.board.clock, [
             (name, getattr(self.app, method), period) for name, method, period in JOBS])
 
+    def mount_flash(self, flash_kb, flash_store):
+        """``flash_kb``: the table's files on littlefs of that size (host_sim/flash.py)
+        instead of the host's file system; ``flash_store``: that flash again after
+        a power cut.  None: no flash of its own."""
+        if flash_store is not None:
+            flash_store.power_cycle()
+            return flash_store
+        if flash_kb is None:
+            return None
+        from host_sim import flash
+        flash.install()
+        return flash.Flash(flash_kb)
+
     def close(self):
         """Power off for good (nothing to do in this process; the VM table stops its VM)."""
 
     def power_up_args(self):
         """What a power-up on the same flash is built with (the table's settings)."""
-        return dict(self.args)
+        return dict(self.args, flash_store=self.flash_store)
 
     # ----- acting at the table ----------------------------------------------------------
 
@@ -96,7 +115,7 @@ class VirtualTable:
         tag = Tag(bytes(uid))
         self.board.chips[reader].place(tag)
         self.tags[reader].append(tag)
-        if wait:       # until the table has settled it (or given up), then one game step
+        if wait and self.powered:   # until the table has settled it (or given up), then a step
             self.wait_until(lambda: self.app.presence.where(tag.uid) == reader, 1000)
             self.wait(REACT_MS)
 
@@ -105,7 +124,7 @@ class VirtualTable:
         if self.tags[reader]:
             self.board.chips[reader].remove(*self.tags[reader])
             self.tags[reader] = []
-        if wait:       # until the table has noticed, then the game and display steps
+        if wait and self.powered:   # until the table has noticed, then the game and display steps
             self.wait_until(lambda: self.app.presence.placed_len(reader) == 0)
             self.wait(REACT_MS)
 
@@ -131,7 +150,21 @@ class VirtualTable:
         """Power off and on: a new table on the same flash (decks, settings, the
         journal, which it resumes); the cards lying on the readers stay there.
         Everything in RAM is gone."""
+        self.power_off()
+        return self.power_on()
+
+    def power_off(self):
+        """The power goes: the application stops (what it had not written to
+        flash is gone).  Cards may still be placed and lifted (``place``,
+        ``lift``: they only change what lies on the readers) until ``power_on``."""
         self.close()
+        self.powered = False
+
+    def power_on(self):
+        """Power back on after ``power_off``: a new table on the same flash that
+        resumes the journal, with the cards that lie on the readers now."""
+        if self.powered:
+            raise RuntimeError("power_on: the table is on")
         table = type(self)(root=self.root, enrolled=False, resume=True,
                            **self.power_up_args())
         for reader, tags in enumerate(self.tags):
@@ -176,7 +209,10 @@ class VirtualTable:
     def view(self):
         return self.app.game.view
 
-    def journal_lines(self):
+    def journal_lines(self, start=0, stop=None):
+        """The journal's lines ``start`` (0: the header) up to ``stop`` (the end)."""
         journal = self.app.journal
-        return list(journal.read_lines()) if journal is not None else []
+        if journal is None:
+            return []
+        return list(itertools.islice(journal.read_lines(), start, stop))
 

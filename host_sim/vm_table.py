@@ -321,13 +321,27 @@ class VmTable(VirtualTable):
 
     def __init__(self, *args, flash=None, **kw):
         self.flash_path = flash
+        self.flash_blocks = None
         VirtualTable.__init__(self, *args, **kw)
+
+    def mount_flash(self, flash_kb, flash_store):
+        """``flash_kb``: the VM's littlefs on emulated flash of that size, its
+        image in a file of its own (kept over power cuts: ``power_up_args``)."""
+        if flash_kb is not None:
+            if flash_kb * 1024 % 4096 or flash_kb < 8:
+                raise ValueError("flash=%d: a multiple of 4 KiB, at least 8" % flash_kb)
+            self.flash_blocks = flash_kb * 1024 // 4096
+            if self.flash_path is None:
+                self.flash_path = os.path.join(tempfile.mkdtemp(prefix="tapptable-"),
+                                               "flash.img")
+        return None
 
     def boot(self, values, setup, resume):
         self.board = SimChips(seats=values["players"])
         cfg = {"root": os.path.abspath(self.root), "players": values["players"],
                "fields_on": self.args["fields_on"], "values": values, "setup": setup,
-               "resume": resume, "decks": self.decks, "flash": self.flash_path}
+               "resume": resume, "decks": self.decks, "flash": self.flash_path,
+               "flash_blocks": self.flash_blocks}
         self.link = VmLink(self.board, cfg,
                            FLASH_HEAPSIZE if self.flash_path else VM_HEAPSIZE)
         self.app = Remote(self.link, "app")
@@ -350,10 +364,24 @@ class VmTable(VirtualTable):
         """Write what reached the VM's flash to the image file (or ``path``)."""
         self.flash.save(os.path.abspath(path or self.flash_path))
 
-    def power_cut(self):
+    def power_off(self):
         if self.flash_path:
             self.save_flash()
-        return VirtualTable.power_cut(self)
+        VirtualTable.power_off(self)
+
+    def journal_lines(self, start=0, stop=None):
+        """As ``VirtualTable.journal_lines``, fetched from the VM a few lines per
+        answer (host_sim/vm/vm_main.py ``Host``): a long session's journal never
+        has to fit the VM's heap at once."""
+        host = Remote(self.link, "host")
+        end = stop if stop is not None else 1 << 30
+        out = []
+        while start + len(out) < end:
+            part = host.journal_lines(start + len(out), end)
+            if not part:
+                break
+            out += part
+        return out
 
     def power_up_args(self):
         return dict(self.args, flash=self.flash_path)

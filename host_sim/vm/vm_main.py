@@ -42,6 +42,8 @@ from table.settings import Settings  # noqa: E402
 
 FLASH_BLOCKS = 32         # 128 KB of the Pico's 4 KB erase blocks: decks, settings, journal
 FLASH_ROOT = "/flash"
+LINES_PER_ANSWER = 32     # journal lines sent in one answer (the JSON of an answer is
+                          # built in the VM's heap: a whole long journal would not fit)
 
 
 BUTTONS = ("prev", "next", "ok")
@@ -101,11 +103,12 @@ def mount_flash(cfg):
     if not cfg.get("flash"):
         return None
     import mpflash as F
+    blocks = cfg.get("flash_blocks") or FLASH_BLOCKS
     try:
         with open(cfg["flash"], "rb") as f:
-            flash = F.FlashDev(FLASH_BLOCKS, data=f.read())
+            flash = F.FlashDev(blocks, data=f.read())
     except OSError:
-        flash = F.FlashDev(FLASH_BLOCKS)
+        flash = F.FlashDev(blocks)
         F.format_lfs(flash)
     F.mount(flash, FLASH_ROOT, mtime=False)
     cfg["root"] = FLASH_ROOT
@@ -130,6 +133,32 @@ def boot(cfg):
     app = App(board, values, registry, DECK_ID, start=not cfg["setup"],
               journal_factory=lambda header: create_journal(root, header), resume=journal)
     return board, app, flash
+
+
+class Host:
+    """What the host asks beyond the application's own doors: the journal's
+    lines, at most LINES_PER_ANSWER per answer (host_sim/vm_table.py)."""
+
+    def __init__(self, app):
+        self.app = app
+
+    def journal_lines(self, start, stop):
+        """Lines ``start`` (0: the header) up to ``stop``, LINES_PER_ANSWER at most."""
+        journal = self.app.journal
+        out = []
+        if journal is None:
+            return out
+        stop = min(stop, start + LINES_PER_ANSWER)
+        lines = journal.read_lines()
+        try:
+            for i, line in enumerate(lines):
+                if i >= stop:
+                    break
+                if i >= start:
+                    out.append(line)
+        finally:
+            lines.close()       # the journal's line buffer and the file, at once
+        return out
 
 
 def serve(roots, steps):
@@ -172,7 +201,7 @@ def main():
         return
     answer("@=null\n")
     steps = {method: getattr(app, method) for _name, method, _period in JOBS}
-    serve({"app": app, "board": board, "flash": flash}, steps)
+    serve({"app": app, "board": board, "flash": flash, "host": Host(app)}, steps)
 
 
 main()

@@ -1,0 +1,203 @@
+"""The table's flash under CPython: littlefs on a RAM image of a given size.
+
+The device keeps decks, settings and journals on littlefs (1408 KiB on a Pico,
+4 KB erase blocks, mounted by the rp2 port as ``VfsLfs2(bdev, progsize=256)``).
+The MicroPython VM table mounts the same file system on emulated NOR flash
+(tests/mp/mpflash.py); this module gives the CPython table the same: the real
+littlefs C library (littlefs-python, the same littlefs 2.11 and configuration as
+tools/tapptable/fsimage.py), so a scenario with ``table flash=KB`` fills up and
+runs out of space at the same point in both runtimes.
+
+How the firmware reaches it: MicroPython mounts a file system at a path
+(``vfs.mount``) and ``open``/``os`` find it by the path's prefix.  CPython has no
+mount table, so ``install()`` gives the firmware's file modules (table/journal,
+table/registry, table/settings) an ``os`` and an ``open`` that send a path under
+a mounted prefix (``/flash1``, ``/flash2``, ...) to its littlefs and every other
+path to the host's file system.  Files behave as MicroPython's littlefs files:
+``write`` goes to littlefs at once, ``flush`` commits (lfs_file_sync), an error
+is an ``OSError`` with littlefs's errno (28: no space left).  ``statvfs`` answers
+as MicroPython's VfsLfs2 does, free blocks being ``block_count - lfs_fs_size()``
+in unsigned 32-bit arithmetic (so it wraps to a huge number when littlefs counts
+more blocks in use than there are, as on a full flash).
+"""
+import itertools
+import os as host_os
+
+import littlefs
+from littlefs import errors as lfs_errors
+
+BLOCK = 4096            # the Pico's erase block (FLASH_SECTOR_SIZE)
+PROG = 256              # the rp2 port's progsize
+READ = 32               # VfsLfs2's default readsize
+LOOKAHEAD = 32          # VfsLfs2's default lookahead
+DISK_VERSION = 0x00020001
+
+_MOUNTS = {}            # prefix -> Flash
+_NUMBERS = itertools.count(1)
+
+
+def _oserror(exc):
+    code = -exc.code if isinstance(exc, lfs_errors.LittleFSError) else 5
+    return OSError(code, host_os.strerror(code))
+
+
+class Flash:
+    """``kb`` KiB of flash holding littlefs, mounted at ``self.root``.  A power
+    cut (``power_cycle``) drops what was not committed and mounts it again."""
+
+    def __init__(self, kb):
+        if kb * 1024 % BLOCK or kb < 8:
+            raise ValueError("flash=%d: a multiple of 4 KiB, at least 8" % kb)
+        self.blocks = kb * 1024 // BLOCK
+        self.fs = self._lfs(None)
+        self.root = "/flash%d" % next(_NUMBERS)
+        _MOUNTS[self.root] = self
+
+    def _lfs(self, context):
+        return littlefs.LittleFS(context, block_size=BLOCK, block_count=self.blocks,
+                                 read_size=READ, prog_size=PROG, cache_size=4 * PROG,
+                                 lookahead_size=LOOKAHEAD, disk_version=DISK_VERSION)
+
+    def power_cycle(self):
+        """Power off and on: open files are gone unsynced, the image stays."""
+        self.fs = self._lfs(self.fs.context)
+
+    def image(self):
+        return bytes(self.fs.context.buffer)
+
+    def unmount(self):
+        _MOUNTS.pop(self.root, None)
+
+    def statvfs(self):
+        used = self.fs.used_block_count
+        free = (self.blocks - used) & 0xFFFFFFFF
+        return (BLOCK, BLOCK, self.blocks, free, free, 0, 0, 0, 0, 255)
+
+
+def _find(path):
+    for prefix, flash in _MOUNTS.items():
+        if path == prefix or path.startswith(prefix + "/"):
+            return flash, path[len(prefix):] or "/"
+    return None, path
+
+
+class LfsFile:
+    """A littlefs file as MicroPython's VfsLfs2 gives it: no buffer in between."""
+
+    def __init__(self, fs, path, mode):
+        self.text = "b" not in mode
+        lfs_mode = mode.replace("t", "")
+        if "b" not in lfs_mode:
+            lfs_mode += "b"
+        try:
+            if "a" in mode:
+                try:
+                    fs.stat(path)
+                except lfs_errors.LittleFSError:
+                    fs.open(path, "wb", buffering=0).close()
+                except FileNotFoundError:
+                    fs.open(path, "wb", buffering=0).close()
+            self.raw = fs.open(path, lfs_mode, buffering=0)
+        except FileNotFoundError:
+            raise OSError(2, "ENOENT") from None
+        except lfs_errors.LittleFSError as exc:
+            raise _oserror(exc) from None
+
+    def _do(self, fn, *args):
+        try:
+            return fn(*args)
+        except lfs_errors.LittleFSError as exc:
+            raise _oserror(exc) from None
+
+    def write(self, data):
+        if isinstance(data, str):
+            data = data.encode()
+        return self._do(self.raw.write, data)
+
+    def flush(self):
+        self._do(self.raw.flush)
+
+    def read(self, n=-1):
+        data = self._do(self.raw.read, n) if n >= 0 else self._do(self.raw.readall)
+        return data.decode() if self.text else data
+
+    def readinto(self, buf):
+        return self._do(self.raw.readinto, buf)
+
+    def close(self):
+        self._do(self.raw.close)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def flash_open(path, mode="r", *args, **kw):
+    flash, inner = _find(path)
+    if flash is None:
+        return open(path, mode, *args, **kw)
+    return LfsFile(flash.fs, inner, mode)
+
+
+class FlashOs:
+    """The part of ``os`` the firmware's file modules use, mount-aware."""
+
+    def __getattr__(self, name):          # anything else: the host's os
+        return getattr(host_os, name)
+
+    @staticmethod
+    def _call(path, lfs_fn, host_fn):
+        flash, inner = _find(path)
+        if flash is None:
+            return host_fn(path)
+        try:
+            return lfs_fn(flash, inner)
+        except FileNotFoundError:
+            raise OSError(2, "ENOENT") from None
+        except FileExistsError:
+            raise OSError(17, "EEXIST") from None
+        except lfs_errors.LittleFSError as exc:
+            raise _oserror(exc) from None
+
+    def listdir(self, path):
+        return self._call(path, lambda f, p: f.fs.listdir(p), host_os.listdir)
+
+    def stat(self, path):
+        def lfs_stat(f, p):
+            st = f.fs.stat(p)
+            mode = 0x4000 if st.type == 2 else 0x8000
+            return (mode, 0, 0, 0, 0, 0, st.size, 0, 0, 0)
+        return self._call(path, lfs_stat, host_os.stat)
+
+    def statvfs(self, path):
+        return self._call(path, lambda f, p: f.statvfs(), host_os.statvfs)
+
+    def mkdir(self, path):
+        return self._call(path, lambda f, p: f.fs.mkdir(p), host_os.mkdir)
+
+    def remove(self, path):
+        return self._call(path, lambda f, p: f.fs.remove(p), host_os.remove)
+
+    def rmdir(self, path):
+        return self._call(path, lambda f, p: f.fs.rmdir(p), host_os.rmdir)
+
+    def rename(self, old, new):
+        flash, inner = _find(old)
+        if flash is None:
+            return host_os.rename(old, new)
+        return self._call(old, lambda f, p: f.fs.rename(p, _find(new)[1]), None)
+
+    def sync(self):
+        """littlefs commits at each flush; the host's files are synced as before."""
+        host_os.sync()
+
+
+def install():
+    """Let the firmware's file modules reach mounted flash (idempotent)."""
+    from table import journal, registry, settings
+    shim = FlashOs()
+    for module in (journal, registry, settings):
+        module.os = shim
+        module.open = flash_open
