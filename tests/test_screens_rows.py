@@ -74,7 +74,8 @@ def _header(game, dealer):
     rules = game.rules
     name = VARIANTS.get(rules.variant, rules.variant)
     seat = rules.seats[game.view.dealer()]
-    if dealer and len(name) + 3 + len(seat) <= COLS:
+    if dealer and (game.view.in_deal() or game.step == DEALING) \
+            and len(name) + 3 + len(seat) <= COLS:
         return (_pad(name, "G:" + seat), True)
     return (name, True)
 
@@ -315,8 +316,10 @@ def _scores(game):
         if view.pot():
             rows.append((_pad(text("pot", lang), str(view.pot())), False))
     rows = rows[:8]
-    while len(rows) < 8:
-        rows.append(("", False))
+    if len(rows) < 8:
+        while len(rows) < 7:
+            rows.append(("", False))
+        rows.append((text("ok_back", lang), True))
     return rows
 
 

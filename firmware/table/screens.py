@@ -357,14 +357,15 @@ class Screens:
 
     def _header(self, game, dealer):
         """Row 0: the game's name; "G:" and the dealer's whole name when they fit
-        (the dealing screen names him anyway; not on the settlement, where the
-        view's dealer is already the next one)."""
+        (the dealing screen names him anyway), while his deal is on: between
+        deals the view's dealer is already the next one."""
         rules = game.rules
         name = VARIANTS.get(rules.variant, rules.variant)
         self._begin(0, True)
         self._add(name)
         seat = game.view.dealer()
-        if dealer and len(name) + 3 + len(rules.seats[seat]) <= COLS:
+        if dealer and (game.view.in_deal() or game.step == DEALING) \
+                and len(name) + 3 + len(rules.seats[seat]) <= COLS:
             self._right()
             self._add("G:")
             self._add(rules.seats[seat])
@@ -918,6 +919,7 @@ class Screens:
         if page:
             self.deal = page - 1
             self._money(game, 0, None, 2)
+            self._back(3 + game.rules.players)
             return
         seat = 0
         while seat < game.rules.players and seat < 5:
@@ -933,6 +935,15 @@ class Screens:
             self._right()
             self._num(view.pot())
             self._pad()
+            self._end()
+            seat += 1
+        self._back(2 + seat)
+
+    def _back(self, free):
+        """Row 7 says how to go back when row ``free`` is still free."""
+        if free <= 7:
+            self._begin(7, True)
+            self._text("ok_back")
             self._end()
 
     # ----- this deal on request: card points so far, the last trick again ------------------
