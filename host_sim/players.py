@@ -92,7 +92,7 @@ class AutoPlayers:
     Once, on purpose (``illegal_once``), a player tries a card the table must
     refuse (strict: against the duties; open: out of turn)."""
 
-    def __init__(self, table, seed=1, illegal_once=True, people=()):
+    def __init__(self, table, seed=1, illegal_once=True, people=(), dealt=None):
         self.table = table
         self.rng = random.Random(seed)
         self.illegal_once = illegal_once
@@ -102,6 +102,8 @@ class AutoPlayers:
         self.discards = []
         self.to_deal = []          # the rest of the deck being dealt over the centre
         self.dealt_at = {}         # journal line of an open-mode deal -> its hands
+        for line, hands in (dealt or {}).items():   # a resumed session's (see dealt_hands)
+            self.dealt_at[int(line)] = {int(s): list(h) for s, h in hands.items()}
         self._follow_from_start()
 
     def _follow_from_start(self):
@@ -123,6 +125,13 @@ class AutoPlayers:
         if table.journal_lines(self.synced - 1, self.synced) != [self.last_seen]:
             self._follow_from_start()
         self.sync()
+
+    def dealt_hands(self):
+        """The open-mode hands dealt so far, as JSON can keep them: give them back
+        as ``dealt`` to players who follow the same journal in a new process (the
+        device never saw them)."""
+        return {str(line): {str(s): list(h) for s, h in hands.items()}
+                for line, hands in self.dealt_at.items()}
 
     def _new_shadow(self, dealer):
         header = dict(self.header, mode="strict", first_dealer=dealer)
@@ -167,8 +176,9 @@ class AutoPlayers:
             else:
                 self.hands = {s: list(h or []) for s, h in enumerate(ev["hands"])}
                 self.hands[TALON] = list(ev.get("talon") or [])
+            self.discards = []
         elif kind == "exchange" and not ev.get("discard"):
-            ev = dict(ev, discard=self.discards)
+            ev = dict(ev, discard=self._complete_discards())
         if self.behind:
             if kind == "play" and ev["card"] in self.held.get(ev["seat"], ()):
                 self.held[ev["seat"]].remove(ev["card"])
@@ -188,6 +198,16 @@ class AutoPlayers:
         self.behind = True
         self.behind_plays = [(ev["seat"], ev["card"])]
         self.held[ev["seat"]].remove(ev["card"])
+
+    def _complete_discards(self):
+        """Open mode: the discards put aside; if the declarer confirmed with too
+        few (or too many), the rest is chosen for him from his hand and the talon."""
+        need = self.shadow.rules.talon_size
+        pool = [c for c in self.hand(self.shadow.view.declarer()) + self.talon()
+                if c not in self.discards]
+        self.discards = self.discards[:need]
+        self.discards += self.rng.sample(pool, need - len(self.discards))
+        return self.discards
 
     def hand(self, seat):
         """The cards ``seat`` holds now (as the journal says), [] before the deal."""

@@ -30,6 +30,7 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
 INSTALL = "apt-get update && apt-get install -y chromium"
 SPEED = 5.0                 # virtual ms per wall ms
 TIMEOUT = 15_000            # ms for one wait in the page
+AWAY_S = 1.0                # a tab that has gone keeps its seats this long (wall s)
 
 
 # ----------------------------------------------------------------- fixtures
@@ -57,7 +58,7 @@ def browser():
 @pytest.fixture
 def server():
     with ServerThread(variant="tapp_modern", players=3, mode="strict", seed=3,
-                      robots=False, speed=SPEED) as srv:
+                      robots=False, speed=SPEED, away_s=AWAY_S) as srv:
         yield srv
 
 
@@ -445,8 +446,10 @@ def test_websocket_protocol(server):
             # b watches: the same screen, no cards face up
             st_b = await _state_where(b, lambda s: s["step"] == "game")
             assert all(h["cards"] is None for h in st_b["hands"])
-            # leaving frees the seat
+            # leaving keeps the seat a while (a reload), then frees it
             await a.close()
+            st_b = await _receive(b, "state")
+            assert st_b["claims"][1] == "taken"
             await _state_where(b, lambda s: s["claims"][1] is None)
             await b.close()
 

@@ -11,6 +11,15 @@ readers, buttons pressed and released; it reads what the device shows (OLED,
 LEDs, buzzer) and the engine's read-only view.  Nothing here knows about the
 network: ``server.py`` feeds it requests and sends its snapshots.
 
+Who holds which card, and what the robots do, is the one player model of every
+virtual table (host_sim/players.py, ``AutoPlayers``): it follows the journal
+with the true hands (the talon, the discards, a Rufer swap, a person's revoke in
+open mode) and chooses the robots' calls, discards and legal cards by asking
+the engine.  The hub keeps only what is physical: the deck being dealt, the
+cards lying on readers, the piles; a hand is the player model's hand less the
+cards lying on a reader or put aside.  A seat a person holds is never played
+by the robots, also while his tab reloads.
+
 Time: the table runs on its virtual clock; ``advance(ms)`` moves it on and runs
 every timed action (a button release, the next card of an automatic deal, a
 robot's move) at its virtual instant.  The server calls it with wall time.
@@ -20,10 +29,12 @@ import json
 import random
 
 from drivers.leds import COLOURS, STATE_NAMES
+from host_sim.players import AutoPlayers
 from host_sim.table import KEYS, LONG_MS, PRESS_MS, SETTLE_MS, VirtualTable
-from table.game import DEALING, GAME, RESULT
+from table.game import DEALING, GAME, RESULT, needs_hold
+from table.names import VARIANTS, contract_name
 from tapp.cards import CARD_CODES, CODE_INDEX, DECKS, mask_cards
-from tapp.dealing import TALON, receivers
+from tapp.dealing import TALON
 
 STEP_NAMES = ("dealing", "game", "result", "over")
 LIFT_GAP_MS = 40                       # automatic dealing: after a lift, before the next card
@@ -42,34 +53,34 @@ class Refused(Exception):
     """A request the page may not make now (the message goes back to that tab)."""
 
 
-def card_suit(code):
-    return code[0]
-
-
 class TableHub:
     """One virtual table and its people.  ``seed`` makes shuffles and robots repeatable."""
 
     def __init__(self, variant="tapp_modern", players=3, mode="strict", seed=1, lang="de",
-                 robots=True, options=None, table=None, autoplay=False):
+                 robots=True, options=None, table=None, autoplay=False, dealt=None,
+                 dealt_file=None):
         self.table = table or VirtualTable(variant, players, mode, options=options, lang=lang)
+        # the robots and every hand; ``dealt``: the open-mode hands of a session
+        # resumed from its journal (the device never saw them)
+        self.players_model = AutoPlayers(self.table, seed=seed, illegal_once=False,
+                                         dealt=dealt)
         self.variant = variant
         self.mode = mode
         self.lang = lang
         self.seed = seed
         self.players = players
         self.centre = self.table.centre
-        self.rng = random.Random(seed)
         self.robots_on = robots
         self.autoplay = autoplay                 # robots alone deal and start deals too
         self.claims = [None] * players           # client id holding each seat
-        self.hands = [[] for _ in range(players)]
+        self.hands = [[] for _ in range(players)]   # strict dealing: the cards scanned so far
         self.deck = []
         self.talon = []
         self.aside = []                          # discards (and cards put away)
         self.played = []                         # cards of cleared tricks
         self.on_reader = [[] for _ in range(players + 1)]   # [(code, origin)]
         self.prepared = None                     # deals_played when the cards were shuffled
-        self.talon_taken = False
+        self.exchanged = False                   # the declarer has laid away in this deal
         self.auto_dealing = False
         self.lifting = {}                        # reader -> a lift waits for the table
         self.timers = []                         # heap of (virtual ms, seq, fn)
@@ -85,6 +96,9 @@ class TableHub:
         self.oled_bytes = -1
         self.frame = b""
         self.journal_seen = 0
+        self.resumed = None                      # (deals, events) of a resumed journal
+        self.dealt_file = dealt_file             # where the open-mode hands are kept
+        self.dealt_saved = len(self.players_model.dealt_at)
         self.sync()
 
     # ----- the table's public face ---------------------------------------------------
@@ -144,9 +158,14 @@ class TableHub:
         self.claims[seat] = None
 
     def leave(self, cid):
-        """A tab has gone: its seats are free, its buttons released."""
+        """A person has gone for good: his seats are free, his buttons released."""
         for s in self.seats_of(cid):
             self.claims[s] = None
+        self.let_go(cid)
+
+    def let_go(self, cid):
+        """A tab's connection has gone (maybe a reload): the buttons it held are
+        released; its seats stay its own (``leave`` frees them)."""
         for key, holder in list(self.held.items()):
             if holder == cid:
                 self._release_button(key)
@@ -160,6 +179,30 @@ class TableHub:
             raise Refused("take a seat first")
 
     # ----- cards -------------------------------------------------------------------------
+
+    def hand(self, seat):
+        """The cards in ``seat``'s hand now: while the deck is dealt, the cards
+        scanned for him; then what the player model says he holds (with the talon
+        while he lays away), less the cards lying on a reader or put aside."""
+        if self.game.step == DEALING:
+            return list(self.hands[seat])
+        model = self.players_model
+        cards = model.hand(seat)
+        view = self.view
+        if view.expects() == "discard" and view.declarer() == seat:
+            cards += model.talon()
+        gone = {code for lying in self.on_reader for code, _o in lying}
+        gone.update(self.aside)
+        gone.update(self.game.discards)
+        return [c for c in cards if c not in gone]
+
+    def talon_cards(self):
+        """The talon while it lies face down (before the declarer takes it up)."""
+        if self.rules.strict and self.game.step == DEALING:
+            return self.talon
+        if self.game.step != GAME or self.exchanged or self.view.expects() == "discard":
+            return []
+        return self.players_model.talon() if self.view.in_deal() else []
 
     def place(self, cid, code, reader):
         """Put a card from one of ``cid``'s hands (or the top of the deck, ``"deck"``)
@@ -178,7 +221,7 @@ class TableHub:
             self._place_from_deck(reader)
             return
         for s in mine:
-            if code in self.hands[s]:
+            if code in self.hand(s):
                 self._put(reader, code, ("hand", s))
                 return
         raise Refused("%s is not in your hand" % code)
@@ -189,10 +232,10 @@ class TableHub:
         decl = self.view.declarer()
         if self.rules.strict or self.view.expects() != "discard" or decl not in self.seats_of(cid):
             raise Refused("only the declarer's discards are put aside (open mode)")
-        if code not in self.hands[decl]:
+        if code not in self.hand(decl):
             raise Refused("%s is not in your hand" % code)
-        self.hands[decl].remove(code)
         self.aside.append(code)
+        self.players_model.discards.append(code)
 
     def lift(self, cid, reader):
         self._seated(cid)
@@ -213,7 +256,7 @@ class TableHub:
             self._deal_next()
 
     def _put(self, reader, code, origin):
-        if origin[0] == "hand":
+        if origin[0] == "hand" and self.game.step == DEALING:
             self.hands[origin[1]].remove(code)
         self.on_reader[reader].append((code, origin))
         if origin[0] == "deck" or len(self.on_reader[reader]) > 1:
@@ -275,6 +318,10 @@ class TableHub:
         return self.table.app.presence.placed_len(reader) > 0
 
     def _after_lift(self, reader, code, origin, game):
+        """Where a lifted card goes: a dealt card to its hand (or back on the deck
+        if the device did not count it), a played or discarded card to its pile; a
+        card of a hand that was not taken back to the hand (nothing to do: the
+        hand is the player model's)."""
         card = CODE_INDEX[code]
         if origin[0] == "deck":            # strict dealing: did the device count it?
             to = origin[1]
@@ -289,17 +336,28 @@ class TableHub:
                 self.deck.insert(0, code)
             return
         seat = origin[1]
+        if game.step == DEALING:
+            self.hands[seat].append(code)
+            return
         if reader == self.centre:
             if game.step == GAME and not game.refused[reader] and self._discarded(seat, code):
                 self.aside.append(code)
-            else:
-                self.hands[seat].append(code)
             return
         played = reader < len(game.on_reader) and game.on_reader[reader] == card
-        if played and (game.clearing or game.step != GAME):
+        if played and (game.clearing or game.step != GAME) or \
+                code in self._played_codes():
             self.played.append(code)
-        else:
-            self.hands[seat].append(code)
+
+    def _played_codes(self):
+        """The cards played in this deal (the journal since its deal event)."""
+        out = []
+        for line in reversed(self.table.journal_lines()):
+            ev = json.loads(line.split("\t")[0])
+            if ev.get("ev") == "deal":
+                return out
+            if ev.get("ev") == "play":
+                out.append(ev["card"])
+        return out
 
     def _discarded(self, seat, code):
         """Strict mode: was ``code`` taken as one of the declarer's discards?"""
@@ -348,14 +406,14 @@ class TableHub:
     def power_cut(self, cid):
         """Power off and on: the table restarts from its flash (the journal is
         replayed, the cards lying on the readers stay and are matched)."""
-        if not self._seated(cid):
-            raise Refused("take a seat first")
+        self._seated(cid)
         self.timers = []                          # whatever was under way is gone
         self.lifting = {}
         self.held = {}
         self.pressed_at = {}
         self.robot_busy = False
         self.table = self.table.power_cut()
+        self.players_model.rejoin(self.table)     # the people keep their hands
         self.table.wait(800)                      # the readers take their first look
         self.oled_bytes = -1
         self.pwm_seen = 0
@@ -368,9 +426,13 @@ class TableHub:
     # ----- keeping the cards in step with the table -------------------------------------
 
     def sync(self):
-        """Follow the table: shuffle for a new deal, the talon into the declarer's hand,
-        the score and trick history."""
+        """Follow the table: the player model reads the journal; a new deal is
+        shuffled (strict: the deck to deal); the score and trick history."""
         game, view = self.game, self.view
+        self.players_model.people = {s for s in range(self.players)
+                                     if self.claims[s] is not None}
+        self.players_model.sync()
+        self._keep_dealt()
         played = view.deals_played()
         if played != self.deals_seen:
             self.deals_seen = played
@@ -379,16 +441,16 @@ class TableHub:
         if self.prepared != played and (
                 (strict and game.step == DEALING) or (not strict and view.in_deal())):
             self._new_deal(played)
-        if (not self.talon_taken and self.talon and view.expects() == "discard"
-                and view.declarer() >= 0):
-            self.hands[view.declarer()].extend(self.talon)
-            self.talon = []
-            self.talon_taken = True
         lines = self.table.journal_lines()
         for line in lines[self.journal_seen:]:
             ev = json.loads(line.split("\t")[0])
-            if ev.get("ev") == "rufer":
-                self._rufer(ev)
+            if ev.get("ev") == "exchange":
+                self.exchanged = True
+            elif ev.get("ev") == "deal":
+                self.exchanged = False
+            elif ev.get("ev") == "undo":
+                self.exchanged = any(json.loads(x.split("\t")[0]).get("ev") == "exchange"
+                                     for x in self._deal_lines(lines))
         self.journal_seen = len(lines)
         if self.collecting and game.step != DEALING:
             last = view.last_trick()
@@ -406,17 +468,23 @@ class TableHub:
             if not view.in_deal():
                 self.collecting = False      # settled: the history stays until the next deal
 
-    def _rufer(self, ev):
-        """Modern Tapp's Rufer: the called card's holder hands it over for ``give``."""
-        decl, called, give = ev["seat"], ev["card"], ev.get("give")
-        for s in range(self.players):
-            if s != decl and called in self.hands[s]:
-                self.hands[s].remove(called)
-                self.hands[decl].append(called)
-                if give and give in self.hands[decl]:
-                    self.hands[decl].remove(give)
-                    self.hands[s].append(give)
-                return
+    def _keep_dealt(self):
+        """Open mode: write the hands the players dealt next to the journal, so a
+        restarted server's players hold the same cards."""
+        dealt = self.players_model.dealt_at
+        if self.dealt_file is None or len(dealt) == self.dealt_saved:
+            return
+        self.dealt_saved = len(dealt)
+        with open(self.dealt_file, "w", encoding="utf-8") as f:
+            json.dump(self.players_model.dealt_hands(), f)
+
+    @staticmethod
+    def _deal_lines(lines):
+        """The journal lines of the deal in progress (from its deal event on)."""
+        for k in range(len(lines) - 1, 0, -1):
+            if json.loads(lines[k].split("\t")[0]).get("ev") == "deal":
+                return lines[k:]
+        return []
 
     def _new_deal(self, played):
         self.prepared = played
@@ -426,18 +494,13 @@ class TableHub:
             if self.on_reader[r]:
                 self.on_reader[r] = []
                 self.table.lift(r, wait=False)
-        rules = self.rules
-        cards = [CARD_CODES[c] for c in mask_cards(DECKS[rules.deck])]
-        random.Random(self.seed * 7919 + played).shuffle(cards)
         self.hands = [[] for _ in range(self.players)]
         self.deck, self.talon, self.aside, self.played = [], [], [], []
-        self.talon_taken = False
         self.auto_dealing = False
-        if rules.strict:
+        if self.rules.strict:                     # the physical deck, dealt by hand
+            cards = [CARD_CODES[c] for c in mask_cards(DECKS[self.rules.deck])]
+            random.Random(self.seed * 7919 + played).shuffle(cards)
             self.deck = cards
-            return
-        for code, seat in zip(cards, receivers(rules, self.view.dealer()), strict=True):
-            (self.talon if seat == TALON else self.hands[seat]).append(code)
 
     def _deal_next(self):
         if not self.auto_dealing:
@@ -453,7 +516,7 @@ class TableHub:
         self._place_from_deck(self.centre)
         self.after(SETTLE_MS, lambda: self._lift(self.centre, next_card))
 
-    # ----- robots ------------------------------------------------------------------------
+    # ----- robots: the player model's choices, acted on the virtual clock ----------------
 
     def robot_seats(self):
         if not self.robots_on:
@@ -466,26 +529,31 @@ class TableHub:
         if not robots or self.robot_busy:
             return
         game, view = self.game, self.view
+        model = self.players_model
         for s in robots:
             if self.on_reader[s] and (game.clearing or game.step != GAME or game.refused[s]):
                 return self._robot(ROBOT_CLEAR_MS, lambda s=s: self._lift(s), s)
         alone = self.autoplay and len(robots) == self.players   # nobody sits: play on
         if game.step == RESULT and alone:
             return self._robot(ROBOT_NEXT_DEAL_MS, lambda: self._robot_press("ok"))
-        if game.step == DEALING and alone and self.deck and not self.auto_dealing:
-            return self._robot(ROBOT_NEXT_DEAL_MS, self._robot_deal)
-        if game.step != GAME:
+        if game.step == DEALING and view.dealer() in robots and self.deck \
+                and not self.auto_dealing and not self.on_reader[self.centre]:
+            return self._robot(ROBOT_NEXT_DEAL_MS if alone else ROBOT_THINK_MS,
+                               self._robot_deal)
+        if game.step != GAME or model.waits_for_person():
             return
         turn = view.turn()
+        expects = view.expects()
+        if game.menu:
+            if model.may_answer():
+                return self._robot(ROBOT_THINK_MS, self._robot_choose)
+            return
         if turn not in robots:
             return
-        expects = view.expects()
         if expects == "card" and not game.clearing and not self.on_reader[turn]:
             return self._robot(ROBOT_THINK_MS, lambda: self._robot_play(turn), turn)
         if expects == "discard":
             return self._robot(ROBOT_THINK_MS, lambda: self._robot_discard(turn), turn)
-        if expects in ("call", "declare", "rufer") and game.menu:
-            return self._robot(ROBOT_THINK_MS, lambda: self._robot_choose(turn), turn)
 
     def _robot(self, ms, fn, seat=None):
         """``fn`` after ``ms``, if the robots still play (and ``seat`` is still theirs)."""
@@ -499,11 +567,12 @@ class TableHub:
         self.after(ms, act)
 
     def _robot_deal(self):
-        if self.game.step == DEALING and self.deck and not self.auto_dealing:
+        if self.game.step == DEALING and self.deck and not self.auto_dealing \
+                and self.view.dealer() in self.robot_seats():
             self.auto_dealing = True
             self._deal_next()
 
-    def _robot_press(self, key, then=None):
+    def _robot_press(self, key, then=None, long=False):
         if key in self.held:
             return
         self.held[key] = ROBOT
@@ -518,63 +587,61 @@ class TableHub:
             self.robot_busy = False
             if then:
                 then()
-        self.after(PRESS_MS, up)
+        self.after(LONG_MS if long else PRESS_MS, up)
 
-    def _robot_menu(self, index):
-        """Move the menu to ``index`` with next presses, then OK."""
+    def _robot_menu(self, index, menu):
+        """Move the menu to ``index`` with next presses, then OK (if it is still
+        the same menu: a person may have answered meanwhile)."""
         game = self.game
-        if not game.menu:
+        if game.menu != menu or not self.players_model.may_answer():
             return
         steps = (index - game.menu_pos) % len(game.menu)
         if steps:
-            self._robot_press("next", lambda: self._robot_menu(index))
+            self._robot_press("next", lambda: self._robot_menu(index, menu))
         else:
-            self._robot_press("ok")
+            self._robot_press("ok", long=needs_hold(game.menu[index][1]))
 
-    def _robot_choose(self, seat):
+    def _robot_choose(self):
         game = self.game
-        if game.step == GAME and self.view.turn() == seat and game.menu:
-            self._robot_menu(self.rng.randrange(len(game.menu)))
+        model = self.players_model
+        if game.step == GAME and game.menu and model.may_answer():
+            k = model.menu_choice()
+            ev = game.menu[k][1]
+            if ev is not None and ev.get("ev") == "exchange":
+                model.pick_discards()
+                self.aside = list(model.discards)
+            self._robot_menu(k, list(game.menu))
 
     def _robot_play(self, seat):
         view = self.view
         if view.turn() != seat or view.expects() != "card" or self.game.clearing:
             return
-        hand = self.hands[seat]
-        if not hand:
-            return
-        legal = [c for c in view.legal_cards() if c in hand]
-        if not legal:                    # open mode: the table does not know the hand
-            trick = view.trick()
-            led = card_suit(trick[0][1]) if trick else None
-            legal = [c for c in hand if card_suit(c) == led] or list(hand)
-        self._put(seat, self.rng.choice(legal), ("hand", seat))
+        code = self.players_model.card_choice(seat)
+        if code is not None and code in self.hand(seat):
+            self._put(seat, code, ("hand", seat))
 
     def _robot_discard(self, seat):
         view = self.view
+        model = self.players_model
         if view.expects() != "discard" or view.declarer() != seat:
             return
-        need = self.rules.talon_size
-        hand = self.hands[seat]
-        if self.rules.strict:
-            if self.on_reader[self.centre]:
-                self._lift(self.centre)
-                return
-            done = len(self.game.discards)
-            if done < need and hand:
-                self._put(self.centre, self.rng.choice(hand), ("hand", seat))
-                self.robot_busy = True
-
-                def lift_it():
-                    self.robot_busy = False
-                    if self.on_reader[self.centre]:
-                        self._lift(self.centre)
-                self.after(SETTLE_MS, lift_it)
+        if not self.rules.strict:
+            return self._robot_choose()           # the "discarded? OK" menu
+        if self.on_reader[self.centre]:
+            self._lift(self.centre)
             return
-        for code in self.rng.sample(hand, min(need, len(hand))):
-            hand.remove(code)
-            self.aside.append(code)
-        self._robot_menu(0)              # "discard_open" is the menu's first entry
+        if not self.game.discards:
+            model.pick_discards()
+        todo = [c for c in model.discards if c in self.hand(seat)]
+        if todo:
+            self._put(self.centre, todo[0], ("hand", seat))
+            self.robot_busy = True
+
+            def lift_it():
+                self.robot_busy = False
+                if self.on_reader[self.centre]:
+                    self._lift(self.centre)
+            self.after(SETTLE_MS, lift_it)
 
     # ----- what the page shows -----------------------------------------------------------
 
@@ -627,8 +694,19 @@ class TableHub:
         leds = self.led_states()
         history = [self.tricks[n] for n in sorted(self.tricks)]
         result = view.last_result()
+        model = self.players_model
+        question = sorted(model.menu_seats()) if game.step == GAME and game.menu else []
         return {
             "variant": self.variant, "mode": self.mode, "lang": self.lang,
+            "variant_name": VARIANTS.get(self.variant, self.variant),
+            "contract": view.contract(),
+            "contract_name": contract_name(view.contract(), self.lang)
+            if view.contract() else None,
+            "result_name": contract_name(result["contract"], self.lang)
+            if result and result.get("contract") else None,
+            "clearing": bool(game.step == GAME and game.clearing),
+            "refused": [bool(r) for r in game.refused[:self.centre + 1]],
+            "question": question, "resumed": self.resumed,
             "players": self.players, "centre": self.centre,
             "names": list(self.rules.seats),
             "dealer": view.dealer(), "turn": view.turn(), "expects": view.expects(),
@@ -637,7 +715,8 @@ class TableHub:
             "screen": self.table.screen(),
             "leds": [{"state": n, "rgb": rgb} for n, rgb in leds],
             "readers": [[code for code, _o in cards] for cards in self.on_reader],
-            "deck": len(self.deck), "talon": len(self.talon), "aside": len(self.aside),
+            "deck": len(self.deck), "talon": len(self.talon_cards()),
+            "aside": len(self.aside),
             "played": len(self.played),
             "trick": view.trick(), "tricks": history,
             "balances": list(view.balances()), "history": self.balance_history,
@@ -651,7 +730,7 @@ class TableHub:
         mine = self.seats_of(cid)
         hands = []
         for s in range(self.players):
-            cards = self.hands[s]
+            cards = self.hand(s)
             hands.append({"count": len(cards), "cards": list(cards) if s in mine else None})
         claims = ["you" if c == cid else ("taken" if c is not None else None)
                   for c in self.claims]

@@ -9,9 +9,15 @@ Protocol (JSON text frames unless said otherwise)
 
 Server to page:
 
-``{"t": "welcome", "id": 3, "variant": .., "players": 3, "mode": .., "lang": ..,
-"centre": 3, "speed": 1.0}``
+``{"t": "welcome", "id": 3, "token": "..", "variant": .., "variant_name": ..,
+"players": 3, "mode": .., "lang": .., "centre": 3, "speed": 1.0, "resumed": null}``
     once, first; ``centre`` is the centre reader's number (the seats are 0..n-1).
+    ``token`` names the tab: the page keeps it (sessionStorage) and connects
+    with ``/ws?token=..`` again after a reload, so its seats stay its own (a
+    tab that has gone keeps its seats for ``AWAY_S`` seconds; no robot plays
+    them meanwhile).  ``resumed``: the server found the table's journal on its
+    flash directory when it started and took the session up where it stood, as
+    the device does after a power cut (``{"deals": n, "events": k}``), else null.
 binary frame, first byte 1, then 1024 bytes
     the OLED: 128x64 pixels row by row, 8 pixels a byte, the most significant bit
     leftmost, 1 = lit; read from the SSD1306 model's pixels, sent only when they
@@ -29,7 +35,12 @@ binary frame, first byte 1, then 1024 bytes
     ``balances``, ``history`` (balances after every deal, the first entry
     before the first deal), ``deals``, ``result`` (the engine's last result),
     ``deck``/``talon``/``aside``/``played`` (card counts), ``robots``,
-    ``dealing`` (an automatic deal is running), ``held`` (buttons held down).
+    ``dealing`` (an automatic deal is running), ``held`` (buttons held down),
+    ``variant_name``, ``contract``/``contract_name`` (the contract being
+    played, its id and its name), ``result_name`` (the last result's contract
+    by name), ``clearing`` (a complete trick waits to be lifted), ``refused``
+    (per reader: the table refused the card lying there), ``question`` (the
+    seats whose question the menu on screen is), ``resumed`` (as in welcome).
 ``{"t": "pwm", "now": ms, "speed": 1.0, "events": [[ms, freq, on], ..]}``
     the buzzer's PWM changes on the virtual clock (``now`` is the clock at
     sending); the page plays them with Web Audio.
@@ -64,6 +75,8 @@ import asyncio
 import errno
 import itertools
 import json
+import os
+import re
 import sys
 import threading
 import time
@@ -72,9 +85,15 @@ from pathlib import Path
 
 from aiohttp import WSCloseCode, WSMsgType, web
 
+from host_sim.table import VirtualTable
+from table.journal import last_journal
+
 from .hub import Refused, TableHub
 
 HOST = "127.0.0.1"
+AWAY_S = 60                # a tab that has gone keeps its seats this long (a reload)
+TOKEN = re.compile(r"^[A-Za-z0-9_-]{8,64}$")
+DEALT_FILE = "players.json"   # open mode: the hands the players dealt (see AutoPlayers)
 TICK_MS = 50
 MAX_STEP_MS = 250          # the clock never jumps further in one tick (a busy machine)
 STATIC = Path(__file__).resolve().parent / "static"
@@ -96,12 +115,14 @@ class Client:
 class WebTable:
     """The aiohttp application around one ``TableHub``."""
 
-    def __init__(self, hub, speed=1.0, tick_ms=TICK_MS):
+    def __init__(self, hub, speed=1.0, tick_ms=TICK_MS, away_s=AWAY_S):
         self.hub = hub
+        self.away_s = away_s
         self.speed = speed
         self.tick_ms = tick_ms
         self.clients = {}
         self.ids = itertools.count(1)
+        self.away = {}             # cid -> the timer that frees its seats
         self.ticker = None
         self.failed = False
         self.app = web.Application()
@@ -144,16 +165,29 @@ class WebTable:
     async def index(self, _request):
         return web.FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-store"})
 
+    def _client_id(self, request):
+        """The tab's id: its token again after a reload (the seats it holds stay
+        its own), else a new one."""
+        token = request.query.get("token", "")
+        if TOKEN.match(token) and token not in self.clients:
+            return token
+        return "tab%d-%s" % (next(self.ids), os.urandom(4).hex())
+
     async def websocket(self, request):
         ws = web.WebSocketResponse(heartbeat=30)
         await ws.prepare(request)
-        cid = next(self.ids)
+        cid = self._client_id(request)
+        timer = self.away.pop(cid, None)
+        if timer is not None:
+            timer.cancel()                 # back in time: the seats are still its own
         client = Client(cid, ws)
         self.clients[cid] = client
         hub = self.hub
         await ws.send_str(_json({
-            "t": "welcome", "id": cid, "variant": hub.variant, "players": hub.players,
-            "mode": hub.mode, "lang": hub.lang, "centre": hub.centre, "speed": self.speed}))
+            "t": "welcome", "id": cid, "token": cid, "variant": hub.variant,
+            "variant_name": hub.shared_state()["variant_name"], "players": hub.players,
+            "mode": hub.mode, "lang": hub.lang, "centre": hub.centre, "speed": self.speed,
+            "resumed": hub.resumed}))
         await self.send_to(client, hub.shared_state(), hub.oled_frame())
         try:
             async for msg in ws:
@@ -163,9 +197,18 @@ class WebTable:
                     break
         finally:
             self.clients.pop(cid, None)
-            hub.leave(cid)
+            hub.let_go(cid)
+            if hub.seats_of(cid):
+                self.away[cid] = asyncio.get_running_loop().call_later(
+                    self.away_s, self._gone, cid)
             await self.broadcast()
         return ws
+
+    def _gone(self, cid):
+        """A tab did not come back: its seats are free (robots may play them)."""
+        self.away.pop(cid, None)
+        if cid not in self.clients:
+            self.hub.leave(cid)
 
     # ----- requests -----------------------------------------------------------------------
 
@@ -243,11 +286,38 @@ class WebTable:
             pass
 
 
+def state_dir(variant, players, mode, lang):
+    """Where ``tapptable sim --web`` keeps the table's flash (decks, settings, the
+    journal) between runs: one directory per kind of table."""
+    base = os.environ.get("XDG_STATE_HOME") or os.path.join(
+        os.path.expanduser("~"), ".local", "state")
+    return os.path.join(base, "tapptable", "web", "%s-%d-%s-%s" % (
+        variant, players, mode, lang))
+
+
 def make_table(variant="tapp_modern", players=3, mode="strict", seed=1, lang="de",
-               robots=True, speed=1.0, autoplay=False):
+               robots=True, speed=1.0, autoplay=False, root=None, away_s=AWAY_S):
+    """The table and its hub; with ``root`` (a flash directory) a session found
+    there is resumed from its journal, as the device does when switched on."""
+    table = resumed = dealt = None
+    if root is not None:
+        os.makedirs(root, exist_ok=True)
+        found = last_journal(root) is not None
+        table = VirtualTable(variant, players, mode, lang=lang, root=root,
+                             enrolled=not found, resume=found)
+        if found:
+            resumed = {"deals": table.view.deals_played(),
+                       "events": len(table.journal_lines()) - 1}
+            try:
+                with open(os.path.join(root, DEALT_FILE), encoding="utf-8") as f:
+                    dealt = json.load(f)
+            except (OSError, ValueError):
+                dealt = None
     hub = TableHub(variant, players, mode, seed=seed, lang=lang, robots=robots,
-                   autoplay=autoplay)
-    return WebTable(hub, speed=speed)
+                   autoplay=autoplay, table=table, dealt=dealt,
+                   dealt_file=os.path.join(root, DEALT_FILE) if root else None)
+    hub.resumed = resumed
+    return WebTable(hub, speed=speed, away_s=away_s)
 
 
 async def start(web_table, port):
@@ -264,6 +334,7 @@ class ServerThread:
 
     def __init__(self, port=0, **table_args):
         self.web_table = make_table(**table_args)
+        self.hub = self.web_table.hub
         self.loop = asyncio.new_event_loop()
         self.ready = threading.Event()
         self.runner = None
@@ -309,9 +380,11 @@ class ServerThread:
 
 def serve(args):
     """``tapptable sim --web``: serve until Ctrl+C."""
+    root = getattr(args, "table_dir", None) or state_dir(
+        args.variant, args.players, args.mode, args.lang)
     try:
         web_table = make_table(args.variant, args.players, args.mode, seed=args.seed,
-                               lang=args.lang)
+                               lang=args.lang, root=root)
     except (ValueError, KeyError) as exc:
         print("tapptable sim: %s" % exc, file=sys.stderr)
         return 2
@@ -327,6 +400,11 @@ def serve(args):
             return 2
         print("The virtual table: http://%s:%d/  (%s, %d players, %s mode; Ctrl+C stops)"
               % (HOST, port, args.variant, args.players, args.mode), flush=True)
+        resumed = web_table.hub.resumed
+        print("Its flash: %s -- %s" % (root, (
+            "the session found there was taken up from its journal (%d deals, %d events)"
+            % (resumed["deals"], resumed["events"])) if resumed else "a new session"),
+            flush=True)
         try:
             await asyncio.Event().wait()
         finally:

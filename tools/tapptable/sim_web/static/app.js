@@ -18,6 +18,10 @@ const POSITIONS = {   // where each seat sits, counted from yours (at the bottom
   6: ["bottom", "left", "tl", "top", "tr", "right"],
 };
 const SEAT_COLOURS = ["#e6550d", "#3182bd", "#31a354", "#756bb1", "#d6616b", "#8c6d31"];
+// equal balances draw the same line: each seat has its own dash and marker, and the
+// lines are drawn a pixel apart, so one never hides another
+const SEAT_DASHES = ["", "7 4", "2 3", "10 3 2 3", "4 2", "1 4"];
+const SEAT_MARKERS = ["circle", "square", "diamond", "triangle", "circle", "square"];
 const LIT = [150, 210, 255];       // the OLED's lit pixel colour
 const HOLD_HINT_MS = 700;          // the device's long press
 
@@ -27,6 +31,8 @@ let st = null;                     // the last state
 let selected = null;               // {card, seat} chosen by click / Space
 let audio = null;                  // {ctx, osc, gain, offset} once sound is on
 let retry = 500;
+// the tab's token: a reload connects with it again and keeps the seats
+let token = sessionStorage.getItem("tappToken") || "";
 const held = new Set();            // device buttons this page holds down
 const debug = { frames: 0, states: 0, lit: 0, pwm: [] };
 window.tappSim = debug;
@@ -34,7 +40,7 @@ window.tappSim = debug;
 // ----- connection ----------------------------------------------------------------------
 
 function connect() {
-  ws = new WebSocket(`ws://${location.host}/ws`);
+  ws = new WebSocket(`ws://${location.host}/ws` + (token ? `?token=${encodeURIComponent(token)}` : ""));
   ws.binaryType = "arraybuffer";
   ws.onopen = () => { retry = 500; };
   ws.onmessage = (ev) => {
@@ -46,7 +52,20 @@ function connect() {
     const msg = JSON.parse(ev.data);
     if (msg.t === "welcome") {
       cfg = msg;
-      $("#game-info").textContent = `· ${msg.variant}, ${msg.players} players, ${msg.mode} mode`;
+      token = msg.token;
+      for (const b of $$("main button, header .toggles button, header .toggles input")) {
+        b.disabled = false;               // connected again (render() disables some)
+      }
+      sessionStorage.setItem("tappToken", token);
+      $("#game-info").textContent =
+        `· ${msg.variant_name}, ${msg.players} players, ${msg.mode} mode`;
+      const note = $("#resumed");
+      note.hidden = !msg.resumed;
+      if (msg.resumed) {
+        note.textContent = "The table was switched on again and took the session up from " +
+          `its journal, as the device does (${msg.resumed.deals} deals played, ` +
+          `${msg.resumed.events} events).`;
+      }
     } else if (msg.t === "state") {
       st = msg;
       debug.states += 1;
@@ -63,6 +82,9 @@ function connect() {
   ws.onclose = () => {
     $("#conn").textContent = "disconnected – reconnecting…";
     document.body.dataset.connected = "0";
+    for (const b of $$("main button, header .toggles button, header .toggles input")) {
+      b.disabled = true;
+    }
     setTimeout(connect, retry);
     retry = Math.min(retry * 2, 5000);
   };
@@ -301,7 +323,7 @@ function renderHand(el, s) {
     el.setAttribute("aria-label", `${hand.count} cards, face down`);
     el.innerHTML = Array.from({ length: Math.min(hand.count, 12) },
       () => `<span class="card back"></span>`).join("") +
-      `<span class="count">${hand.count}</span>`;
+      (hand.count ? `<span class="count">${hand.count}</span>` : "");
     if (focused) $(".reader", el.parentElement).focus();
     return;
   }
@@ -403,6 +425,7 @@ function render() {
     b.classList.toggle("down", st.held.includes(b.dataset.key));
   }
   $("#hint").textContent = hint();
+  $("#hint").classList.toggle("urgent", mustLift());
 
   renderScores();
   renderTricks();
@@ -410,17 +433,53 @@ function render() {
   markSelected();
 }
 
+function mustLift() {
+  // a card of yours the table refused still lies on a reader
+  return !!st && st.you.some((s) => st.refused[s] && st.readers[s].length) ||
+    (!!st && st.refused[cfg.centre] && st.readers[cfg.centre].length > 0 &&
+     st.you.includes(st.declarer));
+}
+
 function hint() {
   if (!st.you.length) return "Take a seat to play; watching tabs see every seat face down.";
+  const you = st.you.map(seatName).join(", ");
   const turn = st.turn >= 0 ? seatName(st.turn) : "";
+  if (mustLift()) {
+    return "The table refused the card on your reader (its display says why): lift it " +
+      "(click the reader, or L) and play another.";
+  }
   if (st.step === "dealing") {
     return st.dealing ? "Dealing over the centre reader…" :
       `${seatName(st.dealer)} deals: “Deal all”, or the deck's top card over the centre reader.`;
   }
-  if (st.step === "result") return "The deal is settled: OK starts the next one.";
+  if (st.step === "result") {
+    return "The deal is settled (prev/next page through the settlement): everybody lifts " +
+      "the last trick, then OK starts the next deal.";
+  }
   if (st.step === "over") return "The session is over.";
-  if (st.expects === "card") return `${turn} plays a card.`;
+  if (st.clearing) {
+    const yours = st.you.filter((s) => st.readers[s].length);
+    return yours.length ? "Trick complete: lift your card off your reader (click it, or L); " +
+      "the winner leads next." : "Trick complete: waiting until everybody has lifted their card.";
+  }
+  const mine = st.question.filter((s) => st.you.includes(s));
+  if (mine.length) {
+    return `${you}: your question on the display – prev / next choose, OK confirms ` +
+      "(hold OK 0.7 s for an announcement that changes the stakes).";
+  }
+  if (st.question.length) {
+    return `${st.question.map(seatName).join(", ")} choose${st.question.length > 1 ? "" : "s"} on the display…`;
+  }
+  if (st.expects === "card") {
+    return st.you.includes(st.turn) ? `Your turn, ${turn}: drag a card onto your reader ` +
+      "(or click it, then the reader)." : `${turn} plays a card.`;
+  }
   if (st.expects === "discard") {
+    if (st.you.includes(st.declarer)) {
+      return st.mode === "strict" ? "You took up the talon: lay your discards over the " +
+        "centre reader, one by one (place, then lift)." :
+        "You took up the talon: put your discards aside, then OK.";
+    }
     return st.mode === "strict" ? `${turn} discards over the centre reader.` :
       `${turn} puts the discards aside, then OK.`;
   }
@@ -430,7 +489,7 @@ function hint() {
 function renderScores() {
   const names = st.names;
   const hist = st.history;
-  const key = JSON.stringify([names, hist, st.result && st.result.contract]);
+  const key = JSON.stringify([names, hist, st.result && st.result.contract, st.result_name]);
   const table = $("#score-table");
   if (table.dataset.key === key) return;
   table.dataset.key = key;
@@ -446,7 +505,8 @@ function renderScores() {
   drawChart(names, hist);
   const res = st.result;
   $("#result").textContent = res ?
-    `Last deal: ${res.contract || "thrown in"}${res.declarer >= 0 && res.declarer !== undefined ?
+    `Last deal: ${res.contract ? st.result_name || res.contract : "thrown in"}` +
+    `${res.contract && res.declarer >= 0 && res.declarer !== undefined && res.declarer !== null ?
       " by " + (names[res.declarer] || "") : ""}` +
     (res.won === undefined ? "" : res.won ? ", won" : ", lost") +
     (res.points ? ` (${res.points.join(":")})` : "") : "";
@@ -467,19 +527,42 @@ function drawChart(names, hist) {
   out += `<text class="tick" x="${L - 4}" y="${ys(lo) + 4}" text-anchor="end">${lo}</text>`;
   out += `<text class="tick" x="${L - 4}" y="${ys(0) + 4}" text-anchor="end">0</text>`;
   out += `<text class="tick" x="${W - R}" y="${H - 6}" text-anchor="end">deal ${hist.length - 1}</text>`;
+  const n = names.length;
   names.forEach((_nm, s) => {
-    const pts = hist.map((row, i) => `${xs(i).toFixed(1)},${ys(row[s]).toFixed(1)}`).join(" ");
+    const off = (s - (n - 1) / 2) * 1.5;     // equal lines side by side, not on top
+    const pt = (row, i) => [xs(i), ys(row[s]) + off];
+    const pts = hist.map((row, i) => pt(row, i).map((v) => v.toFixed(1)).join(",")).join(" ");
     const colour = SEAT_COLOURS[s % SEAT_COLOURS.length];
-    out += `<polyline fill="none" stroke="${colour}" stroke-width="2" points="${pts}"/>`;
-    hist.forEach((row, i) => {
-      out += `<circle cx="${xs(i).toFixed(1)}" cy="${ys(row[s]).toFixed(1)}" r="2.5"
-        fill="${colour}"/>`;
-    });
+    const dash = SEAT_DASHES[s % SEAT_DASHES.length];
+    out += `<polyline fill="none" stroke="${colour}" stroke-width="2" points="${pts}"` +
+      `${dash ? ` stroke-dasharray="${dash}"` : ""} data-seat="${s}"/>`;
+    hist.forEach((row, i) => out += marker(SEAT_MARKERS[s % SEAT_MARKERS.length],
+      ...pt(row, i), colour));
   });
   svg.innerHTML = out;
   $("#chart-legend").innerHTML = names.map((nm, s) =>
-    `<span><i style="background:${SEAT_COLOURS[s % SEAT_COLOURS.length]}"></i>${esc(nm)}</span>`)
-    .join("");
+    `<span><svg class="key" viewBox="0 0 28 10" aria-hidden="true"><line x1="1" x2="27" y1="5"
+      y2="5" stroke="${SEAT_COLOURS[s % SEAT_COLOURS.length]}" stroke-width="2"
+      stroke-dasharray="${SEAT_DASHES[s % SEAT_DASHES.length]}"/>` +
+    `${marker(SEAT_MARKERS[s % SEAT_MARKERS.length], 14, 5, SEAT_COLOURS[s % SEAT_COLOURS.length])}` +
+    `</svg>${esc(nm)}</span>`).join("");
+}
+
+function marker(shape, x, y, colour) {
+  const r = 3;
+  const at = (dx, dy) => `${(x + dx).toFixed(1)},${(y + dy).toFixed(1)}`;
+  if (shape === "square") {
+    return `<rect x="${(x - r).toFixed(1)}" y="${(y - r).toFixed(1)}" width="${2 * r}" ` +
+      `height="${2 * r}" fill="${colour}"/>`;
+  }
+  if (shape === "diamond") {
+    return `<polygon points="${at(0, -r - 1)} ${at(r + 1, 0)} ${at(0, r + 1)} ${at(-r - 1, 0)}" ` +
+      `fill="${colour}"/>`;
+  }
+  if (shape === "triangle") {
+    return `<polygon points="${at(0, -r - 1)} ${at(r + 1, r)} ${at(-r - 1, r)}" fill="${colour}"/>`;
+  }
+  return `<circle cx="${x.toFixed(1)}" cy="${y.toFixed(1)}" r="${r}" fill="${colour}"/>`;
 }
 
 function renderTricks() {

@@ -1,0 +1,200 @@
+"""The one player model of every virtual table (host_sim/players.py).
+
+The simulated players never answer a question that belongs to a seat a person
+holds; in open mode they follow what was actually played when the person
+revokes, and finish the deal; the browser's hub seats the same players (no
+players of its own) and its robots play by the engine's duties.
+"""
+import inspect
+
+from host_sim.players import AutoPlayers, duty_cards, question_seats, rufer_entry_ok
+from host_sim.table import VirtualTable
+from table.game import GAME
+from tools.tapptable.sim_text import journal_events
+from tools.tapptable.sim_tui import Seating
+from tools.tapptable.sim_web import hub as hub_module
+from tools.tapptable.sim_web.hub import TableHub
+
+SEATS = ("Anna", "Bert", "Cora")
+
+
+def person_bids(seating):
+    """The person (``seating.you``) answers his menu: a bid if there is one (so
+    he becomes the declarer), "play on" in the announcement menu."""
+    game = seating.game
+    menu = game.menu
+    if seating.view.expects() == "card":
+        k = 0                                         # weiter / play on
+    else:
+        k = next((i for i, (_label, ev) in enumerate(menu)
+                  if ev and ev.get("call") not in ("pass", "weg")), 0)
+    for _ in range((k - game.menu_pos) % len(menu)):
+        seating.press("next")
+    seating.press("ok", long=False)
+
+
+def person_plays(seating, revoke=False):
+    """The person puts a card on his reader: a legal one, or (``revoke``, open
+    mode) one against the duties if he has one.  Returns the card."""
+    you = seating.you
+    hand = seating.your_hand()
+    legal = seating.people.legal_cards(you)
+    wrong = [c for c in hand if c not in legal]
+    card = wrong[0] if revoke and wrong else legal[0]
+    seating.selected = hand.index(card)
+    seating.put()
+    return card if card in wrong else None
+
+
+def play_as_person(seating, revoke_once=False, on_menu=None, limit=600):
+    """A whole deal with the person at ``seating.you``; the simulated people move
+    whenever the table is not waiting for him.  Returns the revoked card or None."""
+    game = seating.game
+    view = seating.view
+    revoked = None
+    for _ in range(limit):
+        seating.follow()
+        if game.step != GAME:
+            return revoked
+        if game.menu and seating.you in seating.people.menu_seats():
+            if on_menu:
+                on_menu(seating)
+            person_bids(seating)
+            continue
+        if game.clearing:
+            seating.clear()
+            continue
+        if view.expects() == "discard" and view.declarer() == seating.you:
+            seating.selected = 0
+            seating.put(centre=True)
+            if not game.rules.strict and len(seating.people.discards) >= \
+                    game.rules.talon_size:
+                seating.press("ok")
+            continue
+        if view.expects() == "card" and view.turn() == seating.you and not game.menu:
+            want = revoke_once and revoked is None and view.trick_size() > 0
+            revoked = person_plays(seating, revoke=want) or revoked
+            if revoked:
+                seating.follow()
+                assert seating.people.behind      # the strict shadow cannot follow
+            continue
+        if not seating.auto_step():
+            seating.table.wait(100)
+    raise AssertionError("the deal did not end: %s" % seating.hint())
+
+
+def test_question_seats_and_the_rufer_check():
+    menu = [("weiter", None), ("Anna: Tout", {"ev": "announce", "seat": 0, "what": "tout"})]
+    assert question_seats(menu, declarer=0, turn=1) == {0}
+    assert question_seats([("weiter", None)], declarer=0, turn=1) == {1}
+    assert question_seats([("♣A", {"pick": "CA"})], declarer=2, turn=2) == {2}
+    assert rufer_entry_ok({"pick": "CA"}, ["CK"], []) and \
+        not rufer_entry_ok({"pick": "CK"}, ["CK"], [])
+    ev = {"ev": "rufer", "seat": 0, "card": "CA", "give": None}
+    assert rufer_entry_ok(ev, ["CK"], ["CA"]) and not rufer_entry_ok(ev, ["CK"], [])
+    assert duty_cards(["HA", "C7", "S9"], [(1, "H6")], "C") == ["HA"]
+    assert duty_cards(["C7", "S9"], [(1, "H6")], "C") == ["C7"]
+    assert duty_cards(["D7", "S9"], [(1, "H6")], "C") == ["D7", "S9"]
+
+
+def test_the_simulated_players_never_answer_the_persons_question():
+    """Württemberg, the person (Anna) declares: the table offers "weiter / Anna:
+    Tout" while the forehand, a simulated player, is to lead.  Nobody but Anna
+    answers it, nor leads and so closes it, however often they are asked."""
+    asked = []
+
+    def on_menu(seating):
+        game = seating.game
+        if seating.view.expects() != "card":
+            return
+        labels = [label for label, _ev in game.menu]
+        asked.append((labels, seating.view.turn()))
+        journal = len(seating.table.journal_lines())
+        for _ in range(5):
+            assert seating.auto_step() == ""
+            seating.table.wait(500)
+        assert len(seating.table.journal_lines()) == journal and game.menu
+        assert seating.your_move()
+        assert "You (Anna) choose" in seating.hint()
+
+    for seed in (2, 5):
+        seating = Seating("wuerttemberg", 3, seed=seed, seats=SEATS, you=0)
+        seating.deal()
+        play_as_person(seating, on_menu=on_menu)
+        assert seating.view.last_result() is not None
+    assert any("Anna: Tout" in labels and turn != 0 for labels, turn in asked), asked
+
+
+def test_open_mode_the_players_follow_the_persons_revoke():
+    """Open mode: the person plays a card against the duties (the table cannot
+    know); the simulated players keep the hands from what was played, never
+    play one of the person's cards, and the deal ends and settles."""
+    done = 0
+    for seed in range(1, 9):
+        seating = Seating("tapp_modern", 3, "open", seed=seed, seats=SEATS, you=0)
+        dealt = {s: list(h) for s, h in seating.people.hands.items()}
+        revoked = play_as_person(seating, revoke_once=True)
+        if revoked is None:
+            continue
+        done += 1
+        result = seating.view.last_result()
+        assert result is not None and sum(result["payments"]) + result["pot"] == 0
+        plays = [ev for ev in journal_events(seating.table) if ev.get("ev") == "play"]
+        hands = dealt if dealt else seating.people.hands
+        for ev in plays:
+            if ev["seat"] != 0:
+                assert ev["card"] not in hands[0], ev        # never the person's card
+        if done >= 2:
+            break
+    assert done >= 2, "no seed gave the person a chance to revoke"
+
+
+def test_the_browser_hub_seats_the_same_players():
+    """The hub has no players of its own: its robots are AutoPlayers (the engine's
+    legal cards, the talon and Rufer through the journal), and a person's seat
+    is not played while he is there."""
+    source = inspect.getsource(hub_module)
+    for own in ("def _rufer", "card_suit", "receivers("):
+        assert own not in source, own
+    hub = TableHub("tapp_modern", 3, "open", seed=4, robots=True, autoplay=True)
+    assert isinstance(hub.players_model, AutoPlayers)
+    for _ in range(600):
+        hub.advance(500)
+        assert not hub.players_model.behind      # every robot card passed the duties
+        if hub.view.deals_played() >= 2:
+            break
+    assert hub.view.deals_played() >= 2
+    # a person sits at seat 0: the robots neither play his cards nor answer for him
+    hub = TableHub("wuerttemberg", 3, "strict", seed=2, robots=True)
+    hub.claim("person", 0)
+    hub.deal("person")
+    waited = 0
+    for _ in range(400):
+        hub.advance(200)
+        if hub.game.step == GAME and (hub.players_model.waits_for_person()):
+            journal = len(hub.table.journal_lines())
+            hub.advance(5000)
+            assert len(hub.table.journal_lines()) == journal
+            waited += 1
+            break
+    assert waited == 1
+
+
+def test_a_robot_dealer_deals_when_a_person_has_sat_down():
+    hub = TableHub("tapp_modern", 3, "strict", seed=1, robots=True)
+    assert hub.view.dealer() == 0
+    hub.claim("person", 1)                       # the dealer (seat 0) is a robot
+    for _ in range(200):
+        hub.advance(250)
+        if hub.game.step == GAME:
+            break
+    assert hub.game.step == GAME
+    assert len(hub.hand(1)) == hub.rules.hand_size
+
+
+def test_acting_players_play_a_deal_in_every_mode():
+    for mode in ("strict", "open"):
+        table = VirtualTable("tapp_modern", 3, mode, seats=SEATS)
+        players = AutoPlayers(table, seed=3, illegal_once=False)
+        result = players.play_deal()
+        assert result is not None and not players.behind
