@@ -491,3 +491,24 @@ def test_nothing_from_before_a_reset_allocating_nothing():
 
     assert _locked(swap_under_a_dip) == 11 + M.ABSENT * 1000
     assert rs.status[0] == M.PRESENT and rs.uid(0) == UID4
+
+
+def test_mem_total_flat_over_a_reset_with_a_swap():
+    """The withdrawal after a reset allocates nothing, not even a heap frame
+    (which heap_lock() would not see)."""
+    if micropython is None or not hasattr(micropython, "mem_total"):
+        return
+    bus, chips, rs = setup_readers(1)
+    chip = chips[0]
+    chip.put(UID7)
+    rs.poll(0)
+    rs.poll(0)
+    chip.brownout()
+    chip.put(UID4)
+    before = micropython.mem_total()
+    rs.poll(0)      # the reset found
+    rs.poll(0)      # the old card withdrawn
+    rs.poll(0)      # the new one confirmed
+    used = micropython.mem_total() - before
+    assert used == 0, "a reset with a card swap allocated %d bytes" % used
+    assert rs.uid(0) == UID4
