@@ -17,7 +17,9 @@ pins, ...) and which pin does which job (``assign``).  This tool
 * draws the wiring diagram ``hardware/wiring-<board>.svg`` (hand-made SVG:
   board, six readers with their chip-selects on the shared SPI bus, the
   74HC125 MISO buffers, display, buttons, LEDs with their level shifter,
-  buzzer, supply);
+  buzzer, supply), recording which net each wire and junction dot belongs
+  to, and checks the drawing (``geometry_problems``): no junction dot on
+  another net's wire, no wire running along another net's wire;
 * writes the pin tables between the ``<!-- pins:<board> -->`` markers of
   hardware/README.md.
 
@@ -488,9 +490,9 @@ def draw(hw: dict, board: str) -> Svg:
         s.dot(R_IN_X, y_in, COL["miso"], net="miso %d" % i)
         s.resistor_v(R_IN_X, y_in, y_in + 30, COL["miso"], "10k", net="miso %d" % i)
         s.ground(R_IN_X, y_in + 30)
-        s.line([(READER_X, y_gnd), (READER_X - 14, y_gnd)])
+        s.line([(READER_X, y_gnd), (READER_X - 14, y_gnd)], net="gnd")
         s.ground(READER_X - 14, y_gnd)
-        s.line([(READER_X, y_v), (READER_X - 16, y_v)], COL["pwr"])
+        s.line([(READER_X, y_v), (READER_X - 16, y_v)], COL["pwr"], net="3v3r")
         s.rail(READER_X - 18, y_v, "3V3R")
     # trunks: SCK, MOSI, RST to every reader; MISO from every buffer
     def feed(key, net):
@@ -568,9 +570,9 @@ def draw(hw: dict, board: str) -> Svg:
     for yy, p in ((y + 48, "VCC"), (y + 68, "GND")):
         s.pin(dev_x + 200, yy)
         s.text(dev_x + 192, yy + 4, p, 10, "end")
-    s.line([(dev_x + 200, y + 48), (dev_x + 218, y + 48)], COL["pwr"])
+    s.line([(dev_x + 200, y + 48), (dev_x + 218, y + 48)], COL["pwr"], net="3v3r")
     s.rail(dev_x + 220, y + 48, "3V3R", anchor="start")
-    s.line([(dev_x + 200, y + 68), (dev_x + 212, y + 68)])
+    s.line([(dev_x + 200, y + 68), (dev_x + 212, y + 68)], net="gnd")
     s.ground(dev_x + 212, y + 68)
     y += 104
     # buttons
@@ -603,10 +605,10 @@ def draw(hw: dict, board: str) -> Svg:
     s.buffer_r(dev_x + 40, yy, dev_x + 70, COL["ws"])
     s.text(dev_x + 100, yy + 20, "VCC 14 → +5V, /OE 1 → GND", 8, "middle", col="#333")
     xo = dev_x + 170
-    s.line([(dev_x + 70, yy), (xo, yy), (xo, y + 60)], COL["ws"])
+    s.line([(dev_x + 70, yy), (xo, yy), (xo, y + 60)], COL["ws"], net="ws2812 5v")
     s.text(dev_x + 74, yy - 4, "Y3", 8)
     ly = y + 104
-    s.resistor_v(xo, y + 60, ly, COL["ws"], "330")
+    s.resistor_v(xo, y + 60, ly, COL["ws"], "330", net="ws2812 5v")
     for k in range(nseats):
         by = ly + k * 48
         s.rect(dev_x + 40, by, 160, 30, fill="#fff")
@@ -614,7 +616,7 @@ def draw(hw: dict, board: str) -> Svg:
         s.text(dev_x + 48, by + 25, "WS2812B, +5V, 100 nF", 8, col="#555")
         s.text(xo - 4, by - 4, "DIN", 8, "end")
         if k < nseats - 1:
-            s.line([(xo, by + 30), (xo, by + 48)], COL["ws"])
+            s.line([(xo, by + 30), (xo, by + 48)], COL["ws"], net="ws2812 dout %d" % k)
             s.text(xo + 4, by + 40, "DOUT", 8)
     y = ly + nseats * 48
     s.text(dev_x + 40, y + 4, "1000 µF across the LEDs' +5V", 9, col="#555")
@@ -646,23 +648,23 @@ def draw(hw: dict, board: str) -> Svg:
     s.text(x0 + 85, y + 20, "5 V supply", 12, "middle", "bold")
     s.text(x0 + 85, y + 37, "≥ 2.5 A (USB-C or barrel)", 10, "middle")
     vx = x0 + 200
-    s.line([(x0 + 170, y + 25), (vx, y + 25)], COL["v5"], 2.4)
+    s.line([(x0 + 170, y + 25), (vx, y + 25)], COL["v5"], 2.4, net="+5v")
     s.rail(vx + 4, y + 25, "+5V", COL["v5"], "start")
     # the board's supply pin
     ys = pos["supply_in"]
-    s.line([(rx, ys), (rx + 44, ys)], COL["v5"], 2)
+    s.line([(rx, ys), (rx + 44, ys)], COL["v5"], 2, net="+5v")
     s.buffer(rx + 14, ys, rx + 26, COL["v5"])  # D1 (Schottky), pointing into the board
     s.line([(rx + 14, ys - 7), (rx + 14, ys + 7)], COL["v5"], 2)
     s.text(rx + 20, ys - 10, "D1", 9, "middle", col=COL["v5"])
     s.rail(rx + 46, ys, "+5V", COL["v5"], "start")
-    s.line([(rx, pos["gnd"]), (rx + 20, pos["gnd"])])
+    s.line([(rx, pos["gnd"]), (rx + 20, pos["gnd"])], net="gnd")
     s.ground(rx + 20, pos["gnd"])
     yb = y + 80
     s.rect(x0, yb, 170, 62, fill="#fff4e5")
     s.text(x0 + 85, yb + 18, "U4: 3.3 V buck ≥ 1 A", 11, "middle", "bold")
     s.text(x0 + 85, yb + 34, "IN ← +5V, OUT → 3V3R", 10, "middle")
     s.text(x0 + 85, yb + 50, "100 µF on 3V3R", 9, "middle", col="#555")
-    s.line([(x0 + 170, yb + 31), (vx, yb + 31)], COL["pwr"], 2.4)
+    s.line([(x0 + 170, yb + 31), (vx, yb + 31)], COL["pwr"], 2.4, net="3v3r")
     s.rail(vx + 4, yb + 31, "3V3R", anchor="start")
     lines = [
         "3V3R feeds the readers, the 74HC125s and the display",

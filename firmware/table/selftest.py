@@ -293,7 +293,8 @@ class _Run:
     def readers(self):
         """VersionReg of every reader; the indexes of those that answered."""
         rs = self.board.readers
-        self.ask("readers", "resetting all readers", "readers...")
+        self.ask("readers", "resetting all readers (the table supply must be on)",
+                 "readers...")
         rs.init()
         good = []
         silent = 0
