@@ -30,6 +30,7 @@ from .presence import ticks_diff
 from .ring import Ring
 from .screens import Screens
 from .setup import Setup
+from .table_view import TableView
 from .texts import text
 
 SETUP = 0
@@ -108,6 +109,7 @@ class App:
         self.boot_check = None               # after resuming: when the readers looked
         self.display_retry = -1              # the display stopped answering: next try (ticks)
         self.polls = 0
+        self.view = TableView(self, ENROL, PLAYING)   # the table's read-only view
         if resume is not None:
             self.start_game(resume)
         elif start:
@@ -277,7 +279,10 @@ class App:
         arb = self.presence
         while arb.pending():
             ev = arb.pop()
-            self._card_event(ev, arb.reader)
+            if ev == P.EV_OVERFLOW and self.game is not None:
+                self.game.resync(self.card_present)    # events were lost: ask the arbiter
+            else:
+                self._card_event(ev, arb.reader)
         self.hot = self._hot_reader()
         if self.boot_check is not None and ticks_diff(self.board.ticks_ms(),
                                                       self.boot_check) >= BOOT_LOOK_MS:

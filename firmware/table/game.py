@@ -310,6 +310,9 @@ class Game:
     def placed(self, reader, packed):
         """A card settled on ``reader``; ``packed`` = deck id * 64 + card, or -1."""
         self.dirty = True
+        if self.on_reader[reader] != NO_CARD and \
+                packed != self.deck_id * 64 + self.on_reader[reader]:
+            self._gone(reader)      # one card a reader: the one believed there has gone
         if self.jammed[reader]:
             return
         if packed < 0:
@@ -497,6 +500,13 @@ class Game:
             # lifted before the trick is complete: the play stands, nothing waits for it
             self._say(self._t("put_back"), reader)
 
+    def _gone(self, reader):
+        """The accepted card believed on ``reader`` is not there (another card is:
+        after a power-up the journal's card may have been swapped meanwhile)."""
+        self.on_reader[reader] = NO_CARD
+        if self.clearing and not self._cards_on_seats():
+            self._cleared()
+
     def _cleared(self):
         """The completed trick's cards are off the readers: the next trick; the
         next leader's card laid meanwhile is played now."""
@@ -664,8 +674,9 @@ class Game:
         self._after_change()
 
     def _resync_readers(self):
-        """After an undo: the cards of the current trick stay; any other card lying
-        on a seat reader must be lifted (it is no longer played)."""
+        """After an undo: the cards of the current trick that still lie there stay
+        (one lifted already is not waited for); any other card lying on a seat
+        reader must be lifted (it is no longer played)."""
         view = self.view
         keep = [NO_CARD] * self.readers
         for i in range(view.trick_size()):
@@ -677,7 +688,7 @@ class Game:
                 self.refused[r] = 1       # no longer played: to be lifted
                 if r < self.rules.players:
                     self.signals.led(r, REFUSED)
-            self.on_reader[r] = keep[r]
+            self.on_reader[r] = keep[r] if self.on_reader[r] == keep[r] else NO_CARD
         self.clearing = False
         self.trick_shown = False
         self.waiting_reader = -1

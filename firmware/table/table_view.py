@@ -1,0 +1,156 @@
+"""The table's read-only view: what the table is doing, one question per method.
+
+The engine has ``session.view``; the table layer around it (the setup, the
+enrolment, the game with its menus, dealing and readers) has this one,
+``app.view``.  Screens, the console, the virtual tables and tests ask it
+instead of reading ``App`` and ``Game`` fields, so those can change behind it.
+It changes nothing and keeps nothing of its own; ``engine()`` is the engine's
+view of the session in play (None before the session starts).
+
+Modes (``mode()``): ``setup`` (the settings menu), ``enrol`` (learning a deck),
+``dealing`` (strict mode: the hands are scanned), ``play`` (auction to the last
+trick, as ``engine().expects()`` says), ``result`` (a settled deal on screen),
+``over`` (the session has ended).
+"""
+from .game import DEALING, GAME, NO_CARD, OVER, RESULT
+
+SETUP = "setup"
+ENROL = "enrol"
+MODES = {DEALING: "dealing", GAME: "play", RESULT: "result", OVER: "over"}
+
+
+class TableView:
+    """Questions about the table ``app`` (table/app.py), answered from its state."""
+
+    def __init__(self, app, enrol_mode, playing_mode):
+        self._app = app
+        self._enrol = enrol_mode         # the App's mode numbers
+        self._playing = playing_mode
+
+    def _game(self):
+        app = self._app
+        return app.game if app.mode == self._playing else None
+
+    # ----- what the table is doing -----------------------------------------------------
+
+    def mode(self):
+        app = self._app
+        game = self._game()
+        if game is not None:
+            return MODES[game.step]
+        return ENROL if app.mode == self._enrol else SETUP
+
+    def engine(self):
+        """The engine's read-only view of the session in play, or None."""
+        game = self._app.game
+        return game.view if game is not None else None
+
+    def readers(self):
+        """Readers: the seat readers 0.., then the centre reader (``centre()``)."""
+        return self._app.centre + 1
+
+    def centre(self):
+        return self._app.centre
+
+    def message(self):
+        """The refusal, warning or note on screen ("" when none)."""
+        game = self._game()
+        return game.message if game is not None else ""
+
+    def overlay(self):
+        """A page over the game that the next press closes or answers: "undo"
+        (the undo question), "scores" (the score sheet), "info" (this deal's
+        points), "notice" (a proven revoke), or ""."""
+        game = self._game()
+        if game is None:
+            return ""
+        if game.confirm_undo:
+            return "undo"
+        if game.scores:
+            return "scores"
+        if getattr(game, "info", False):
+            return "info"
+        if getattr(game, "notice", False):
+            return "notice"
+        return ""
+
+    # ----- the menu ----------------------------------------------------------------------
+
+    def menu_size(self):
+        game = self._game()
+        return len(game.menu) if game is not None else 0
+
+    def menu_pos(self):
+        game = self._game()
+        return game.menu_pos if game is not None and game.menu else -1
+
+    def menu_label(self, k):
+        return self._app.game.menu[k][0]
+
+    def menu_event(self, k):
+        """The event entry ``k`` stands for (a dict: do not change it), or None
+        ("play on")."""
+        return self._app.game.menu[k][1]
+
+    # ----- cards on the readers ----------------------------------------------------------
+
+    def clearing(self):
+        """A completed trick's cards are still to be lifted."""
+        game = self._game()
+        return game is not None and game.clearing
+
+    def card_on(self, reader):
+        """The accepted card (int) the table believes lies on ``reader``, or -1."""
+        game = self._game()
+        return game.on_reader[reader] if game is not None else NO_CARD
+
+    def refused(self, reader):
+        """A refused card lies on ``reader``: it must be lifted."""
+        game = self._game()
+        return game is not None and game.refused[reader] != 0
+
+    def jammed(self, reader):
+        """``reader`` sees two cards, or does not answer."""
+        game = self._game()
+        return game is not None and game.jammed[reader] != 0
+
+    # ----- strict dealing and discarding ------------------------------------------------
+
+    def dealt(self, seat):
+        """Cards scanned for ``seat`` in the deal being dealt."""
+        game = self._game()
+        if game is None or game.step != DEALING or seat >= len(game.dealt):
+            return 0
+        return len(game.dealt[seat])
+
+    def deal_seen(self, card):
+        """Has the card (int) been scanned in the deal being dealt?"""
+        game = self._game()
+        if game is None or game.step != DEALING:
+            return False
+        return game.deal_seen[card // 9] >> (card % 9) & 1 != 0
+
+    def next_receiver(self):
+        """Who gets the next card dealt over the centre (a seat, tapp.dealing.TALON)
+        or -2 when no more are due there."""
+        game = self._game()
+        return game.next_receiver() if game is not None and game.step == DEALING else -2
+
+    def deal_short(self, seat):
+        """Cards still to be scanned for ``seat`` in the deal being dealt (0 when it
+        has them all or sits out)."""
+        game = self._game()
+        if game is None or game.step != DEALING or seat not in game.deal_active:
+            return 0
+        return game.rules.hand_size - len(game.dealt[seat])
+
+    def discards_taken(self):
+        """Discards laid on the centre and counted, not yet journalled."""
+        game = self._game()
+        return len(game.discards) if game is not None else 0
+
+    # ----- the screen --------------------------------------------------------------------
+
+    def rows(self):
+        """The screen's 8 rows as text."""
+        return self._app.screens.text_rows()

@@ -1,0 +1,110 @@
+"""The table monkey (host_sim/monkey.py): random physical actions at the table --
+any card or a foreign tag laid, lifted or slid, short and long presses, readers
+unplugged, power cuts (cards lifted while off) -- interleaved with a sensible
+person who recovers.  After every step: no exception, the journal replays to
+the state the table shows, nothing journalled that no one did, no screen row
+cut; from every state the person takes over he finishes the deal in a bounded
+number of actions.
+
+Under CPython on ``QuickTable`` (the unchanged application without the chip
+models): at least 20,000 steps across the variant families, split into one
+test per family so pytest-xdist spreads them; a slice inside the MicroPython
+VM on the virtual table with its chip models.  The numbers each run reached are
+printed (``pytest -s``)."""
+import pytest
+
+from host_sim.monkey import Monkey, MonkeyError, QuickTable
+
+# (variant, players, mode, seed, steps) per family: 20,000+ steps in all
+FAMILIES = {
+    "tarock_3": [("wuerttemberg", 3, "strict", 11, 1300), ("wuerttemberg", 3, "open", 12, 1200),
+                 ("berliner", 3, "open", 13, 1000)],
+    "tarock_3b": [("tarock_simple", 3, "strict", 21, 1200), ("tarock_simple", 3, "open", 22, 1000),
+                  ("scharfer_tarock", 3, "strict", 23, 1200)],
+    "tapp": [("tapp_modern", 3, "strict", 31, 1300), ("tapp_modern", 3, "open", 32, 1200),
+             ("tapp_classic", 3, "strict", 33, 1000)],
+    "tarock_4": [("haferltarock", 4, "strict", 41, 1300), ("haferltarock", 4, "open", 42, 1200),
+                 ("tarock_bettel", 4, "strict", 43, 1000)],
+    "tapp_4": [("tapp_modern", 4, "strict", 51, 1300), ("tapp_modern", 4, "open", 52, 1200),
+               ("tarock_bettel", 4, "open", 53, 1000)],
+    "herzblatt": [("herzblatt", 4, "strict", 61, 1300), ("herzblatt", 5, "open", 62, 1200),
+                  ("herzblatt_muhr", 3, "strict", 63, 1000)],
+    "five": [("braun_solo", 5, "strict", 71, 1300), ("braun_solo", 5, "open", 72, 1200),
+             ("herzblatt_muhr", 3, "open", 73, 1000)],
+}
+
+
+def test_the_families_take_20000_steps_and_every_variant():
+    runs = [run for family in FAMILIES.values() for run in family]
+    assert sum(steps for *_x, steps in runs) >= 20000
+    from tapp.catalog import variant_ids
+    assert {v for v, *_x in runs} == set(variant_ids())
+    for mode in ("strict", "open"):
+        assert any(m == mode for _v, _n, m, _s, _k in runs)
+
+
+@pytest.mark.parametrize("family", sorted(FAMILIES))
+def test_the_monkey_cannot_wedge_the_table(family):
+    for variant, players, mode, seed, steps in FAMILIES[family]:
+        monkey = Monkey(QuickTable.factory(variant, players, mode), seed=seed)
+        counts = monkey.run(steps)
+        print(variant, players, mode, counts)
+        assert counts["steps"] >= steps
+        # it did what it is there for: random actions of every kind, deals finished
+        assert counts["random"] * 5 >= steps and counts.get("deals", 0) >= 3, counts
+        for kind in ("power cut", "unplug", "hold", "tag", "wait"):
+            assert counts.get(kind, 0) >= 2, (kind, counts)
+
+
+# ----- the checks can fail -------------------------------------------------------------
+
+
+def test_an_event_no_one_made_is_found():
+    monkey = Monkey(QuickTable.factory("wuerttemberg", 3, "strict"), seed=5)
+    monkey.run(200)
+    t = monkey.table
+    view = t.view
+    t.app.journal.append({"ev": "redeal", "reason": "nobody"})   # written behind its back
+    with pytest.raises(MonkeyError, match="never makes"):
+        monkey.lift(t.centre)
+    assert view.deals_played() >= 0
+
+
+def test_a_card_play_must_lie_on_its_reader():
+    monkey = Monkey(QuickTable.factory("wuerttemberg", 3, "open"), seed=6)
+    t = monkey.table
+    while t.view.expects() != "card" or t.app.view.menu_size():
+        monkey.person.act()
+    seat = t.view.turn()
+    t.app.game.session.play(seat, 0)        # a play the journal gets, no card laid
+    t.app.journal.append({"ev": "play", "seat": seat, "card": "CA"})
+    with pytest.raises(MonkeyError, match="does not lie on reader"):
+        monkey.press("prev")
+
+
+def test_a_wedged_table_is_found(monkeypatch):
+    """A table that forgets lifted cards (the early-lift bug) never clears."""
+    from table.game import Game
+    monkeypatch.setattr(Game, "lifted", lambda self, reader: None)
+    monkey = Monkey(QuickTable.factory("wuerttemberg", 3, "strict"), seed=7,
+                    recovery_limit=300)
+    with pytest.raises(MonkeyError, match="wedged"):
+        monkey.recover(to_end=True)
+
+
+# ----- inside MicroPython ----------------------------------------------------------------
+
+
+def test_a_slice_inside_the_micropython_vm():
+    from host_sim.vm_table import VmTable
+
+    def make():
+        return VmTable(variant="tapp_modern", players=3, mode="strict")
+
+    monkey = Monkey(make, seed=8)
+    try:
+        counts = monkey.run(250)
+    finally:
+        monkey.table.close()
+    print("micropython", counts)
+    assert counts["steps"] >= 250 and counts.get("power cut", 0) >= 1, counts
