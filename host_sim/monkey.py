@@ -55,7 +55,7 @@ from table import registry as R
 from table.app import JOBS, App
 from table.journal import create_journal, last_journal
 from table.settings import Settings
-from tapp.cards import CODE_INDEX, DECKS, mask_cards
+from tapp.cards import CODE_INDEX
 from tapp.session import Session
 
 RECOVERY_LIMIT = 900     # actions the person may need to finish a deal from any state
@@ -509,8 +509,7 @@ class Monkey:
         self.unplugged = set()
         self.steps = 0
         self.counts = {}
-        rules = self.table.app.game.session.rules
-        self.deck = mask_cards(DECKS[rules.deck])
+        self.deck = list(self.table.app.view.deck_cards())
         self.deal_played = set()
         self._played_key = None
 

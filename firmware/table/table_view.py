@@ -12,6 +12,8 @@ Modes (``mode()``): ``setup`` (the settings menu), ``enrol`` (learning a deck),
 trick, as ``engine().expects()`` says), ``result`` (a settled deal on screen),
 ``over`` (the session has ended).
 """
+from tapp.cards import DECKS, mask_cards
+
 from .game import DEALING, GAME, NO_CARD, OVER, RESULT
 
 SETUP = "setup"
@@ -44,6 +46,12 @@ class TableView:
         """The engine's read-only view of the session in play, or None."""
         game = self._app.game
         return game.view if game is not None else None
+
+    def deck_cards(self):
+        """The card ints of the deck in play (the variant's deck), or () before
+        the session starts."""
+        game = self._app.game
+        return mask_cards(DECKS[game.rules.deck]) if game is not None else ()
 
     def readers(self):
         """Readers: the seat readers 0.., then the centre reader (``centre()``)."""
