@@ -49,16 +49,18 @@ class PicoError(RuntimeError):
     """The emulator stopped, refused a command, or the Pico did not answer."""
 
 
-def flash_image(firmware_uf2, files=None, fs_image=None):
+def flash_image(firmware_uf2, files=None, fs_image=None, romfs_image=None):
     """The Pico's 2 MiB flash after the firmware UF2 and, given, a littlefs
     filesystem (``fs_image`` bytes, or ``files`` {"path": bytes} made into one)
-    were written: what the boot drive leaves on a real board."""
-    flash = fsimage.flash_contents(Path(firmware_uf2).read_bytes())
+    and a ROMFS image (for a firmware with a ROMFS partition) were written:
+    what the boot drive leaves on a real board (fsimage.uf2_with_filesystem)."""
+    uf2 = Path(firmware_uf2).read_bytes()
     if files is not None:
         fs_image = fsimage.littlefs_image(files)
-    if fs_image is not None:
-        flash[fsimage.FS_OFFSET:fsimage.FS_OFFSET + len(fs_image)] = fs_image
-    return bytes(flash)
+    if fs_image is not None or romfs_image is not None:
+        uf2 = fsimage.uf2_with_filesystem(uf2, fs_image or fsimage.littlefs_image({}),
+                                          romfs_image)
+    return bytes(fsimage.flash_contents(uf2))
 
 
 class Pico:
@@ -101,6 +103,7 @@ class Pico:
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr,
             cwd=str(RUNNER.parent))
         self.wall_s = 0.0                        # wall time spent running the emulator
+        self._pty = None
         self._handlers = {b"S": self._spi, b"G": self._pin, b"I": self._i2c_write,
                           b"R": self._i2c_read, b"N": self._ws2812, b"P": self._pwm,
                           b"U": self._serial_in}
@@ -204,6 +207,47 @@ class Pico:
             raise PicoError(err.decode(errors="replace"))
         return out.decode(errors="replace")
 
+    # ----- the USB serial port on a pseudo-terminal --------------------------------------
+
+    def open_pty(self, slice_us=5_000):
+        """Serve the Pico's USB serial port on a pseudo-terminal (for mpremote,
+        ``tapptable console``) and return its path.  A thread runs the Pico in
+        slices of ``slice_us`` emulated microseconds, passing bytes both ways,
+        until ``close()``; meanwhile nothing else may drive this Pico."""
+        import pty
+        import threading
+        import tty
+        master, slave = pty.openpty()
+        tty.setraw(slave)
+        self._pty = (master, slave)
+        self._pty_stop = threading.Event()
+        self._pty_thread = threading.Thread(target=self._serve_pty, args=(master, slice_us),
+                                            daemon=True)
+        self._pty_thread.start()
+        return os.ttyname(slave)
+
+    def _serve_pty(self, master, slice_us):
+        import select
+        while not self._pty_stop.is_set():
+            ready, _, _ = select.select([master], [], [], 0.005)
+            try:
+                if ready:
+                    self.serial_write(os.read(master, 4096))
+                self.run_for(slice_us)
+                out = self.serial_output()
+                if out:
+                    os.write(master, out)
+            except (OSError, PicoError):
+                return
+
+    def _close_pty(self):
+        if getattr(self, "_pty", None) is not None:
+            self._pty_stop.set()
+            self._pty_thread.join(5)
+            for fd in self._pty:
+                os.close(fd)
+            self._pty = None
+
     # ----- power -----------------------------------------------------------------------
 
     def save_flash(self, path):
@@ -223,6 +267,7 @@ class Pico:
         self.close()
 
     def close(self):
+        self._close_pty()
         if self.proc.poll() is None:
             try:
                 self.proc.stdin.write(b"quit\n")

@@ -246,6 +246,7 @@ function sendToPico(bytes) {
 }
 
 // ------------------------------------------------------------------ running
+let profile = null;                       // PC / 64 -> instructions executed there
 function run(until, stopOnLine) {
   const { core, clock } = mcu;
   lineSeen = false;
@@ -258,6 +259,7 @@ function run(until, stopOnLine) {
         clock.tick(next);
       }
     } else {
+      if (profile) profile.set(core.PC >>> 6, (profile.get(core.PC >>> 6) || 0) + 1);
       clock.tick(core.executeInstruction() * NS_PER_CYCLE);
     }
   }
@@ -276,6 +278,11 @@ const commands = {
   pwm(args) { reportPwm(Number(args[0])); return ''; },
   save(args) { fs.writeFileSync(args[0], flash.afterPowerCut()); return ''; },
   flash() { return JSON.stringify(flash.counts); },
+  profile(args) {
+    if (args[0] === 'on') { profile = new Map(); return ''; }
+    const top = [...profile.entries()].sort((a, b) => b[1] - a[1]).slice(0, 25);
+    return top.map(([k, v]) => `${(k << 6).toString(16)}:${v}`).join(' ');
+  },
   pc() { return `${mcu.core.PC.toString(16)} ${mcu.core.waiting} ${mcu.clock.nextAlarm ? 1 : 0}`; },
   quit() { flush(); process.exit(0); },
 };

