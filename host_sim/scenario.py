@@ -458,7 +458,8 @@ def _events(table):
     return [json.loads(x.split("\t")[0]) for x in table.journal_lines()]
 
 
-RUNTIMES = ("cpython", "micropython", "rp2040")
+RUNTIMES = ("cpython", "micropython")   # every scenario runs on both (tests/test_scenarios.py)
+EMULATED = "rp2040"     # the emulated Pico: a chosen few in the tests (tests/test_rp2040_table.py)
 
 
 def table_class(runtime):
@@ -468,11 +469,12 @@ def table_class(runtime):
     if runtime == "micropython":
         from host_sim.vm_table import VmTable
         return VmTable
-    if runtime == "rp2040":
+    if runtime == EMULATED:
         from host_sim.rp2040.table import Rp2040Table
         return Rp2040Table
     if runtime != "cpython":
-        raise ScenarioError("unknown runtime %r (%s)" % (runtime, ", ".join(RUNTIMES)))
+        raise ScenarioError("unknown runtime %r (%s)" % (runtime,
+                                                          ", ".join(RUNTIMES + (EMULATED,))))
     return VirtualTable
 
 
