@@ -228,6 +228,7 @@ class Link:
         self.stop = threading.Event()
         self.connected = threading.Event()
         self.sent = None                  # the last request line, to notice an echo
+        self.busy = None                  # the table said another client holds it
         self.repl_seen = None
         self.lost = None
         self.reader = None
@@ -236,13 +237,19 @@ class Link:
     def _open(self):
         ser = open_serial(self.port)
         reader = threaded.ReaderThread(ser, lambda: _Lines(self))
-        reader.start()
-        reader.connect()
         self.reader = reader
         self.connected.set()
+        reader.start()
+        try:
+            reader.connect()
+        except RuntimeError:
+            return                      # lost at once: link_lost has taken over
         # a line break first: a partial line left on the link ends here (as an
         # error line at worst) instead of swallowing our first request
-        self.send_raw(b"\n")
+        try:
+            self.send_raw(b"\n")
+        except Exception:
+            pass                        # a closed link: the request says why
 
     def close(self):
         self.stop.set()
@@ -278,6 +285,10 @@ class Link:
             self.waiting[rid].put(msg)
         elif "event" in msg:
             self.on_event(msg)
+        elif rid is None and msg.get("error") == "busy":
+            self.busy = msg
+            for q in list(self.waiting.values()):     # another client holds the table
+                q.put(msg)
         elif rid is None and msg.get("ok") is False:
             self.on_status("the table: %s: %s" % (msg.get("error"), msg.get("message")))
 
@@ -326,6 +337,8 @@ class Link:
     def request(self, cmd, timeout=10.0, on_part=None, **args):
         """One request; the final answer (DeviceError when ``ok`` is false)."""
         if not self.connected.wait(min(timeout, 2.0)):
+            if self.busy is not None:
+                raise DeviceError(self.busy)
             raise ConsoleError("%s: not connected: the table is away (%s); the client "
                                "keeps trying" % (self.port, self.lost or "no link"))
         with self.lock:
@@ -338,7 +351,13 @@ class Link:
         line = json.dumps(body, ensure_ascii=False)
         self.sent = line
         try:
-            self.send_raw((line + "\n").encode())
+            try:
+                self.send_raw((line + "\n").encode())
+            except Exception as exc:
+                time.sleep(0.2)                    # a "busy" line may be on its way
+                if self.busy is not None:
+                    raise DeviceError(self.busy) from None
+                raise ConsoleError("%s: %s" % (self.port, exc)) from None
             parts = []
             sent_at = time.monotonic()
             deadline = sent_at + timeout
@@ -353,12 +372,16 @@ class Link:
                 try:
                     msg = q.get(timeout=min(left, 0.5))
                 except queue.Empty:
-                    if self.repl_seen and time.monotonic() - sent_at > 1.0:
+                    if self.repl_seen and time.monotonic() - sent_at > 0.5:
                         raise ReplError(repl_message(self.port, self.repl_seen)) from None
                     continue
                 if "__repl__" in msg:
                     raise ReplError(repl_message(self.port, msg["__repl__"]))
                 if "__lost__" in msg:
+                    if self.busy is not None:
+                        raise DeviceError(self.busy)
+                    if self.repl_seen:
+                        raise ReplError(repl_message(self.port, self.repl_seen))
                     raise ConsoleError("%s: connection lost during %s (%s)%s" % (
                         self.port, cmd, msg["__lost__"],
                         "" if cmd in READ_ONLY else "; it may or may not have been done"))

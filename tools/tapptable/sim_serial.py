@@ -42,6 +42,7 @@ from table.console_link import HandOver
 from table.settings import Settings
 
 OUT_MAX = 1 << 20         # bytes kept for a client that does not read
+REFUSED_S = 10.0          # a client told "busy" is closed after this at the latest
 TICK_S = 0.004            # wall-time step of the serving loop
 DEFAULT_PIN = "1234"
 BANNER = (b"MicroPython v1.28.0 on 2026-01-01; tapptable sim (a virtual table)\r\n"
@@ -89,6 +90,8 @@ class _Buffered:
         as on a board without a host)."""
         if self.fd() is None:
             return OUT_MAX
+        if self.pending:
+            self.pump()                 # what the other side has read meanwhile
         return OUT_MAX - len(self.pending)
 
     # the console's output stream
@@ -158,6 +161,7 @@ class TcpLink(_Buffered):
         self.port = self.server.getsockname()[1]
         self.path = "socket://%s:%d" % (host, self.port)
         self.client = None
+        self.refused = []             # [socket, close by, told]: clients told "busy"
 
     def fd(self):
         return None if self.client is None else self.client.fileno()
@@ -168,11 +172,8 @@ class TcpLink(_Buffered):
         except (BlockingIOError, InterruptedError):
             return
         if self.client is not None:     # one at a time: the newcomer is told so
-            try:
-                conn.sendall(BUSY)
-            except OSError:
-                pass
-            conn.close()
+            conn.setblocking(False)       # (once it speaks: drain_refused)
+            self.refused.append([conn, time.monotonic() + REFUSED_S, False])
             return
         conn.setblocking(False)
         self.client = conn
@@ -188,13 +189,46 @@ class TcpLink(_Buffered):
 
     def pump(self):
         self.accept()
+        self.drain_refused()
         super().pump()
+
+    def drain_refused(self):
+        """A client told "busy": the line goes out once it has sent something (a
+        pyserial socket drops what arrives while it opens), what it sends is
+        dropped, and it is closed when it closes (closing first could reset the
+        connection before it read the line) or after REFUSED_S."""
+        keep = []
+        for item in self.refused:
+            conn, until, told = item
+            gone = heard = False
+            try:
+                while not gone:
+                    gone = not conn.recv(4096)
+                    heard = True
+            except BlockingIOError:
+                pass
+            except OSError:
+                gone = True
+            if heard and not told and not gone:
+                try:
+                    conn.sendall(BUSY)
+                    conn.shutdown(socket.SHUT_WR)
+                    item[2] = True
+                except OSError:
+                    gone = True
+            if gone or time.monotonic() > until:
+                conn.close()
+            else:
+                keep.append(item)
+        self.refused = keep
 
     def wait_fds(self):
         return super().wait_fds() + [self.server.fileno()]
 
     def close(self):
         self.lost()
+        for item in self.refused:
+            item[0].close()
         self.server.close()
 
 
