@@ -253,6 +253,7 @@ def test_illegal_card_refused_with_the_message_on_the_oled(tabs, server):
     page.keyboard.press("Enter")
     wait_until(server, lambda hub, s=seat: hub.game.refused[s], "the refusal")
     message = server.call(lambda hub: hub.game.message)
+    page.wait_for_function("document.querySelector('#hint').textContent.includes('lift it')")
     assert message in [E.short_text(code, "de") for code in (
         E.MUST_FOLLOW, E.MUST_TRUMP, E.MUST_OVERTRUMP)]
     page.wait_for_function("m => document.querySelector('#oled-text').textContent.includes(m)",
@@ -470,3 +471,178 @@ def in_own_thread(coro_fn):
     worker.join(120)
     if "error" in box:
         raise box["error"]
+
+
+# ----------------------------------------------------------------- a person among robots
+
+
+@pytest.fixture
+def robot_server(tmp_path):
+    """Robots play the free seats; the table keeps its flash in ``tmp_path`` (a
+    restarted server takes the session up from there)."""
+    with ServerThread(variant="tapp_modern", players=3, mode="strict", seed=3,
+                      robots=True, speed=2 * SPEED, away_s=AWAY_S,
+                      root=str(tmp_path)) as srv:
+        srv.root = str(tmp_path)
+        yield srv
+
+
+def person_step(page, srv, seat=0):
+    """One thing the person at ``seat`` does if the table waits for him: deal,
+    answer his question (the entry shown: the pass or "play on"), lay away the
+    first cards, play his first legal card, lift his card off a complete trick,
+    start the next deal.  Returns what he did, or "" (the robots' move)."""
+    st = state(page)
+    if st["step"] == "dealing" and st["dealer"] == seat and not st["dealing"]:
+        page.click("#deal-all")
+        return "dealt"
+    if st["step"] == "result":
+        if st["readers"][seat]:
+            page.click(".reader[data-reader='%d']" % seat)
+            return "lifted"
+        if not any(st["readers"][:st["players"]]):
+            page.click(".hw[data-key='ok']")
+            page.wait_for_function("tappSim.state.step !== 'result'")
+            return "next deal"
+        return ""
+    if st["step"] != "game":
+        return ""
+    if st["readers"][seat] and (st["clearing"] or st["refused"][seat]):
+        page.click(".reader[data-reader='%d']" % seat)
+        wait_until(srv, lambda hub: not hub.on_reader[seat], "the lift")
+        return "lifted"
+    if seat in st["question"]:
+        before = oled_text(page)
+        page.click(".hw[data-key='ok']")
+        page.wait_for_function("t => document.querySelector('#oled-text').textContent !== t",
+                               arg=before)
+        return "answered"
+    if st["expects"] == "discard" and st["declarer"] == seat:
+        card = st["hands"][seat]["cards"][0]
+        page.click(".hand .card[data-card='%s']" % card)
+        page.click("#reader-centre")
+        wait_until(srv, lambda hub: hub.game.refused[hub.centre] or card in hub.game.discards,
+                   "the discard")
+        page.click("#reader-centre")
+        wait_until(srv, lambda hub: not hub.on_reader[hub.centre], "the lift")
+        return "discarded"
+    if st["expects"] == "card" and st["turn"] == seat and not st["readers"][seat] \
+            and not st["clearing"]:
+        legal = srv.call(lambda hub: hub.players_model.legal_cards(seat))
+        before = srv.call(lambda hub: (hub.view.trick_number(), hub.view.trick_size()))
+        drag(page, sorted(legal)[0], seat)
+        wait_until(srv, lambda hub: (hub.view.trick_number(), hub.view.trick_size()) != before
+                   or not hub.view.in_deal(), "the play")
+        return "played"
+    return ""
+
+
+def test_a_person_among_robots_five_deals(tabs, robot_server):
+    """A person at seat 0, the robots at the others: five whole deals by clicks,
+    drags and buttons, never stuck.  On the way: the hints say what to do (lift
+    a complete trick; the display's "Tisch abräumen" once), the names are names,
+    a reload keeps the seat (no robot plays it meanwhile)."""
+    srv = robot_server
+    page = tabs(srv)
+    claim(page, 0)
+    assert "Tapp neu" in page.text_content("#game-info")
+    assert page.locator(".hand.closed .count").count() == 0          # no "0" under readers
+    reloaded = trick_hint = False
+    deals = 0
+    for _ in range(3000):
+        if state(page)["deals"] >= 5:
+            break
+        st = state(page)
+        if st["clearing"] and st["readers"][0] and not trick_hint:
+            assert "lift your card" in page.text_content("#hint")
+            assert oled_text(page).count("Tisch abräumen") == 1
+            trick_hint = True
+        if not reloaded and st["step"] == "game" and st["expects"] == "card" \
+                and st["turn"] == 0 and not st["readers"][0] and not st["clearing"]:
+            plays = srv.call(lambda hub: len(hub.table.journal_lines()))
+            page.reload()
+            page.wait_for_function("window.tappSim && tappSim.states > 0")
+            page.wait_for_function("tappSim.state.claims[0] === 'you'")
+            time.sleep(1.0)                      # 5 s of table time: robots would have played
+            assert srv.call(lambda hub: len(hub.table.journal_lines())) == plays
+            assert len(state(page)["hands"][0]["cards"]) == st["hands"][0]["count"]
+            reloaded = True
+            continue
+        if not person_step(page, srv):
+            time.sleep(0.05)
+        if state(page)["deals"] > deals:
+            deals = state(page)["deals"]
+            result = page.text_content("#result")
+            assert "_" not in result, result                           # no raw ids
+    assert state(page)["deals"] >= 5, state(page)["screen"]
+    assert reloaded and trick_hint
+    assert page.errors == []
+
+
+def test_a_restarted_server_resumes_from_the_journal(browser, tmp_path):
+    kw = dict(variant="tapp_modern", players=3, mode="strict", seed=3, robots=False,
+              speed=SPEED, away_s=AWAY_S, root=str(tmp_path))
+    with ServerThread(**kw) as srv:
+        page = open_table(browser, srv)
+        for seat in range(3):
+            claim(page, seat)
+        deal_and_bid(page, srv)
+        seat = srv.call(lambda hub: hub.view.turn())
+        card = srv.call(lambda hub, s=seat: hub.view.legal_cards()[0])
+        drag(page, card, seat)
+        wait_until(srv, lambda hub: hub.view.trick_size() == 1, "the first card")
+        trick = srv.call(lambda hub: hub.view.trick())
+        events = srv.call(lambda hub: len(hub.table.journal_lines())) - 1
+        port = srv.port
+        assert page.is_hidden("#resumed")
+    # the server is gone: the page says so and cannot be used
+    page.wait_for_function("document.body.dataset.connected === '0'")
+    assert page.is_visible("#offline")
+    assert page.evaluate("getComputedStyle(document.querySelector('main')).pointerEvents") \
+        == "none"
+    assert page.locator(".hw[data-key='ok']").is_disabled()
+    with ServerThread(port=port, **kw) as srv:
+        assert srv.call(lambda hub: hub.view.trick()) == trick
+        page.wait_for_function("document.body.dataset.connected === '1'", timeout=30_000)
+        page.wait_for_selector("#resumed:not([hidden])")
+        assert "journal" in page.text_content("#resumed")
+        assert "%d events" % events in page.text_content("#resumed")
+        # the tab's token: its seats are still its own
+        page.wait_for_function("tappSim.state.you.length === 3")
+        assert not page.locator(".hw[data-key='ok']").is_disabled()
+    page.close()
+
+
+def test_narrow_screen_keeps_the_display_and_buttons_in_view(browser, server):
+    page = browser.new_page()
+    page.set_viewport_size({"width": 320, "height": 640})
+    page.errors = []
+    page.on("pageerror", lambda exc: page.errors.append(str(exc)))
+    page.goto(server.url)
+    page.wait_for_function("window.tappSim && tappSim.states > 0 && tappSim.frames > 0")
+    for seat in range(3):
+        claim(page, seat)
+    deal_and_bid(page, server)
+    seat = server.call(lambda hub: hub.view.turn())
+    hand = page.locator(".seat[data-seat='%d'] .hand" % seat)
+    hand.scroll_into_view_if_needed()
+    hand.evaluate("(el) => el.scrollIntoView({block: 'end'})")
+    for sel in ("#oled", ".hw[data-key='prev']", ".hw[data-key='ok']"):
+        box = page.locator(sel).bounding_box()
+        assert box and box["y"] >= 0 and box["y"] + box["height"] <= 640, (sel, box)
+        assert box["x"] >= 0 and box["x"] + box["width"] <= 320, (sel, box)
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 320
+    page.close()
+
+
+def test_chart_lines_that_are_equal_stay_apart(tabs, server):
+    page = tabs(server)
+    claim(page, 0)
+    page.wait_for_function("document.querySelectorAll('#chart polyline').length === 3")
+    lines = page.evaluate("""() => [...document.querySelectorAll('#chart polyline')].map(
+        (l) => [l.getAttribute('points'), l.getAttribute('stroke-dasharray') || '',
+                l.getAttribute('stroke')])""")
+    assert len({p for p, _d, _c in lines}) == 3            # all at 0: drawn apart
+    assert len({d for _p, d, _c in lines}) == 3            # each its own dash
+    assert page.locator("#chart-legend .key").count() == 3

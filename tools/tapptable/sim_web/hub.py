@@ -58,7 +58,7 @@ class TableHub:
 
     def __init__(self, variant="tapp_modern", players=3, mode="strict", seed=1, lang="de",
                  robots=True, options=None, table=None, autoplay=False, dealt=None,
-                 dealt_file=None):
+                 dealt_file=None, claims_file=None, claims=None):
         self.table = table or VirtualTable(variant, players, mode, options=options, lang=lang)
         # the robots and every hand; ``dealt``: the open-mode hands of a session
         # resumed from its journal (the device never saw them)
@@ -73,6 +73,9 @@ class TableHub:
         self.robots_on = robots
         self.autoplay = autoplay                 # robots alone deal and start deals too
         self.claims = [None] * players           # client id holding each seat
+        if claims and len(claims) == players:    # a resumed session's seats
+            self.claims = [c if isinstance(c, str) else None for c in claims]
+        self.claims_file = claims_file
         self.hands = [[] for _ in range(players)]   # strict dealing: the cards scanned so far
         self.deck = []
         self.talon = []
@@ -150,18 +153,28 @@ class TableHub:
         if holder is not None and holder != cid:
             raise Refused("seat %d is taken" % (seat + 1))
         self.claims[seat] = cid
+        self._keep_claims()
 
     def release(self, cid, seat):
         self._seat_number(seat)
         if self.claims[seat] != cid:
             raise Refused("seat %d is not yours" % (seat + 1))
         self.claims[seat] = None
+        self._keep_claims()
 
     def leave(self, cid):
         """A person has gone for good: his seats are free, his buttons released."""
         for s in self.seats_of(cid):
             self.claims[s] = None
+        self._keep_claims()
         self.let_go(cid)
+
+    def _keep_claims(self):
+        """Who sits where, next to the journal: a restarted server gives each tab
+        (by its token) its seats back."""
+        if self.claims_file is not None:
+            with open(self.claims_file, "w", encoding="utf-8") as f:
+                json.dump(self.claims, f)
 
     def let_go(self, cid):
         """A tab's connection has gone (maybe a reload): the buttons it held are
@@ -536,8 +549,9 @@ class TableHub:
         alone = self.autoplay and len(robots) == self.players   # nobody sits: play on
         if game.step == RESULT and alone:
             return self._robot(ROBOT_NEXT_DEAL_MS, lambda: self._robot_press("ok"))
-        if game.step == DEALING and view.dealer() in robots and self.deck \
-                and not self.auto_dealing and not self.on_reader[self.centre]:
+        seated = len(robots) < self.players       # a person plays: robots deal for
+        if game.step == DEALING and view.dealer() in robots and (seated or alone) \
+                and self.deck and not self.auto_dealing and not self.on_reader[self.centre]:
             return self._robot(ROBOT_NEXT_DEAL_MS if alone else ROBOT_THINK_MS,
                                self._robot_deal)
         if game.step != GAME or model.waits_for_person():

@@ -94,6 +94,7 @@ HOST = "127.0.0.1"
 AWAY_S = 60                # a tab that has gone keeps its seats this long (a reload)
 TOKEN = re.compile(r"^[A-Za-z0-9_-]{8,64}$")
 DEALT_FILE = "players.json"   # open mode: the hands the players dealt (see AutoPlayers)
+CLAIMS_FILE = "seats.json"    # which tab (token) sits where
 TICK_MS = 50
 MAX_STEP_MS = 250          # the clock never jumps further in one tick (a busy machine)
 STATIC = Path(__file__).resolve().parent / "static"
@@ -135,7 +136,10 @@ class WebTable:
     # ----- lifecycle ----------------------------------------------------------------------
 
     async def _start(self, _app):
-        self.ticker = asyncio.get_running_loop().create_task(self._tick())
+        loop = asyncio.get_running_loop()
+        self.ticker = loop.create_task(self._tick())
+        for cid in set(c for c in self.hub.claims if c is not None):
+            self.away[cid] = loop.call_later(self.away_s, self._gone, cid)
 
     async def _stop(self, _app):
         if self.ticker:
@@ -295,11 +299,19 @@ def state_dir(variant, players, mode, lang):
         variant, players, mode, lang))
 
 
+def _read_json(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
 def make_table(variant="tapp_modern", players=3, mode="strict", seed=1, lang="de",
                robots=True, speed=1.0, autoplay=False, root=None, away_s=AWAY_S):
     """The table and its hub; with ``root`` (a flash directory) a session found
     there is resumed from its journal, as the device does when switched on."""
-    table = resumed = dealt = None
+    table = resumed = dealt = claims = None
     if root is not None:
         os.makedirs(root, exist_ok=True)
         found = last_journal(root) is not None
@@ -308,14 +320,12 @@ def make_table(variant="tapp_modern", players=3, mode="strict", seed=1, lang="de
         if found:
             resumed = {"deals": table.view.deals_played(),
                        "events": len(table.journal_lines()) - 1}
-            try:
-                with open(os.path.join(root, DEALT_FILE), encoding="utf-8") as f:
-                    dealt = json.load(f)
-            except (OSError, ValueError):
-                dealt = None
+            dealt = _read_json(os.path.join(root, DEALT_FILE))
+            claims = _read_json(os.path.join(root, CLAIMS_FILE))
     hub = TableHub(variant, players, mode, seed=seed, lang=lang, robots=robots,
-                   autoplay=autoplay, table=table, dealt=dealt,
-                   dealt_file=os.path.join(root, DEALT_FILE) if root else None)
+                   autoplay=autoplay, table=table, dealt=dealt, claims=claims,
+                   dealt_file=os.path.join(root, DEALT_FILE) if root else None,
+                   claims_file=os.path.join(root, CLAIMS_FILE) if root else None)
     hub.resumed = resumed
     return WebTable(hub, speed=speed, away_s=away_s)
 
