@@ -49,6 +49,11 @@ class PicoError(RuntimeError):
     """The emulator stopped, refused a command, or the Pico did not answer."""
 
 
+class CutPoint(Exception):
+    """The flash operation ``arm_cut`` waits for has begun: the run stopped
+    there (the Pico can run on, or be cut: ``power_cut``)."""
+
+
 def flash_image(firmware_uf2, files=None, fs_image=None, romfs_image=None):
     """The Pico's 2 MiB flash after the firmware UF2 and, given, a littlefs
     filesystem (``fs_image`` bytes, or ``files`` {"path": bytes} made into one)
@@ -193,8 +198,8 @@ class Pico:
         return self.wait_for(PROMPT, BOOT_LIMIT_US)
 
     def exec_raw(self, code, limit_us=10_000_000):
-        """Run ``code`` with the raw REPL (as mpremote does); its output, or
-        PicoError with the traceback."""
+        """Run ``code`` with the raw REPL (as mpremote does); its output (lines
+        end in a newline), or PicoError with the traceback."""
         self.serial_write(b"\r\x03\x03\x01")
         self.wait_for(b"raw REPL; CTRL-B to exit\r\n>", limit_us)
         self.serial_write(code.encode() + b"\x04")
@@ -205,7 +210,7 @@ class Pico:
         self.serial_write(b"\x02")
         if err:
             raise PicoError(err.decode(errors="replace"))
-        return out.decode(errors="replace")
+        return out.decode(errors="replace").replace("\r\n", "\n")
 
     # ----- the USB serial port on a pseudo-terminal --------------------------------------
 
@@ -254,10 +259,17 @@ class Pico:
         """Write the flash to ``path`` as a power cut now would leave it."""
         self._command("save %s" % os.path.abspath(path))
 
-    def flash_counts(self):
-        """Operations the serial flash has carried out: program, erase, bytes."""
+    def flash_state(self):
+        """The serial flash: operations carried out (``program``, ``erase``,
+        ``bytes``), and the one under way: ``busy`` ("program", "erase" or None),
+        its first ``addr``, its ``cells`` (bytes) and how many are ``done``."""
         import json
         return json.loads(self._command("flash"))
+
+    def arm_cut(self, kind="program", nth=1):
+        """Stop the next run when the ``nth`` next flash ``kind`` ("program" or
+        "erase") begins: the run raises ``CutPoint``."""
+        self._command("arm %s %d" % (kind, nth))
 
     def power_cut(self, path=None):
         """Stop the Pico here (any cycle; an erase or program under way is left
@@ -315,6 +327,8 @@ class Pico:
             if kind == b"D":
                 if rest.startswith(b"!"):
                     raise PicoError("the emulator refused a command: " + rest[1:].decode())
+                if rest == b"cut":
+                    raise CutPoint("a flash operation began at %.3f ms" % (self.now_us / 1000))
                 return rest.decode()
             reply = handlers[kind](rest)
             if reply is not None:

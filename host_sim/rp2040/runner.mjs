@@ -35,7 +35,9 @@
 //   ws2812 PIN     decode WS2812 frames on this pin (N messages)
 //   pwm PIN        report the PWM slice of this pin (P messages)
 //   save PATH      write the flash as a power cut at this instant leaves it
-//   flash          D answers the serial flash's operation counters
+//   flash          D answers the serial flash's counters and the operation under way
+//   arm KIND N     stop the run (D answers "cut") when the N-th next program or
+//                  erase (KIND) begins: a power cut inside it follows
 //   quit
 import fs from 'node:fs';
 import { RP2040, USBCDC } from 'rp2040js';
@@ -246,11 +248,22 @@ function sendToPico(bytes) {
 }
 
 // ------------------------------------------------------------------ running
-let profile = null;                       // PC / 64 -> instructions executed there
+let profile = null;
+let armed = null;                         // [kind, count]: stop when it begins
+let cutPoint = false;
+flash.onBegin = (cmd) => {
+  if (!armed) return;
+  const kind = cmd === 0x02 ? 'program' : cmd === 0x01 ? 'status' : 'erase';
+  if (kind === armed[0] && --armed[1] <= 0) {
+    armed = null;
+    cutPoint = true;
+  }
+};                       // PC / 64 -> instructions executed there
 function run(until, stopOnLine) {
   const { core, clock } = mcu;
   lineSeen = false;
-  while (clock.nanos < until && !(stopOnLine && lineSeen)) {
+  cutPoint = false;
+  while (clock.nanos < until && !(stopOnLine && lineSeen) && !cutPoint) {
     if (core.waiting) {
       const next = clock.nanosToNextAlarm;
       if (next <= 0 || clock.nanos + next > until) {
@@ -268,8 +281,9 @@ function run(until, stopOnLine) {
 const commands = {
   run(args) {
     run(Number(args[0]), args[1] === 'line');
-    return '';
+    return cutPoint ? 'cut' : '';
   },
+  arm(args) { armed = [args[0], Number(args[1])]; return ''; },
   cdc(args) { sendToPico(Buffer.from(args[0] || '', 'hex')); return ''; },
   in(args) { mcu.gpio[Number(args[0])].setInputValue(args[1] === '1'); return ''; },
   watch(args) { args.forEach((p) => watch(Number(p))); return ''; },
@@ -277,7 +291,7 @@ const commands = {
   ws2812(args) { decodeWs2812(Number(args[0])); return ''; },
   pwm(args) { reportPwm(Number(args[0])); return ''; },
   save(args) { fs.writeFileSync(args[0], flash.afterPowerCut()); return ''; },
-  flash() { return JSON.stringify(flash.counts); },
+  flash() { return JSON.stringify({ ...flash.counts, ...flash.state() }); },
   profile(args) {
     if (args[0] === 'on') { profile = new Map(); return ''; }
     const top = [...profile.entries()].sort((a, b) => b[1] - a[1]).slice(0, 25);

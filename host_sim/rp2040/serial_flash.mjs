@@ -167,7 +167,19 @@ export class SerialFlash {
 
   begin(cmd, cells) {
     const start = this.nanos();
-    this.op = { start, end: start + this.times[cmd], cells };
+    this.op = { cmd, start, end: start + this.times[cmd], cells };
+    if (this.onBegin) this.onBegin(cmd);
+  }
+
+  // The operation under way: what it is, where, and how far it has got.
+  state() {
+    if (!this.busy()) return { busy: null };
+    const { cmd, start, end, cells } = this.op;
+    const kind = cmd === 0x02 ? 'program' : cmd === 0x01 ? 'status' : 'erase';
+    return {
+      busy: kind, addr: cells.length ? cells[0][0] : 0, cells: cells.length,
+      done: Math.floor((cells.length * (this.nanos() - start)) / (end - start)),
+    };
   }
 
   // cells: [address, value before] in the order the chip works through them

@@ -1,0 +1,147 @@
+"""The firmware on the port a Pico runs: MicroPython v1.28.0's rp2 port in the
+emulated RP2040 (host_sim/rp2040/, ``--runtime rp2040``), the host's chip
+models at the pins of firmware/boards/pico.py.
+
+A chosen few scenario files run here (one session per variant family, the
+power cut mid-trick); ``TAPP_RP2040_ALL=1`` runs every scenario file on the
+emulated Pico.  The flash keeps what is written (littlefs formats, files
+survive a reboot) and a power cut inside a page program leaves part of the
+page programmed, from which the table boots and resumes.  The table starts
+without a display.
+
+The MicroPython UF2s and the RP2040 boot ROM are not in the repository
+(tools/tapptable/rp2_fixtures.py says where they are looked for): without
+them these tests fail and name what to supply.
+"""
+import os
+from pathlib import Path
+
+import pytest
+
+from host_sim.players import AutoPlayers
+from host_sim.rp2040.emulator import CutPoint, Pico, flash_image
+from host_sim.rp2040.table import Rp2040Table, bootrom_path, firmware_uf2
+from host_sim.scenario import EMULATED, format_failures, run_file
+from tools.tapptable import fsimage
+
+SCENARIO_DIR = Path(__file__).parent / "scenarios"
+# one session per variant family (Tapp, Tarock, Herzblatt) and the power cut mid-trick
+CHOSEN = ("session_tapp_modern_3_strict", "session_tarock_simple_3_open",
+          "session_herzblatt_4_strict", "resume_mid_trick")
+EVERY = os.environ.get("TAPP_RP2040_ALL") == "1"
+NAMES = sorted(p.stem for p in SCENARIO_DIR.glob("*.scn")) if EVERY else CHOSEN
+
+
+def test_the_chosen_scenarios_exist():
+    missing = [n for n in CHOSEN if not (SCENARIO_DIR / (n + ".scn")).is_file()]
+    assert not missing
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_scenario_on_the_emulated_pico(name):
+    path = SCENARIO_DIR / (name + ".scn")
+    failures = run_file(str(path), runtime=EMULATED)
+    assert not failures, "\n" + format_failures(name + ".scn", failures)
+
+
+# ----------------------------------------------------------------- the flash
+
+
+def _pico(flash):
+    return Pico(flash, bootrom_path())
+
+
+def test_littlefs_formats_on_blank_flash_and_a_file_survives_the_power_cut(tmp_path):
+    blank = flash_image(firmware_uf2(False))       # no filesystem: _boot.py formats it
+    assert blank[fsimage.FS_OFFSET:fsimage.FS_OFFSET + 4096] == b"\xff" * 4096
+    pico = _pico(blank)
+    try:
+        pico.boot_to_repl()
+        assert pico.flash_state()["erase"] >= 1     # the format erased blocks
+        pico.exec_raw("f = open('kept.txt', 'w'); f.write('tapp' * 300); f.close()")
+    finally:
+        pico.power_cut(tmp_path / "flash.bin")
+    again = _pico(tmp_path / "flash.bin")
+    try:
+        again.boot_to_repl()
+        out = again.exec_raw("import os; print(sorted(os.listdir('/')), "
+                             "open('kept.txt').read() == 'tapp' * 300)")
+    finally:
+        again.close()
+    assert out.split() == ["['kept.txt']", "True"]
+
+
+def test_a_power_cut_inside_a_page_program_leaves_part_of_the_page(tmp_path):
+    pico = _pico(flash_image(firmware_uf2(False), files={"log.txt": b"old\n"}))
+    try:
+        pico.boot_to_repl()
+        pico.arm_cut("program")
+        with pytest.raises(CutPoint):
+            pico.exec_raw("f = open('log.txt', 'a'); f.write('new line\\n' * 200); f.close()")
+        pico.run_for(150)                            # of the page's 400 us
+        state = pico.flash_state()
+        pico.save_flash(tmp_path / "cut.bin")
+        pico.run_for(1000)                           # the program ends
+        pico.save_flash(tmp_path / "done.bin")
+    finally:
+        pico.close()
+    assert state["busy"] == "program" and 0 < state["done"] < state["cells"], state
+    cut = (tmp_path / "cut.bin").read_bytes()
+    done = (tmp_path / "done.bin").read_bytes()
+    a, k, n = state["addr"], state["done"], state["cells"]
+    assert cut[a:a + k] == done[a:a + k]             # the first bytes are programmed
+    assert cut[a + k:a + n] == b"\xff" * (n - k)     # the rest still erased...
+    assert done[a + k:a + n] != b"\xff" * (n - k)    # ...where the program wrote
+    again = _pico(tmp_path / "cut.bin")              # littlefs mounts the cut flash
+    try:
+        again.boot_to_repl()
+        text = again.exec_raw("print(open('log.txt').read())")
+    finally:
+        again.close()
+    assert text.startswith("old\n")
+
+
+def test_the_table_resumes_after_a_cut_inside_a_journal_write(tmp_path):
+    """Cards played on the emulated Pico; the power goes while the journal's
+    append is being programmed; the next boot resumes from what the flash
+    kept, and the deal is played to its end."""
+    table = Rp2040Table("wuerttemberg", 3, "strict", root=str(tmp_path))
+    try:
+        players = AutoPlayers(table, seed=4, illegal_once=False)
+        players.deal_cards()
+        before = table.journal_lines()
+        table.pico.arm_cut("program")
+        with pytest.raises(CutPoint):
+            for _ in range(3):
+                players.sync()
+                if table.game.menu:
+                    players.choose()
+                else:
+                    players.play_card()
+        table.pico.run_for(100)
+        assert table.pico.flash_state()["busy"] == "program"
+    except BaseException:
+        table.close()
+        raise
+    resumed = table.power_cut()
+    try:
+        after = resumed.journal_lines()
+        assert after[:len(before)] == before         # nothing journalled before is lost
+        players = AutoPlayers(resumed, seed=5, illegal_once=False)
+        result = players.play_deal()
+        assert result is not None and resumed.view.deals_played() == 1
+    finally:
+        resumed.close()
+
+
+# ----------------------------------------------------------------- whatever is attached
+
+
+def test_the_table_starts_without_a_display(tmp_path):
+    table = Rp2040Table("tapp_modern", 3, "strict", root=str(tmp_path), display_addr=None)
+    try:
+        table.wait(300)
+        assert table.leds() == ["idle"] * 3
+        assert len(table.journal_lines()) == 1       # the session's header
+    finally:
+        table.close()
