@@ -25,7 +25,7 @@ from drivers.ticks import TICKS_MAX
 from . import presence as P
 from .enrol import ACCEPTED, Enrolment
 from .game import Game
-from .journal import MemoryJournal
+from .journal import WARN_DEALS, MemoryJournal
 from .presence import ticks_diff
 from .ring import Ring
 from .screens import Screens
@@ -36,6 +36,7 @@ from .texts import text
 SETUP = 0
 ENROL = 1
 PLAYING = 2
+FULL = 3              # the flash refused even the session read back: nothing is written
 
 # Inputs besides the button events (key * 2 + SHORT/LONG, 1..6) that ``App.input``
 # queues for the game job: what the serial console asks for.
@@ -101,6 +102,8 @@ class App:
         self.sweep = 0                       # other readers still to look at at once
         self.game = None
         self.journal = None
+        self.deals_seen = 0                  # the journal's deals when last looked at
+        self.full_dirty = False
         self.setup = Setup(values)
         self.mode = SETUP
         self.enrolment = None
@@ -119,7 +122,13 @@ class App:
 
     def start_game(self, journal=None):
         """A new session (its header from the setup), or the one in ``journal``
-        taken up again after a power cut."""
+        taken up again after a power cut.  A journal the flash refuses: see
+        ``_journal_failed``."""
+        self._start_game(journal)
+        if self.journal.failed:
+            self._journal_failed()
+
+    def _start_game(self, journal):
         resume = None
         if journal is None:
             header = self.setup.header()
@@ -132,6 +141,40 @@ class App:
         self.game = Game(header, self.journal, self.signals, self.readers.n, self.centre,
                          self.deck_id, self.values["language"], resume=resume)
         self.mode = PLAYING
+        self.deals_seen = self.journal.deals
+
+    def _journal_failed(self):
+        """The journal could not write an event (the flash is full, or failing;
+        table/journal.py refuses a new deal that would not fit whole).  The
+        engine may have taken the event already: it must not count.  So the
+        game is taken up again from what the flash holds, as after a power cut,
+        and the display says the flash is full.  If even that fails, the table
+        stops with the message (a new session, from the console, makes room:
+        finished sessions are removed)."""
+        journal = self.journal
+        self.game = None
+        again = journal.reopen() if hasattr(journal, "reopen") else None
+        if again is not None:
+            self._start_game(again)
+            if not again.failed:
+                self.game.note(text("flash_full", self.values["language"]), "error")
+                return
+            again.close()
+        self.game = None
+        self.journal = None
+        self.mode = FULL
+        self.full_dirty = True
+        self.signals.tone("error")
+
+    def _flash_warning(self):
+        """A new deal was journalled: when only a few more fit, say so."""
+        journal = self.journal
+        self.deals_seen = journal.deals
+        left = journal.deals_left()
+        if 0 <= left <= WARN_DEALS:
+            self.game.note(text("flash_low", self.values["language"]) % left, "")
+        elif self.game.news:
+            self.game.note("", "")
 
     def _after_setup(self):
         """Enrol the deck first if it is not complete (resumes where it stopped)."""
@@ -289,6 +332,11 @@ class App:
             self.boot_check = None
             if self.game is not None:
                 self.game.after_boot(self.card_present)
+        if self.journal is not None:      # a refused write, a new deal: the flash
+            if self.journal.failed:
+                self._journal_failed()
+            elif self.journal.deals != self.deals_seen and self.game is not None:
+                self._flash_warning()
 
     def refresh(self):
         """Draw the screen when something changed, then send at most
@@ -297,6 +345,9 @@ class App:
             if self.enrol_dirty:
                 self.screens.draw_rows(self._enrol_rows())
                 self.enrol_dirty = False
+        elif self.mode == FULL:
+            if self.full_dirty:
+                self._draw_full()
         elif self.mode == SETUP:
             if self.setup.dirty:
                 self.screens.draw_rows(self.setup.rows())
@@ -317,6 +368,13 @@ class App:
     def set_console(self, console):
         """The line protocol (``.step()``) the console job runs from now on, or None."""
         self.console = console
+
+    def _draw_full(self):
+        """The flash refused even the session read back (``_journal_failed``)."""
+        lang = self.values["language"]
+        self.screens.draw_rows([(text("flash_full", lang), True), ("", False),
+                                (text("flash_help", lang), False)] + [("", False)] * 5)
+        self.full_dirty = False
 
     def poll_console(self):
         """The serial line protocol (table/console.py), when the board has a port."""

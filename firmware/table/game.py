@@ -93,6 +93,7 @@ class Game:
         self.menu_pos = 0
         self.message = ""
         self.message_seat = -1
+        self.news = ""                   # note(): the flash running full
         self.confirm_undo = False
         self.scores = False
         self.dirty = True
@@ -138,6 +139,17 @@ class Game:
 
     def _t(self, key):
         return text(key, self.lang)
+
+    def note(self, msg, tone):
+        """The table's own news (table/app.py: the flash is running full), kept
+        in ``news`` until the next note and said on the message row; the result
+        screen shows it too.  ``tone``: a sound with it ("" none)."""
+        self.news = msg
+        self.dirty = True
+        if msg:
+            self._say(msg)
+        if tone:
+            self.signals.tone(tone)
 
     def _say(self, msg, seat=-1):
         self.message = msg

@@ -12,8 +12,37 @@ journal file is a record that ``tapptable replay`` reads.
 one, ``last_journal(root)`` finds the
 newest session after a power-up and reads it back: a torn last line (power cut
 inside a write, erased flash) or any line whose CRC does not match is dropped
-and counted, nothing before it is lost.  Old sessions are kept until space
-runs low, then removed oldest first.
+and counted, nothing before it is lost.
+
+Space on flash (docs/record-format.md, "Journal on the device"):
+
+* free space is the flash's blocks (``statvfs``'s total) less what the files
+  and folders take by their sizes (``used_blocks``) and less ``RESERVE_BLOCKS``,
+  which play never uses (littlefs needs free blocks to commit anything at all,
+  and a file open for appending holds a block or two more than its size).
+  ``statvfs``'s own free count is not used: littlefs works it out by walking
+  its blocks, including those in flight, and on a full flash it exceeds the
+  total and wraps to a huge number (MicroPython's VfsLfs2 subtracts unsigned);
+  it also differs between littlefs builds by a block or two, where the sizes
+  of the files are the same on every runtime;
+* a new deal is journalled only if the free space holds a whole deal (this
+  session's bytes per deal so far; ``DEAL_BYTES`` before its first): so a deal
+  once begun can always be finished (the reserve absorbs a long one);
+  otherwise ``append`` writes nothing and sets ``failed``;
+* ``deals_left()``: how many deals still fit; the table warns from
+  ``WARN_DEALS`` on;
+* old sessions are removed, oldest first, when a session starts and before
+  each deal, while the free space is short of ``CLEAN_DEALS`` deals.  Only
+  finished sessions are removed (a session is finished once a newer one has
+  started; its file has been downloadable since), never the running one, and
+  the newest finished session only when the running one has no room left for
+  its next deal.
+* an append the flash refuses (``OSError``) sets ``failed`` and closes the
+  file at once, so a line that did not reach the flash can never be committed
+  later; ``reopen()`` reads back what the flash holds, and the table resumes
+  from it as after a power cut: an event the journal could not keep does not
+  count (table/app.py).  ``append`` itself never raises: the card-play path
+  stays free of exception handlers (a bigger frame would go on the heap).
 """
 import os
 
@@ -22,7 +51,12 @@ from tapp.jsonout import dumps
 from tapp.record import MAX_LINE, OVERLONG, LineReader, parse_line, with_crc
 
 FOLDER = "journal"
-KEEP_FREE = 64 * 1024     # bytes of flash to keep free for the session in play
+RESERVE_BLOCKS = 4        # free blocks play never uses (littlefs commits need some)
+INLINE = 512              # littlefs keeps a file this small inside its folder's blocks
+DEAL_BYTES = 2048         # a deal's journal lines, before the session has an average
+WARN_DEALS = 10           # from this many deals left the table warns
+CLEAN_DEALS = 40          # old sessions go while fewer deals than this fit
+ENOSPC = 28
 
 class _LineBuffer:
     """The journal's readers run one after another (power-up, rewrite, resume;
@@ -64,9 +98,17 @@ def line_of(ev):
 class MemoryJournal:
     def __init__(self, header):
         self.lines = [with_crc(dumps(header))]
+        self.deals = 0
+        self.failed = False          # RAM does not refuse
 
     def append(self, ev):
         self.lines.append(line_of(ev))
+        if ev.get("ev") == "deal":
+            self.deals += 1
+
+    def deals_left(self):
+        """RAM has no flash to fill: no way to tell (-1)."""
+        return -1
 
     def tail(self, n):
         """The last ``n`` lines (for screens and the console)."""
@@ -108,12 +150,36 @@ def _whole(raw):
     return parse_line(raw) is not None
 
 
-def _free_bytes(root):
+def used_blocks(path, size):
+    """Blocks of ``size`` bytes that the folder ``path`` and everything in it
+    take on littlefs: a folder a pair of metadata blocks, a file of at most
+    INLINE bytes nothing more (it lives in its folder's), a bigger one its
+    bytes in blocks that also hold a few pointers (16 bytes counted)."""
+    n = 2
+    for name in os.listdir(path):
+        p = _join(path, name)
+        st = os.stat(p)
+        if st[0] & 0x4000:
+            n += used_blocks(p, size)
+        elif st[6] > INLINE:
+            n += (st[6] + size - 17) // (size - 16)
+    return n
+
+
+def free_bytes(root):
+    """Bytes the flash holding ``root`` has free beyond the reserve, counted
+    from the files' sizes (see the module's notes); -1 where the port has no
+    ``statvfs``; a host's big disk counts as 512 MB."""
     try:
         st = os.statvfs(root)
     except (OSError, AttributeError):
         return -1
-    return st[0] * st[3]
+    size = st[0]
+    total = st[2]
+    if total > (1 << 29) // size:       # a host's disk: plenty (and a small int)
+        return 1 << 29
+    free = total - used_blocks(root, size) - RESERVE_BLOCKS
+    return free * size if free > 0 else 0
 
 
 def _rewrite(path):
@@ -134,14 +200,17 @@ def _rewrite(path):
     os.rename(tmp, path)
 
 
-def make_room(root, keep=()):
-    """Remove old sessions, oldest first, while flash is short of space."""
-    for name in _sessions(root):
-        free = _free_bytes(root)
-        if free < 0 or free >= KEEP_FREE:
+def make_room(root, running, deal_bytes=DEAL_BYTES):
+    """Remove finished sessions, oldest first, while the free space is short of
+    ``CLEAN_DEALS`` deals of ``deal_bytes``; never the ``running`` session (a
+    file name), and the newest finished one only when not even one deal fits."""
+    finished = [n for n in _sessions(root) if n != running]
+    for k, name in enumerate(finished):
+        free = free_bytes(root)
+        if free < 0 or free >= CLEAN_DEALS * deal_bytes:
             return
-        if name in keep:
-            continue
+        if k == len(finished) - 1 and free >= deal_bytes:
+            return
         os.remove(_join(root, FOLDER, name))
 
 
@@ -153,20 +222,62 @@ class FileJournal:
     the last ``TAIL`` lines stay in RAM: a long session costs flash, not heap;
     ``read_lines()`` reads the whole session back from flash."""
 
-    def __init__(self, path, header_line, count, tail):
+    def __init__(self, path, header_line, count, tail, size=0, deals=0):
         self.path = path
         self.header_line = header_line
         self.count = count           # lines in the file (dropped lines excluded)
         self.recent = list(tail)     # its last lines (at most TAIL)
         self.dropped = 0             # torn or corrupt lines found when it was read
-        self._file = open(path, "a")
+        self.size = size             # bytes of its lines
+        self.deals = deals           # deal events in it
+        self.header_size = len(header_line) + 1 if header_line else 0
+        self.root = path[:path.rfind("/" + FOLDER + "/")] or "/"
+        self.failed = False          # an append was refused: reopen() before the next
+        try:
+            self._file = open(path, "a")
+        except OSError:              # no room even to open it
+            self._file = None
+            self.failed = True
+
+    def deal_bytes(self):
+        """What a deal of this session takes on flash: its average so far
+        (DEAL_BYTES before its first deal)."""
+        if not self.deals:
+            return DEAL_BYTES
+        per = (self.size - self.header_size) // self.deals + 1
+        return per if per > 256 else 256
+
+    def deals_left(self):
+        """How many more deals fit on the flash (-1: no way to tell)."""
+        free = free_bytes(self.root)
+        return free // self.deal_bytes() if free >= 0 else -1
+
+    def room_for_deal(self):
+        """Make room for one more deal (old sessions removed by the rules
+        above); whether it fits."""
+        per = self.deal_bytes()
+        make_room(self.root, self.path[self.path.rfind("/") + 1:], per)
+        free = free_bytes(self.root)
+        return free < 0 or free >= per
 
     def write_line(self, line):
-        self._file.write(line + "\n")
-        self._file.flush()
+        """Write and flush ``line``; OSError when the flash refuses it (the
+        file is closed then: what did not reach the flash stays off it)."""
+        if self._file is None:
+            raise OSError(ENOSPC)        # a write failed before: reopen() first
+        try:
+            self._file.write(line + "\n")
+            self._file.flush()
+        except OSError:
+            self.failed = True
+            self.close()
+            raise
         sync = getattr(os, "sync", None)
         if sync is not None:
             sync()
+        self.size += len(line) + 1
+        if self.header_size == 0:
+            self.header_size = len(line) + 1
         if self.header_line is None:
             self.header_line = line
         self.count += 1
@@ -175,7 +286,27 @@ class FileJournal:
             self.recent.pop(0)
 
     def append(self, ev):
-        self.write_line(line_of(ev))
+        """Write and flush the event's line.  When the flash refuses it, or for
+        a new deal that would not fit whole, nothing is written and ``failed``
+        is set (the caller takes the session up again: ``reopen``)."""
+        if self.failed:
+            return
+        if ev.get("ev") == "deal":
+            if not self.room_for_deal():
+                self.failed = True
+                return
+            self.deals += 1
+        try:
+            self.write_line(line_of(ev))
+        except OSError:
+            if ev.get("ev") == "deal":
+                self.deals -= 1
+
+    def reopen(self):
+        """After a failed append: the session as the flash holds it (a new
+        journal read back from the file, as at a power-up)."""
+        self.close()
+        return read_back(self.path)
 
     def header(self):
         return parse_line(self.header_line)
@@ -222,7 +353,14 @@ class FileJournal:
         return self.recent[-n:]
 
     def close(self):
-        self._file.close()
+        """Close the file; a flash that refuses the final commit changes nothing."""
+        f = self._file
+        self._file = None
+        if f is not None:
+            try:
+                f.close()
+            except OSError:
+                pass
 
     def __len__(self):
         return self.count
@@ -237,10 +375,14 @@ def create_journal(root, header):
         pass                    # it exists
     names = _sessions(root)
     number = int(names[-1][1:-6]) + 1 if names else 1
-    make_room(root, keep=names[-1:] if names else [])
-    path = _join(folder, "s%04d.jsonl" % number)
+    name = "s%04d.jsonl" % number
+    make_room(root, name)
+    path = _join(folder, name)
     journal = FileJournal(path, None, 0, [])
-    journal.write_line(with_crc(dumps(header)))
+    try:
+        journal.write_line(with_crc(dumps(header)))
+    except OSError:
+        pass                    # failed is set: the table says the flash is full
     return journal
 
 
@@ -249,11 +391,17 @@ def last_journal(root):
     names = _sessions(root)
     if not names:
         return None
-    path = _join(root, FOLDER, names[-1])
+    return read_back(_join(root, FOLDER, names[-1]))
+
+
+def read_back(path):
+    """The session in the file ``path`` read back for appending, or None."""
     header = None
     count = 0
     tail = []
     dropped = 0
+    size = 0
+    deals = 0
     with open(path, "rb") as f:
         reader = _LINES.reader(f)
         try:
@@ -267,7 +415,10 @@ def last_journal(root):
                 line = bytes(raw).decode()
                 if header is None:
                     header = line
+                elif '"ev":"deal"' in line:
+                    deals += 1
                 count += 1
+                size += len(raw) + 1
                 tail.append(line)
                 if len(tail) > TAIL:
                     tail.pop(0)
@@ -276,7 +427,13 @@ def last_journal(root):
     if header is None:
         return None
     if dropped:
-        _rewrite(path)
-    journal = FileJournal(path, header, count, tail)
+        try:
+            _rewrite(path)
+        except OSError:          # no room for the copy: the torn line stays (dropped
+            try:                 # again at every reading)
+                os.remove(path + ".tmp")
+            except OSError:
+                pass
+    journal = FileJournal(path, header, count, tail, size, deals)
     journal.dropped = dropped
     return journal

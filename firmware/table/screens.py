@@ -761,7 +761,10 @@ class Screens:
             self._money(game, 5 * (page - 1), r, 2)
         if game.rules.players - 5 * (page - 1) < 5 or page == 0:
             self._begin(7, True)
-            self._text("session_over" if game.step == OVER else "next_deal")
+            if game.news:                   # the flash running full (table/app.py)
+                self._add(game.news)
+            else:
+                self._text("session_over" if game.step == OVER else "next_deal")
             self._end()
 
     def _outcome(self, game, r):

@@ -24,6 +24,7 @@ KEYS = (
     "draw thrown_in next_deal scores pot deals session_over undo_q undone nothing_undo "
     "deal_again discard_again hold_ok centre_down revoke in_trick called_card col_pay "
     "col_total deal_no points_now last_trick tricks missing_n ok_back ok_on "
+    "flash_low flash_full flash_help "
 )
 
 DATA = (
@@ -98,6 +99,9 @@ DATA = (
     b"fehlt: %s Spieler\nmissing: %s seats\n"    # missing_n
     b"OK: zur\xc3\xbcck\nOK: back\n"              # ok_back: "OK: zurück"
     b"OK: weiter\nOK: play on\n"                 # ok_on
+    b"Speicher: %s Sp.\nFlash: %s deals\n"       # flash_low: deals that still fit
+    b"Speicher voll!\nFlash full!\n"             # flash_full
+    b"Sichern+Neustart\nSave+new session\n"      # flash_help
 )
 
 
