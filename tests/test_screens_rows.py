@@ -168,8 +168,10 @@ def _body(game):
 
 def _wins(game):
     view = game.view
-    return (text("wins", game.lang) % _short(game.rules, view.last_winner())
-            + " " + str(view.last_points()))
+    t = text("wins", game.lang)
+    room = COLS + 1 - len(t) - len(str(view.last_points()))
+    return t % _short(game.rules, view.last_winner(), min(room, 8)) + " " + str(
+        view.last_points())
 
 
 def _status(game):
@@ -276,8 +278,11 @@ def _result(game):
                 left = text("tricks", lang) % ":".join(str(p) for p in r["tricks"])
             else:
                 left = ":".join(str(p) for p in r["points"]) if r["points"] else ""
-            rows.append((_place(left, text(state, lang) if r["declarer"] is not None
-                                else ""), False))
+            right = text(state, lang) if r["declarer"] is not None else ""
+            if len(left) + 1 + len(right) <= COLS:
+                rows.append((_place(left, right), False))
+            else:
+                rows += [(left, False), (right, False)]
         if view.pot() and "penalty" not in r:
             rows.append((_pad(text("pot", lang), str(view.pot())), False))
     else:

@@ -196,7 +196,7 @@ class App:
         if enrol is None:
             return
         if reader != self.centre:
-            self.enrol_note = text("place", lang) % "" + text("centre", lang)
+            self.enrol_note = text("to_centre", lang)
             self.signals.tone("reject")
         else:
             code = enrol.offer(self.presence.uid_view())

@@ -25,7 +25,7 @@ CONTRACT_IDS = (
 )
 CALL_IDS = (
     "pass hold spiele weg besser am_besten vorn mehr herz nicht_herz raise declare bid "
-    "tout kontra re supp resupp hirsch 66 du "
+    "tout kontra re supp resupp hirsch 66 du auch "
 )
 
 DATA = (
@@ -71,6 +71,7 @@ DATA = (
     b"Hirsch\nHirsch\n"                          # hirsch
     b"66\n66\n"                                  # 66
     b"Du\nDu\n"                                  # du
+    b"auch\nme too\n"                            # auch (the ladder's second step)
 )
 OFF = offsets(DATA)       # name j is DATA[OFF[j]:OFF[j + 1] - 1]
 _CALLS_AT = 2 * CONTRACT_IDS.count(" ")

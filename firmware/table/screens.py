@@ -267,7 +267,10 @@ class Screens:
         """The first ``k`` characters of ``s`` without trailing spaces, and "."."""
         while k > 0 and s[k - 1] == " ":
             k -= 1
-        self._add(s, k)
+        i = 0
+        while i < k:
+            self._put(ord(s[i]))
+            i += 1
         self._put(46)                   # .
 
     def _name(self, game, seat, width=8):
@@ -522,9 +525,11 @@ class Screens:
             self._says("calls", view.turn())
 
     def _wins(self, view):
-        """"Bert sticht 14": the last trick's winner and its card points."""
+        """"Bert sticht 14": the last trick's winner (his name as long as the
+        points leave room for) and its card points."""
         self._pre("wins")
-        self._name_in(view.last_winner(), 8)
+        room = COLS + 1 - self._text_len("wins") - _width(view.last_points(), False)
+        self._name_in(view.last_winner(), room if room < 8 else 8)
         self._post()
         self._put(32)
         self._num(view.last_points())
@@ -759,7 +764,7 @@ class Screens:
             self._outcome(game, r)
         else:
             self._money(game, 5 * (page - 1), r, 2)
-        if game.rules.players - 5 * (page - 1) < 5 or page == 0:
+        if game.rules.players - 5 * (page - 1) < 5 or page == 0 and not self.done >> 7 & 1:
             self._begin(7, True)
             if game.news:                   # the flash running full (table/app.py)
                 self._add(game.news)
@@ -781,44 +786,61 @@ class Screens:
             if r["declarer"] is not None:
                 self._name_in(r["declarer"], room if room < 8 else 8)
             self._place(False)
-            self._decided(r)
+            row = self._decided(r)
         pen = r.get("penalty")
         if pen is not None:
-            self._begin(4)
-            self._text("revoke")
-            self._put(32)
-            self._name_in(pen["seat"], COLS - 1 - self._text_len("revoke"))
-            self._end()
-            self._begin(5)
-            self._pre("in_trick")
-            self._num(pen["trick"])
-            self._post()
-            self._end()
-            self._begin(6)
-            self._rule(pen["rule"])
-            self._end()
+            self._penalty(pen, row)
         elif game.view.pot():
-            self._begin(4)
+            self._begin(row)
             self._text("pot")
             self._right()
             self._num(game.view.pot())
             self._pad()
             self._end()
 
+    def _penalty(self, pen, row):
+        """Three rows from ``row``: "Verstoß! Cora", "in Stich 1", the duty."""
+        self._begin(row)
+        self._text("revoke")
+        self._put(32)
+        self._name_in(pen["seat"], COLS - 1 - self._text_len("revoke"))
+        self._end()
+        self._begin(row + 1)
+        self._pre("in_trick")
+        self._num(pen["trick"])
+        self._post()
+        self._end()
+        self._begin(row + 2)
+        self._rule(pen["rule"])
+        self._end()
+
     def _decided(self, r):
-        """Row 3: "61:59 gewonnen"; "Stiche 0:1 verloren" where the tricks
-        decide (a Durch, a Bettel); each seat's points where each plays alone."""
+        """Row 3: "61:59 gewonnen"; "Stiche 0:1", where the tricks decide (a
+        Durch, a Bettel), and "verloren" on the next row if it does not fit;
+        each seat's points where each plays alone.  The next free row."""
+        tricks = r["target"] is None and r["declarer"] is not None and r["tricks"]
         self._right_first(3)
-        if r["declarer"] is not None:
-            self._text("draw" if r["won"] is None else ("won" if r["won"] else "lost"))
+        self._state(r)
         self._left()
-        if r["target"] is None and r["declarer"] is not None and r["tricks"]:
+        if tricks:
             self._pre("tricks")
             self._pair(r["tricks"])
             self._post()
         else:
             self._pair(r["points"])
-        self._place()
+        if self.pos + 1 + self.mark <= COLS:
+            self._place()
+            return 4
+        self.mark = 0                   # no room: the state on a row of its own
+        self._end()
+        self._begin(4)
+        self._state(r)
+        self._end()
+        return 5
+
+    def _state(self, r):
+        if r["declarer"] is not None:
+            self._text("draw" if r["won"] is None else ("won" if r["won"] else "lost"))
 
     def _pair(self, pts):
         """"61:59", "30:50:40": the ints of a list, colon between."""

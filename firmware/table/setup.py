@@ -6,12 +6,14 @@ has a list of choices (the variant table's ``choices``), each seat's name from
 a preset list, the first dealer, strict or open mode, the language, then start.
 The answers start from the last settings (remembered on flash by the app).
 """
+from tapp.cards import CODE_INDEX
 from tapp.catalog import PRESETS, VARIANTS, variant_ids
 from tapp.variants import COMMON_CHOICES
 
 from .names import VARIANTS as VARIANT_NAMES
+from .names import card_text, short_name
 from .settings import SEAT_NAMES
-from .texts import text
+from .texts import KEYS, index, text
 
 SEAT_PRESETS = SEAT_NAMES
 
@@ -45,7 +47,8 @@ class Setup:
         choices = dict(COMMON_CHOICES)
         choices.update(table["choices"])
         for key in sorted(choices):
-            out.append(("option:" + key, key, list(choices[key])))
+            out.append(("option:" + key, _said("o_" + key, key, v["language"]),
+                        list(choices[key])))
         for seat in range(v["players"]):
             out.append(("seat:%d" % seat, text("seat", v["language"]) % (seat + 1),
                         list(SEAT_PRESETS)))
@@ -144,14 +147,27 @@ class Setup:
             shown = VARIANT_NAMES.get(ans, ans)
         elif key == "first_dealer":
             shown = (list(self.values["seat_names"]) + list(SEAT_PRESETS))[ans]
-        elif key == "mode":
+        elif key in ("mode", "start"):
             shown = text(ans, lang)
-        elif key == "start":
-            shown = text("start", lang)
         else:
-            shown = str(ans).lower() if isinstance(ans, bool) else str(ans)
+            shown = _answer_text(ans, lang)
         total = len(self.questions())
         return [(text("setup", lang) + " %d/%d" % (self.step + 1, total), True),
-                ("", False), (label[:16], False), ("", False),
-                ("<" + shown[:14] + ">", True), ("", False),
+                ("", False), (label, False), ("", False),
+                ("<" + short_name(shown, 14) + ">", True), ("", False),
                 (VARIANT_NAMES.get(self.values["variant"], ""), False), ("", False)]
+
+
+def _said(key, fallback, lang):
+    """The text ``key`` if the table has one, else ``fallback``."""
+    return text(key, lang) if index(KEYS, key) >= 0 else fallback
+
+
+def _answer_text(ans, lang):
+    """An answer in words: yes/no, a house rule's value (table/texts.py
+    ``v_...``), cards ("♥7,♦7"), a number or a name as it is."""
+    if isinstance(ans, bool):
+        return text("yes" if ans else "no", lang)
+    if isinstance(ans, str) and "," in ans and all(c in CODE_INDEX for c in ans.split(",")):
+        return ",".join(card_text(CODE_INDEX[c]) for c in ans.split(","))
+    return _said("v_" + ans, ans, lang) if isinstance(ans, str) else str(ans)

@@ -17,14 +17,20 @@ allocate nothing.  Letters beyond ASCII are written as their UTF-8 bytes
 from array import array
 
 KEYS = (
-    "setup variant players seat first_dealer mode strict open language start enrol_q yes "
-    "no enrol place centre enrol_done deal_centre deal_count deal_to talon missing sweep "
-    "turn calls discard discard_open rufer give announce play_on trick wins clear lift "
-    "put_back one_card unknown other_deck reader_down not_now points result won lost "
+    "setup variant players seat first_dealer mode strict open language start yes no "
+    "enrol deal_centre deal_count deal_to talon missing turn calls discard_open play_on "
+    "wins clear put_back one_card unknown other_deck reader_down not_now result won lost "
     "draw thrown_in next_deal scores pot deals session_over undo_q undone nothing_undo "
-    "deal_again discard_again hold_ok centre_down revoke in_trick called_card col_pay "
-    "col_total deal_no points_now last_trick tricks missing_n ok_back ok_on "
-    "flash_low flash_full flash_help "
+    "deal_again discard_again to_centre hold_ok centre_down revoke in_trick called_card "
+    "col_pay col_total deal_no points_now last_trick tricks missing_n ok_back ok_on "
+    "o_all_pass o_berliner o_berliner_hearts o_bettel_order o_doubling o_end_when_broke "
+    "o_first_bidder o_four_player_removed o_frage_trump o_herz_neischaugn "
+    "o_loss_multiplier o_pack o_payment o_pot o_raise_payment o_ramsch_tie "
+    "o_revoke_penalty o_rounding o_self_raise o_shortfall o_tout_factor v_last_trick "
+    "v_redeal v_bettel v_normal v_extended v_kontra_re v_off v_forehand v_middlehand "
+    "v_any v_hearts v_fixed v_per_point v_base61 v_target v_all_tied_pay v_none_pay "
+    "v_forfeit v_none v_cent v_nearest5 v_up5 v_cap_end v_refill v_de v_en flash_low "
+    "flash_full flash_help "
 )
 
 DATA = (
@@ -38,38 +44,26 @@ DATA = (
     b"offen\nopen\n"                             # open
     b"Sprache\nLanguage\n"                       # language
     b"Los geht's!\nStart!\n"                     # start
-    b"Deck erfassen?\nEnrol a deck?\n"           # enrol_q
     b"ja\nyes\n"                                 # yes
     b"nein\nno\n"                                # no
     b"Deck %s erfassen\nEnrol deck %s\n"         # enrol
-    b"Lege %s auf\nPlace %s on\n"                # place
-    b"die Mitte\nthe centre\n"                   # centre
-    b"Deck komplett\nDeck complete\n"            # enrol_done
     b"%s gibt\n%s deals\n"                       # deal_centre
     b"Karte %s\nCard %s\n"                       # deal_count
     b"an %s\nto %s\n"                            # deal_to
     b"Stock\nTalon\n"                            # talon
     b"fehlt: %s\nmissing: %s\n"                  # missing
-    b"Hand scannen\nScan hands\n"                # sweep
     b"%s ist dran\n%s to play\n"                 # turn
     b"%s sagt:\n%s says:\n"                      # calls
-    b"%s dr\xc3\xbcckt %s\n%s discards %s\n"     # discard: "%s drückt %s"
     b"Gedr\xc3\xbcckt? OK\nDiscarded? OK\n"      # discard_open: "Gedrückt? OK"
-    b"%s ruft:\n%s calls:\n"                     # rufer
-    b"gibt daf\xc3\xbcr:\ngives for it:\n"       # give: "gibt dafür:"
-    b"Ansagen?\nAnnounce?\n"                     # announce
     b"weiter\nplay on\n"                         # play_on
-    b"Stich %s\nTrick %s\n"                      # trick
     b"%s sticht\n%s wins\n"                      # wins
     b"Tisch abr\xc3\xa4umen\nClear the table\n"  # clear: "Tisch abräumen"
-    b"Karte abheben\nLift the card\n"            # lift
     b"Karte zur\xc3\xbcck!\nPut card back!\n"    # put_back: "Karte zurück!"
     b"Nur 1 Karte!\nOne card only!\n"            # one_card
     b"Karte unbekannt\nUnknown card\n"           # unknown
     b"Fremdes Deck\nOther deck\n"                # other_deck
     b"Leser %s aus\nReader %s down\n"            # reader_down
     b"Jetzt nicht\nNot now\n"                    # not_now
-    b"%s Augen\n%s points\n"                     # points
     b"Abrechnung\nSettlement\n"                  # result
     b"gewonnen\nwon\n"                           # won
     b"verloren\nlost\n"                          # lost
@@ -85,6 +79,7 @@ DATA = (
     b"Nichts zur\xc3\xbcck\nNothing to undo\n"   # nothing_undo: "Nichts zurück"
     b"Von vorn geben\nDeal from start\n"       # deal_again (after a power cut)
     b"Neu dr\xc3\xbccken %s\nDiscard anew %s\n"  # discard_again: "Neu drücken %s" (1/3)
+    b"Auf die Mitte!\nOn the centre!\n"         # to_centre
     b"OK lang dr\xc3\xbccken\nHold OK down\n"      # hold_ok: "OK lang drücken"
     b"Kein Mittelleser\nNo centre reader\n"      # centre_down
     b"Versto\xc3\x9f!\nRevoke!\n"                 # revoke: "Verstoß!"
@@ -99,6 +94,54 @@ DATA = (
     b"fehlt: %s Spieler\nmissing: %s seats\n"    # missing_n
     b"OK: zur\xc3\xbcck\nOK: back\n"              # ok_back: "OK: zurück"
     b"OK: weiter\nOK: play on\n"                 # ok_on
+    # the setup's house-rule options (o_ + the option's key) and answers (v_ + value)
+    b"Alle passen\nAll pass\n"                  # o_all_pass
+    b"Berliner\nBerliner\n"                     # o_berliner
+    b"Berliner Herz\nBerliner hearts\n"         # o_berliner_hearts
+    b"Bettel-Rang\nBettel rank\n"               # o_bettel_order
+    b"Kontra und Re\nDoubling\n"                # o_doubling
+    b"Ende bei pleite\nEnd when broke\n"        # o_end_when_broke
+    b"Erster Bieter\nFirst bidder\n"            # o_first_bidder
+    b"Zu viert ohne\nFour: take out\n"          # o_four_player_removed
+    b"Frage-Trumpf\nFrage trump\n"              # o_frage_trump
+    b"Herz neischaugn\nHerz neischaugn\n"       # o_herz_neischaugn
+    b"Verlust mal\nLoss times\n"                # o_loss_multiplier
+    b"Karten\nCards\n"                          # o_pack
+    b"Zahlung\nPayment\n"                       # o_payment
+    b"Kasse\nPot\n"                             # o_pot
+    b"Erh\xc3\xb6hung zahlt\nRaise pays\n"      # o_raise_payment: "Erhöhung zahlt"
+    b"Ramsch gleich\nRamsch tie\n"              # o_ramsch_tie
+    b"Versto\xc3\x9f kostet\nRevoke costs\n"    # o_revoke_penalty: "Verstoß kostet"
+    b"Runden\nRounding\n"                       # o_rounding
+    b"Selbst erh\xc3\xb6hen\nSelf-raise\n"      # o_self_raise: "Selbst erhöhen"
+    b"Kasse leer\nPot runs dry\n"               # o_shortfall
+    b"Tout mal\nTout times\n"                   # o_tout_factor
+    b"Letzter Stich\nLast trick\n"              # v_last_trick
+    b"neu geben\ndeal again\n"                  # v_redeal
+    b"Bettel\nBettel\n"                         # v_bettel
+    b"normal\nnormal\n"                         # v_normal
+    b"erweitert\nextended\n"                    # v_extended
+    b"Kontra, Re\nKontra, Re\n"                 # v_kontra_re
+    b"aus\noff\n"                               # v_off
+    b"Vorhand\nforehand\n"                      # v_forehand
+    b"Mittelhand\nmiddlehand\n"                 # v_middlehand
+    b"beliebig\nany\n"                          # v_any
+    b"Herz\nHearts\n"                           # v_hearts
+    b"fest\nfixed\n"                            # v_fixed
+    b"je Auge\nper point\n"                     # v_per_point
+    b"ab 61\nfrom 61\n"                         # v_base61
+    b"ab Ziel\nfrom target\n"                   # v_target
+    b"alle zahlen\nall tied pay\n"              # v_all_tied_pay
+    b"keiner zahlt\nnobody pays\n"              # v_none_pay
+    b"Spiel verloren\nthe game\n"               # v_forfeit
+    b"nichts\nnothing\n"                        # v_none
+    b"auf Cent\nto the cent\n"                  # v_cent
+    b"auf 5 gerundet\nto nearest 5\n"           # v_nearest5
+    b"auf 5 auf\nup to 5\n"                     # v_up5
+    b"Schluss\nthe end\n"                       # v_cap_end
+    b"nachf\xc3\xbcllen\nrefill\n"              # v_refill: "nachfüllen"
+    b"Deutsch\nDeutsch\n"                       # v_de
+    b"English\nEnglish\n"                       # v_en
     b"Speicher: %s Sp.\nFlash: %s deals\n"       # flash_low: deals that still fit
     b"Speicher voll!\nFlash full!\n"             # flash_full
     b"Sichern+Neustart\nSave+new session\n"      # flash_help

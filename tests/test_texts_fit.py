@@ -1,0 +1,310 @@
+"""Every text of the table, in both languages, where it is shown, fits the
+16 columns without a cut word.
+
+The table is driven through whole deals of every variant (both modes, both
+languages) with the longest seat names a table can hold and names that differ
+only in their number ("Platz 1", "Platz 2"); at every screen drawn the score
+sheet, this deal's pages, the undo question and the settlement's pages are
+drawn too; every message the table can put on the message row is shown in
+the middle of a trick; the setup's every question and answer, the
+enrolment's lines and a revoke's notice and settlement are rendered.  Each row
+must
+
+* lose no character: nothing is written past column 16 (a dropped word, as
+  "Leser die Mitte" lost its "aus", shows here), and
+* hold whole words only: each word is a word of the table's texts, of the
+  names, a number or a card -- or shortened on purpose with a period ("Jürg.",
+  "Pl.1": the start of such a word and, for a numbered name, its number).
+  "Haferltaro", "centr" or "Ann" fail.
+"""
+from __future__ import annotations
+
+import re
+import sys
+import types
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+for p in (ROOT, ROOT / "firmware"):
+    if str(p) not in sys.path:
+        sys.path.insert(0, str(p))
+
+from host_sim.players import AutoPlayers  # noqa: E402
+from host_sim.scenario import Run  # noqa: E402
+from host_sim.table import VirtualTable  # noqa: E402
+from table import names, registry, screens, texts  # noqa: E402
+from table.enrol import ACCEPT_TEXT, PROMPT  # noqa: E402
+from table.game import DEALING, GAME, RESULT  # noqa: E402
+from table.names import VARIANTS, card_text  # noqa: E402
+from table.settings import SEAT_NAMES  # noqa: E402
+from table.setup import Setup  # noqa: E402
+from tapp import errors as E  # noqa: E402
+from tapp.catalog import PRESETS, variant_ids  # noqa: E402
+from tapp.catalog import VARIANTS as TABLES  # noqa: E402
+
+COLS = 16
+# the longest names a seat may have (settings.MAX_NAME: 12), names that differ
+# only in their number, and a name with a space
+LONG_SEATS = ["Marie-Louise", "Platz 1", "Platz 2", "Franziskaner", "Anna Lena"]
+SEPARATORS = re.compile(r"[ :,/<>*()]+")
+
+
+def _words(text):
+    return [w for w in SEPARATORS.split(text) if w]
+
+
+def _vocabulary(seats):
+    """Every word the table's texts, names and cards hold, in both languages."""
+    vocab = {"G", "x", "+/-", "-", "+"}      # the header's dealer mark, "x2", the head
+    for data in (texts.DATA, names.DATA):
+        for line in data.decode().split("\n"):
+            vocab.update(_words(line.replace("%s", " ")))
+    for table in (E.SHORT_DE, E.SHORT_EN, tuple(VARIANTS.values()), tuple(PROMPT.values()),
+                  tuple(ACCEPT_TEXT.values())):
+        for line in table:
+            vocab.update(_words(line.replace("%s", " ")))
+    for code in range(len(registry.NAMES)):
+        for lang in ("de", "en"):
+            vocab.update(_words(registry.short_text(code, lang)))
+            for packed in (64 + 5, 2 * 64 + 30):
+                vocab.update(_words(registry.short_text(code, lang, packed)))
+    for name in seats:
+        vocab.update(_words(name))
+        vocab.add(name.replace(" ", ""))
+    vocab.update(card_text(c) for c in range(36))
+    vocab.update(names.SUIT_SYMBOLS)
+    vocab.update(registry.card_label(c) for c in range(36))
+    return vocab
+
+
+def _whole(word, vocab):
+    """A whole word, a number, or a word shortened on purpose: "Jürg." (the
+    start of a word and a period), "Pl.1" (and its trailing number)."""
+    if word in vocab or re.fullmatch(r"[+-]?\d+|x\d+", word):
+        return True
+    m = re.fullmatch(r"(.+?)\.(\d*)", word)
+    if not m:
+        return False
+    stem, digits = m.groups()
+    for w in vocab:
+        if len(w) > len(stem) and w.startswith(stem):
+            if not digits:
+                return True
+    if digits:               # "Pl.1": the start of a numbered name and its number
+        return any(n.startswith(stem) and n.replace(" ", "").endswith(digits)
+                   for n in LONG_SEATS + ["Seat 12", "Platz 12"])
+    return False
+
+
+class Checker:
+    """Watches the screens: every row written is checked (``failures``)."""
+
+    def __init__(self, vocab):
+        self.vocab = vocab
+        self.failures = []
+        self.rows = 0
+
+    def row(self, text, where):
+        self.rows += 1
+        bad = [w for w in _words(text) if not _whole(w, self.vocab)]
+        if bad:
+            self.failures.append("%s: %r cut: %s" % (where, text, bad))
+
+    def lost(self, text, where):
+        self.failures.append("%s: characters lost past column 16 in %r" % (where, text))
+
+
+@pytest.fixture
+def checker(monkeypatch):
+    """Screens that report a character written past column 16 of a row and
+    check every row they show."""
+    check = Checker(_vocabulary(LONG_SEATS + list(SEAT_NAMES) + ["Seat 1", "Seat 2"]))
+    plain_put = screens.Screens._put
+    plain_add = screens.Screens._add
+    plain_end = screens.Screens._end
+
+    def put(self, c):
+        if self.pos >= COLS and self.cur is not self.right:
+            self.lost_row = True
+        plain_put(self, c)
+
+    def add(self, s, limit=COLS):
+        if len(s) > limit or self.cur is not self.right and self.pos + len(s) > COLS:
+            self.lost_row = True
+        plain_add(self, s, limit)
+
+    def end(self):
+        plain_end(self)
+        text_ = "".join(chr(self.shown[self.row][i]) for i in range(self.lens[self.row]))
+        if getattr(self, "lost_row", False):
+            check.lost(text_, "row %d" % self.row)
+        self.lost_row = False
+        check.row(text_, "row %d" % self.row)
+
+    monkeypatch.setattr(screens.Screens, "_put", put)
+    monkeypatch.setattr(screens.Screens, "_add", add)
+    monkeypatch.setattr(screens.Screens, "_end", end)
+    return check
+
+
+def _every_page(table):
+    """The overlays and pages of the table's current screen, drawn in turn."""
+    game = table.game
+    scr = table.app.screens
+    saved = (game.scores, game.info, game.confirm_undo, game.page, game.notice)
+    for flag in ("scores", "info", "confirm_undo", None):
+        for page in range(4):
+            game.scores = flag == "scores"
+            game.info = flag == "info"
+            game.confirm_undo = flag == "confirm_undo"
+            game.page = page
+            scr.compose(game)
+    game.scores, game.info, game.confirm_undo, game.page, game.notice = saved
+    scr.compose(game)
+
+
+def _messages(lang):
+    """Every line the table puts on its message row."""
+    out = [E.short_text(code, lang) for code in range(1, len(E.NAMES))]
+    for key in ("put_back", "one_card", "unknown", "other_deck", "not_now", "clear",
+                "undone", "nothing_undo", "hold_ok", "centre_down", "deal_again"):
+        out.append(texts.text(key, lang))
+    out.append(texts.text("reader_down", lang) % "5")
+    out.append(texts.text("discard_again", lang) % "2/3")
+    return out
+
+
+def _variant_cases():
+    for variant in variant_ids():
+        base = PRESETS[variant][0] if variant in PRESETS else variant
+        for n in sorted(set(TABLES[base]["players"])):
+            yield variant, n
+
+
+# each variant and number of players in both modes, the languages taking turns
+CASES = [(v, n, mode, ("de", "en")[(k + m) % 2]) for k, (v, n) in enumerate(_variant_cases())
+         for m, mode in enumerate(("strict", "open"))]
+
+
+@pytest.mark.parametrize("variant,players,mode,lang", CASES,
+                         ids=["%s-%d-%s-%s" % c for c in CASES])
+def test_every_screen_of_a_deal_fits_without_a_cut_word(checker, variant, players, mode,
+                                                        lang):
+    seats = (LONG_SEATS * 2)[:players]
+    table = VirtualTable(variant, players, mode, lang=lang, seats=seats)
+    people = AutoPlayers(table, seed=players, illegal_once=True)
+    plain = table.app.screens.draw
+    count = [0]
+
+    told = []
+
+    def draw(game):
+        plain(game)
+        count[0] += 1
+        if count[0] % 5 == 0 or game.step == RESULT:
+            _every_page(table)
+        if not told and game.step == GAME and game.view.trick_size():
+            told.append(game.message)    # every message, mid-trick, where it is shown
+            for msg in _messages(lang):
+                game.message = msg
+                table.app.screens.compose(game)
+            game.message = told[0]
+            plain(game)
+
+    table.app.screens.draw = draw
+    people.play_deal()
+    table.app.screens.draw = plain
+    assert told and checker.rows > 100
+    assert not checker.failures, "\n".join(checker.failures[:20])
+
+
+@pytest.mark.parametrize("lang", ("de", "en"))
+def test_a_revoke_and_its_settlement_fit(checker, lang):
+    run = Run("revoke")
+    seats = "Franziskaner,Marie-Louise,Jürgen"
+    failures = run.run_lines([
+        "table variant=wuerttemberg players=3 mode=open seed=5 lang=%s seats=%s" % (lang, seats),
+        "auction", "place 1 CA", "place 2 D10", "place 0 C6", "lift all", "place 1 CQ",
+        "place 2 C7", "expect view revoke_count 1"])
+    assert not failures, failures
+    _every_page(run.table)
+    run.run_lines(["press ok", "place 0 CJ", "lift all", "autoplay"])
+    _every_page(run.table)
+    assert run.table.view.last_result()["penalty"]["seat"] == 2
+    assert not checker.failures, "\n".join(checker.failures[:20])
+
+
+@pytest.mark.parametrize("lang", ("de", "en"))
+def test_every_setup_question_and_answer_fits(checker, lang):
+    values = {"variant": "tapp_modern", "players": 5, "mode": "strict", "options": {},
+              "first_dealer": 0, "language": lang, "seat_names": list(LONG_SEATS)}
+    scr = screens.Screens(types.SimpleNamespace(
+        text=lambda *a: None, pixel=lambda *a: None, fill_rect=lambda *a: None,
+        width=128, buffer=bytearray(1024)))
+    for variant in variant_ids():
+        values["variant"] = variant
+        values["options"] = {}
+        setup = Setup(values)
+        for step, (_key, _label, choices) in enumerate(setup.questions()):
+            setup.step = step
+            for pos in range(len(choices)):
+                setup.pos = pos
+                scr.draw_rows(setup.rows())
+    assert not checker.failures, "\n".join(checker.failures[:20])
+
+
+def test_the_checker_sees_a_row_cut_at_the_edge(checker):
+    """The watch itself: a row longer than 16 columns is reported, and so is a
+    word cut at the edge."""
+    scr = screens.Screens(types.SimpleNamespace(
+        text=lambda *a: None, pixel=lambda *a: None, fill_rect=lambda *a: None,
+        width=128, buffer=bytearray(1024)))
+    scr.draw_rows([("Leser die Mitte aus", False)])
+    assert any("lost" in f for f in checker.failures), checker.failures
+    checker.failures.clear()
+    scr.draw_rows([("Reader the centr", False)])
+    assert checker.failures and "centr" in checker.failures[0], checker.failures
+
+
+def test_a_cut_word_fails_and_a_shortened_one_passes():
+    vocab = _vocabulary(LONG_SEATS)
+    for bad in ("Haferltaro", "centr", "Ann", "Sea", "Platz", "Plat1"):
+        assert not _whole(bad, vocab) or bad == "Platz", bad
+    for good in ("Haferltarock", "Marie.", "Pl.1", "Platz1", "♥10", "+120", "x2", "1/2"):
+        assert all(_whole(w, vocab) for w in _words(good)), good
+    assert not _whole("Mar.9", vocab)
+
+
+def test_the_dealing_screen_names_every_seat_still_short(checker):
+    """Dealing over the centre: "fehlt:" names each seat still short in the
+    room there is, or counts them -- never a name hidden behind the edge."""
+    table = VirtualTable("herzblatt", 5, "strict", lang="de", seats=LONG_SEATS)
+    assert table.game.step == DEALING
+    people = AutoPlayers(table, seed=1, illegal_once=False)
+    people.deal_cards(4)
+    assert table.screen()[7] == "fehlt: 5 Spieler", table.screen()
+    people.deal_cards(20)
+    assert table.screen()[7].startswith("fehlt: "), table.screen()
+    people.deal_cards()
+    assert table.game.step == GAME
+    assert not checker.failures, "\n".join(checker.failures[:20])
+
+
+def test_texts_fit_and_are_found_by_key():
+    """Every table text (both languages) leaves room in its slot for at least
+    a shortened name or a number of four columns ("Pl.1", "2/3"): the screens
+    shorten a name to the room there is; every refusal line fits as it is."""
+    numbers = {"enrol": "99", "deal_count": "36/36", "discard_again": "3/3", "seat": "6",
+               "trick": "10", "points": "120", "deals": "999", "deal_no": "999",
+               "in_trick": "10", "last_trick": "10", "tricks": "10:10", "missing_n": "5",
+               "reader_down": "5", "flash_low": "99"}
+    for key in texts.KEYS.split():
+        for lang in ("de", "en"):
+            t = texts.text(key, lang)
+            filled = t.replace("%s", numbers.get(key, "Pl.1"))
+            assert len(filled) <= COLS, (key, lang, filled)
+    for code in range(len(E.NAMES)):
+        for lang in ("de", "en"):
+            assert len(E.short_text(code, lang)) <= COLS
