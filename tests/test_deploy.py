@@ -158,3 +158,69 @@ def test_a_romfs_deploy_keeps_only_main_py_on_the_filesystem():
     assert D.plan(local, {}, romfs=True) == (["main.py"], [])
     assert D.plan(local, {"files": {"main.py": {"sha256": "a"}}}) == (["table/app.mpy"], [])
     assert D.plan(local, flat, force=True) == (["main.py", "table/app.mpy"], [])
+
+
+class KindOfBoard(D.Board):
+    """A board that only says what it is (no mpremote): for the checks made before
+    anything changes."""
+
+    def __init__(self, platform, machine, romfs=0):
+        super().__init__("/dev/ttyFAKE")
+        self.found = True
+        self.answer = "P %s\nM %s\nR %d\n" % (platform, machine, romfs)
+        self.calls = []
+
+    def run(self, *args):
+        self.calls.append(args)
+        if args[0] == "exec" and args[1] == D.IDENTIFY:
+            return self.answer
+        raise AssertionError("changed or read the board after the check: %r" % (args,))
+
+
+def test_the_boards_kind_and_romfs_are_checked_before_anything_changes():
+    pico = KindOfBoard("rp2", "Raspberry Pi Pico with RP2040")
+    with pytest.raises(D.DeployError, match="not a esp32 board.*--board pico"):
+        D.check_board(pico, "esp32")
+    assert D.check_board(pico, "pico") == ("rp2", "Raspberry Pi Pico with RP2040")
+    with pytest.raises(D.DeployError, match="no ROMFS partition"):
+        D.check_board(pico, "pico", romfs=True)
+    assert D.check_board(KindOfBoard("rp2", "Pico", romfs=1), "pico", romfs=True)
+    with pytest.raises(D.DeployError, match="not a pico board"):
+        D.check_board(KindOfBoard("esp32", "ESP32 module with ESP32"), "pico")
+    assert len(pico.calls) == 3                    # one question each, nothing else
+
+
+def test_the_board_is_trusted_for_nothing_but_its_file_list(firmware, tmp_path, board):
+    port, flash = board
+    out = tmp_path / "build" / "pico"
+    D.build("pico", out, src=firmware, log=lambda s: None)
+    D.deploy("pico", port, out, reset=False, log=lambda s: None)
+    (flash / "tapp" / "jsonout.mpy").write_bytes(b"changed on the board")
+    (flash / "table" / "names.mpy").unlink()
+    said = []
+    assert D.deploy("pico", port, out, reset=False, log=said.append) == (
+        ["table/names.mpy", "tapp/jsonout.mpy"], [])
+    assert any("tapp/jsonout.mpy" in s and "changed on the board" in s for s in said)
+    assert D.sha256(flash / "tapp" / "jsonout.mpy") == D.sha256(out / "fs" / "tapp" /
+                                                                 "jsonout.mpy")
+    assert "linux" in said[0]                       # the board named in the plan
+    D.build("pico", out, src=firmware, romfs=True, log=lambda s: None)
+    r = subprocess.run(TAPPTABLE + ["deploy", "--board", "pico", "--port", port, "--build",
+                                    str(out), "--no-reset", "--dry-run", "--romfs"],
+                       cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1
+    assert "its MicroPython has no ROMFS partition" in r.stderr
+
+
+def test_without_a_board_the_error_is_one_line(tmp_path, firmware):
+    out = tmp_path / "build" / "pico"
+    D.build("pico", out, src=firmware, log=lambda s: None)
+    env = {k: v for k, v in os.environ.items() if k != "TAPPTABLE_PORT"}
+    r = subprocess.run(TAPPTABLE + ["deploy", "--build", str(out), "--dry-run"], cwd=ROOT,
+                       capture_output=True, text=True, timeout=60, env=env)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1
+    assert r.stderr.startswith("tapptable deploy: no table found")
+    r = subprocess.run(TAPPTABLE + ["deploy", "--build", str(out), "--dry-run", "--port",
+                                    "/dev/tapptable-none"], cwd=ROOT, capture_output=True,
+                       text=True, timeout=60, env=env)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "no such port" in r.stderr
