@@ -31,8 +31,10 @@ def safe_boot(module):
     try:
         from machine import Pin
         pins = module.PINS
-        pull = Pin.PULL_UP if pins.get("buttons_pull_up", True) else None
-        return Pin(pins["buttons"][0], Pin.IN, pull).value() == 0    # active low
+        n = pins["buttons"][0]
+        pin = Pin(n, Pin.IN, Pin.PULL_UP) if pins.get("buttons_pull_up", True) \
+            else Pin(n, Pin.IN)
+        return pin.value() == 0                                       # active low
     except Exception:
         return False
 

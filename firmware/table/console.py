@@ -77,7 +77,7 @@ class Console:
         self.live.expire(now)
         self.live.watch()
         if self.task is not None:
-            self.run_task()
+            self.run_task(self.task)
         handled = 0
         while self.task is None and handled < CMDS_PER_STEP and wire.room() >= ROOM:
             line = wire.next_line()
@@ -89,8 +89,7 @@ class Console:
         if self.handing_over and not wire.queue:
             raise HandOver()
 
-    def run_task(self):
-        task = self.task
+    def run_task(self, task):
         try:
             if task.run(self):
                 self.task = None

@@ -263,7 +263,7 @@ class Settings:
         """Set one field; False (and nothing changes) for an unknown key or a bad value.
         A referee PIN may come as a number (``set referee_pin=4711``)."""
         if key == "referee_pin" and _is_int(value) and 0 <= value < 10 ** PIN_DIGITS[1]:
-            value = str(value)
+            return self.set(key, str(value))
         if key not in KEYS or not _check(key, value):
             return False
         if key == "first_dealer" and value >= self.players:
