@@ -125,7 +125,14 @@ class LfsFile:
         return self._do(self.raw.readinto, buf)
 
     def close(self):
-        self._do(self.raw.close)
+        """Close (littlefs commits first); the file is closed even when the
+        commit fails.  littlefs-python's handle stays open in Python then, and
+        closing it again (its ``__del__`` does) aborts the process in littlefs's
+        assert: so it is marked closed here, as its own close does on success."""
+        try:
+            self._do(self.raw.close)
+        finally:
+            setattr(self.raw, "__IOBase_closed", True)
 
     def __enter__(self):
         return self

@@ -1,0 +1,188 @@
+"""A full flash on the host: littlefs of a given size under CPython (the littlefs C
+library, host_sim/flash.py), the journal's space rules (firmware/table/journal.py)
+and the table when the flash refuses a write (firmware/table/app.py).
+
+The same flash filled inside the MicroPython VM: tests/mp/mptest_journal_lfs.py
+(``test_a_full_flash_*``) and tests/scenarios/full_flash.scn (both runtimes).
+"""
+import json
+
+from host_sim import flash as F
+from host_sim.players import AutoPlayers
+from host_sim.table import VirtualTable
+from table import journal as J
+from tapp.record import Replayer
+
+HEADER = {"record": 1, "variant": "tapp_modern", "players": 3,
+          "seats": ["Anna", "Bert", "Cora"], "first_dealer": 0, "mode": "open"}
+OPEN_DEAL = {"ev": "deal", "dealer": 0, "hands": None, "talon": None}
+PASS = {"ev": "bid", "seat": 1, "call": "pass"}
+
+
+def _flash(kb):
+    F.install()
+    store = F.Flash(kb)
+    return store, store.root
+
+
+def _fill(journal, deals):
+    """``deals`` deals of twenty short lines each (about 1 KB a deal)."""
+    for _ in range(deals):
+        journal.append(OPEN_DEAL)
+        for _ in range(20):
+            journal.append(PASS)
+
+
+def test_statvfs_wraps_on_a_full_littlefs_and_the_journal_does_not_believe_it():
+    store, root = _flash(32)
+    F.FlashOs().mkdir(root + "/junk")
+    f = F.flash_open(root + "/junk/big", "w")
+    try:
+        while True:
+            f.write("x" * 1000)
+            f.flush()
+    except OSError as exc:
+        assert exc.errno == J.ENOSPC
+    st = F.FlashOs().statvfs(root)
+    assert st[3] > st[2]                 # littlefs counts more blocks than there are
+    assert J.free_bytes(root) == 0       # counted from the files: none beyond the reserve
+
+
+def test_a_new_deal_needs_room_for_a_whole_deal_and_nothing_is_written_without(tmp_path):
+    store, root = _flash(40)
+    journal = J.create_journal(root, HEADER)
+    _fill(journal, 40)
+    assert journal.failed                 # the flash filled up: a deal was refused
+    deals = journal.deals
+    again = journal.reopen()              # what the flash holds: whole lines only
+    lines = list(again.read_lines())
+    assert len(lines) == len(again) and again.deals == deals
+    assert sum('"ev":"deal"' in x for x in lines) == deals
+    # the last deal was finished before the refusal: every deal has its 20 lines
+    assert (len(lines) - 1) == deals * 21
+    free = J.free_bytes(root)
+    assert 0 <= free < again.deal_bytes()  # the refusal came when a deal no longer fit
+    assert again.deals_left() == 0
+    again.append(OPEN_DEAL)
+    assert again.failed and len(list(again.read_lines())) == len(lines)
+
+
+def test_old_sessions_go_oldest_first_the_running_one_never():
+    store, root = _flash(64)
+    names = []
+    for _ in range(4):                    # four finished sessions of 12 deals
+        journal = J.create_journal(root, HEADER)
+        _fill(journal, 12)
+        assert not journal.failed
+        journal.close()
+        names.append(journal.path.rsplit("/", 1)[1])
+    running = J.create_journal(root, HEADER)
+    left = J._sessions(root)
+    # some of the oldest went to make room (CLEAN_DEALS), in order, none else
+    assert left[-1] == running.path.rsplit("/", 1)[1]
+    gone = [n for n in names if n not in left]
+    assert gone == names[:len(gone)] and gone
+    _fill(running, 200)                   # the running session fills the flash
+    assert running.failed
+    left = J._sessions(root)
+    assert left == [running.path.rsplit("/", 1)[1]]   # every finished one made room
+    assert running.deals > 12
+
+
+def test_the_newest_finished_session_stays_while_a_deal_fits():
+    store, root = _flash(64)
+    first = J.create_journal(root, HEADER)
+    _fill(first, 10)
+    first.close()
+    second = J.create_journal(root, HEADER)
+    _fill(second, 3)
+    assert J._sessions(root)[0] == first.path.rsplit("/", 1)[1]   # plenty of room yet
+
+
+def _table(kb, mode="open"):
+    table = VirtualTable("tapp_modern", 3, mode, flash_kb=kb)
+    return table, AutoPlayers(table, seed=3, illegal_once=False)
+
+
+def _fill_up(root):
+    """Files of ever smaller sizes until littlefs takes not one more byte; their paths."""
+    osf = F.FlashOs()
+    osf.mkdir(root + "/junk")
+    paths = []
+    for size in (4096, 512, 64, 8, 1):
+        for _ in range(200):
+            path = "%s/junk/%d" % (root, len(paths))
+            try:
+                f = F.flash_open(path, "w")
+                try:
+                    f.write("j" * size)
+                finally:
+                    f.close()
+            except OSError:
+                try:
+                    osf.remove(path)
+                except OSError:
+                    pass
+                break
+            paths.append(path)
+    return paths
+
+
+def test_a_card_the_flash_refuses_is_not_played():
+    """Mid-deal, something else fills the flash: the card's line cannot be
+    written, so the card does not count -- the engine holds exactly the journal,
+    the display says the flash is full; once there is room the same card lying
+    on the reader is played."""
+    table, people = _table(128)
+    people.play_deal()
+    people.next_deal()
+    played = 0
+    while played < 4:                     # the auction, then four cards
+        people.sync()
+        if table.game.menu:
+            people.choose()
+        elif table.view.expects() == "card":
+            people.play_card()
+            played += 1
+        else:
+            table.wait(100)
+    people.sync()
+    lines = table.journal_lines()
+    junk = _fill_up(table.flash_store.root)
+    view = table.view
+    before = (view.trick_number(), view.trick_size())
+    seat = view.turn()
+    card = people.card_choice(seat)
+    table.place(seat, card)
+    table.wait(200)
+    view = table.view
+    assert table.journal_lines() == lines                 # nothing written
+    assert (view.trick_number(), view.trick_size()) == before   # nothing played
+    assert "Speicher voll!" in table.screen()
+    rep = Replayer(lines[0])
+    for line in lines[1:]:
+        rep.feed(line)
+    assert rep.session.view.trick() == view.trick()
+    for path in junk:                                     # room again
+        F.FlashOs().remove(path)
+    table.lift(seat)
+    table.place(seat, card)
+    table.wait(200)
+    last = json.loads(table.journal_lines()[-1].split("\t")[0])
+    assert last == {"ev": "play", "seat": seat, "card": card}
+
+
+def test_a_full_flash_at_power_up_is_said_and_nothing_breaks():
+    table, people = _table(64)
+    for k in range(40):
+        if k:
+            people.next_deal()
+        people.play_deal()
+        if "Speicher voll!" in table.screen():
+            break
+    assert "Speicher voll!" in table.screen()
+    n = len(table.journal_lines())
+    table = table.power_cut()
+    table.press("ok")
+    assert "Speicher voll!" in table.screen()
+    assert len(table.journal_lines()) == n and not table.view.in_deal()
