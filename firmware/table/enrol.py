@@ -88,9 +88,19 @@ class Enrolment:
         if code == R.OK:
             self.last_card = card
             self._history.append(card)
+        elif code == R.UID_ENROLLED and self._just_before(card, reg.conflict):
+            # the card enrolled last, still lying on the centre (read again
+            # after a power cut, or laid again): no refusal, nothing changes
+            self.last_card = reg.conflict & 63
+            return ACCEPTED
         else:
             self.conflict = reg.conflict
         return code
+
+    def _just_before(self, card, packed):
+        """Is ``packed`` (deck * 64 + card) this deck's card just before ``card``?"""
+        k = self.order.index(card)
+        return packed >> 6 == self.deck_id and k > 0 and packed & 63 == self.order[k - 1]
 
     def text(self, code, lang="de"):
         """The display line for an outcome of ``offer`` (or ``undo_last``'s NOTHING)."""
