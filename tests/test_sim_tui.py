@@ -247,3 +247,156 @@ def test_record_steps_forward_and_back(tmp_path):
             assert app.record.pos == events - 1
             assert "event %d/%d" % (events - 1, events) in app.query_one("#hint").shown
     run(step())
+
+
+# ----------------------------------------------------------------- a person at the table
+
+
+async def person_keys(pilot, app, revoke=False):
+    """One move by keys for you if the table waits for you (your menu, your
+    discards, your card, a trick to clear, the result); else ``a`` (the others).
+    ``revoke``: in open mode, a card against the duties when you have one.
+    Returns "revoked" when it played one."""
+    s = app.seating
+    game, view = s.game, s.view
+    s.follow()
+    if game.step == RESULT:
+        await pilot.press("o")
+        return "next"
+    if game.step != GAME:
+        await pilot.press("a")
+        return ""
+    if game.clearing:
+        await pilot.press("L")
+        return "cleared"
+    if game.menu and s.you in s.people.menu_seats():
+        await pilot.press("o")                       # the entry shown: pass / play on
+        return "answered"
+    if view.expects() == "discard" and view.declarer() == s.you:
+        await select(pilot, app, s.your_hand()[0])
+        await pilot.press("c")
+        if not game.rules.strict and len(s.people.discards) >= game.rules.talon_size:
+            await pilot.press("o")
+        return "laid away"
+    if view.expects() == "card" and view.turn() == s.you and not game.menu:
+        if s.on_reader(s.you):
+            await pilot.press("l")
+            return "lifted"
+        hand = s.your_hand()
+        legal = s.people.legal_cards(s.you)
+        wrong = [c for c in hand if c not in legal]
+        card = nearest(app, wrong) if revoke and wrong and view.trick_size() else \
+            nearest(app, legal)
+        await select(pilot, app, card)
+        await pilot.press("enter")
+        return "revoked" if card in wrong else "played"
+    await pilot.press("a")
+    return ""
+
+
+def test_five_deals_by_keys_in_a_small_terminal():
+    """80x24: the hint line and the key help stay in view; five whole deals by
+    keys, the simulated people never answering your questions."""
+    async def play():
+        app = SimApp(seed=3, realtime=False, auto=False, seats=SEATS)
+        async with app.run_test(size=(80, 24)) as pilot:
+            s = app.seating
+            for wid in ("#hint", "#keys"):
+                region = app.query_one(wid).region
+                assert region.height and region.y + region.height <= 24, (wid, region)
+            assert "q quit" in str(app.query_one("#keys").render())
+            await pilot.press("d")
+            for _ in range(3000):
+                if s.view.deals_played() >= 5:
+                    break
+                if s.game.step == GAME and s.game.menu and s.you in s.people.menu_seats():
+                    journal = len(s.table.journal_lines())
+                    await pilot.press("a")               # not for the others to answer
+                    assert len(s.table.journal_lines()) == journal
+                if s.game.step == 0 and s.view.dealer() == s.you:
+                    await pilot.press("d")
+                    continue
+                await person_keys(pilot, app)
+                assert app.query_one("#hint").shown, s.table.screen()
+            assert s.view.deals_played() >= 5, s.table.screen()
+    run(play())
+
+
+def test_the_declarer_sees_the_talon_before_laying_away():
+    """Württemberg, you (Bert, the forehand) declare a Frage: while you lay away,
+    the talon is in your hand (hand size + talon), and the hint says so."""
+    async def play():
+        for seed in range(1, 8):
+            app = SimApp("wuerttemberg", seed=seed, realtime=False, auto=False, seats=SEATS)
+            async with app.run_test(size=SMALL) as pilot:
+                s = app.seating
+                await pilot.press("s")               # you are Bert, the forehand
+                await pilot.press("d")
+                for _ in range(60):
+                    s.follow()
+                    if s.view.expects() == "discard" or s.view.expects() == "card":
+                        break
+                    if s.game.menu and s.you in s.people.menu_seats():
+                        menu = s.game.menu            # you bid: you become the declarer
+                        k = next((i for i, (_l, ev) in enumerate(menu)
+                                  if ev and ev.get("call") not in ("pass", "weg")), 0)
+                        while s.game.menu_pos != k:
+                            await pilot.press("full_stop")
+                        await pilot.press("o")
+                    else:
+                        await pilot.press("a")
+                if s.view.expects() != "discard" or s.view.declarer() != s.you:
+                    continue
+                talon = s.people.talon()
+                rules = s.game.rules
+                hand = s.your_hand()
+                assert len(hand) == rules.hand_size + rules.talon_size
+                assert set(talon) <= set(hand)
+                assert "took up the talon" in app.query_one("#hint").shown
+                for _ in range(rules.talon_size):
+                    await select(pilot, app, s.your_hand()[0])
+                    await pilot.press("c")
+                assert s.view.expects() != "discard"
+                assert len(s.your_hand()) == rules.hand_size
+                return seed
+        raise AssertionError("no seed made you the declarer of a game with the talon")
+    run(play())
+
+
+def test_hearts_and_diamonds_are_red(tmp_path):
+    async def shoot():
+        app = SimApp(seed=1, realtime=False, auto=False, seats=SEATS)
+        async with app.run_test(size=SMALL) as pilot:
+            await pilot.press("d")
+            hand = app.seating.your_hand()
+            path = app.save_screenshot("hand.svg", str(tmp_path))
+            return hand, Path(path).read_text(encoding="utf-8")
+    hand, svg = run(shoot())
+    styles = dict(re.findall(r"\.(terminal-[\w-]+) \{[^}]*fill: (#[0-9a-f]{6})", svg))
+    colours = {}
+    for cls, body in re.findall(r'<text class="([\w-]+)"[^>]*>(.*?)</text>', svg):
+        text = html.unescape(body).replace("\xa0", " ").strip()
+        if text in [card_text(c) for c in hand]:
+            colours[text] = styles.get(cls)
+    red = {card_text(c) for c in hand if c[0] in "HD"}
+    black = {card_text(c) for c in hand if c[0] in "CS"}
+    assert red and black and set(colours) >= red | black, colours
+    assert {colours[c] for c in red} == {"#ff5f5f"}
+    assert "#ff5f5f" not in {colours[c] for c in black}
+
+
+def test_open_mode_a_revoke_by_you_and_the_deal_ends():
+    async def play():
+        app = SimApp(mode="open", seed=2, realtime=False, auto=False, seats=SEATS)
+        async with app.run_test(size=SMALL) as pilot:
+            s = app.seating
+            revoked = False
+            for _ in range(1500):
+                if s.view.deals_played() >= 1:
+                    break
+                done = await person_keys(pilot, app, revoke=not revoked)
+                revoked = revoked or done == "revoked"
+                assert "lost track" not in s.note
+            assert s.view.deals_played() >= 1 and revoked
+            assert s.people.behind or s.view.last_result() is not None
+    run(play())
