@@ -250,6 +250,10 @@ def build_parser():
     v.add_argument("--png", metavar="DIR", help="with --scenario: save screens as PNG")
     v.add_argument("--web", action="store_true", help="serve the table in the browser")
     v.add_argument("--port", type=int, default=8765, help="with --web: the local port")
+    v.add_argument("--table-dir", metavar="DIR",
+                   help="with --web: the table's flash (decks, settings, journal); a session "
+                        "found there is taken up again (default: one per kind of table under "
+                        "~/.local/state/tapptable/web)")
     v.add_argument("--text", action="store_true",
                    help="no full-screen view: play a deal by itself and print the screens")
     v.add_argument("--serial", metavar="pty|tcp:PORT",
