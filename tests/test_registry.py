@@ -548,9 +548,15 @@ def test_enrolment_refusals(tmp_path: Path) -> None:
     assert e.text(R.UID_OTHER_DECK, "en") == "Card of deck 2"
     assert e.expected() == card("CA")
     assert e.offer(uid7(1, 0)) == E.ACCEPTED
-    assert e.offer(uid7(1, 0)) == R.UID_ENROLLED   # the same card seen again
-    assert e.text(R.UID_ENROLLED, "de") == "Ist schon \u2663A"
+    # the card just enrolled, seen again (still lying there after a power cut,
+    # or laid again): no refusal, nothing changes
+    assert e.offer(uid7(1, 0)) == E.ACCEPTED
+    assert e.text(E.ACCEPTED, "de") == "Erfasst: \u2663A"
     assert e.expected() == card("C10") and e.progress() == (1, 36)
+    assert e.offer(uid7(1, card("C10"))) == E.ACCEPTED
+    assert e.offer(uid7(1, 0)) == R.UID_ENROLLED   # an earlier card seen again
+    assert e.text(R.UID_ENROLLED, "de") == "Ist schon \u2663A"
+    assert e.expected() == card("CK") and e.progress() == (2, 36)
 
 
 def test_enrolment_on_a_deck_of_another_kind(tmp_path: Path) -> None:
