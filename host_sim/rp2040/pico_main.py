@@ -26,14 +26,14 @@ import machine
 import micropython
 import neopixel
 from vm_link import answer
-from vm_serve import Host, fail, make_app, query
+from vm_serve import Host, fail, make_app, plain, unplain
 
 from boards import pico
 from boards.common import build
 from drivers.ticks import ticks_diff
 from table.app import JOBS
 
-JOURNAL_LINES = 8        # journal lines per answer: the JSON is built in the Pico's heap
+JOURNAL_LINES = 8        # journal lines per answer (a list in the Pico's heap)
 
 
 def table_pins(players):
@@ -42,6 +42,19 @@ def table_pins(players):
     cs = pico.PINS["reader_cs"]
     pins["reader_cs"] = tuple(cs[:players]) + (cs[-1],)
     return pins
+
+
+def query(roots, call, line):
+    """The value at a path (``app.game.menu``), or what calling it with the
+    JSON arguments returns: parsed as bytes, only the names become str."""
+    path, _, args = line.rstrip(b"\r\n").partition(b" ")
+    names = path.split(b".")
+    obj = roots[names[0].decode()]
+    for name in names[1:]:
+        obj = getattr(obj, name.decode())
+    if call:
+        obj = obj(*unplain(json.loads(args)))
+    return obj
 
 
 def serve(roots, app):
@@ -61,9 +74,11 @@ def serve(roots, app):
             step()
             write(b"@=%d\n" % ticks_diff(ticks_us(), t0))
         elif kind == 0x67 or kind == 0x63:        # g<path> / c<path> <json args>
-            rest = stdin.readline().decode().rstrip("\r\n")
             try:
-                answer("@=" + query(roots, chr(kind), rest) + "\n")
+                value = plain(query(roots, kind == 0x63, stdin.readline()))
+                write(b"@=")
+                json.dump(value, sys.stdout)    # written as it is made: no answer str
+                write(b"\n")
             except Exception as exc:     # the host raises it again, with the traceback
                 fail(exc)
         elif kind == 0x71:                        # q

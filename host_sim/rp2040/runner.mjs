@@ -247,6 +247,33 @@ function sendToPico(bytes) {
   }
 }
 
+// ------------------------------------------------------------------ busy waits
+// time.sleep_us on the rp2 port spins on the timer (mp_hal_delay_us: up to a
+// millisecond as a loop of time_us_64 calls), which the emulator would run
+// instruction by instruction.  A loop that reads the timer again and again
+// with only a few instructions between is taken as waiting: from the
+// SPIN_READS-th such read on, each read moves the clock SKIP_NS on (alarms
+// and interrupts still come on time), so such a wait ends at most SKIP_NS late.
+const SPIN_GAP = 64;                      // instructions between the reads of a spin
+const SPIN_READS = 12;
+const SKIP_NS = 4000;
+let executed = 0;                         // instructions executed
+let lastTimerRead = -1e9;
+let spinReads = 0;
+let skipped = 0;
+let timerReads = 0;
+const timer = mcu.peripherals[0x40054];
+const timerRead = timer.readUint32.bind(timer);
+timer.readUint32 = (offset) => {
+  timerReads++;
+  if (offset === 0x28) {                  // TIMERAWL, read once per time_us_64
+    spinReads = executed - lastTimerRead < SPIN_GAP ? spinReads + 1 : 0;
+    lastTimerRead = executed;
+    if (spinReads >= SPIN_READS) { mcu.clock.tick(SKIP_NS); skipped++; }
+  }
+  return timerRead(offset);
+};
+
 // ------------------------------------------------------------------ running
 let profile = null;
 let armed = null;                         // [kind, count]: stop when it begins
@@ -273,6 +300,7 @@ function run(until, stopOnLine) {
       }
     } else {
       if (profile) profile.set(core.PC >>> 6, (profile.get(core.PC >>> 6) || 0) + 1);
+      executed++;
       clock.tick(core.executeInstruction() * NS_PER_CYCLE);
     }
   }
@@ -297,7 +325,7 @@ const commands = {
     const top = [...profile.entries()].sort((a, b) => b[1] - a[1]).slice(0, 25);
     return top.map(([k, v]) => `${(k << 6).toString(16)}:${v}`).join(' ');
   },
-  pc() { return `${mcu.core.PC.toString(16)} ${mcu.core.waiting} ${mcu.clock.nextAlarm ? 1 : 0}`; },
+  pc() { return `${mcu.core.PC.toString(16)} ${mcu.core.waiting} ${timerReads} ${skipped} ${executed}`; },
   quit() { flush(); process.exit(0); },
 };
 

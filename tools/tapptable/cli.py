@@ -55,6 +55,10 @@ def cmd_replay(args):
         from tools.tapptable.mpreplay import replay_in_micropython
         return replay_in_micropython(args.file, _explaining(sys.stdout.write)
                                      if args.explain else sys.stdout.write)
+    if args.runtime == "rp2040":
+        from host_sim.rp2040.replay import replay_on_pico
+        return replay_on_pico(args.file, _explaining(sys.stdout.write)
+                              if args.explain else sys.stdout.write)
     name = args.file
     try:
         f = sys.stdin.buffer if name == "-" else open(name, "rb")
@@ -210,8 +214,9 @@ def build_parser():
     r.add_argument("file", help="record file, or - for standard input")
     r.add_argument("--explain", action="store_true",
                    help="also explain every rejected event on standard error")
-    r.add_argument("--runtime", choices=("cpython", "micropython"), default="cpython",
-                   help="run the engine here or inside the MicroPython VM")
+    r.add_argument("--runtime", choices=("cpython", "micropython", "rp2040"), default="cpython",
+                   help="run the engine here, inside the MicroPython VM, or on the emulated "
+                        "Pico (MicroPython's rp2 port)")
     r.set_defaults(func=cmd_replay)
 
     s = sub.add_parser("simulate", help="play random legal deals and write the record")
