@@ -283,16 +283,19 @@ class View:
         return 0 if self._deal is None else self._deal.rev_count
 
     def revoke_seat(self, i):
-        return self._deal.rev_seat[i]
+        deal = self._deal
+        return -1 if deal is None else deal.rev_seat[i]
 
     def revoke_trick(self, i):
         """The trick of the offence (not of the proof)."""
-        return self._deal.rev_key[i] >> 3
+        deal = self._deal
+        return -1 if deal is None else deal.rev_key[i] >> 3
 
     def revoke_rule(self, i):
         """The duty broken: ``must_follow``, ``must_trump``, ``must_overtrump``
         or ``rufer_card`` (a constant str)."""
-        return RULE_NAMES[self._deal.rev_rule[i]]
+        deal = self._deal
+        return "" if deal is None else RULE_NAMES[deal.rev_rule[i]]
 
     # ----- the auction (allocation-free: the screens show every call) -----------------
 
