@@ -165,10 +165,12 @@ def cmd_sim(args):
         return run_scenario_files(args)
     interactive = args.serial or args.web or (
         sys.stdin.isatty() and sys.stdout.isatty() and not args.text)
-    if args.runtime == "micropython" and interactive:
-        return _fail("sim", "--runtime micropython runs scenario files (--scenario) and "
-                            "the self-playing deal (--text); the terminal, browser and "
-                            "serial tables run the firmware under CPython")
+    if args.runtime == "micropython" and interactive or args.runtime == "rp2040" and (
+            args.serial or args.record):
+        return _fail("sim", "--runtime %s runs scenario files (--scenario), the self-playing "
+                            "deal (--text)%s; the other tables run the firmware under CPython"
+                     % (args.runtime, ", the terminal and the browser table"
+                        if args.runtime == "rp2040" else ""))
     if args.serial:
         from tools.tapptable.sim_serial import serve as serve_serial
         return serve_serial(args)

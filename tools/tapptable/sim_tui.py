@@ -94,9 +94,10 @@ class Seating:
     action goes through the table's front door.  No Textual here."""
 
     def __init__(self, variant="tapp_modern", players=3, mode="strict", seed=1, lang="de",
-                 options=None, seats=None, first_dealer=0, you=0, illegal_once=False):
-        self.table = VirtualTable(variant, players, mode, options=options, seats=seats,
-                                  first_dealer=first_dealer, lang=lang)
+                 options=None, seats=None, first_dealer=0, you=0, illegal_once=False,
+                 table_class=VirtualTable):
+        self.table = table_class(variant, players, mode, options=options, seats=seats,
+                                 first_dealer=first_dealer, lang=lang)
         self.nseats = players
         self.you = you % players
         self.people = TablePlayers(self.table, seed=seed, illegal_once=illegal_once,
@@ -789,13 +790,15 @@ class SimApp(App):
     ]
 
     def __init__(self, variant="tapp_modern", players=3, mode="strict", seed=1, lang="de",
-                 record=None, realtime=True, auto=None, oled=None, seats=None):
+                 record=None, realtime=True, auto=None, oled=None, seats=None,
+                 table_class=VirtualTable):
         super().__init__()
         self.record = RecordSteps(record, seed=seed) if record else None
         if self.record:
             self.seating = self.record.seating
         else:
-            self.seating = Seating(variant, players, mode, seed=seed, lang=lang, seats=seats)
+            self.seating = Seating(variant, players, mode, seed=seed, lang=lang, seats=seats,
+                                   table_class=table_class)
         self.realtime = realtime
         self.auto = (realtime and not record) if auto is None else auto
         self.oled_mode = oled              # None: by the terminal's size
@@ -1099,8 +1102,10 @@ class SimApp(App):
 def run_tui(args):
     """``tapptable sim`` on a terminal."""
     try:
+        from host_sim.scenario import table_class
         app = SimApp(args.variant, args.players, args.mode, seed=args.seed, lang=args.lang,
-                     record=args.record)
+                     record=args.record,
+                     table_class=table_class(getattr(args, "runtime", "cpython")))
     except (OSError, ValueError) as exc:
         print("tapptable sim: %s" % exc)
         return 2

@@ -308,15 +308,17 @@ def _read_json(path):
 
 
 def make_table(variant="tapp_modern", players=3, mode="strict", seed=1, lang="de",
-               robots=True, speed=1.0, autoplay=False, root=None, away_s=AWAY_S):
+               robots=True, speed=1.0, autoplay=False, root=None, away_s=AWAY_S,
+               table_class=VirtualTable):
     """The table and its hub; with ``root`` (a flash directory) a session found
-    there is resumed from its journal, as the device does when switched on."""
+    there is resumed from its journal, as the device does when switched on.
+    ``table_class``: the runtime's table (host_sim/scenario.py ``table_class``)."""
     table = resumed = dealt = claims = None
     if root is not None:
         os.makedirs(root, exist_ok=True)
         found = last_journal(root) is not None
-        table = VirtualTable(variant, players, mode, lang=lang, root=root,
-                             enrolled=not found, resume=found)
+        table = table_class(variant, players, mode, lang=lang, root=root,
+                            enrolled=not found, resume=found)
         if found:
             resumed = {"deals": table.view.deals_played(),
                        "events": len(table.journal_lines()) - 1}
@@ -393,8 +395,10 @@ def serve(args):
     root = getattr(args, "table_dir", None) or state_dir(
         args.variant, args.players, args.mode, args.lang)
     try:
+        from host_sim.scenario import table_class
         web_table = make_table(args.variant, args.players, args.mode, seed=args.seed,
-                               lang=args.lang, root=root)
+                               lang=args.lang, root=root,
+                               table_class=table_class(getattr(args, "runtime", "cpython")))
     except (ValueError, KeyError) as exc:
         print("tapptable sim: %s" % exc, file=sys.stderr)
         return 2
