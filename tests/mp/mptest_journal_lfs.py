@@ -544,3 +544,103 @@ def test_journal_round_trip_and_torn_tail_on_a_plain_file_system():
             run(PLAIN)
         finally:
             F.rmtree(PLAIN)
+
+
+# ----- a full flash (firmware/table/journal.py "Space on flash") --------------------------
+
+FULL = "/mpjl_full"
+OPEN_DEAL = {"ev": "deal", "dealer": 0, "hands": None, "talon": None}
+PASS = {"ev": "bid", "seat": 1, "call": "pass"}
+OPEN_HEADER = {"record": 1, "variant": "tapp_modern", "players": 3, "first_dealer": 0,
+               "mode": "open"}
+
+
+def _full_flash():
+    """A fresh 16-block littlefs mounted at FULL (buffer 0), with the folder."""
+    F.umount(FULL)
+    F.format_lfs(_fresh())
+    F.mount(F.FlashDev(BLOCKS, data=_buffers()[0], share=True), FULL, mtime=False)
+    return FULL
+
+
+def _fill(journal, deals):
+    """``deals`` deals of twenty short lines each, stopping at a refusal."""
+    for _ in range(deals):
+        journal.append(OPEN_DEAL)
+        if journal.failed:
+            return
+        for _ in range(20):
+            journal.append(PASS)
+
+
+def _count(journal):
+    n = 0
+    for _line in journal.read_lines():
+        n += 1
+    return n
+
+
+def test_a_full_flash_refuses_a_deal_and_keeps_every_line():
+    """Sessions fill 64 KB of littlefs: a deal starts only while a whole one fits
+    (each deal holds its 21 lines), nothing is written after the refusal, the
+    journal read back is exactly what was accepted; statvfs's free count wraps
+    on the full flash, and the journal's own count says none is left."""
+    if not F.LFS:
+        return _skip("a full flash")
+    from table import journal as J
+    root = _full_flash()
+    try:
+        journal = create_journal(root, OPEN_HEADER)
+        _fill(journal, 60)
+        assert journal.failed
+        deals = journal.deals
+        again = journal.reopen()
+        lines = _count(again)                 # counted, not held: the heap is small
+        assert lines == 1 + 21 * deals and again.deals == deals, (lines, deals)
+        assert J.free_bytes(root) < again.deal_bytes() and again.deals_left() == 0
+        again.append(OPEN_DEAL)
+        assert again.failed and _count(again) == lines
+        # fill the last bytes with a file of our own: littlefs's count wraps
+        f = open(root + "/junk", "w")
+        try:
+            while True:
+                f.write("x" * 256)
+                f.flush()
+        except OSError as exc:
+            assert exc.errno == J.ENOSPC
+        try:
+            f.close()
+        except OSError:
+            pass
+        st = os.statvfs(root)
+        print("full flash: %d deals of %d bytes in %d blocks; statvfs free %d of %d"
+              % (deals, again.deal_bytes(), BLOCKS, st[3], st[2]))
+        assert J.free_bytes(root) == 0
+        again.close()
+    finally:
+        F.umount(FULL)
+
+
+def test_a_full_flash_removes_finished_sessions_oldest_first():
+    """Finished sessions make room, oldest first; the running one never goes,
+    and once it needs every block the newest finished one goes too."""
+    if not F.LFS:
+        return _skip("old sessions removed")
+    from table import journal as J
+    root = _full_flash()
+    try:
+        names = []
+        for _ in range(3):
+            journal = create_journal(root, OPEN_HEADER)
+            _fill(journal, 6)
+            assert not journal.failed
+            journal.close()
+            names.append(journal.path[journal.path.rfind("/") + 1:])
+        running = create_journal(root, OPEN_HEADER)
+        mine = running.path[running.path.rfind("/") + 1:]
+        _fill(running, 60)
+        assert running.failed and running.deals > 6
+        assert J._sessions(root) == [mine], J._sessions(root)
+        running.close()
+    finally:
+        F.umount(FULL)
