@@ -40,9 +40,9 @@ from drivers.buttons import KEY_NEXT, KEY_OK, KEY_PREV, LONG
 from drivers.leds import FLAG, IDLE, PLAYED, REFUSED, TURN, WINNER
 from tapp import errors as E
 from tapp.cards import CARD_CODES, CODE_INDEX, DECKS, mask_cards
-from tapp.dealing import TALON, receivers
 from tapp.session import Session
 
+from .hand_scan import NOT_DUE, NOT_NOW, TO_TALON, HandScan
 from .names import CARD_TEXT, call_label, short_name
 from .texts import text
 
@@ -97,11 +97,7 @@ class Game:
         self.confirm_undo = False
         self.scores = False
         self.dirty = True
-        self.deal_seen = [0, 0, 0, 0]    # strict dealing: cards already seen
-        self.dealt = []
-        self.deal_k = 0
-        self.deal_to = []
-        self.deal_active = []        # the seats that receive cards in this deal
+        self.scan = None                 # strict dealing: the hands scanned (hand_scan.py)
         self.discards = []
         self.rufer_card = NO_CARD
         self.last_play_reader = -1
@@ -236,60 +232,38 @@ class Game:
             self.step = GAME
         else:
             self.step = DEALING
-            self.deal_seen = [0, 0, 0, 0]
-            self.dealt = [[] for _ in range(self.rules.players)]
-            self.deal_k = 0
-            self.deal_to = receivers(self.rules, view.dealer())
-            self.deal_active = self.rules.active_order(view.dealer())
+            self.scan = HandScan(self.rules, view.dealer(), self.centre)
         self._after_change()
         if self.step == DEALING and self.powered_up:
             self._say(self._t("deal_again"))     # what was dealt before the cut is lost
 
     def _deal_card(self, reader, card):
         """Strict mode: a card passes over the centre reader (packet order) or is
-        swept over its owner's seat reader."""
-        s = card // 9
-        bit = 1 << (card % 9)
-        if self.deal_seen[s] & bit:
-            return self._refuse_code(reader, E.CARD_USED)
-        if not DECKS[self.rules.deck][s] & bit:
-            return self._refuse_code(reader, E.NOT_IN_DECK)
-        if reader == self.centre:
-            while self.deal_k < len(self.deal_to) and self.deal_to[self.deal_k] != TALON \
-                    and len(self.dealt[self.deal_to[self.deal_k]]) >= self.rules.hand_size:
-                self.deal_k += 1      # a hand already swept complete
-            if self.deal_k >= len(self.deal_to):
-                return self._refuse_text(reader, "not_now")
-            seat = self.deal_to[self.deal_k]
-            self.deal_k += 1
-            if seat == TALON:
-                self.deal_seen[s] |= bit
-                self._say("")
-                return self._deal_progress()
+        swept over its owner's seat reader (table/hand_scan.py)."""
+        scan = self.scan
+        if scan is None:
+            return
+        out = scan.offer(reader, card)
+        if out == NOT_NOW:
+            return self._refuse_text(reader, "not_now")
+        if out > 0:
+            return self._refuse_code(reader, out)
+        if out == TO_TALON:
+            self._say("")                 # the talon's card: no sound, the dealer goes on
         else:
-            seat = reader
-            if seat not in self.deal_active or \
-                    len(self.dealt[seat]) >= self.rules.hand_size:
-                return self._refuse_text(reader, "not_now")
-        self.deal_seen[s] |= bit
-        self.dealt[seat].append(CARD_CODES[card])
-        self.signals.tone("accept")
-        if self.powered_up:
-            self.powered_up = False
-            self._say("")
+            self.signals.tone("accept")
+            if self.powered_up:
+                self._say("")
+        self.powered_up = False
         return self._deal_progress()
 
     def _deal_progress(self):
         self.dirty = True
-        for seat in self.deal_active:
-            if len(self.dealt[seat]) < self.rules.hand_size:
-                return
-        hands = [h if h else None for h in self.dealt]
-        for seat in range(self.rules.players):
-            if seat not in self.deal_active:
-                hands[seat] = []
-        out = self._apply({"ev": "deal", "dealer": self.view.dealer(), "hands": hands,
-                           "talon": None})
+        scan = self.scan
+        if scan is None or not scan.complete():
+            return
+        out = self._apply({"ev": "deal", "dealer": self.view.dealer(),
+                           "hands": scan.hands(), "talon": None})
         if not out.get("ok"):
             self._say(E.short_text(E.BAD_EVENT, self.lang))
             return
@@ -299,23 +273,27 @@ class Game:
 
     def dealing_missing(self):
         """Strict dealing: (cards seen, cards expected, seats still short)."""
-        seen = 0
-        short = []
-        for seat in self.deal_active:
-            seen += len(self.dealt[seat])
-            if len(self.dealt[seat]) < self.rules.hand_size:
-                short.append(seat)
-        return seen, self.rules.hand_size * len(self.deal_active), short
+        scan = self.scan
+        return scan.missing() if scan is not None else (0, 0, [])
 
     def next_receiver(self):
         """Strict dealing over the centre: seat of the next card (TALON, or -2)."""
-        k = self.deal_k
-        while k < len(self.deal_to):
-            seat = self.deal_to[k]
-            if seat == TALON or len(self.dealt[seat]) < self.rules.hand_size:
-                return seat
-            k += 1
-        return -2
+        scan = self.scan
+        return scan.next_receiver() if scan is not None else NOT_DUE
+
+    # The scan's fields under their old names, for the readers that have not
+    # moved to app.view yet (screens.py, the console).
+    @property
+    def dealt(self):
+        return self.scan.dealt if self.scan is not None else []
+
+    @property
+    def deal_active(self):
+        return self.scan.active if self.scan is not None else []
+
+    @property
+    def deal_seen(self):
+        return self.scan.seen if self.scan is not None else [0, 0, 0, 0]
 
     # ----- inputs: cards -------------------------------------------------------------
 
@@ -541,6 +519,10 @@ class Game:
         """Two cards on a reader (collision) or a reader fault, and its end."""
         self.jammed[reader] = 1 if on else 0
         if on:
+            if reader == self.waiting_reader:
+                # the next leader's card: whether it stays cannot be seen now, so
+                # it is not played blind; laid again, it counts
+                self.waiting_reader = -1
             self._say(self._reader_down(reader) if fault else self._t("one_card"), reader)
             if reader != self.centre:
                 self.signals.led(reader, REFUSED)

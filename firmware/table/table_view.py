@@ -15,6 +15,7 @@ trick, as ``engine().expects()`` says), ``result`` (a settled deal on screen),
 from tapp.cards import DECKS, mask_cards
 
 from .game import DEALING, GAME, NO_CARD, OVER, RESULT
+from .hand_scan import NOT_DUE
 
 SETUP = "setup"
 ENROL = "enrol"
@@ -124,33 +125,31 @@ class TableView:
 
     # ----- strict dealing and discarding ------------------------------------------------
 
+    def _scan(self):
+        game = self._game()
+        return game.scan if game is not None and game.step == DEALING else None
+
     def dealt(self, seat):
         """Cards scanned for ``seat`` in the deal being dealt."""
-        game = self._game()
-        if game is None or game.step != DEALING or seat >= len(game.dealt):
-            return 0
-        return len(game.dealt[seat])
+        scan = self._scan()
+        return len(scan.dealt[seat]) if scan is not None else 0
 
     def deal_seen(self, card):
         """Has the card (int) been scanned in the deal being dealt?"""
-        game = self._game()
-        if game is None or game.step != DEALING:
-            return False
-        return game.deal_seen[card // 9] >> (card % 9) & 1 != 0
+        scan = self._scan()
+        return scan is not None and scan.seen_card(card)
 
     def next_receiver(self):
         """Who gets the next card dealt over the centre (a seat, tapp.dealing.TALON)
         or -2 when no more are due there."""
-        game = self._game()
-        return game.next_receiver() if game is not None and game.step == DEALING else -2
+        scan = self._scan()
+        return scan.next_receiver() if scan is not None else NOT_DUE
 
     def deal_short(self, seat):
         """Cards still to be scanned for ``seat`` in the deal being dealt (0 when it
         has them all or sits out)."""
-        game = self._game()
-        if game is None or game.step != DEALING or seat not in game.deal_active:
-            return 0
-        return game.rules.hand_size - len(game.dealt[seat])
+        scan = self._scan()
+        return scan.short(seat) if scan is not None else 0
 
     def discards_taken(self):
         """Discards laid on the centre and counted, not yet journalled."""

@@ -1,0 +1,109 @@
+"""Strict dealing: the table learns the hands as the cards are dealt.
+
+The dealer deals over the centre reader in the variant's packet order
+(``tapp.dealing.receivers``: forehand first, the talon's packets where the
+rules put them), so each card passing the centre belongs to the next receiver;
+a player may instead sweep his cards over his own seat reader (a hand swept
+complete is skipped in the centre's order).  ``HandScan`` keeps what was
+seen; the game (table/game.py) turns a complete scan into the ``deal`` event.
+
+    scan = HandScan(rules, dealer, centre)
+    out = scan.offer(reader, card)     # ACCEPTED, TO_TALON or a refusal
+    scan.complete()                    # every active seat has its hand
+    scan.hands()                       # the deal event's "hands"
+
+What was scanned lives in RAM only: the journal gets the whole deal at once
+(docs/record-format.md), so after a power cut the dealing starts again.
+"""
+from tapp import errors as E
+from tapp.cards import CARD_CODES, DECKS
+from tapp.dealing import TALON, receivers
+
+ACCEPTED = 0            # the card went to a seat's hand
+TO_TALON = -1           # the card went to the talon (no sound: the dealer goes on)
+NOT_NOW = -2            # no card is due there (a full hand, a seat sitting out)
+NOT_DUE = -2            # next_receiver(): no more cards over the centre
+
+
+class HandScan:
+    """One deal being scanned (strict mode)."""
+
+    def __init__(self, rules, dealer, centre):
+        self.rules = rules
+        self.centre = centre
+        self.seen = [0, 0, 0, 0]         # per suit: the cards already scanned
+        self.dealt = [[] for _ in range(rules.players)]   # codes per seat
+        self.k = 0                       # the next slot of the centre's order
+        self.order = receivers(rules, dealer)
+        self.active = rules.active_order(dealer)   # the seats receiving cards
+
+    def offer(self, reader, card):
+        """A card (int) seen on ``reader``: ACCEPTED, TO_TALON, NOT_NOW or an
+        engine error code (E.CARD_USED, E.NOT_IN_DECK); a refusal changes nothing."""
+        s = card // 9
+        bit = 1 << (card % 9)
+        if self.seen[s] & bit:
+            return E.CARD_USED
+        if not DECKS[self.rules.deck][s] & bit:
+            return E.NOT_IN_DECK
+        if reader == self.centre:
+            k = self._slot()
+            if k >= len(self.order):
+                return NOT_NOW
+            seat = self.order[k]
+            self.k = k + 1
+            if seat == TALON:
+                self.seen[s] |= bit
+                return TO_TALON
+        else:
+            seat = reader
+            if self.short(seat) <= 0:
+                return NOT_NOW
+        self.seen[s] |= bit
+        self.dealt[seat].append(CARD_CODES[card])
+        return ACCEPTED
+
+    def _slot(self):
+        """The centre's next slot: past those of hands already swept complete."""
+        k = self.k
+        while k < len(self.order):
+            seat = self.order[k]
+            if seat == TALON or len(self.dealt[seat]) < self.rules.hand_size:
+                return k
+            k += 1
+        return k
+
+    def short(self, seat):
+        """Cards still due to ``seat`` (0 when complete or sitting out)."""
+        if seat not in self.active:
+            return 0
+        return self.rules.hand_size - len(self.dealt[seat])
+
+    def complete(self):
+        for seat in self.active:
+            if self.short(seat):
+                return False
+        return True
+
+    def hands(self):
+        """The ``deal`` event's hands: a list per seat, [] for a seat sitting out."""
+        return [self.dealt[seat] if seat in self.active else []
+                for seat in range(self.rules.players)]
+
+    def seen_card(self, card):
+        return self.seen[card // 9] >> (card % 9) & 1 != 0
+
+    def missing(self):
+        """(cards scanned, cards expected, seats still short)."""
+        seen = 0
+        short = []
+        for seat in self.active:
+            seen += len(self.dealt[seat])
+            if self.short(seat):
+                short.append(seat)
+        return seen, self.rules.hand_size * len(self.active), short
+
+    def next_receiver(self):
+        """The seat of the next card over the centre, TALON, or NOT_DUE."""
+        k = self._slot()
+        return self.order[k] if k < len(self.order) else NOT_DUE
