@@ -775,6 +775,7 @@ class Screens:
     def _outcome(self, game, r):
         """Rows 2-6: declarer and contract; card points (tricks, where tricks
         decide) and won or lost; a revoke that decided it; the pot."""
+        row = 3                         # the first row after what was played
         if r["contract"] is None:
             self._begin(2)
             self._text("thrown_in")
