@@ -29,6 +29,7 @@ import pytest
 
 from host_sim.table import AutoPlayers, VirtualTable
 from host_sim.vm_table import VmTable
+from tapp.record import Replayer
 
 
 def _load_mpflash():
@@ -146,3 +147,30 @@ def test_power_cuts_on_littlefs_in_the_vm(tmp_path, variant, players, mode, seed
     assert seen["old"] and seen["new"]
     header = json.loads(lines[0].split("\t")[0])
     assert header["variant"] == variant and header["mode"] == mode
+
+
+def test_a_long_session_in_the_vm():
+    """More deals than the VM's heap could hold as one journal answer (it ran
+    out of memory after about 11 deals when the whole journal was sent per
+    question): the players read it from a cursor, the table sends 32 lines per
+    answer, and the session's journal read back through the bridge replays to
+    the balances the VM shows."""
+    table = VmTable("tapp_modern", 3, "open")
+    try:
+        people = AutoPlayers(table, seed=2, illegal_once=False)
+        deals = 14
+        for k in range(deals):
+            if k:
+                people.next_deal()
+            people.play_deal()
+        assert table.view.deals_played() == deals
+        lines = table.journal_lines()
+        assert len(lines) > 250 and lines[1:] == table.journal_lines(1)
+        assert table.journal_lines(len(lines) - 3, len(lines) - 1) == lines[-3:-1]
+        replayer = Replayer(lines[0])
+        outs = [replayer.feed(line) for line in lines[1:]]
+        assert not [o for o in outs if '"ok":false' in o]
+        assert replayer.session.view.balances() == table.view.balances()
+        print("VM long session: %d deals, %d journal lines" % (deals, len(lines)))
+    finally:
+        table.close()
