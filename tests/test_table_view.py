@@ -1,0 +1,91 @@
+"""The table's read-only view (firmware/table/table_view.py, ``app.view``): what
+the table is doing, asked through one door, through a strict deal -- dealing,
+the menu, a card on its reader, a refused card, clearing, the settlement -- and
+after a power cut.  (The monkey, tests/test_table_monkey.py, reads the table
+only through it, in both runtimes.)"""
+from host_sim.monkey import QuickTable
+from host_sim.vm.vm_deck import DECK_ID, card_uid
+from tapp.cards import CODE_INDEX
+from tapp.dealing import TALON
+
+
+def _lay(t, reader, code, lift=False):
+    t.place_tag(reader, card_uid(DECK_ID, CODE_INDEX[code]))
+    if lift:
+        t.lift(reader)
+
+
+def test_the_view_follows_a_strict_deal():
+    t = QuickTable("wuerttemberg", 3, "strict")
+    tv = t.app.view
+    assert tv.mode() == "dealing" and tv.engine() is t.view
+    assert tv.readers() == 4 and tv.centre() == 3
+    deck = list(tv.deck_cards())
+    assert len(deck) == 36
+    talon = 0
+    while tv.next_receiver() == TALON:      # Württemberg: the talon's packet first
+        t.place_tag(3, card_uid(DECK_ID, deck.pop()))
+        t.lift(3)
+        talon += 1
+    assert talon == 3 and sum(tv.dealt(s) for s in range(3)) == 0
+    seat = tv.next_receiver()
+    assert seat in (0, 1, 2) and tv.dealt(seat) == 0 and tv.deal_short(seat) == 11
+    first = CODE_INDEX["CA"]
+    deck.remove(first)
+    _lay(t, 3, "CA", lift=True)
+    assert tv.deal_seen(first) and tv.dealt(seat) == 1 and tv.deal_short(seat) == 10
+    _lay(t, 3, "CA")                         # the same card again: refused, nothing counted
+    assert tv.dealt(seat) == 1 and tv.refused(3) and tv.message()
+    t.lift(3)
+    assert not tv.refused(3) and not tv.message()
+    order = []
+    for card in deck:
+        order.append(tv.next_receiver())
+        t.place_tag(3, card_uid(DECK_ID, card))
+        t.lift(3)
+    assert sorted(set(order)) == [0, 1, 2] and len(order) == 32
+    assert tv.mode() == "play" and t.view.expects() == "call"
+    assert tv.deal_short(seat) == 0 and not tv.deal_seen(first)   # no deal being scanned
+    assert tv.menu_size() >= 2 and tv.menu_pos() == 0
+    labels = [tv.menu_label(k) for k in range(tv.menu_size())]
+    assert "passe" in labels
+    assert tv.menu_event(labels.index("passe"))["call"] == "pass"
+    assert tv.overlay() == ""
+    t.press("ok", long=True)
+    assert tv.overlay() == "undo"
+    t.press("prev")
+    assert tv.overlay() == ""
+
+
+def test_the_view_follows_the_cards_on_the_readers():
+    t = QuickTable("wuerttemberg", 3, "open")
+    tv = t.app.view
+    view = t.view
+    while view.expects() != "card" or tv.menu_size():
+        k = next((k for k in range(tv.menu_size()) if tv.menu_event(k) is None
+                  or tv.menu_event(k).get("call") != "pass"), 0)
+        while tv.menu_pos() != k:
+            t.press("next")
+        t.press("ok", long=bool(tv.menu_event(k)) and tv.menu_event(k).get("ev") == "announce")
+    seat = view.turn()
+    other = (seat + 1) % 3
+    _lay(t, other, "C6")                      # out of turn: refused, to be lifted
+    assert tv.refused(other) and tv.card_on(other) == -1 and tv.message()
+    t.lift(other)
+    assert not tv.refused(other)
+    _lay(t, seat, "C6")
+    assert tv.card_on(seat) == CODE_INDEX["C6"] and view.trick_size() == 1
+    for code in ("C7", "C8"):
+        _lay(t, view.turn(), code)
+    assert tv.clearing() and view.trick_size() == 0
+    t = t.power_cut()                          # the cards stay: still to be cleared
+    tv = t.app.view
+    assert tv.clearing() and tv.card_on(seat) == CODE_INDEX["C6"]
+    for r in range(3):
+        t.lift(r)
+    assert not tv.clearing() and tv.card_on(seat) == -1
+    assert not tv.jammed(0)
+    t.chips[0].disconnect()
+    t.wait(100)
+    assert tv.jammed(0) and "1" in tv.message()
+    assert len(tv.rows()) == 8
