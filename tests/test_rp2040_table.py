@@ -18,9 +18,10 @@ from pathlib import Path
 
 import pytest
 
+from host_sim.board import OLED_ADDR
 from host_sim.players import AutoPlayers
 from host_sim.rp2040.emulator import CutPoint, Pico, flash_image
-from host_sim.rp2040.table import Rp2040Table, bootrom_path, firmware_uf2
+from host_sim.rp2040.table import Rp2040Table, bootrom_path, firmware_uf2, power_up_device
 from host_sim.scenario import EMULATED, format_failures, run_file
 from tools.tapptable import fsimage
 
@@ -135,6 +136,30 @@ def test_the_table_resumes_after_a_cut_inside_a_journal_write(tmp_path):
 
 
 # ----------------------------------------------------------------- whatever is attached
+
+
+@pytest.mark.parametrize("display_addr, miso", [(None, 0x00), (0x3D, 0xFF), (0x3C, 0xFF)],
+                         ids=["no-display", "display-0x3D", "display-0x3C"])
+def test_main_starts_with_whatever_is_attached(display_addr, miso):
+    """firmware/main.py at power-up on the Pico's own board (six chip-selects):
+    readers for three seats and the centre, the other two chip-selects read
+    ``miso``; the display where given.  The table starts and says so on USB
+    serial (docs/console.md), and names the readers that are not there."""
+    pico, chips = power_up_device(display_addr=display_addr, players=3, floating_miso=miso)
+    try:
+        pico.run_for(2_000_000)
+        pico.serial_write(b"\r")                   # a byte opens the console door
+        pico.run_for(500_000)
+        out = pico.serial_output().decode(errors="replace")
+    finally:
+        pico.close()
+    assert "Traceback" not in out, out
+    assert '"event":"hello"' in out, out
+    if miso == 0xFF:                                 # 0xFF reads as a reader's fault
+        assert '"reader":3,"state":"reader_fault"' in out, out
+        assert '"reader":4,"state":"reader_fault"' in out, out
+    if display_addr == OLED_ADDR:
+        assert chips.oled.text_rows()[0].strip()
 
 
 def test_the_table_starts_without_a_display(tmp_path):

@@ -58,7 +58,7 @@ def firmware_files(romfs):
         out = Path(tempfile.mkdtemp(prefix="tapp-pico-build-"))
         deploy.build("pico", out, romfs=romfs, log=lambda *_a: None)
         files = fsimage.build_files(out, romfs)
-        files.pop("main.py", None)
+        _MAIN[romfs] = files.pop("main.py")
         bridge = {ENTRY: HERE / "pico_main.py"}
         for name in ("vm_serve", "vm_link", "vm_deck"):
             bridge[name] = VM_DIR / (name + ".py")
@@ -72,6 +72,34 @@ def firmware_files(romfs):
 
 
 _FILES = {}
+_MAIN = {}
+
+
+def device_flash(romfs=True, decks=1, firmware=None):
+    """The Pico's flash as a user's table holds it: the firmware with its
+    main.py (the table starts at power-up, firmware/main.py), ``decks``
+    enrolled virtual decks, nothing else (no settings: the first power-up)."""
+    files, romfs_image = firmware_files(romfs)
+    files = dict(files, **enrolled_files(decks))
+    files["main.py"] = _MAIN[romfs]
+    return flash_image(firmware or firmware_uf2(romfs), files=files, romfs_image=romfs_image)
+
+
+def power_up_device(display_addr=OLED_ADDR, players=5, floating_miso=FLOATING_MISO,
+                    romfs=True, flash=None):
+    """The whole device on the emulated Pico: firmware/main.py runs at power-up
+    with the Pico's board (firmware/boards/pico.py: six chip-selects), readers
+    fitted for ``players`` seats and the centre (the other chip-selects read
+    ``floating_miso``), the display at ``display_addr`` (None: none).  Returns
+    (pico, chips); run it with ``pico.run_for``, talk to it on USB serial."""
+    chips = SimChips(seats=players)
+    pico = Pico(flash if flash is not None else device_flash(romfs), bootrom_path())
+    try:
+        wire_chips(pico, chips, players, display_addr, floating_miso)
+    except BaseException:
+        pico.close()
+        raise
+    return pico, chips
 
 
 def enrolled_files(decks):
