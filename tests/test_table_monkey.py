@@ -95,16 +95,20 @@ def test_a_wedged_table_is_found(monkeypatch):
 # ----- inside MicroPython ----------------------------------------------------------------
 
 
-def test_a_slice_inside_the_micropython_vm():
+@pytest.mark.parametrize("variant, players, mode, seed", [
+    ("wuerttemberg", 3, "strict", 12), ("herzblatt", 5, "open", 9)])
+def test_a_slice_inside_the_micropython_vm(variant, players, mode, seed):
     from host_sim.vm_table import VmTable
 
     def make():
-        return VmTable(variant="tapp_modern", players=3, mode="strict")
+        return VmTable(variant=variant, players=players, mode=mode)
 
-    monkey = Monkey(make, seed=8)
+    monkey = Monkey(make, seed=seed)
     try:
-        counts = monkey.run(250)
+        counts = monkey.run(200)
     finally:
         monkey.table.close()
-    print("micropython", counts)
-    assert counts["steps"] >= 250 and counts.get("power cut", 0) >= 1, counts
+    print("micropython", variant, players, mode, counts)
+    assert counts["steps"] >= 200 and counts["random"] >= 50, counts
+    for kind in ("power cut", "unplug", "hold"):
+        assert counts.get(kind, 0) >= 2, (kind, counts)
