@@ -166,14 +166,15 @@ class QuickTable:
     the virtual clock; the virtual table's front door (host_sim/table.py)."""
 
     def __init__(self, variant, players, mode, root=None, resume=False, chips=None,
-                 clock=None, options=None):
+                 clock=None, options=None, enrolled=True):
         self.args = (variant, players, mode, options)
         self.root = root or tempfile.mkdtemp(prefix="tapp-monkey-")
         self.centre = players
         self.chips = chips or [QuickReader() for _ in range(players + 1)]
         registry = R.Registry(self.root)
         registry.load()
-        enrol_virtual_deck(registry, DECK_ID)
+        if enrolled:
+            enrol_virtual_deck(registry, DECK_ID)
         settings = Settings(self.root)
         settings.load()
         values = dict(settings.as_dict(), variant=variant, players=players, mode=mode,
@@ -246,7 +247,8 @@ class QuickTable:
         """Power off and on: a new application on the same files and readers."""
         variant, players, mode, options = self.args
         table = QuickTable(variant, players, mode, root=self.root, resume=True,
-                           chips=self.chips, clock=self.board.clock, options=options)
+                           chips=self.chips, clock=self.board.clock, options=options,
+                           enrolled=False)
         table.wait(700)                  # the boot look (app.BOOT_LOOK_MS)
         return table
 

@@ -89,3 +89,15 @@ def test_the_view_follows_the_cards_on_the_readers():
     t.wait(100)
     assert tv.jammed(0) and "1" in tv.message()
     assert len(tv.rows()) == 8
+
+
+def test_the_view_follows_the_enrolment():
+    t = QuickTable("wuerttemberg", 3, "strict", enrolled=False)
+    tv = t.app.view
+    assert tv.mode() == "enrol" and tv.engine() is None and tv.menu_size() == 0
+    first = tv.enrol_expected()
+    assert first == CODE_INDEX["CA"]
+    _lay(t, 3, "CA", lift=True)
+    assert tv.enrol_expected() not in (-1, first)
+    t = t.power_cut()                        # the registry is on flash: it goes on
+    assert t.app.view.mode() == "enrol" and t.app.view.enrol_expected() != first

@@ -112,7 +112,8 @@ class App:
         self.boot_check = None               # after resuming: when the readers looked
         self.display_retry = -1              # the display stopped answering: next try (ticks)
         self.polls = 0
-        self.view = TableView(self, ENROL, PLAYING)   # the table's read-only view
+        # the table's read-only view: the modes by name
+        self.view = TableView(self, {SETUP: "setup", ENROL: "enrol", FULL: "full"}, PLAYING)
         if resume is not None:
             self.start_game(resume)
         elif start:

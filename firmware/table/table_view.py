@@ -10,24 +10,22 @@ view of the session in play (None before the session starts).
 Modes (``mode()``): ``setup`` (the settings menu), ``enrol`` (learning a deck),
 ``dealing`` (strict mode: the hands are scanned), ``play`` (auction to the last
 trick, as ``engine().expects()`` says), ``result`` (a settled deal on screen),
-``over`` (the session has ended).
+``over`` (the session has ended), ``full`` (the flash refused the session).
 """
 from tapp.cards import DECKS, mask_cards
 
 from .game import DEALING, GAME, NO_CARD, OVER, RESULT
 from .hand_scan import NOT_DUE
 
-SETUP = "setup"
-ENROL = "enrol"
 MODES = {DEALING: "dealing", GAME: "play", RESULT: "result", OVER: "over"}
 
 
 class TableView:
     """Questions about the table ``app`` (table/app.py), answered from its state."""
 
-    def __init__(self, app, enrol_mode, playing_mode):
+    def __init__(self, app, names, playing_mode):
         self._app = app
-        self._enrol = enrol_mode         # the App's mode numbers
+        self._names = names              # the App's other mode numbers -> names
         self._playing = playing_mode
 
     def _game(self):
@@ -41,7 +39,7 @@ class TableView:
         game = self._game()
         if game is not None:
             return MODES[game.step]
-        return ENROL if app.mode == self._enrol else SETUP
+        return self._names[app.mode]
 
     def engine(self):
         """The engine's read-only view of the session in play, or None."""
@@ -122,6 +120,13 @@ class TableView:
         """``reader`` sees two cards, or does not answer."""
         game = self._game()
         return game is not None and game.jammed[reader] != 0
+
+    # ----- enrolment -------------------------------------------------------------------
+
+    def enrol_expected(self):
+        """The card (int) the enrolment asks for next, or -1 (none asked)."""
+        enrol = self._app.enrolment
+        return enrol.expected() if enrol is not None and self.mode() == "enrol" else -1
 
     # ----- strict dealing and discarding ------------------------------------------------
 
