@@ -100,7 +100,6 @@ class Game:
         self.scan = None                 # strict dealing: the hands scanned (hand_scan.py)
         self.discards = []
         self.rufer_card = NO_CARD
-        self.last_play_reader = -1
         self.waiting = NO_CARD           # the next leader's card laid while clearing
         self.waiting_reader = -1
         self.powered_up = False          # resumed after a power cut: nothing dealt or
@@ -380,7 +379,6 @@ class Game:
         self.journal.append(ev)
         self.on_reader[seat] = card
         self.trick_cards[seat] = card
-        self.last_play_reader = seat
         if self.menu:
             self.menu = []
         self._say("")
