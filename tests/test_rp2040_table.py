@@ -5,9 +5,10 @@ models at the pins of firmware/boards/pico.py.
 A chosen few scenario files run here: a deal of each variant family (Tapp
 with the power cut mid-trick, Tarock in open mode, Herzblatt), about two
 minutes of CPU each; ``TAPP_RP2040_ALL=1`` runs every scenario file on the
-emulated Pico (the sessions of several deals take ten minutes and more each).  The flash keeps what is written (littlefs formats, files
-survive a reboot) and a power cut inside a page program leaves part of the
-page programmed, from which the table boots and resumes.  The table starts
+emulated Pico (the sessions of several deals take ten minutes and more each).
+The flash keeps what is written (littlefs formats, files survive a reboot) and
+a power cut inside a page program leaves part of the page programmed, from
+which the table boots and resumes.  The table starts
 without a display.
 
 The MicroPython UF2s and the RP2040 boot ROM are not in the repository
