@@ -28,16 +28,21 @@ from tapp.cards import CARD_CODES, NCARDS
 from tapp.jsonout import dumps
 from tapp.record import OVERLONG, parse_line
 
-from . import console_admin, console_play
 from .app import ENROL, PLAYING
 from .console_events import DEBUG, INFO, LEVELS, STATES, STATUS_NAMES, Live, hex_uid
 from .console_link import CMDS_PER_STEP, PROTOCOL, ROOM, Failure, HandOver, PinLock, Wire, is_int
-from .console_tasks import JournalSource, JournalTask, ScoreTask
 from .journal import FOLDER as JOURNAL_DIR
 from .presence import ticks_diff
 from .settings import join
 
 STEPS = ("dealing", "game", "result", "over")     # Game.step
+# Commands whose module is imported on their first use: a board's RAM holds only
+# the parts of the console someone uses (the RP2040 runs out importing it all
+# at once from .mpy files).
+LATER = {"set": "console_admin", "registry": "console_admin", "enroll": "console_admin",
+         "selftest": "console_admin", "undo": "console_play",
+         "reset-session": "console_play", "place": "console_play", "lift": "console_play",
+         "press": "console_play", "repl": "console_play"}
 
 
 class Console:
@@ -59,9 +64,6 @@ class Console:
                          "status": own.cmd_status, "view": own.cmd_view,
                          "score": own.cmd_score, "journal": own.cmd_journal,
                          "readers": own.cmd_readers, "log": own.cmd_log}
-        for module in (console_admin, console_play):
-            for name in module.COMMANDS:
-                self.commands[name] = module.COMMANDS[name]
         self.wire.event({"event": "hello", "app": "tapptable", "protocol": PROTOCOL})
 
     # ----- the step -----------------------------------------------------------------
@@ -121,6 +123,12 @@ class Console:
             wire.fail(rid, "bad_request")
             return
         handler = self.commands.get(cmd)
+        if handler is None and cmd in LATER:
+            try:
+                handler = self.load(cmd)
+            except MemoryError:
+                wire.fail(rid, "failed", "out of memory")
+                return
         if handler is None:
             wire.fail(rid, "unknown_command", "unknown command %s (try help)" % dumps(cmd[:32]))
             return
@@ -138,6 +146,23 @@ class Console:
         if body is not None:
             body["ok"] = True
             wire.answer(rid, body)
+
+    def load(self, cmd):
+        """Import the module of ``cmd`` (LATER) and take in its commands."""
+        import gc
+        gc.collect()
+        module = __import__("table." + LATER[cmd], None, None, ["COMMANDS"])
+        commands = module.COMMANDS
+        for name in commands:
+            self.commands[name] = commands[name]
+        return self.commands.get(cmd)
+
+    def command_names(self):
+        names = list(self.commands)
+        for name in LATER:
+            if name not in self.commands:
+                names.append(name)
+        return sorted(names)
 
     # ----- shared by the commands -----------------------------------------------------
 
@@ -185,7 +210,7 @@ class Console:
         return {"app": "tapptable", "protocol": PROTOCOL}
 
     def cmd_help(self, rid, req):
-        return {"commands": sorted(self.commands), "protocol": PROTOCOL,
+        return {"commands": self.command_names(), "protocol": PROTOCOL,
                 "locked": ["set", "registry download/upload", "enroll", "undo",
                            "reset-session", "place", "lift", "press", "selftest", "repl",
                            "view/readers details", "journal of a strict deal in progress",
@@ -276,6 +301,7 @@ class Console:
     def cmd_score(self, rid, req):
         """The score sheet, its history folded from the journal (parts, one per deal)."""
         self.playing()
+        from .console_tasks import JournalSource, ScoreTask
         self.start(ScoreTask(rid, JournalSource(self.app.journal), self.seats()))
         return None
 
@@ -305,6 +331,7 @@ class Console:
                 "hot": app.hot, "keys_overflows": app.keys.overflows}
 
     def cmd_journal(self, rid, req):
+        from .console_tasks import JournalSource, JournalTask
         app = self.app
         if req.get("list"):
             sessions = []

@@ -16,18 +16,50 @@ returns to the REPL (for mpremote and ``tapptable deploy``).  Any other end
 import select
 import sys
 
+# What a table whose console does not fit in RAM answers to each line (a flat
+# .mpy deploy on an RP2040 leaves about 27 KB; docs/deploy.md, ROMFS).
+NO_ROOM = ('{"ok":false,"error":"unavailable","message":"the console does not fit in '
+           'this board\'s RAM: deploy with --romfs (docs/deploy.md)"}\n')
+
 
 class ConsoleDoor:
     def __init__(self, app, stream=None):
         self.app = app
+        self.stream = stream or sys.stdin
         self.poller = select.poll()
-        self.poller.register(stream or sys.stdin, select.POLLIN)
+        self.poller.register(self.stream, select.POLLIN)
+        self.no_room = False
 
     def step(self):
         if not self.poller.poll(0):
             return
-        from table.console import attach  # the first byte: load the console
-        attach(self.app).step()            # it takes over the app's console job
+        if self.no_room:
+            self.refuse()
+            return
+        import gc
+        gc.collect()                        # room for the console in one piece
+        try:
+            from table.console import attach  # the first byte: load the console
+            console = attach(self.app)          # it takes over the app's console job
+        except MemoryError:                 # the table plays on without a console
+            for name in list(sys.modules):
+                if name.startswith("table.console_") or name == "table.console":
+                    del sys.modules[name]
+            gc.collect()
+            self.no_room = True
+            self.refuse()
+            return
+        console.step()
+
+    def refuse(self):
+        """Read what arrived (at most 64 bytes a step); a line break gets NO_ROOM."""
+        raw = getattr(self.stream, "buffer", self.stream)
+        k = 0
+        while k < 64 and self.poller.poll(0):
+            b = raw.read(1)
+            k += 1
+            if b == b"\n":
+                sys.stdout.write(NO_ROOM)
 
 
 def open_door(app):

@@ -285,6 +285,9 @@ class Link:
             self.waiting[rid].put(msg)
         elif "event" in msg:
             self.on_event(msg)
+        elif rid is None and msg.get("error") == "unavailable":
+            for q in list(self.waiting.values()):     # a console that did not load
+                q.put(msg)
         elif rid is None and msg.get("error") == "busy":
             self.busy = msg
             for q in list(self.waiting.values()):     # another client holds the table
