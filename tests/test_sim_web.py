@@ -20,6 +20,7 @@ import time
 import aiohttp
 import pytest
 
+from table.texts import error_text
 from tapp import errors as E
 from tools.tapptable.sim_web.server import ServerThread
 
@@ -254,7 +255,7 @@ def test_illegal_card_refused_with_the_message_on_the_oled(tabs, server):
     wait_until(server, lambda hub, s=seat: hub.game.refused[s], "the refusal")
     message = server.call(lambda hub: hub.game.message)
     page.wait_for_function("document.querySelector('#hint').textContent.includes('lift it')")
-    assert message in [E.short_text(code, "de") for code in (
+    assert message in [error_text(code, "de") for code in (
         E.MUST_FOLLOW, E.MUST_TRUMP, E.MUST_OVERTRUMP)]
     page.wait_for_function("m => document.querySelector('#oled-text').textContent.includes(m)",
                            arg=message)

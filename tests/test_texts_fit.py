@@ -35,7 +35,6 @@ from host_sim.players import AutoPlayers  # noqa: E402
 from host_sim.scenario import Run  # noqa: E402
 from host_sim.table import VirtualTable  # noqa: E402
 from table import names, registry, screens, texts  # noqa: E402
-from table.enrol import ACCEPT_TEXT, PROMPT  # noqa: E402
 from table.game import DEALING, GAME, RESULT  # noqa: E402
 from table.names import VARIANTS, card_text  # noqa: E402
 from table.settings import SEAT_NAMES  # noqa: E402
@@ -61,10 +60,8 @@ def _vocabulary(seats):
     for data in (texts.DATA, names.DATA):
         for line in data.decode().split("\n"):
             vocab.update(_words(line.replace("%s", " ")))
-    for table in (E.SHORT_DE, E.SHORT_EN, tuple(VARIANTS.values()), tuple(PROMPT.values()),
-                  tuple(ACCEPT_TEXT.values())):
-        for line in table:
-            vocab.update(_words(line.replace("%s", " ")))
+    for line in VARIANTS.values():
+        vocab.update(_words(line))
     for code in range(len(registry.NAMES)):
         for lang in ("de", "en"):
             vocab.update(_words(registry.short_text(code, lang)))
@@ -167,7 +164,7 @@ def _every_page(table):
 
 def _messages(lang):
     """Every line the table puts on its message row."""
-    out = [E.short_text(code, lang) for code in range(1, len(E.NAMES))]
+    out = [texts.error_text(code, lang) for code in range(1, len(E.NAMES))]
     for key in ("put_back", "one_card", "unknown", "other_deck", "not_now", "clear",
                 "undone", "nothing_undo", "hold_ok", "centre_down", "deal_again"):
         out.append(texts.text(key, lang))
@@ -303,8 +300,22 @@ def test_texts_fit_and_are_found_by_key():
     for key in texts.KEYS.split():
         for lang in ("de", "en"):
             t = texts.text(key, lang)
-            filled = t.replace("%s", numbers.get(key, "Pl.1"))
-            assert len(filled) <= COLS, (key, lang, filled)
+            filled = t.replace("%s", numbers.get(key, "Pl.1")).replace("%d", "99")
+            forms = filled.split("|")    # a registry line's forms: the first that fits
+            assert min(len(f) for f in forms) <= COLS, (key, lang, filled)
     for code in range(len(E.NAMES)):
         for lang in ("de", "en"):
-            assert len(E.short_text(code, lang)) <= COLS
+            assert 0 < len(texts.error_text(code, lang)) <= COLS
+            assert texts.error_text(code, lang) == texts.text("e_" + E.NAMES[code], lang)
+    assert texts.error_text(E.MUST_FOLLOW) == "Farbe bedienen!"
+    assert texts.error_text(E.MUST_OVERTRUMP, "de") == "\u00dcbertrumpfen!"
+    assert texts.error_text(E.NOT_YOUR_TURN, "en") == "Not your turn"
+    assert texts.error_text(E.NOT_YOUR_TURN) is texts.error_text(E.NOT_YOUR_TURN)
+    # one keyed format: every text the table shows is a texts.KEYS key, each
+    # key once, each with a German and an English line
+    keys = texts.KEYS.split()
+    assert len(keys) == len(set(keys)) and len(texts.OFF) == 2 * len(keys) + 1
+    for code in range(len(registry.NAMES)):
+        for lang in ("de", "en"):
+            assert 0 < len(registry.short_text(code, lang)) <= COLS, (code, lang)
+    assert registry.short_text(registry.NOTHING) == texts.text("nothing_undo")

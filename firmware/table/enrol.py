@@ -18,11 +18,9 @@ Outcome codes are registry codes (``registry.NAMES``, ``registry.short_text``);
 ACCEPTED is ``registry.OK``.
 """
 from . import registry as R
+from .texts import text
 
 ACCEPTED = R.OK
-
-PROMPT = {"de": "Lege: %s", "en": "Place: %s"}
-ACCEPT_TEXT = {"de": "Erfasst: %s", "en": "Got: %s"}
 
 
 class Enrolment:
@@ -68,7 +66,7 @@ class Enrolment:
         card = self.expected()
         if card < 0:
             return R.short_text(R.COMPLETE, lang)
-        return PROMPT.get(lang, PROMPT["de"]) % R.card_label(card)
+        return text("enrol_next", lang) % R.card_label(card)
 
     def offer(self, uid):
         """A tag seen while ``expected()`` is asked for: ACCEPTED (enrolled
@@ -105,7 +103,7 @@ class Enrolment:
     def text(self, code, lang="de"):
         """The display line for an outcome of ``offer`` (or ``undo_last``'s NOTHING)."""
         if code == ACCEPTED and self.last_card >= 0:
-            return ACCEPT_TEXT.get(lang, ACCEPT_TEXT["de"]) % R.card_label(self.last_card)
+            return text("enrol_got", lang) % R.card_label(self.last_card)
         return R.short_text(code, lang, self.conflict)
 
     def undo_last(self):

@@ -43,8 +43,8 @@ from tapp.cards import CARD_CODES, CODE_INDEX, DECKS, mask_cards
 from tapp.session import Session
 
 from .hand_scan import NOT_DUE, NOT_NOW, TO_TALON, HandScan
-from .names import CARD_TEXT, call_label, short_name
-from .texts import text
+from .names import call_label, card_text, short_name
+from .texts import error_text, text
 
 # What the table is doing (``Game.step``)
 DEALING = 0      # strict mode: learning the hands
@@ -264,7 +264,7 @@ class Game:
         out = self._apply({"ev": "deal", "dealer": self.view.dealer(),
                            "hands": scan.hands(), "talon": None})
         if not out.get("ok"):
-            self._say(E.short_text(E.BAD_EVENT, self.lang))
+            self._say(error_text(E.BAD_EVENT, self.lang))
             return
         self.step = GAME
         self.signals.tone("deal_done")
@@ -367,7 +367,7 @@ class Game:
         self.revokes_told = n
 
     def _refuse_code(self, reader, err):
-        self._refuse(reader, E.NAMES[err], E.short_text(err, self.lang))
+        self._refuse(reader, E.NAMES[err], error_text(err, self.lang))
 
     def _refuse_text(self, reader, key):
         self._refuse(reader, TABLE_REFUSALS[key], self._t(key))
@@ -636,7 +636,7 @@ class Game:
             return
         out = self._apply(ev)
         if not out.get("ok"):
-            self._say(E.short_text(E.NAMES.index(out["error"]), self.lang))
+            self._say(error_text(E.NAMES.index(out["error"]), self.lang))
             self.signals.tone("reject")
             return
         self.rufer_card = NO_CARD
@@ -737,13 +737,13 @@ class Game:
         talon = view.talon() or []
         deck = [CARD_CODES[c] for c in mask_cards(DECKS[self.rules.deck])]
         if self.rufer_card == NO_CARD:
-            return [(CARD_TEXT[CODE_INDEX[c]], {"pick": c}) for c in deck if c not in own]
+            return [(card_text(CODE_INDEX[c]), {"pick": c}) for c in deck if c not in own]
         called = CARD_CODES[self.rufer_card]
         if called in talon:
             return [(self._t("talon"), {"ev": "rufer", "seat": decl, "card": called,
                                         "give": None})]
         gives = own if own else [c for c in deck if c != called]
-        return [(CARD_TEXT[CODE_INDEX[c]], {"ev": "rufer", "seat": decl, "card": called,
+        return [(card_text(CODE_INDEX[c]), {"ev": "rufer", "seat": decl, "card": called,
                                             "give": c}) for c in gives]
 
     def _show_turn(self):

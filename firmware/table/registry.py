@@ -44,7 +44,7 @@ from tapp.record import crc_hex
 
 from .names import card_text
 from .settings import ensure_dir, exists, join, read_limited, remove_quietly, write_atomic
-from .texts import offsets
+from .texts import KEYS, index, offsets, text
 
 try:
     from micropython import const
@@ -80,45 +80,31 @@ STORAGE = 12          # the flash refused a write (nothing changed)
 NOTHING = 13          # nothing to take back
 COMPLETE = 14         # every card of the deck is enrolled
 
-# Per code, six texts: its name (the console's stable word), its message (the
-# console's, English), its display line in German and in English, and the
-# lines that name the entry a refusal collided with (card label or deck id) in
-# German and in English, alternatives split by "|", the first that fits 16
-# columns used.  One bytes constant (from a ROMFS image it stays in flash);
-# NAMES, MESSAGES, SHORT_DE and SHORT_EN are made from it when asked for.
+# Per code, two texts: its name (the console's stable word) and its message
+# (the console's, English).  Its display line in German and in English is the
+# table's text ``r_`` + the name, and ``rf_`` + the name the lines that name
+# the entry a refusal collided with (card label or deck id), alternatives split
+# by "|", the first that fits 16 columns used (table/texts.py: one format for
+# every text shown).  NAMES, MESSAGES, SHORT_DE and SHORT_EN are made when
+# asked for.
 TEXTS = (
     b"ok\nOK\n"
-    b"OK\nOK\n\n\n"
     b"uid_enrolled\nThis tag is already a card of this deck\n"
-    b"Schon erfasst\nAlready enrolled\nIst schon %s\nAlready %s\n"
     b"uid_other_deck\nThis tag is a card of another deck\n"
-    b"Aus anderem Deck\nFrom other deck\nKarte aus Deck %d|Aus Deck %d\nCard of deck %d\n"
     b"card_enrolled\nThis card of the deck already has a tag\n"
-    b"Karte schon da\nCard already in\n%s schon da\n%s already in\n"
     b"unknown_deck\nThere is no deck with this id\n"
-    b"Deck unbekannt\nUnknown deck\n\n\n"
     b"bad_uid\nNot a card sticker (UID of 4, 7 or 10 bytes)\n"
-    b"Kein Kartentag\nNot a card tag\n\n\n"
     b"not_in_set\nThis card is not part of the deck's card set\n"
-    b"Nicht im Satz\nNot in this set\n\n\n"
     b"bad_deck_id\nDeck ids are 1 to 99\n"
-    b"Decknr. 1-99\nDeck no. 1-99\n\n\n"
     b"bad_kind\nUnknown deck kind\n"
-    b"Satz unbekannt\nUnknown set\n\n\n"
     b"deck_exists\nA deck with this id exists\n"
-    b"Deck existiert\nDeck exists\n\n\n"
     b"full\nThe registry is full\n"
-    b"Speicher voll\nRegistry full\n\n\n"
     b"corrupt\nDeck file corrupt\n"
-    b"Datei defekt\nFile corrupt\n\n\n"
     b"storage\nCould not write to the flash; nothing changed\n"
-    b"Speicherfehler\nStorage error\n\n\n"
     b"nothing\nNothing to take back\n"
-    b"Nichts zur\xc3\xbcck\nNothing to undo\n\n\n"  # "Nichts zurück"
     b"complete\nEvery card of the deck is enrolled\n"
-    b"Deck komplett\nDeck complete\n\n\n"
 )
-_OFF = offsets(TEXTS)   # text f of code c: TEXTS[_OFF[6 * c + f]:_OFF[6 * c + f + 1] - 1]
+_OFF = offsets(TEXTS)   # text f of code c: TEXTS[_OFF[2 * c + f]:_OFF[2 * c + f + 1] - 1]
 _TABLES = ("NAMES", "MESSAGES", "SHORT_DE", "SHORT_EN")
 DISPLAY_COLUMNS = 16
 
@@ -136,31 +122,46 @@ card_label = card_text
 
 
 def _text(code, field):
-    if not 0 <= code < len(_OFF) // 6:
+    """Field 0 (the stable word) or 1 (the console's sentence) of ``code``."""
+    if not 0 <= code < len(_OFF) // 2:
         raise IndexError(code)
-    j = 6 * code + field
+    j = 2 * code + field
     return TEXTS[_OFF[j]:_OFF[j + 1] - 1].decode()
+
+
+def _display(code, lang, forms=False):
+    """The display line of ``code`` (table/texts.py ``r_`` + its word; ``rf_``:
+    the forms naming a collision, "" if it has none)."""
+    word = _text(code, 0)
+    if code == NOTHING:
+        if forms:
+            return ""
+        key = "nothing_undo"            # the table's own "Nichts zurück"
+    else:
+        key = ("rf_" if forms else "r_") + word
+    return text(key, lang) if index(KEYS, key) >= 0 else ""
 
 
 def __getattr__(name):
     # NAMES, MESSAGES, SHORT_DE, SHORT_EN: tuples by code, made when asked for
     if name not in _TABLES:
         raise AttributeError(name)
-    field = _TABLES.index(name)
-    return tuple(_text(code, field) for code in range(len(_OFF) // 6))
+    n = len(_OFF) // 2
+    if name == "NAMES" or name == "MESSAGES":
+        return tuple(_text(code, _TABLES.index(name)) for code in range(n))
+    return tuple(_display(code, "en" if name == "SHORT_EN" else "de") for code in range(n))
 
 
 def short_text(code, lang="de", packed=-1):
     """The display line for ``code``; with ``packed`` (``reg.conflict``) the
     uid/card refusals name the card or deck they collided with."""
-    en = 1 if lang == "en" else 0
     if packed >= 0:
-        forms = _text(code, 4 + en)
+        forms = _display(code, lang, True)
         for form in forms.split("|") if forms else ():
             s = form % (packed >> 6) if "%d" in form else form % card_label(packed & 63)
             if len(s) <= DISPLAY_COLUMNS:
                 return s
-    return _text(code, 2 + en)
+    return _display(code, lang)
 
 
 def message(code, packed=-1):

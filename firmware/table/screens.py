@@ -651,7 +651,8 @@ class Screens:
         if rule == "rufer_card":
             self._text("called_card")
         else:
-            self._add(E.short_text(E.NAMES.index(rule), self.lang))
+            j = texts.error_number(E.NAMES.index(rule), self.lang)
+            self._bytes(texts.DATA, texts.OFF[j], texts.OFF[j + 1] - 1)
 
     # ----- dealing -----------------------------------------------------------------------
 

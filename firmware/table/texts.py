@@ -1,8 +1,12 @@
 r"""What the table says, in German (the default) and English.
 
-Each text fits one 16-column display line unless it is a title; ``%s`` slots
-take seat names (up to 8 characters on screen) or card codes.  The engine's
-error texts are ``tapp.errors.short_text``.
+Every text the table shows, in one keyed format: the table's own, the
+engine's errors (``e_`` + the stable word of tapp.errors, ``error_text``),
+the deck registry's outcomes (``r_``/``rf_``), the enrolment's lines and the
+setup's house rules (``o_``/``v_``).  Each fits one 16-column display line
+with its ``%s`` slot filled (a seat's name, shortened by the screens to the
+room there is, a number or a card); tests/test_texts_fit.py checks that and
+renders every text where it is shown.
 
 The texts live in one bytes constant, ``DATA`` (UTF-8: per key the German
 text, then the English one, each ended by a newline), found through ``KEYS``
@@ -31,6 +35,12 @@ KEYS = (
     "v_any v_hearts v_fixed v_per_point v_base61 v_target v_all_tied_pay v_none_pay "
     "v_forfeit v_none v_cent v_nearest5 v_up5 v_cap_end v_refill v_de v_en flash_low "
     "flash_full flash_help "
+    "e_ok e_unknown_card e_not_in_deck e_card_used e_not_in_hand e_not_your_turn "
+    "e_wrong_phase e_must_follow e_must_trump e_must_overtrump e_illegal_call "
+    "e_illegal_contract e_illegal_discard e_illegal_announce e_bad_event r_ok "
+    "r_uid_enrolled rf_uid_enrolled r_uid_other_deck rf_uid_other_deck r_card_enrolled "
+    "rf_card_enrolled r_unknown_deck r_bad_uid r_not_in_set r_bad_deck_id r_bad_kind "
+    "r_deck_exists r_full r_corrupt r_storage r_complete enrol_next enrol_got "
 )
 
 DATA = (
@@ -145,6 +155,43 @@ DATA = (
     b"Speicher: %s Sp.\nFlash: %s deals\n"       # flash_low: deals that still fit
     b"Speicher voll!\nFlash full!\n"             # flash_full
     b"Sichern+Neustart\nSave+new session\n"      # flash_help
+    # the engine's errors (e_ + tapp.errors.NAMES), the deck registry's outcomes
+    # (r_ + registry.NAMES; rf_: naming the card or deck it collided with, forms
+    # split by "|", the first that fits used), the enrolment's lines
+    b"OK\nOK\n"                                 # e_ok
+    b"Karte unbekannt\nUnknown card\n"          # e_unknown_card
+    b"Fremde Karte\nNot in this deck\n"         # e_not_in_deck
+    b"Schon gespielt\nAlready played\n"         # e_card_used
+    b"Nicht auf Hand\nNot in hand\n"            # e_not_in_hand
+    b"Nicht am Zug\nNot your turn\n"            # e_not_your_turn
+    b"Jetzt nicht\nNot now\n"                   # e_wrong_phase
+    b"Farbe bedienen!\nFollow suit!\n"          # e_must_follow
+    b"Trumpf!\nPlay a trump!\n"                 # e_must_trump
+    b"\xc3\x9cbertrumpfen!\nBeat the trump!\n"  # e_must_overtrump: "Übertrumpfen!"
+    b"Gebot unzul\xc3\xa4ssig\nCall not allowed\n"  # e_illegal_call: "Gebot unzulässig"
+    b"Spiel unzul\xc3\xa4ssig\nGame not allowed\n"  # e_illegal_contract: "Spiel unzulässig"
+    b"Falsch gedr\xc3\xbcckt\nWrong discards\n" # e_illegal_discard: "Falsch gedrückt"
+    b"Ansage verboten\nNot announceable\n"      # e_illegal_announce
+    b"Eingabe ung\xc3\xbcltig\nInvalid input\n" # e_bad_event: "Eingabe ungültig"
+    b"OK\nOK\n"                                 # r_ok
+    b"Schon erfasst\nAlready enrolled\n"        # r_uid_enrolled
+    b"Ist schon %s\nAlready %s\n"               # rf_uid_enrolled
+    b"Aus anderem Deck\nFrom other deck\n"      # r_uid_other_deck
+    b"Karte aus Deck %d|Aus Deck %d\nCard of deck %d\n"  # rf_uid_other_deck
+    b"Karte schon da\nCard already in\n"        # r_card_enrolled
+    b"%s schon da\n%s already in\n"             # rf_card_enrolled
+    b"Deck unbekannt\nUnknown deck\n"           # r_unknown_deck
+    b"Kein Kartentag\nNot a card tag\n"         # r_bad_uid
+    b"Nicht im Satz\nNot in this set\n"         # r_not_in_set
+    b"Decknr. 1-99\nDeck no. 1-99\n"            # r_bad_deck_id
+    b"Satz unbekannt\nUnknown set\n"            # r_bad_kind
+    b"Deck existiert\nDeck exists\n"            # r_deck_exists
+    b"Speicher voll\nRegistry full\n"           # r_full
+    b"Datei defekt\nFile corrupt\n"             # r_corrupt
+    b"Speicherfehler\nStorage error\n"          # r_storage
+    b"Deck komplett\nDeck complete\n"           # r_complete
+    b"Lege: %s\nPlace: %s\n"                    # enrol_next
+    b"Erfasst: %s\nGot: %s\n"                   # enrol_got
 )
 
 
@@ -186,3 +233,25 @@ def text(key, lang="de"):
     """The text ``key`` in ``lang`` ("de" or "en"), as a new str."""
     j = which(key, lang)
     return DATA[OFF[j]:OFF[j + 1] - 1].decode()
+
+
+_E0 = index(KEYS, "e_ok")       # the engine's errors, in tapp.errors' code order
+
+
+def error_number(code, lang="de"):
+    """The number ``j`` of the display line of engine error ``code`` (an int
+    of tapp.errors) in ``lang``; allocates nothing."""
+    return 2 * (_E0 + code) + (1 if lang == "en" else 0)
+
+
+_errors = {}     # error_text's strs, made once each: a refused card allocates nothing
+
+
+def error_text(code, lang="de"):
+    """The display line of engine error ``code`` ("Farbe bedienen!"): one str
+    per line, made the first time it is asked for."""
+    j = error_number(code, lang)
+    t = _errors.get(j)
+    if t is None:
+        t = _errors[j] = DATA[OFF[j]:OFF[j + 1] - 1].decode()
+    return t

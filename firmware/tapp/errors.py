@@ -2,7 +2,8 @@
 
 Codes are small ints inside the engine so the hot paths never build strings;
 ``NAMES`` gives the stable lowercase word that goes into outcome lines and
-``MESSAGES`` the text the display and console show.
+``MESSAGES`` the console's sentence.  The display's short lines, German and
+English, are the table's (table/texts.py ``e_`` + the word).
 """
 OK = 0
 UNKNOWN_CARD = 1
@@ -44,29 +45,6 @@ MESSAGES = (
     "That announcement is not allowed now",
     "Unreadable or incomplete event",
 )
-
-
-# Display texts: one 16-column line of the 128x64 screen (8x8 font).  German is
-# the table's default language; the font draws its umlauts.
-SHORT_DE = (
-    "OK", "Karte unbekannt", "Fremde Karte", "Schon gespielt", "Nicht auf Hand",
-    "Nicht am Zug", "Jetzt nicht", "Farbe bedienen!", "Trumpf!", "Übertrumpfen!",
-    "Gebot unzulässig", "Spiel unzulässig", "Falsch gedrückt", "Ansage verboten",
-    "Eingabe ungültig",
-)
-SHORT_EN = (
-    "OK", "Unknown card", "Not in this deck", "Already played", "Not in hand",
-    "Not your turn", "Not now", "Follow suit!", "Play a trump!", "Beat the trump!",
-    "Call not allowed", "Game not allowed", "Wrong discards", "Not announceable",
-    "Invalid input",
-)
-SHORT = {"de": SHORT_DE, "en": SHORT_EN}
-DISPLAY_COLUMNS = 16
-
-
-def short_text(code, lang="de"):
-    """The display line for error code ``code`` (an int) in ``lang`` ("de", "en")."""
-    return SHORT.get(lang, SHORT_DE)[code]
 
 
 def message_for(name):

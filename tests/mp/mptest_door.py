@@ -562,17 +562,11 @@ def test_a_middle_over_trump_claim_is_not_forgotten():
     assert outs[-1]["revoke"] == {"seat": 1, "trick": 2, "rule": "must_overtrump"}
 
 
-def test_every_error_has_a_short_display_text():
+def test_every_error_has_a_name_and_a_message():
+    """(The display's short lines are the table's: tests/test_texts_fit.py.)"""
     from tapp import errors as E
-    for lang in ("de", "en"):
-        texts = E.SHORT[lang]
-        assert len(texts) == len(E.NAMES) == len(E.MESSAGES)
-        for code in range(len(E.NAMES)):
-            text = E.short_text(code, lang)
-            assert 0 < len(text) <= E.DISPLAY_COLUMNS, (lang, code, text)
-    assert E.short_text(E.MUST_FOLLOW) == "Farbe bedienen!"
-    assert E.short_text(E.MUST_OVERTRUMP, "de") == "\u00dcbertrumpfen!"
-    assert E.short_text(E.NOT_YOUR_TURN, "en") == "Not your turn"
+    assert len(E.NAMES) == len(E.MESSAGES) == len(set(E.NAMES))
+    assert E.message_for("must_follow") == E.MESSAGES[E.MUST_FOLLOW]
 
 
 def test_player_is_play_bound_to_the_deal():
