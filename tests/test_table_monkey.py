@@ -17,20 +17,20 @@ from host_sim.monkey import Monkey, MonkeyError, QuickTable
 
 # (variant, players, mode, seed, steps) per family: 20,000+ steps in all
 FAMILIES = {
-    "tarock_3": [("wuerttemberg", 3, "strict", 11, 1300), ("wuerttemberg", 3, "open", 12, 1200),
-                 ("berliner", 3, "open", 13, 1000)],
+    "tarock_3": [("wuerttemberg", 3, "strict", 11, 1100), ("wuerttemberg", 3, "open", 12, 1000),
+                 ("berliner", 3, "open", 13, 900)],
     "tarock_3b": [("tarock_simple", 3, "strict", 21, 1200), ("tarock_simple", 3, "open", 22, 1000),
                   ("scharfer_tarock", 3, "strict", 23, 1200)],
-    "tapp": [("tapp_modern", 3, "strict", 31, 1300), ("tapp_modern", 3, "open", 32, 1200),
-             ("tapp_classic", 3, "strict", 33, 1000)],
-    "tarock_4": [("haferltarock", 4, "strict", 41, 1300), ("haferltarock", 4, "open", 42, 1200),
-                 ("tarock_bettel", 4, "strict", 43, 1000)],
-    "tapp_4": [("tapp_modern", 4, "strict", 51, 1300), ("tapp_modern", 4, "open", 52, 1200),
-               ("tarock_bettel", 4, "open", 53, 1000)],
-    "herzblatt": [("herzblatt", 4, "strict", 61, 1300), ("herzblatt", 5, "open", 62, 1200),
-                  ("herzblatt_muhr", 3, "strict", 63, 1000)],
-    "five": [("braun_solo", 5, "strict", 71, 1300), ("braun_solo", 5, "open", 72, 1200),
-             ("herzblatt_muhr", 3, "open", 73, 1000)],
+    "tapp": [("tapp_modern", 3, "strict", 31, 1100), ("tapp_modern", 3, "open", 32, 1000),
+             ("tapp_classic", 3, "strict", 33, 900)],
+    "tarock_4": [("haferltarock", 4, "strict", 41, 1100), ("haferltarock", 4, "open", 42, 1000),
+                 ("tarock_bettel", 4, "strict", 43, 900)],
+    "tapp_4": [("tapp_modern", 4, "strict", 51, 1100), ("tapp_modern", 4, "open", 52, 1000),
+               ("tarock_bettel", 4, "open", 53, 900)],
+    "herzblatt": [("herzblatt", 4, "strict", 61, 1100), ("herzblatt", 5, "open", 62, 1000),
+                  ("herzblatt_muhr", 3, "strict", 63, 900)],
+    "five": [("braun_solo", 5, "strict", 71, 1100), ("braun_solo", 5, "open", 72, 1000),
+             ("herzblatt_muhr", 3, "open", 73, 900)],
 }
 
 
@@ -51,7 +51,7 @@ def test_the_monkey_cannot_wedge_the_table(family):
         print(variant, players, mode, counts)
         assert counts["steps"] >= steps
         # it did what it is there for: random actions of every kind, deals finished
-        assert counts["random"] * 5 >= steps and counts.get("deals", 0) >= 3, counts
+        assert counts["random"] * 6 >= steps and counts.get("deals", 0) >= 3, counts
         for kind in ("power cut", "unplug", "hold", "tag", "wait"):
             assert counts.get(kind, 0) >= 2, (kind, counts)
 
