@@ -25,6 +25,7 @@ from host_sim.players import AutoPlayers
 from host_sim.rp2040.emulator import CutPoint, Pico, flash_image
 from host_sim.rp2040.table import Rp2040Table, bootrom_path, firmware_uf2, power_up_device
 from host_sim.scenario import EMULATED, format_failures, run_file
+from host_sim.table import VirtualTable
 from tools.tapptable import fsimage
 
 SCENARIO_DIR = Path(__file__).parent / "scenarios"
@@ -44,6 +45,30 @@ def test_scenario_on_the_emulated_pico(name):
     path = SCENARIO_DIR / (name + ".scn")
     failures = run_file(str(path), runtime=EMULATED)
     assert not failures, "\n" + format_failures(name + ".scn", failures)
+
+
+def _deal_a_few(cls, **kw):
+    """Six cards dealt over the centre reader and lifted again."""
+    table = cls("wuerttemberg", 3, "strict", **kw)
+    try:
+        AutoPlayers(table, seed=4).deal_cards(6)
+        table.wait(200)
+        return {"journal": table.journal_lines(), "screen": table.screen(),
+                "framebuffer": bytes(table.board.oled.ram), "leds": table.leds(),
+                "led_history": table.board.strip.history[-1:]}
+    finally:
+        table.close()
+
+
+def test_the_pico_leaves_what_cpython_leaves(tmp_path):
+    """The same actions at the table: the same journal bytes (with CRCs), OLED
+    memory and LEDs on the emulated Pico as under CPython."""
+    cpython = _deal_a_few(VirtualTable)
+    pico = _deal_a_few(Rp2040Table, root=str(tmp_path))
+    assert any(r.startswith("Karte ") and not r.startswith("Karte 0/")   # cards counted
+               for r in cpython["screen"])
+    for key in cpython:
+        assert pico[key] == cpython[key], key
 
 
 # ----------------------------------------------------------------- the flash
