@@ -124,7 +124,7 @@ def test_view_hides_the_hands_without_the_pin(bench):
     AutoPlayers(table, seed=2).deal_cards()
     a = ask(id=1, cmd="view")
     assert a["ok"] and a["phase"] == "auction" and "hands" not in a and "talon" not in a
-    assert a["legal_calls"] and a["table"]["step"] == "game"
+    assert a["legal_calls"] and a["table"]["mode"] == "play"
     assert ask(id=2, cmd="view", details=True)["error"] == "locked"
     d = ask(id=3, cmd="view", details=True, pin=PIN)
     assert d["ok"] and [len(h) for h in d["hands"]] == [11, 11, 11]
@@ -496,6 +496,7 @@ from table.journal import MemoryJournal
 from table.presence import Presence
 from table.registry import Registry
 from table.ring import Ring
+from table.table_view import TableView
 
 
 class Signals:
@@ -572,6 +573,7 @@ class App:
                "mode": "open", "seats": ["A", "B", "C"], "options": {}}
         self.journal = MemoryJournal(hdr)
         self.game = Game(hdr, self.journal, Signals(), 4, 3)
+        self.view = TableView(self, {0: "setup", 1: "enrol"}, 2)
 
     def inject(self, reader, uid):
         self.injected[reader] = uid

@@ -35,7 +35,6 @@ from .journal import FOLDER as JOURNAL_DIR
 from .presence import ticks_diff
 from .settings import join
 
-STEPS = ("dealing", "game", "result", "over")     # Game.step
 # Commands whose module is imported on their first use: a board's RAM holds only
 # the parts of the console someone uses (the RP2040 runs out importing it all
 # at once from .mpy files).
@@ -257,17 +256,19 @@ class Console:
         return out
 
     def cmd_view(self, rid, req):
-        game = self.playing()
+        """The engine's view and the table's (``app.view``), as everyone may see them;
+        with ``details`` (the PIN) the hidden cards and the menu too."""
+        self.playing()
         details = bool(req.get("details"))
         if details:
             self.authorise(req)
-        view = game.view
+        tv = self.app.view
+        view = tv.engine()
         n = view.players()
+        readers = [r for r in range(tv.readers()) if r != tv.centre()]
         on_reader = []
-        for r in range(game.readers):
-            if r == game.centre:
-                continue
-            c = game.on_reader[r]
+        for r in readers:
+            c = tv.card_on(r)
             on_reader.append(CARD_CODES[c] if 0 <= c < NCARDS else None)
         out = {"variant": view.variant(), "mode": view.mode(), "players": n,
                "seats": self.seats(), "phase": view.phase(), "expects": view.expects(),
@@ -281,21 +282,21 @@ class Console:
                "balances": view.balances(), "pot": view.pot(),
                "deals": view.deals_played(), "session_over": view.session_over(),
                "revokes": view.revokes(), "legal_calls": view.legal_calls(),
-               "table": {"step": STEPS[game.step] if 0 <= game.step < 4 else game.step,
-                         "on_reader": on_reader, "clearing": game.clearing,
-                         "refused": [r for r in range(game.readers) if game.refused[r]],
-                         "jammed": [r for r in range(game.readers) if game.jammed[r]],
-                         "message": game.message},
-               "screen": self.app.screens.text_rows()}
+               "table": {"mode": tv.mode(), "on_reader": on_reader,
+                         "clearing": tv.clearing(),
+                         "refused": [r for r in range(tv.readers()) if tv.refused(r)],
+                         "jammed": [r for r in range(tv.readers()) if tv.jammed(r)],
+                         "message": tv.message()},
+               "screen": tv.rows()}
         if details:
             out["hands"] = [view.hand(s) for s in range(n)]
             out["talon"] = view.talon()
             out["legal_cards"] = view.legal_cards()
-            out["menu"] = [[label, ev] for label, ev in game.menu]
-            out["menu_pos"] = game.menu_pos
-            if game.step == 0:
-                out["dealt"] = [list(h) for h in game.dealt]
-            out["discards"] = list(game.discards)
+            out["menu"] = [[tv.menu_label(k), tv.menu_event(k)] for k in range(tv.menu_size())]
+            out["menu_pos"] = tv.menu_pos()
+            if tv.mode() == "dealing":
+                out["dealt"] = [tv.dealt(s) for s in range(n)]
+            out["discards"] = tv.discards_taken()
         return out
 
     def cmd_score(self, rid, req):

@@ -27,11 +27,11 @@ def queue_input(con, ev):
 def outcome(con, reader, before):
     """What the table did after an input: for the answer."""
     app = con.app
-    out = {"screen": app.screens.text_rows()}
-    game = app.game
-    if game is not None:
-        out["refused"] = bool(game.refused[reader]) if reader >= 0 else False
-        out["message"] = game.message
+    tv = app.view
+    out = {"screen": tv.rows()}
+    if tv.engine() is not None:
+        out["refused"] = tv.refused(reader) if reader >= 0 else False
+        out["message"] = tv.message()
         if app.journal is not None:
             out["accepted"] = len(app.journal) - before if before >= 0 else 0
     return out
