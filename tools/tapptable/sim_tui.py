@@ -210,8 +210,14 @@ class Seating:
                                              else "seat")
 
     def lift(self):
+        """Take your card off your reader; the cursor goes to it in your hand
+        (a refused card: right/left then choose another)."""
+        lying = self.on_reader(self.you)
         self.table.lift(self.you)
         self.note = "lifted"
+        hand = self.your_hand()
+        if lying and lying[-1] in hand:
+            self.selected = hand.index(lying[-1])
 
     def clear(self):
         """Everybody takes their card off their reader."""
