@@ -198,3 +198,43 @@ def test_acting_players_play_a_deal_in_every_mode():
         players = AutoPlayers(table, seed=3, illegal_once=False)
         result = players.play_deal()
         assert result is not None and not players.behind
+
+
+def test_the_browser_hub_follows_a_persons_revoke_in_open_mode():
+    """The person in the browser (seat 0, open mode) plays against the duties
+    once; the robots go on with the cards they really hold and the deal ends."""
+    for seed in range(1, 12):
+        hub = TableHub("tapp_modern", 3, "open", seed=seed, robots=True)
+        hub.claim("person", 0)
+        revoked = False
+        for _ in range(1500):
+            hub.advance(200)
+            game, view = hub.game, hub.view
+            if hub.view.deals_played() >= 1:
+                break
+            model = hub.players_model
+            if hub.on_reader[0] and (game.clearing or game.step != GAME):
+                hub.lift("person", 0)
+            elif game.step == GAME and game.menu and 0 in model.menu_seats():
+                hub.press("person", "ok")
+                hub.advance(300)
+            elif game.step == GAME and view.expects() == "discard" and view.declarer() == 0:
+                for card in hub.hand(0)[:hub.rules.talon_size]:
+                    hub.set_aside("person", card)
+                hub.press("person", "ok")
+                hub.advance(300)
+            elif game.step == GAME and view.expects() == "card" and view.turn() == 0 \
+                    and not hub.on_reader[0] and not game.clearing and not game.menu:
+                legal = model.legal_cards(0)
+                wrong = [c for c in hub.hand(0) if c not in legal]
+                card = wrong[0] if wrong and not revoked and view.trick_size() else legal[0]
+                revoked = revoked or card in wrong
+                hub.place("person", card, 0)
+        if not revoked:
+            continue
+        assert hub.view.deals_played() == 1 and hub.view.last_result() is not None
+        plays = [ev for ev in journal_events(hub.table) if ev.get("ev") == "play"]
+        dealt = hub.players_model.dealt_at[min(hub.players_model.dealt_at)]
+        assert all(ev["card"] in dealt[ev["seat"]] for ev in plays)   # each from own hand
+        return
+    raise AssertionError("no seed let the person revoke")
