@@ -1,7 +1,8 @@
 """``tapptable bench --quick`` runs to the end and prints every row.
 
 No timing is asserted (benchmarks print numbers); the test catches a bench
-that breaks, hangs or silently loses its MicroPython column.
+that breaks, hangs or silently loses its MicroPython column, or whose device
+section (tools/tapptable/bench_rp2040.py, the emulated Pico) stops measuring.
 """
 import subprocess
 import sys
@@ -9,7 +10,7 @@ import sys
 
 def test_bench_quick_prints_every_table():
     proc = subprocess.run([sys.executable, "-m", "tools.tapptable.cli", "bench", "--quick"],
-                          capture_output=True, text=True, timeout=300)
+                          capture_output=True, text=True, timeout=1500)
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
     assert "MicroPython failed" not in out, out
@@ -22,3 +23,14 @@ def test_bench_quick_prints_every_table():
     assert all(line.split()[-2].startswith("0/") for line in engine_rows), engine_rows
     assert all(line.split()[-3] == "0.0" and line.split()[-4] == "0.0"
                for line in engine_rows), engine_rows
+
+    # the device's budgets on the emulated Pico: both firmwares measured at the REPL,
+    # the ROMFS firmware through its session with the same journal as the CPython twin
+    device = out[out.index("The device: MicroPython"):]
+    rows = {line[2:56].strip(): line[57:].split() for line in device.splitlines()
+            if line.startswith("  ") and len(line) > 57}
+    boot = rows["free heap at boot (REPL, gc.collect)"]
+    assert len(boot) == 4 and all(float(v) > 200 for v in boot[::2]), boot
+    assert rows["the Pico's journal = the twin's"][-1] == "yes", device
+    assert "ROMFS: the device stopped" not in device, device
+    assert float(rows["longest step: readers"][-2]) > 0, device

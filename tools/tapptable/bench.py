@@ -112,4 +112,7 @@ def run_bench(args):
     print()
     from tools.tapptable.bench_app_vm import print_app_vm_bench
     print_app_vm_bench(quick=args.quick)
+    print()
+    from tools.tapptable.bench_rp2040 import print_device_bench
+    print_device_bench(quick=args.quick)
     return 0

@@ -35,6 +35,8 @@ take no emulated time (SPI at 4 MHz and I2C at 400 kHz do on the board: the
 I2C time of the display's pages is added from the bytes sent).
 """
 import re
+import tempfile
+import time
 from pathlib import Path
 
 from tools.tapptable import fsimage, rp2_fixtures
@@ -67,12 +69,14 @@ class Firmware:
             build("pico", out, romfs=self.romfs, log=lambda *a: None)
         return rp2_fixtures.fixture(self.uf2_name).read_bytes(), out
 
-    def flash(self, tmp, main=True, probe=None):
+    def flash(self, tmp, main=True, probe=None, extra=None):
         """The 2 MiB flash after this firmware's one UF2 was copied onto a
         Pico: its filesystem without main.py (``main=False``), or with the
-        bench's probe as boot.py (``probe``: its settings)."""
+        bench's probe as boot.py (``probe``: its settings), and ``extra``
+        files (the enrolled deck, the settings)."""
         fw, out = self.images(tmp)
         files = fsimage.build_files(out, self.romfs)
+        files.update(extra or {})
         if not main:
             del files["main.py"]
         if probe is not None:
@@ -123,3 +127,427 @@ def repl_heap(firmware, tmp):
         pico.close()
     free, modules = imported.split()
     return {"boot_free": int(boot), "import_free": int(free), "modules": int(modules)}
+
+
+
+# ----------------------------------------------------------------- a whole session
+
+SESSION = ("tapp_modern", 4)       # a Tapp game with an auction, strict: dealt over the centre
+SEAT_NAMES = ("Anna", "Bert", "Cora", "Dieter")
+BOARD_SEATS = 5                    # the Pico board has every seat reader fitted
+CUT_AT_PLAY = 7                    # the power cut: after this many cards of the first deal
+SETTLE_MS = 80                     # the twin runs on this long after an input (display pages)
+CATCH_UP_MS = 3000                 # the Pico must show the twin's screen within this
+BOOT_MS = 400                      # the Pico's power-up before its screen is compared
+
+
+class Diverged(RuntimeError):
+    """The Pico does not show what the twin shows: the session is not the same."""
+
+
+def settings_files(values):
+    """{path: bytes}: the table's settings.json holding ``values``, written by
+    the firmware's own Settings (setup offers them as the remembered answers)."""
+    from table.settings import Settings
+    with tempfile.TemporaryDirectory(prefix="tapp-settings-") as root:
+        s = Settings(root)
+        for key, value in values.items():
+            if not s.set(key, value):
+                raise ValueError("setting %s=%r refused" % (key, value))
+        s.save()
+        return {p.relative_to(root).as_posix(): p.read_bytes()
+                for p in Path(root).rglob("*") if p.is_file()}
+
+
+class MirroredTable:
+    """Where the AutoPlayers sit: a CPython table (the *twin*, host_sim/table.py)
+    answers what they look at (``view``, ``game``, the journal); every input
+    they make -- a card laid or lifted, a button -- is made on the twin and on
+    the emulated Pico alike, and after each the Pico runs until its display
+    shows what the twin's shows (it must, within CATCH_UP_MS: the firmware is
+    the same and deterministic; else ``Diverged``).  The Pico runs
+    firmware/main.py itself, its asyncio loop and all, from the flash the
+    one UF2 leaves, with the chip models wired to its pins.
+
+    ``shown_ms``: per card laid on the on-turn seat's reader, the emulated
+    time until the Pico's display showed what the twin shows for it;
+    ``report``: the probe's figures (the lowest and the largest seen)."""
+
+    def __init__(self, firmware, tmp, variant, players, probe=True):
+        from host_sim.rp2040.table import enrolled_files
+        from host_sim.table import VirtualTable
+        self.tmp = Path(tmp)
+        names = list(SEAT_NAMES[:players])
+        values = {"variant": variant, "players": players, "mode": "strict",
+                  "first_dealer": 0, "language": "de", "options": {}, "seat_names": names}
+        self.twin = VirtualTable(variant, players, "strict", seats=names, setup=True)
+        self.flash_path = self.tmp / ("flash-%s.bin" % firmware.name.split()[0])
+        files = dict(enrolled_files(1), **settings_files(values))
+        self.flash_path.write_bytes(firmware.flash(self.tmp, probe={} if probe else None,
+                                                   extra=files))
+        self.report = {}
+        self.shown_ms = []
+        self.emulated_s = 0.0
+        self._turn_card = False
+        self.i2c_bytes = 0
+        self._power_up([])
+
+    # ----- the Pico ----------------------------------------------------------------------
+
+    def _power_up(self, lying):
+        from host_sim.board import SimChips
+        from host_sim.mfrc522_model import Tag
+        from host_sim.rp2040.table import wire_chips
+        self.chips = SimChips(seats=BOARD_SEATS)
+        for reader, uids in lying:
+            self.chips.chips[reader].place(*[Tag(uid) for uid in uids])
+        self.pico = _pico(self.flash_path)
+        self._line = b""
+        self.pico.on_serial = self._serial
+        self.sync_buttons = wire_chips(self.pico, self.chips, BOARD_SEATS)
+        to_display = self.pico.on_i2c_write
+
+        def counted(t, addr, data):
+            self.i2c_bytes += len(data) + 1      # the address byte too
+            to_display(t, addr, data)
+        self.pico.on_i2c_write = counted
+        self.pico.run_for(BOOT_MS * 1000)
+        self._catch_up(0)
+
+    def _serial(self, _t, data):
+        self._line += data
+        while b"\n" in self._line:
+            line, _, self._line = self._line.partition(b"\n")
+            parts = line.split()
+            if len(parts) == 3 and parts[0] == b"@bench":
+                key, value = parts[1].decode(), int(parts[2])
+                lowest = key in ("low_free", "start_free", "import_free", "boot_free")
+                old = self.report.get(key, value)
+                self.report[key] = min(old, value) if lowest else max(old, value)
+
+    def _reader(self, r):
+        """The Pico board's reader for the twin's reader ``r`` (the centre is last)."""
+        return BOARD_SEATS if r == self.twin.centre else r
+
+    def _catch_up(self, twin_ms):
+        """Run the Pico at least ``twin_ms`` and until its display shows the
+        twin's; the ms until it did: emulated time, and the display's bytes at
+        400 kHz (the emulator's I2C takes no time)."""
+        pico = self.pico
+        start = pico.now_us
+        sent = self.i2c_bytes
+        want = bytes(self.twin.board.oled.ram)
+        oled = self.chips.oled
+        shown = None
+        while True:
+            if shown is None and oled.display_on and bytes(oled.ram) == want:
+                shown = ((pico.now_us - start) / 1000
+                         + (self.i2c_bytes - sent) * 9 * 1000 / I2C_HZ)
+            if shown is not None and pico.now_us - start >= twin_ms * 1000:
+                self.emulated_s += (pico.now_us - start) / 1e6
+                return shown
+            if pico.now_us - start > CATCH_UP_MS * 1000:
+                raise Diverged("the Pico's display did not come to show %r; it shows %r%s"
+                               % (self.twin.screen(), oled.text_rows(),
+                                  self._tail()))
+            self.sync_buttons()
+            pico.run_for(2000)
+
+    def _tail(self):
+        out = self.pico.serial_output()[-600:].decode(errors="replace")
+        return " (the Pico wrote: %s)" % out if out.strip() else ""
+
+    # ----- what the AutoPlayers use ------------------------------------------------------
+
+    @property
+    def centre(self):
+        return self.twin.centre
+
+    @property
+    def view(self):
+        return self.twin.view
+
+    @property
+    def game(self):
+        return self.twin.game
+
+    def journal_lines(self, start=0, stop=None):
+        return self.twin.journal_lines(start, stop)
+
+    def screen(self):
+        return self.twin.screen()
+
+    def _twin_ms(self, fn):
+        t0 = self.twin.scheduler.now_ms()
+        result = fn()
+        return result, self.twin.scheduler.now_ms() - t0
+
+    def place(self, reader, code, wait=True):
+        from host_sim.mfrc522_model import Tag
+        from host_sim.vm.vm_deck import DECK_ID, card_uid
+        from tapp.cards import CODE_INDEX
+        game = self.twin.game
+        view = self.twin.view if game is not None else None
+        on_turn = (view is not None and not game.menu and view.expects() == "card"
+                   and view.turn() == reader)
+        uid = bytes(card_uid(DECK_ID, CODE_INDEX[code]))
+        self.chips.chips[self._reader(reader)].place(Tag(uid))
+        _r, ms = self._twin_ms(lambda: self.twin.place(reader, code, wait=wait))
+        self._turn_card = on_turn
+        if wait:
+            self._settle(ms)
+
+    def lift(self, reader, wait=True):
+        chip = self.chips.chips[self._reader(reader)]
+        chip.remove(*list(chip.tags))
+        _r, ms = self._twin_ms(lambda: self.twin.lift(reader, wait=wait))
+        if wait:
+            self._settle(ms)
+
+    def wait(self, ms=None):
+        from host_sim.table import SETTLE_MS as TWIN_SETTLE
+        ms = TWIN_SETTLE if ms is None else ms
+        self.twin.wait(ms)
+        self._settle(ms)
+
+    def wait_until(self, done, limit_ms=3000, step_ms=20):
+        ok, ms = self._twin_ms(lambda: self.twin.wait_until(done, limit_ms, step_ms))
+        self._settle(ms)
+        return ok
+
+    def _settle(self, ms):
+        """The twin runs SETTLE_MS on (its display finishes), the Pico catches up."""
+        self.twin.wait(SETTLE_MS)
+        shown = self._catch_up(ms + SETTLE_MS)
+        if self._turn_card:
+            self._turn_card = False
+            self.shown_ms.append(shown)
+
+    def press(self, key, long=False):
+        from host_sim.table import KEYS, LONG_MS, PRESS_MS
+        pin = self.chips.button_pins[KEYS[key]]
+        pin.press()
+        self.sync_buttons()
+        self.pico.run_for((LONG_MS if long else PRESS_MS) * 1000)
+        pin.release()
+        self.sync_buttons()
+        self.twin.press(key, long)
+        self._settle(PRESS_MS)
+
+    # ----- power -----------------------------------------------------------------------
+
+    def power_cut(self):
+        """Both tables lose power here and come back on the flash they kept;
+        the cards lying on the readers stay."""
+        lying = [(i, [bytes(t.uid) for t in chip.tags])
+                 for i, chip in enumerate(self.chips.chips) if chip.tags]
+        self.pico.power_cut(str(self.flash_path))
+        self.twin = self.twin.power_cut()
+        self._power_up(lying)
+
+    def close(self):
+        self.pico.close()
+
+    def pico_journal(self):
+        """The lines of the newest journal on the Pico's flash (its littlefs, read here)."""
+        self.pico.save_flash(str(self.flash_path))
+        files = fsimage.littlefs_files(self.flash_path.read_bytes()[fsimage.FS_OFFSET:])
+        names = sorted(k for k in files if k.startswith("journal/"))
+        return files[names[-1]].decode().splitlines() if names else []
+
+
+class _Enough(Exception):
+    """The quick session has played what it plays."""
+
+
+def failure_site(text):
+    """The device's error and its innermost frame, in one line."""
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    frames = [ln for ln in lines if ln.startswith("File ")]
+    errors = [ln for ln in lines if "Error" in ln and not ln.startswith("File ")]
+    if not errors:
+        return text.strip().splitlines()[0][:200] if text.strip() else "?"
+    return "%s (%s)" % (errors[-1][:120], frames[-1] if frames else "?")
+
+
+def _count_flash(pico, into):
+    """Add the Pico's flash operations so far (erases, page programs) to ``into``."""
+    state = pico.flash_state()
+    for key in ("erase", "program"):
+        into[key] = into.get(key, 0) + state[key]
+
+
+def run_session(firmware, tmp, deals, plays=None, log=None, probe=True):
+    """One session on ``firmware``: setup by the buttons, deals dealt over the
+    centre reader and played, a power cut after CUT_AT_PLAY cards (in the first
+    deal, or the next if a contract ends it sooner), ``deals`` deals in all
+    (or only ``plays`` cards, for a quick look).
+    {figure: value}; ``failure`` says where the device stopped, if it did."""
+    from host_sim.players import AutoPlayers
+    from table.game import GAME
+    variant, players = SESSION
+    t0 = time.perf_counter()
+    table = MirroredTable(firmware, tmp, variant, players, probe)
+    flash_ops = {}
+    failure = None
+    same = None
+    done = 0
+    cards = [0]
+    try:
+        presses = 0
+        while table.game is None:
+            if presses > 40:
+                raise Diverged("setup did not end")
+            table.press("ok")
+            presses += 1
+        people = AutoPlayers(table, seed=5, illegal_once=False)
+
+        def on_step(t):
+            if t.game.step != GAME or t.view.expects() != "card" or t.game.menu:
+                return
+            if plays is not None and cards[0] >= plays:
+                raise _Enough()
+            if cards[0] == CUT_AT_PLAY:
+                _count_flash(table.pico, flash_ops)
+                table.power_cut()
+                people.rejoin(table)
+            cards[0] += 1
+
+        try:
+            while done < deals or cards[0] <= CUT_AT_PLAY or plays is not None:
+                people.play_deal(on_step=on_step)
+                done += 1
+                if log:
+                    log("  %s: deal %d of %d (%.0f s)" % (firmware.name, done, deals,
+                                                         time.perf_counter() - t0))
+                people.next_deal()
+        except _Enough:
+            pass
+        same = table.pico_journal() == [ln.rstrip("\n") for ln in table.journal_lines()]
+        _count_flash(table.pico, flash_ops)
+    except Diverged as exc:
+        failure = failure_site(str(exc))
+    finally:
+        table.close()
+    figures = dict(table.report)
+    figures.update(shown_ms=table.shown_ms, same_journal=same, deals=done, cards=cards[0],
+                   failure=failure, flash=flash_ops,
+                   emulated_s=table.emulated_s, wall_s=time.perf_counter() - t0)
+    return figures
+
+
+# ----------------------------------------------------------------- printing
+
+JOB_NAMES = ("readers", "buttons", "game", "display", "signals", "console")
+
+
+def _kb(n):
+    return "-" if n is None else "%.1f KB" % (n / 1024)
+
+
+def _ms(us):
+    return "-" if us is None else "%.1f ms" % (us / 1000)
+
+
+def measure(quick=False, log=None):
+    """{firmware name: {figure: value}} for every firmware (REPL and session)."""
+    out = {}
+    with tempfile.TemporaryDirectory(prefix="tapp-bench-rp2040-") as tmp:
+        for fw in FIRMWARES:
+            figures = {}
+            try:
+                figures.update(repl_heap(fw, tmp))
+                figures.update(run_session(fw, tmp, 1 if quick else 20,
+                                           plays=CUT_AT_PLAY + 4 if quick else None,
+                                           log=log))
+            except (rp2_fixtures.FixtureMissing, OSError, RuntimeError) as exc:
+                figures["failure"] = str(exc).splitlines()[0]
+            out[fw.name] = figures
+    return out
+
+
+def print_device_bench(quick=False):
+    variant, players = SESSION
+    print("The device: MicroPython v1.28.0's rp2 port on the emulated RP2040 (rp2040js),")
+    print("the unchanged firmware/main.py from the flash the one UF2 leaves, the chip models")
+    print("at the Pico's pins.  A session: setup by the buttons, %s with %d players, strict,"
+          % (variant, players))
+    print("dealt over the centre reader, the auction, every card, a power cut after %d cards,"
+          % CUT_AT_PLAY)
+    print("%s.  The same inputs go to the table under CPython (the twin),"
+          % ("then %d more cards (--quick)" % 4 if quick else "the next deal, 20 deals in all"))
+    print("whose display the Pico's must match after each; the journals are compared at the end.")
+    print_figures(measure(quick))
+
+
+def print_figures(figures):
+    """The device table from ``measure``'s figures."""
+    names = [fw.name for fw in FIRMWARES]
+    rows = [
+        ("free heap at boot (REPL, gc.collect)", lambda f: _kb(f.get("boot_free"))),
+        ("  after main.py's imports", lambda f: _kb(f.get("import_free"))),
+        ("  app built, its loop starting", lambda f: _kb(f.get("start_free"))),
+        ("  lowest in the session (sampled, after a collection)",
+         lambda f: _kb(f.get("low_free"))),
+        ("card on the on-turn reader -> shown: median", lambda f: _median(f.get("shown_ms"))),
+        ("  max (cards)", lambda f: "%s (%d)" % (_max(f.get("shown_ms")),
+                                                 len(f.get("shown_ms") or ()))),
+    ]
+    rows += [("longest step: %s" % job if i == 0 else "  %s" % job,
+              lambda f, job=job: _ms(f.get("step_us_" + job)))
+             for i, job in enumerate(JOB_NAMES)]
+    rows += [
+        ("a collection (gc.collect) at most", lambda f: _ms(f.get("gc_us"))),
+        ("flash: erases, page programs", lambda f: "%s, %s" % (
+            f.get("flash", {}).get("erase", "-"), f.get("flash", {}).get("program", "-"))),
+        ("deals played, cards", lambda f: "%s, %s" % (f.get("deals", "-"), f.get("cards", "-"))),
+        ("the Pico's journal = the twin's", lambda f: {True: "yes", False: "NO",
+                                                       None: "-"}[f.get("same_journal")]),
+        ("emulated / wall time", lambda f: "%.0f s / %.0f s" % (
+            f.get("emulated_s", 0), f.get("wall_s", 0))),
+    ]
+    print("  %-54s %s" % ("", "".join("%-18s" % n for n in names)))
+    for label, cell in rows:
+        print("  %-54s %s" % (label, "".join("%-18s" % cell(figures[n]) for n in names)))
+    for n in names:
+        if figures[n].get("failure"):
+            print("  %s: the device stopped: %s" % (n, figures[n]["failure"]))
+    _verdict(figures)
+
+
+def _median(values):
+    if not values:
+        return "-"
+    v = sorted(values)
+    return "%.0f ms" % v[len(v) // 2]
+
+
+def _max(values):
+    return "%.0f ms" % max(values) if values else "-"
+
+
+def _verdict(figures):
+    stock = figures[FIRMWARES[0].name]
+    rom = figures[FIRMWARES[1].name]
+    low = stock.get("low_free")
+    print("  goals: the session on stock firmware with >= %d KB free at its lowest: %s"
+          % (GOAL_LOW_FREE // 1024,
+             "met" if not stock.get("failure") and low is not None and low >= GOAL_LOW_FREE
+             else "NOT met"))
+    for name, f in ((FIRMWARES[0].name, stock), (FIRMWARES[1].name, rom)):
+        shown = f.get("shown_ms") or []
+        steps = [f.get("step_us_" + j) or 0 for j in JOB_NAMES]
+        print("    %-10s a card shown within %d ms: %s; no step over %d ms: %s" % (
+            name, GOAL_SHOWN_MS,
+            "-" if not shown else "met" if max(shown) <= GOAL_SHOWN_MS else
+            "NOT met (%.0f ms)" % max(shown),
+            GOAL_STEP_MS, "-" if not any(steps) else "met" if max(steps) <= GOAL_STEP_MS * 1000
+            else "NOT met (%.0f ms)" % (max(steps) / 1000)))
+    print("  The emulator charges one cycle per memory access: flash (XIP) cache misses are not")
+    print("  modelled, so code running from flash -- ROMFS bytecode most -- is slower on a Pico.")
+    from table.app import PAGES_PER_STEP
+    print("  Bus transfers take no emulated time: the display's bytes are added at 400 kHz to")
+    print("  'shown'; a display step sends up to %d pages, %.1f ms more of I2C than its step"
+          % (PAGES_PER_STEP, PAGES_PER_STEP * 130 * 9 * 1000 / I2C_HZ))
+    print("  above; a reader poll's SPI bytes at 4 MHz are a few us.  Flash erase and program")
+    print("  take the W25Q16's typical times (45 ms a 4 KB sector), the CPU waiting meanwhile.")

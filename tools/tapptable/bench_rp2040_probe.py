@@ -15,9 +15,11 @@
 #   every SAMPLE_MS collects the garbage and keeps the lowest free heap seen
 #   (the collection's own time is reported apart, not charged to a job).
 #
-# It says nothing while the table runs (no allocation, nothing on the serial
-# line the console uses): the bench stops the app with Ctrl-C, as mpremote
-# does, and calls ``report()`` at the REPL: one line ``@bench KEY VALUE`` each.
+# It writes one line ``@bench KEY VALUE`` on the USB serial port when a value
+# is first known and whenever a worst case grows (rare after the first
+# seconds; the line's few bytes are the probe's only allocation), so what was
+# seen survives a power cut.  The bench never sends a byte: a byte would load
+# the console (table/console_door.py), and 0x03 does not stop the table.
 import gc
 import sys
 import time
@@ -28,23 +30,8 @@ IMPORTS = ("table.app", "table.journal", "table.registry", "table.settings",
            "boards.pico", "table.console_door")
 
 
-_seen = {}             # KEY -> value (first values and worst cases)
-
-
 def _say(key, value):
-    _seen[key] = value
-
-
-def report():
-    """Print what was seen, one ``@bench KEY VALUE`` line each."""
-    _seen["low_free"] = _low[0]
-    _seen["gc_us"] = _gc_worst[0]
-    _seen["samples"] = _samples[0]
-    for i, job in enumerate(_app.JOBS):
-        _seen["step_us_" + job[0]] = _worst[i]
-        _seen["steps_" + job[0]] = _steps[i]
-    for key in sorted(_seen):
-        print("@bench %s %d" % (key, _seen[key]))
+    sys.stdout.write("@bench %s %d\n" % (key, value))
 
 
 gc.collect()
@@ -60,10 +47,9 @@ _say("ballast", BALLAST)
 from table import app as _app  # noqa: E402  (imported above: no new module)
 
 _worst = [0] * len(_app.JOBS)     # the longest step of each job (us)
-_steps = [0] * len(_app.JOBS)     # steps taken
 _low = [1 << 29]                  # the lowest free heap after a collection
 _gc_worst = [0]                   # the longest of those collections (us)
-_samples = [0]
+_names = ["step_us_" + job[0] for job in _app.JOBS]
 _next_sample = [time.ticks_ms()]
 
 
@@ -72,11 +58,12 @@ def _sample():
     gc.collect()
     free = gc.mem_free()
     dt = time.ticks_diff(time.ticks_us(), t0)
-    _samples[0] += 1
     if dt > _gc_worst[0]:
         _gc_worst[0] = dt
+        _say("gc_us", dt)
     if free < _low[0]:
         _low[0] = free
+        _say("low_free", free)
 
 
 def _timed(index, step):
@@ -84,9 +71,9 @@ def _timed(index, step):
         t0 = time.ticks_us()
         step(self)
         dt = time.ticks_diff(time.ticks_us(), t0)
-        _steps[index] += 1
         if dt > _worst[index]:
             _worst[index] = dt
+            _say(_names[index], dt)
         if time.ticks_diff(time.ticks_ms(), _next_sample[0]) >= 0:
             _next_sample[0] = time.ticks_add(time.ticks_ms(), SAMPLE_MS)
             _sample()
