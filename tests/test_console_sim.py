@@ -273,6 +273,14 @@ def test_the_selftest_streams_its_progress_and_takes_its_waits_as_options():
     parts = [m["progress"] for m in b.out.answer(1) if m.get("more")]
     assert a["ok"] and parts and parts == a["report"]
     assert b.ask(id=2, cmd="selftest", card_ms="soon", pin=PIN)["error"] == "bad_args"
+    # while it waits (here 2 s for a card per reader) the link is answered
+    b.out.lines.clear()
+    b.pipe.feed(b'{"id":3,"cmd":"selftest","card_ms":2000,"button_ms":50,"pin":"4711"}\n'
+                b'{"id":4,"cmd":"ping"}\n{"id":5,"cmd":"status"}\n')
+    table.wait(300)
+    order = [m.get("id") for m in b.out.lines if "ok" in m]
+    assert order[:3] == [4, 5, 3]
+    assert b.out.answer(4)[0]["selftest"] is True and b.out.answer(5)[0]["error"] == "busy"
     assert client.selftest_timeout({"card_ms": 50, "button_ms": 50}, 10) == 10
     assert client.selftest_timeout({}, 10) == 35
     assert client.parse_words(["selftest", "card_ms=500"])[1] == {"card_ms": 500}

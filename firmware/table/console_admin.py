@@ -7,17 +7,20 @@ returns the answer's body, or None when a task answers later; a refusal is a
 from tapp.cards import CARD_CODES, CODE_INDEX
 from tapp.catalog import PRESETS, VARIANTS, variant_ids
 from tapp.jsonout import dumps
+from tapp.record import OVERLONG, parse_line
 from tapp.session import Session
 from tapp.variants import HeaderError
 
 from . import registry as R
 from .console_link import Failure, is_int
+from .presence import ticks_diff
 from .settings import KEYS as SETTING_KEYS
 from .settings import Settings
 
 SET_KEYS = ("variant", "options", "players", "seat_names", "first_dealer", "mode",
             "language", "referee_pin")
 SELFTEST_MAX_MS = 60000
+MEANWHILE_MS = 100       # during the self-test's waits the link is served this often
 
 
 def unhex(s):
@@ -202,9 +205,21 @@ def cmd_selftest(con, rid, req):
         wire.flush()                   # the client sees each step as it happens
     app = con.app
     board = app.board
+    sleep = getattr(board, "sleep_ms", None)   # the simulator's virtual clock
+    if sleep is None:
+        import time
+        sleep = getattr(time, "sleep_ms", None) or (lambda ms: time.sleep(ms / 1000))
+    last = [con.clock()]
+
+    def sleep_ms(ms):
+        """The self-test's waits: the link is answered meanwhile (``meanwhile``)."""
+        sleep(ms)
+        now = con.clock()
+        if ticks_diff(now, last[0]) >= MEANWHILE_MS:
+            last[0] = now
+            meanwhile(con, now)
     try:
-        # a board may bring its own sleep_ms (the simulator's virtual clock)
-        result = selftest.run_selftest(board, report, getattr(board, "sleep_ms", None), **kw)
+        result = selftest.run_selftest(board, report, sleep_ms, **kw)
     except Exception as exc:
         raise Failure("failed", "self-test: %s: %s" % (type(exc).__name__, str(exc)[:80]),
                       {"report": lines[-20:]}) from None
@@ -212,6 +227,29 @@ def cmd_selftest(con, rid, req):
         app.redraw()
     return {"result": result if isinstance(result, (bool, int, str, dict, list))
             or result is None else str(result), "report": lines}
+
+
+def meanwhile(con, now):
+    """While the self-test holds the table: ``ping`` is answered, every other
+    request is refused ``busy`` (it may be sent again afterwards)."""
+    wire = con.wire
+    wire.begin(now)
+    k = 0
+    while k < 4 and wire.room() > 1:
+        raw = wire.next_line()
+        if raw is None:
+            break
+        k += 1
+        req = None if raw is OVERLONG else parse_line(raw)
+        rid = req.get("id") if req is not None else None
+        if not (rid is None or is_int(rid) or (isinstance(rid, str) and len(rid) <= 64)):
+            rid = None
+        if req is not None and req.get("cmd") == "ping":
+            wire.answer(rid, {"ok": True, "t": now, "selftest": True})
+        else:
+            wire.fail(rid, "busy", "the self-test is running: only ping is answered "
+                                   "meanwhile")
+    wire.flush()
 
 
 COMMANDS = {"set": cmd_set, "registry": cmd_registry, "enroll": cmd_enroll,
