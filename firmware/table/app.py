@@ -125,24 +125,25 @@ class App:
         """A new session (its header from the setup), or the one in ``journal``
         taken up again after a power cut.  A journal the flash refuses: see
         ``_journal_failed``."""
-        self._start_game(journal)
-        if self.journal.failed:
+        if self._start_game(journal).failed:
             self._journal_failed()
 
     def _start_game(self, journal):
+        """The game on ``journal`` (None: a new one); the journal."""
         resume = None
         if journal is None:
             header = self.setup.header()
-            self.journal = self.journal_factory(header)
+            journal = self.journal_factory(header)
         else:
             header = journal.header()
             resume = journal.iter_events()     # folded one by one, not all held
-            self.journal = journal
             self.boot_check = self.board.ticks_ms()
-        self.game = Game(header, self.journal, self.signals, self.readers.n, self.centre,
+        self.journal = journal
+        self.game = Game(header, journal, self.signals, self.readers.n, self.centre,
                          self.deck_id, self.values["language"], resume=resume)
         self.mode = PLAYING
-        self.deals_seen = self.journal.deals
+        self.deals_seen = journal.deals
+        return journal
 
     def _journal_failed(self):
         """The journal could not write an event (the flash is full, or failing;
@@ -154,11 +155,12 @@ class App:
         finished sessions are removed)."""
         journal = self.journal
         self.game = None
-        again = journal.reopen() if hasattr(journal, "reopen") else None
+        again = journal.reopen() if journal is not None else None
         if again is not None:
             self._start_game(again)
-            if not again.failed:
-                self.game.note(text("flash_full", self.values["language"]), "error")
+            game = self.game
+            if not again.failed and game is not None:
+                game.note(text("flash_full", self.values["language"]), "error")
                 return
             again.close()
         self.game = None
@@ -170,12 +172,15 @@ class App:
     def _flash_warning(self):
         """A new deal was journalled: when only a few more fit, say so."""
         journal = self.journal
+        game = self.game
+        if journal is None or game is None:
+            return
         self.deals_seen = journal.deals
         left = journal.deals_left()
         if 0 <= left <= WARN_DEALS:
-            self.game.note(text("flash_low", self.values["language"]) % left, "")
-        elif self.game.news:
-            self.game.note("", "")
+            game.note(text("flash_low", self.values["language"]) % left, "")
+        elif game.news:
+            game.note("", "")
 
     def _after_setup(self):
         """Enrol the deck first if it is not complete (resumes where it stopped)."""

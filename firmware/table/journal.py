@@ -110,6 +110,13 @@ class MemoryJournal:
         """RAM has no flash to fill: no way to tell (-1)."""
         return -1
 
+    def reopen(self):
+        """RAM never refuses a line: the same journal."""
+        return self
+
+    def close(self):
+        """Nothing to close."""
+
     def tail(self, n):
         """The last ``n`` lines (for screens and the console)."""
         return self.lines[-n:]
