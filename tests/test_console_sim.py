@@ -32,6 +32,7 @@ for p in (ROOT, ROOT / "firmware"):
 from host_sim.table import AutoPlayers, VirtualTable  # noqa: E402
 from table import console as C  # noqa: E402
 from table import console_events as EV  # noqa: E402
+from table.console_link import IDLE_DROP_MS  # noqa: E402
 from tools.tapptable import console as client  # noqa: E402
 from tools.tapptable import deploy as D  # noqa: E402
 from tools.tapptable import sim_serial  # noqa: E402
@@ -212,7 +213,12 @@ def test_a_partial_line_left_on_the_link_does_not_swallow_the_next_request(serve
 def test_the_device_drops_a_partial_line_after_an_idle_gap():
     b = Bench(pinned_table())
     b.pipe.feed(b'{"id": 1, "cmd": "sta')
-    b.table.wait(600)
+    b.table.wait(IDLE_DROP_MS - 500)           # a pause within a line: it is kept
+    b.pipe.feed(b'tus"}\n')
+    assert b.ask(id=9, cmd="ping")["ok"] and b.out.answer(1)[0]["ok"]
+    b.pipe.feed(b'{"id": 1, "cmd": "sta')
+    b.table.wait(IDLE_DROP_MS + 100)
+    b.out.lines.clear()
     a = b.ask(id=2, cmd="ping")
     assert a["ok"] and not b.out.answer(1)
     assert [m for m in b.out.lines if m.get("ok") is False] == []

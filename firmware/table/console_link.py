@@ -28,7 +28,8 @@ CMDS_PER_STEP = 4        # requests handled per step
 OUT_BUDGET = 4096        # output bytes written per step
 QUEUE = 48               # output lines waiting; live events beyond it are dropped (counted)
 ROOM = 8                 # a request is read only with this many lines free
-IDLE_DROP_MS = 500       # a partial line older than this (no byte since) is dropped
+IDLE_DROP_MS = 5000      # a partial line with no byte for this long is dropped (a person
+                         # typing into a serial terminal may pause within a line)
 PIN_DELAY_MS = 500       # the first wrong PIN; doubled per further failure
 PIN_DELAY_MAX = 300000   # at most 5 minutes
 TICKS_MASK = 0x3FFFFFFF
