@@ -525,7 +525,7 @@ class Monkey:
 
     def lay(self, reader, card, action, lift_after=None, wait=True):
         """Lay the card (int, deck 1) on ``reader`` (from wherever it lies); the
-        person lifts a card laid on the centre at once."""
+        person passes a card over the centre (lays and lifts it: one step)."""
         uid = card_uid(DECK_ID, card)
         self._take_away(uid)
         t = self.table
@@ -534,12 +534,14 @@ class Monkey:
         t.place_tag(reader, uid, wait=wait and not busy)
         if busy or not wait:
             t.wait(150)
-        kind = self._step("lay", action)
         if lift_after is None:
             lift_after = reader == t.centre
-        if lift_after:
-            self.lift(reader)
-        return kind
+        if not lift_after:
+            return self._step("lay", action)
+        t.lift(reader, wait=reader not in self.unplugged)
+        if reader in self.unplugged:
+            t.wait(100)
+        return self._step("swipe", action)
 
     def _take_away(self, uid):
         t = self.table
@@ -571,6 +573,10 @@ class Monkey:
 
     def power_cut(self):
         t = self.table
+        where = "cut while " + t.app.view.mode()          # dealing, play, result ...
+        if where.endswith("play"):
+            where += " " + t.view.expects()                # call, discard, card ...
+        self.counts[where] = self.counts.get(where, 0) + 1
         if self.rng.random() < 0.3:                   # cards lifted while it is off
             for r in range(len(t.tags)):
                 if t.tags[r] and self.rng.random() < 0.5:
@@ -634,7 +640,8 @@ class Monkey:
         actions.  The deal must end within the limit."""
         view = self.table.view
         start = (view.deals_played(), self.table.app.view.mode())
-        budget = self.limit if to_end else self.rng.randrange(8)
+        budget = self.limit if to_end else self.rng.randrange(
+            8 if self.rng.random() < 0.5 else 40)
         for k in range(self.limit + 1):
             if k >= budget and not to_end:
                 return
