@@ -264,3 +264,45 @@ def test_a_missing_rp2_image_is_a_named_error(tmp_path, monkeypatch):
     monkeypatch.setenv(rp2_fixtures.ENV, str(tmp_path))
     with pytest.raises(rp2_fixtures.FixtureMissing, match=rp2_fixtures.ENV):
         rp2_fixtures.fixture(rp2_fixtures.STOCK_FIRMWARE)
+
+
+# ----------------------------------------------------------------- on the emulated Pico
+
+
+@pytest.mark.parametrize("romfs", [False, True], ids=["stock", "romfs"])
+def test_the_one_uf2_boots_the_table_on_the_emulated_pico(tmp_path, romfs):
+    """What a user drags onto the board, written into the emulated Pico's
+    flash: MicroPython starts, mounts the filesystem, runs main.py, and the
+    table's setup screen answers a button."""
+    from host_sim.board import SimChips
+    from host_sim.rp2040.emulator import Pico
+    from host_sim.rp2040.table import wire_chips
+    fw = rp2_fixtures.fixture(rp2_fixtures.ROMFS_FIRMWARE if romfs
+                              else rp2_fixtures.STOCK_FIRMWARE)
+    out = tmp_path / "pico"
+    proc = subprocess.run([*TAPPTABLE, "build", "--board", "pico", "--out", str(out),
+                           "--firmware", str(fw)] + (["--romfs"] if romfs else []),
+                          capture_output=True, text=True, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    flash = F.flash_contents((out / F.UF2_NAME).read_bytes())
+    chips = SimChips(seats=5)
+    pico = Pico(bytes(flash), rp2_fixtures.fixture(rp2_fixtures.BOOTROM))
+    try:
+        sync_buttons = wire_chips(pico, chips, 5)
+        first = chips.oled.text_rows()
+        for _ in range(40):                      # the first screen within 5 s
+            pico.run_for(125_000)
+            first = chips.oled.text_rows()
+            if chips.oled.display_on and any(row.strip() for row in first):
+                break
+        assert chips.oled.display_on and any(row.strip() for row in first), first
+        chips.button_pins[1].press()             # "next": the setup's next answer
+        sync_buttons()
+        pico.run_for(150_000)
+        chips.button_pins[1].release()
+        sync_buttons()
+        pico.run_for(300_000)
+        assert chips.oled.text_rows() != first, first
+        assert b"Traceback" not in pico.serial_output()
+    finally:
+        pico.close()
