@@ -11,7 +11,11 @@ buttons   poll the button pad into a small ring
 game      drain both queues into the setup, the enrolment or the game
 display   draw the screen when something changed; only changed pages are sent
 signals   LEDs and the buzzer
+console   the serial line protocol (table/console.py), when the board has a port
 ========  =====================================================================
+
+What the table is doing is asked through ``app.view`` (table/table_view.py,
+read-only); inputs come in through the readers, the buttons and ``input()``.
 
 Hardware comes from a board object (firmware/boards/): ``readers`` (a
 ReaderSet, the seat readers first and the centre reader last), ``display``,

@@ -55,7 +55,8 @@ Guarantees (tests/test_presence.py, tests/test_reader_chaos.py):
 Everything is preallocated in the constructor (UIDs of up to 10 bytes live in
 bytearray slots); ``observe``/``feed``/``pop`` allocate nothing (proved with
 ``micropython.heap_lock()`` and ``mem_total()`` in tests/mp/mptest_presence.py).
-Pure logic: no clock, no I/O, no driver import.
+Pure logic: no clock, no I/O, no chip driver (only the allocation-free
+helpers ``drivers.nocopy`` and the wrap-safe ``drivers.ticks.ticks_diff``).
 """
 
 try:
