@@ -199,6 +199,22 @@ def test_main_starts_with_whatever_is_attached(display_addr, miso):
         assert chips.oled.text_rows()[0].strip()
 
 
+def test_the_self_test_says_what_is_missing():
+    """OK held at power-up: the bring-up self-test on the console names the
+    missing display and the seats without a reader, and finds the others."""
+    pico, _chips = power_up_device(display_addr=None, players=3, held=("ok",))
+    try:
+        pico.serial_write(b"\r")
+        pico.run_for(6_000_000)
+        out = pico.serial_output().decode(errors="replace")
+    finally:
+        pico.close()
+    assert "display: FAIL" in out, out
+    for seat in (1, 2, 3):
+        assert "seat %d: ok" % seat in out, out
+    assert "seat 4: FAIL" in out and "seat 5: FAIL" in out and "centre: ok" in out, out
+
+
 def test_the_table_starts_without_a_display(tmp_path):
     table = Rp2040Table("tapp_modern", 3, "strict", root=str(tmp_path), display_addr=None)
     try:

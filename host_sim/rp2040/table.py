@@ -86,13 +86,16 @@ def device_flash(romfs=True, decks=1, firmware=None):
 
 
 def power_up_device(display_addr=OLED_ADDR, players=5, floating_miso=FLOATING_MISO,
-                    romfs=True, flash=None):
+                    romfs=True, flash=None, held=()):
     """The whole device on the emulated Pico: firmware/main.py runs at power-up
     with the Pico's board (firmware/boards/pico.py: six chip-selects), readers
     fitted for ``players`` seats and the centre (the other chip-selects read
-    ``floating_miso``), the display at ``display_addr`` (None: none).  Returns
+    ``floating_miso``), the display at ``display_addr`` (None: none), the
+    buttons named in ``held`` ("prev", "next", "ok") held down.  Returns
     (pico, chips); run it with ``pico.run_for``, talk to it on USB serial."""
     chips = SimChips(seats=players)
+    for name in held:
+        chips.button_pins[("prev", "next", "ok").index(name)].press()
     pico = Pico(flash if flash is not None else device_flash(romfs), bootrom_path())
     try:
         wire_chips(pico, chips, players, display_addr, floating_miso)
