@@ -30,79 +30,20 @@ for p in (ROOT, ROOT / "firmware"):
     if str(p) not in sys.path:
         sys.path.insert(0, str(p))
 
+from console_bench import PIN, Bench, pinned_table  # noqa: E402
+
 from host_sim.table import AutoPlayers, VirtualTable  # noqa: E402
 from table import console as C  # noqa: E402
 from tools.tapptable import console as client  # noqa: E402
 from tools.tapptable import sim_serial  # noqa: E402
 
 TAPPTABLE = [sys.executable, "-m", "tools.tapptable.cli"]
-PIN = "4711"
-
-
-class Pipe:
-    """A non-blocking input stream to feed."""
-
-    def __init__(self):
-        self.buf = bytearray()
-
-    def feed(self, data):
-        self.buf += data
-
-    def readinto(self, mv):
-        n = min(len(mv), len(self.buf))
-        if not n:
-            return None
-        mv[:n] = self.buf[:n]
-        del self.buf[:n]
-        return n
-
-
-class Lines:
-    """The output stream: JSON lines collected."""
-
-    def __init__(self):
-        self.part = ""
-        self.lines = []
-
-    def write(self, s):
-        self.part += s
-        while "\n" in self.part:
-            line, self.part = self.part.split("\n", 1)
-            self.lines.append(json.loads(line))
-
-    def take(self):
-        out, self.lines = self.lines, []
-        return out
-
-    def answer(self, rid):
-        return [m for m in self.lines if m.get("id") == rid]
-
-
-def pinned_table(**kw):
-    """A virtual table whose settings hold the referee PIN (as a deployed board's)."""
-    return VirtualTable(root=sim_serial.flash_with_pin(PIN), **kw)
-
-
-def console_on(table, pipe, out):
-    con = C.Console(table.app, pipe, out)
-    table.app.set_console(con)
-    return con
 
 
 @pytest.fixture
 def bench():
-    table = pinned_table()
-    pipe, out = Pipe(), Lines()
-    console_on(table, pipe, out)
-    table.wait(40)
-
-    def ask(wait=100, **req):
-        pipe.feed((json.dumps(req) + "\n").encode())
-        table.wait(wait)
-        got = out.answer(req.get("id"))
-        assert got, "no answer to %r" % req
-        return got[-1]
-    return table, pipe, out, ask
+    b = Bench(pinned_table())
+    return b.table, b.pipe, b.out, b.ask
 
 
 # ----------------------------------------------------------------- the protocol
@@ -160,13 +101,11 @@ def test_selftest_runs_the_bring_up_test_and_the_table_draws_again(bench):
 
 
 def test_no_pin_on_the_table_locks_every_locked_command():
-    table = VirtualTable()
-    pipe, out = Pipe(), Lines()
-    console_on(table, pipe, out)                              # settings: referee_pin None
-    pipe.feed(b'{"id":1,"cmd":"undo","pin":"1234"}\n{"id":2,"cmd":"status"}\n')
-    table.wait(60)
-    assert out.answer(1)[0]["error"] == "no_pin"
-    assert out.answer(2)[0]["pin"] is False
+    b = Bench(VirtualTable())                                 # settings: referee_pin None
+    b.pipe.feed(b'{"id":1,"cmd":"undo","pin":"1234"}\n{"id":2,"cmd":"status"}\n')
+    b.table.wait(60)
+    assert b.out.answer(1)[0]["error"] == "no_pin"
+    assert b.out.answer(2)[0]["pin"] is False
 
 
 def test_wrong_pins_wait_longer_each_time_on_the_board_clock(bench):
@@ -490,96 +429,10 @@ def test_port_busy_no_port_and_permission_messages():
 
 MP_SCRIPT = r'''
 import sys
+from console_fakes import App, SteppedBoard
 from table.console import Console
-from table.game import Game
-from table.journal import MemoryJournal
-from table.presence import Presence
-from table.registry import Registry
-from table.ring import Ring
-from table.table_view import TableView
 
-
-class Signals:
-    def led(self, seat, state):
-        pass
-
-    def tone(self, name):
-        pass
-
-
-class Readers:
-    n = 4
-
-    def __init__(self):
-        self.status = bytearray(4)
-        self.raw = bytearray(4)
-
-    def down(self, i):
-        return False
-
-    def faults(self, i):
-        return 0
-
-    def recoveries(self, i):
-        return 0
-
-    def errors(self, i):
-        return 0
-
-    def uid_view(self, i):
-        return b""
-
-
-class Screens:
-    def text_rows(self):
-        return ["row %d" % i for i in range(8)]
-
-    def draw_rows(self, rows):
-        pass
-
-
-class Board:
-    root = "/nonexistent"
-    t = 0
-
-    def ticks_ms(self):
-        Board.t += 20
-        return Board.t
-
-
-class Setup:
-    dirty = False
-
-
-class App:
-    def __init__(self):
-        self.board = Board()
-        self.readers = Readers()
-        self.centre = 3
-        self.presence = Presence(4)
-        self.registry = Registry(None)
-        self.deck_id = 1
-        self.values = {"referee_pin": "4711", "variant": "tapp_modern", "players": 3}
-        self.remember = None
-        self.screens = Screens()
-        self.keys = Ring(8)
-        self.injected = [None] * 4
-        self.polls = self.hot = 0
-        self.mode = 2
-        self.enrolment = None
-        self.enrol_dirty = False
-        self.setup = Setup()
-        hdr = {"record": 1, "variant": "tapp_modern", "players": 3, "first_dealer": 0,
-               "mode": "open", "seats": ["A", "B", "C"], "options": {}}
-        self.journal = MemoryJournal(hdr)
-        self.game = Game(hdr, self.journal, Signals(), 4, 3)
-        self.view = TableView(self, {0: "setup", 1: "enrol"}, 2)
-
-    def inject(self, reader, uid):
-        self.injected[reader] = uid
-
-
-con = Console(App(), sys.stdin, sys.stdout)     # polled stdin, as on the device
+con = Console(App(SteppedBoard()), sys.stdin, sys.stdout)     # polled stdin, as on the device
 for _ in range(60):
     con.step()
 '''

@@ -3,8 +3,8 @@
 ``socat`` puts ``micropython -i`` on a pty as a board's USB serial port is: at
 the REPL it echoes what it is sent and prints ``>>>``; with a script it first
 runs the table's console there (the unchanged firmware/table/console*.py and
-``console_door.run_table``, the app's other jobs replaced by small fakes, as
-in tests/test_console.py) and then falls to the REPL as main.py does.
+``console_door.run_table``, the app's other jobs replaced by the small fakes
+of tests/mp/console_fakes.py) and then falls to the REPL as main.py does.
 
 * the client recognises a REPL (its echo, its prompt) and a loopback: exit 2,
   one line that says the app is not running, the PIN never printed;
@@ -37,107 +37,12 @@ TAPPTABLE = [sys.executable, "-m", "tools.tapptable.cli"]
 PIN = "4711"
 
 BOARD_APP = r'''
-import sys, time
+import sys
+from console_fakes import App, Journal, RealTimeBoard
 from table.console import Console
 from table.console_door import run_table
-from table.game import Game
-from table.journal import MemoryJournal
-from table.presence import Presence
-from table.registry import Registry
-from table.ring import Ring
 
-
-class Signals:
-    def led(self, seat, state):
-        pass
-
-    def tone(self, name):
-        pass
-
-
-class Readers:
-    n = 4
-
-    def __init__(self):
-        self.status = bytearray(4)
-        self.raw = bytearray(4)
-
-    def down(self, i):
-        return False
-
-    def faults(self, i):
-        return 0
-
-    def recoveries(self, i):
-        return 0
-
-    def errors(self, i):
-        return 0
-
-    def uid_view(self, i):
-        return b""
-
-
-class Screens:
-    def text_rows(self):
-        return ["row %d" % i for i in range(8)]
-
-
-class Board:
-    root = None
-
-    def ticks_ms(self):
-        return time.ticks_ms()
-
-
-class Journal(MemoryJournal):
-    closed = False
-
-    def close(self):
-        Journal.closed = True
-
-
-class App:
-    """The app's console job on fakes of everything else."""
-
-    def __init__(self):
-        self.board = Board()
-        self.readers = Readers()
-        self.centre = 3
-        self.presence = Presence(4)
-        self.registry = Registry(None)
-        self.deck_id = 1
-        self.values = {"referee_pin": "4711", "variant": "tapp_modern", "players": 3}
-        self.remember = None
-        self.screens = Screens()
-        self.keys = Ring(8)
-        self.injected = [None] * 4
-        self.polls = self.hot = 0
-        self.mode = 2
-        self.enrolment = None
-        hdr = {"record": 1, "variant": "tapp_modern", "players": 3, "first_dealer": 0,
-               "mode": "open", "seats": ["A", "B", "C"], "options": {}}
-        self.journal = Journal(hdr)
-        self.game = Game(hdr, self.journal, Signals(), 4, 3)
-        self.console = None
-
-    def set_console(self, console):
-        self.console = console
-
-    def input(self, ev):
-        return self.keys.put(ev)
-
-    def inputs_pending(self):
-        return len(self.keys)
-
-    async def run(self):
-        import asyncio
-        while True:
-            self.console.step()
-            await asyncio.sleep_ms(20)
-
-
-app = App()
+app = App(RealTimeBoard())
 app.set_console(Console(app, sys.stdin, sys.stdout))
 run_table(app)
 print("journal closed:", Journal.closed)

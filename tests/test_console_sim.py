@@ -29,8 +29,9 @@ for p in (ROOT, ROOT / "firmware"):
     if str(p) not in sys.path:
         sys.path.insert(0, str(p))
 
-from host_sim.table import AutoPlayers, VirtualTable  # noqa: E402
-from table import console as C  # noqa: E402
+from console_bench import PIN, Bench, pinned_table  # noqa: E402
+
+from host_sim.table import AutoPlayers  # noqa: E402
 from table import console_events as EV  # noqa: E402
 from table.console_link import IDLE_DROP_MS  # noqa: E402
 from tools.tapptable import console as client  # noqa: E402
@@ -38,63 +39,6 @@ from tools.tapptable import deploy as D  # noqa: E402
 from tools.tapptable import sim_serial  # noqa: E402
 
 TAPPTABLE = [sys.executable, "-m", "tools.tapptable.cli"]
-PIN = "4711"
-
-
-class Pipe:
-    """A non-blocking input stream to feed."""
-
-    def __init__(self):
-        self.buf = bytearray()
-
-    def feed(self, data):
-        self.buf += data
-
-    def readinto(self, mv):
-        n = min(len(mv), len(self.buf))
-        if not n:
-            return None
-        mv[:n] = self.buf[:n]
-        del self.buf[:n]
-        return n
-
-
-class Lines:
-    """The output stream: JSON lines collected."""
-
-    def __init__(self):
-        self.part = ""
-        self.lines = []
-
-    def write(self, s):
-        self.part += s
-        while "\n" in self.part:
-            line, self.part = self.part.split("\n", 1)
-            self.lines.append(json.loads(line))
-
-    def answer(self, rid):
-        return [m for m in self.lines if m.get("id") == rid]
-
-
-def pinned_table(root=None, **kw):
-    return VirtualTable(root=sim_serial.flash_with_pin(PIN, root), **kw)
-
-
-class Bench:
-    """The console on a virtual table, stepped on its virtual clock."""
-
-    def __init__(self, table):
-        self.table = table
-        self.pipe, self.out = Pipe(), Lines()
-        table.app.set_console(C.Console(table.app, self.pipe, self.out))
-        table.wait(40)
-
-    def ask(self, wait=100, **req):
-        self.pipe.feed((json.dumps(req) + "\n").encode())
-        self.table.wait(wait)
-        got = [m for m in self.out.answer(req.get("id")) if "more" not in m]
-        assert got, "no answer to %r" % req
-        return got[-1]
 
 
 @pytest.fixture
@@ -523,27 +467,26 @@ def _fake_table(lines):
     return srv, "socket://127.0.0.1:%d" % srv.getsockname()[1]
 
 
+def _download(lines, out):
+    """``tapptable console --out OUT journal`` from a fake table sending ``lines``."""
+    srv, url = _fake_table(lines)
+    try:
+        return subprocess.run(TAPPTABLE + ["console", "--port", url, "--out", str(out),
+                                           "journal"], cwd=ROOT, capture_output=True,
+                              text=True, timeout=60)
+    finally:
+        srv.close()
+
+
 def test_a_damaged_journal_line_is_named_and_nothing_is_written(tmp_path):
     from tapp.record import with_crc
     good = [with_crc('{"record":1}'), with_crc('{"ev":"deal"}')]
     bad = good[:1] + [good[1][:-1] + ("0" if good[1][-1] != "0" else "1")]
-    srv, url = _fake_table(bad)
     out = tmp_path / "j.jsonl"
-    try:
-        r = subprocess.run(TAPPTABLE + ["console", "--port", url, "--out", str(out),
-                                        "journal"], cwd=ROOT, capture_output=True,
-                           text=True, timeout=60)
-    finally:
-        srv.close()
+    r = _download(bad, out)
     assert r.returncode == 2 and "journal line 2 arrived damaged" in r.stderr
     assert not out.exists()
-    srv, url = _fake_table(good)
-    try:
-        r = subprocess.run(TAPPTABLE + ["console", "--port", url, "--out", str(out),
-                                        "journal"], cwd=ROOT, capture_output=True,
-                           text=True, timeout=60)
-    finally:
-        srv.close()
+    r = _download(good, out)
     assert r.returncode == 0 and out.read_text() == "".join(x + "\n" for x in good)
 
 

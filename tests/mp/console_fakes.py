@@ -1,0 +1,129 @@
+"""The table around the serial console, faked for MicroPython's unix port.
+
+The console (firmware/table/console*.py) runs unchanged on a real ``Game``, a
+``MemoryJournal``, the presence arbiter and the registry; the readers, the
+screen and the board's clock are small fakes (the unix port has no
+``machine``).  ``App`` has the doors the console uses (``set_console``,
+``input``, ``inputs_pending``, ``inject``, ``redraw``, ``view``) and the
+app's ``run`` loop for the console job alone.  Used by tests/test_console.py
+and tests/test_console_board.py; not a test file itself.
+"""
+from table.game import Game
+from table.journal import MemoryJournal
+from table.presence import Presence
+from table.registry import Registry
+from table.ring import Ring
+from table.table_view import TableView
+
+HEADER = {"record": 1, "variant": "tapp_modern", "players": 3, "first_dealer": 0,
+          "mode": "open", "seats": ["A", "B", "C"], "options": {}}
+
+
+class Signals:
+    def led(self, seat, state):
+        pass
+
+    def tone(self, name):
+        pass
+
+
+class Readers:
+    n = 4
+
+    def __init__(self):
+        self.status = bytearray(4)
+        self.raw = bytearray(4)
+
+    def down(self, i):
+        return False
+
+    def faults(self, i):
+        return 0
+
+    def recoveries(self, i):
+        return 0
+
+    def errors(self, i):
+        return 0
+
+    def uid_view(self, i):
+        return b""
+
+
+class Screens:
+    def text_rows(self):
+        return ["row %d" % i for i in range(8)]
+
+    def draw_rows(self, rows):
+        pass
+
+
+class SteppedBoard:
+    """A clock that moves 20 ms per reading (a script steps the console itself)."""
+    root = "/nonexistent"
+    t = 0
+
+    def ticks_ms(self):
+        SteppedBoard.t += 20
+        return SteppedBoard.t
+
+
+class RealTimeBoard:
+    """The port's own clock (the console runs in ``run_table``)."""
+    root = None
+
+    def ticks_ms(self):
+        import time
+        return time.ticks_ms()
+
+
+class Journal(MemoryJournal):
+    closed = False
+
+    def close(self):
+        Journal.closed = True
+
+
+class App:
+    """The app's console job on fakes of everything else."""
+
+    def __init__(self, board):
+        self.board = board
+        self.readers = Readers()
+        self.centre = 3
+        self.presence = Presence(4)
+        self.registry = Registry(None)
+        self.deck_id = 1
+        self.values = {"referee_pin": "4711", "variant": "tapp_modern", "players": 3}
+        self.remember = None
+        self.screens = Screens()
+        self.keys = Ring(8)
+        self.injected = [None] * 4
+        self.polls = self.hot = 0
+        self.mode = 2
+        self.enrolment = None
+        self.journal = Journal(HEADER)
+        self.game = Game(HEADER, self.journal, Signals(), 4, 3)
+        self.view = TableView(self, {0: "setup", 1: "enrol"}, 2)
+        self.console = None
+
+    def set_console(self, console):
+        self.console = console
+
+    def input(self, ev):
+        return self.keys.put(ev)
+
+    def inputs_pending(self):
+        return len(self.keys)
+
+    def inject(self, reader, uid):
+        self.injected[reader] = uid
+
+    def redraw(self):
+        pass
+
+    async def run(self):
+        import asyncio
+        while True:
+            self.console.step()
+            await asyncio.sleep_ms(20)
