@@ -38,6 +38,9 @@
 //   flash          D answers the serial flash's counters and the operation under way
 //   arm KIND N     stop the run (D answers "cut") when the N-th next program or
 //                  erase (KIND) begins: a power cut inside it follows
+//   stats          D answers the PC, whether the core sleeps, timer reads, busy
+//                  waits skipped and instructions executed (diagnostics)
+//   profile on|show  count instructions per 64 bytes of code; show the 25 hottest
 //   quit
 import fs from 'node:fs';
 import { RP2040, USBCDC } from 'rp2040js';
@@ -325,7 +328,9 @@ const commands = {
     const top = [...profile.entries()].sort((a, b) => b[1] - a[1]).slice(0, 25);
     return top.map(([k, v]) => `${(k << 6).toString(16)}:${v}`).join(' ');
   },
-  pc() { return `${mcu.core.PC.toString(16)} ${mcu.core.waiting} ${timerReads} ${skipped} ${executed}`; },
+  stats() {
+    return `${mcu.core.PC.toString(16)} ${mcu.core.waiting} ${timerReads} ${skipped} ${executed}`;
+  },
   quit() { flush(); process.exit(0); },
 };
 
