@@ -56,7 +56,11 @@ async def _stage(out: Path):
             if s.game.step == GAME and s.view.expects() == "card" and not s.game.menu \
                     and s.view.trick_size() >= 1 and s.actor() == s.you:
                 break
-            await pilot.press("a")
+            s.follow()
+            if s.game.menu and s.you in s.people.menu_seats():
+                await pilot.press("o")                          # your question: the entry shown
+            else:
+                await pilot.press("a")
         hand = s.your_hand()
         legal = [c for c in s.view.legal_cards() if c in hand]
         if legal:                                               # the cursor on a card
