@@ -64,68 +64,79 @@ class JournalSource:
             self.reader = None
 
 
-class JournalTask:
-    """Stream journal lines as parts of one answer."""
+class SourceTask:
+    """Work through a journal's lines, ``per_step`` a step while the answer queue
+    has room: ``take(line, wire)`` each, ``finish(wire)`` at the end."""
+    per_step = LINES_PER_STEP
 
     def __init__(self, rid, source):
         self.rid = rid
         self.source = source
-        self.sent = 0
 
     def run(self, con):
         wire = con.wire
         k = 0
-        while k < LINES_PER_STEP and wire.room() > 1:
-            line = self.source.next_line()
-            if line is None:
-                wire.answer(self.rid, {"ok": True, "count": self.sent})
-                self.source.close()
-                return True
-            wire.answer(self.rid, {"more": True, "line": line})
-            self.sent += 1
-            k += 1
-        return False
-
-
-class ScoreTask:
-    """The score sheet from the journal: the session's events folded into a
-    scratch session; a part per settled deal, then the totals."""
-
-    def __init__(self, rid, source, seats):
-        self.rid = rid
-        self.source = source
-        self.seats = seats
-        self.session = None
-        self.deals = 0
-
-    def run(self, con):
-        wire = con.wire
-        k = 0
-        while k < FOLD_PER_STEP and wire.room() > 1:
+        while k < self.per_step and wire.room() > 1:
             line = self.source.next_line()
             if line is None:
                 self.source.close()
                 self.finish(wire)
                 return True
+            self.take(line, wire)
             k += 1
-            ev = parse_line(line)
-            if ev is None:
-                continue
-            if self.session is None:
-                try:
-                    self.session = Session(ev)
-                except Exception:
-                    self.source.close()
-                    raise Failure("failed", "the journal's header makes no session") from None
-                continue
-            self.session.apply(ev)
-            view = self.session.view
-            if view.deals_played() > self.deals:
-                self.deals = view.deals_played()
-                wire.answer(self.rid, {"more": True, "deal": self.deals,
-                                       "result": view.last_result(),
-                                       "balances": view.balances(), "pot": view.pot()})
         return False
+
+    def take(self, line, wire):
+        """One line of the journal (each task says what it makes of it)."""
+
+    def finish(self, wire):
+        """The answer's last line."""
+
+
+class JournalTask(SourceTask):
+    """Stream journal lines as parts of one answer."""
+
+    def __init__(self, rid, source):
+        super().__init__(rid, source)
+        self.sent = 0
+
+    def take(self, line, wire):
+        wire.answer(self.rid, {"more": True, "line": line})
+        self.sent += 1
+
+    def finish(self, wire):
+        wire.answer(self.rid, {"ok": True, "count": self.sent})
+
+
+class ScoreTask(SourceTask):
+    """The score sheet from the journal: the session's events folded into a
+    scratch session; a part per settled deal, then the totals."""
+    per_step = FOLD_PER_STEP
+
+    def __init__(self, rid, source, seats):
+        super().__init__(rid, source)
+        self.seats = seats
+        self.session = None
+        self.deals = 0
+
+    def take(self, line, wire):
+        ev = parse_line(line)
+        if ev is None:
+            return
+        if self.session is None:
+            try:
+                self.session = Session(ev)
+            except Exception:
+                self.source.close()
+                raise Failure("failed", "the journal's header makes no session") from None
+            return
+        self.session.apply(ev)
+        view = self.session.view
+        if view.deals_played() > self.deals:
+            self.deals = view.deals_played()
+            wire.answer(self.rid, {"more": True, "deal": self.deals,
+                                   "result": view.last_result(),
+                                   "balances": view.balances(), "pot": view.pot()})
 
     def finish(self, wire):
         view = self.session.view if self.session is not None else None
