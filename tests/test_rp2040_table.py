@@ -26,13 +26,20 @@ from host_sim.rp2040.emulator import CutPoint, Pico, flash_image
 from host_sim.rp2040.table import Rp2040Table, bootrom_path, firmware_uf2, power_up_device
 from host_sim.scenario import EMULATED, format_failures, run_file
 from host_sim.table import VirtualTable
-from tools.tapptable import fsimage
+from tools.tapptable import fsimage, rp2_fixtures
 
 SCENARIO_DIR = Path(__file__).parent / "scenarios"
 # a deal per variant family: Tapp (with the power cut mid-trick), Tarock, Herzblatt
 CHOSEN = ("resume_mid_trick", "deal_tarock_simple_3_open", "deal_herzblatt_4_strict")
 EVERY = os.environ.get("TAPP_RP2040_ALL") == "1"
 NAMES = sorted(p.stem for p in SCENARIO_DIR.glob("*.scn")) if EVERY else CHOSEN
+
+
+def test_without_the_images_the_runtime_says_what_to_supply(tmp_path, monkeypatch):
+    monkeypatch.setenv(rp2_fixtures.ENV, str(tmp_path))          # an empty folder
+    with pytest.raises(rp2_fixtures.FixtureMissing) as err:
+        Rp2040Table("tapp_modern", 3, root=str(tmp_path))
+    assert rp2_fixtures.ENV in str(err.value) and str(tmp_path) in str(err.value)
 
 
 def test_the_chosen_scenarios_exist():

@@ -87,6 +87,9 @@ class Pico:
     """
 
     def __init__(self, flash, bootrom):
+        if not (mpvm.repo_root() / "node_modules" / "rp2040js" / "package.json").is_file():
+            raise PicoError("the RP2040 emulator is not installed (npm package rp2040js, "
+                            "package.json): run python3 tools/dev.py setup")
         self._tmp = tempfile.TemporaryDirectory(prefix="tapp-pico-")
         if isinstance(flash, (bytes, bytearray)):
             path = Path(self._tmp.name) / "flash.bin"

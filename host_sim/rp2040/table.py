@@ -287,18 +287,19 @@ class Rp2040Table(VmTable):
 
     def boot(self, values, setup, resume):
         players = values["players"]
+        bootrom = bootrom_path()      # the images first: a missing one is named at once
+        uf2 = self.firmware or firmware_uf2(self.romfs)
         if self.flash_path is None:
             self.flash_path = os.path.join(self.root, FLASH_FILE)
         decks = self.decks
         if not os.path.exists(self.flash_path):
             files, romfs_image = firmware_files(self.romfs)
             files = dict(files, **enrolled_files(decks))
-            Path(self.flash_path).write_bytes(flash_image(
-                self.firmware or firmware_uf2(self.romfs), files=files,
-                romfs_image=romfs_image))
+            Path(self.flash_path).write_bytes(flash_image(uf2, files=files,
+                                                          romfs_image=romfs_image))
             decks = 0                 # enrolled on the host, through the same front door
         self.board = SimChips(seats=players)
-        self.pico = Pico(self.flash_path, bootrom_path())
+        self.pico = Pico(self.flash_path, bootrom)
         try:
             sync_buttons = wire_chips(self.pico, self.board, players, self.display_addr)
             self.pico.boot_to_repl()
