@@ -200,7 +200,7 @@ def test_every_screen_of_a_deal_fits_without_a_cut_word(checker, variant, player
     def draw(game):
         plain(game)
         count[0] += 1
-        if count[0] % 5 == 0 or game.step == RESULT:
+        if count[0] % 9 == 0 or game.step == RESULT:
             _every_page(table)
         if not told and game.step == GAME and not game.menu:
             told.append(game.message)    # every message, mid-trick, where it is shown
