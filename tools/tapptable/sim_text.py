@@ -295,6 +295,8 @@ def autoplay(args, out=None):
         name, args.variant, args.players, args.mode, args.seed))
     if getattr(args, "runtime", "cpython") == "micropython":
         out.write("The firmware runs inside the MicroPython unix port.\n")
+    if getattr(args, "runtime", "cpython") == "rp2040":
+        out.write("The firmware runs on MicroPython's rp2 port in an emulated Pico.\n")
     out.write("The unchanged firmware runs on simulated chips; simulated people deal,\n"
               "call with the buttons and put cards on their seat readers. Each box is\n"
               "the OLED (read back from its pixels); beside it the seat LEDs and the\n"
