@@ -186,3 +186,14 @@ def test_a_full_flash_at_power_up_is_said_and_nothing_breaks():
     table.press("ok")
     assert "Speicher voll!" in table.screen()
     assert len(table.journal_lines()) == n and not table.view.in_deal()
+
+
+def test_the_journals_own_count_of_free_space_is_the_walked_one():
+    """The journal counts the other files once and its own from what it wrote:
+    the same free space as walking the whole flash, deal after deal."""
+    store, root = _flash(128)
+    journal = J.create_journal(root, HEADER)
+    for _ in range(12):
+        _fill(journal, 1)
+        assert journal.free_bytes() == J.free_bytes(root)
+    assert journal.deals_left() == J.free_bytes(root) // journal.deal_bytes()

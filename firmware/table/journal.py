@@ -157,36 +157,58 @@ def _whole(raw):
     return parse_line(raw) is not None
 
 
+def file_blocks(nbytes, size):
+    """Blocks of ``size`` bytes a file of ``nbytes`` takes on littlefs: none up
+    to INLINE bytes (it lives in its folder's metadata), else its bytes in
+    blocks that also hold a few pointers (16 bytes a block counted)."""
+    return (nbytes + size - 17) // (size - 16) if nbytes > INLINE else 0
+
+
 def used_blocks(path, size):
     """Blocks of ``size`` bytes that the folder ``path`` and everything in it
-    take on littlefs: a folder a pair of metadata blocks, a file of at most
-    INLINE bytes nothing more (it lives in its folder's), a bigger one its
-    bytes in blocks that also hold a few pointers (16 bytes counted)."""
+    take on littlefs: a folder a pair of metadata blocks, a file its
+    ``file_blocks``."""
     n = 2
     for name in os.listdir(path):
         p = _join(path, name)
         st = os.stat(p)
         if st[0] & 0x4000:
             n += used_blocks(p, size)
-        elif st[6] > INLINE:
-            n += (st[6] + size - 17) // (size - 16)
+        else:
+            n += file_blocks(st[6], size)
     return n
+
+
+HOST_DISK = 1 << 29       # free bytes a host's big disk counts as (a small int)
+
+
+def geometry(root):
+    """(block size, blocks) of the flash holding ``root``; None where the port
+    has no ``statvfs``; (1, HOST_DISK) on a host's big disk."""
+    try:
+        st = os.statvfs(root)
+    except (OSError, AttributeError):
+        return None
+    if st[2] > HOST_DISK // st[0]:
+        return 1, HOST_DISK
+    return st[0], st[2]
 
 
 def free_bytes(root):
     """Bytes the flash holding ``root`` has free beyond the reserve, counted
     from the files' sizes (see the module's notes); -1 where the port has no
-    ``statvfs``; a host's big disk counts as 512 MB."""
-    try:
-        st = os.statvfs(root)
-    except (OSError, AttributeError):
+    ``statvfs``; a host's big disk: HOST_DISK."""
+    geo = geometry(root)
+    if geo is None:
         return -1
-    size = st[0]
-    total = st[2]
-    if total > (1 << 29) // size:       # a host's disk: plenty (and a small int)
-        return 1 << 29
-    free = total - used_blocks(root, size) - RESERVE_BLOCKS
-    return free * size if free > 0 else 0
+    if geo[0] == 1:
+        return geo[1]
+    return _beyond_reserve(geo, used_blocks(root, geo[0]))
+
+
+def _beyond_reserve(geo, used):
+    free = geo[1] - used - RESERVE_BLOCKS
+    return free * geo[0] if free > 0 else 0
 
 
 def _rewrite(path):
@@ -240,6 +262,8 @@ class FileJournal:
         self.header_size = len(header_line) + 1 if header_line else 0
         self.root = path[:path.rfind("/" + FOLDER + "/")] or "/"
         self.failed = False          # an append was refused: reopen() before the next
+        self._geometry = None        # (block size, blocks), asked once
+        self._others = -1            # blocks the other files take (-1: count them)
         try:
             self._file = open(path, "a")
         except OSError:              # no room even to open it
@@ -254,17 +278,42 @@ class FileJournal:
         per = (self.size - self.header_size) // self.deals + 1
         return per if per > 256 else 256
 
+    def free_bytes(self):
+        """``free_bytes(root)`` without walking the flash at every deal (nor
+        asking ``statvfs``, which walks littlefs's blocks): the flash's size
+        and what the other files take are counted once (the latter again after
+        old sessions were removed), this file's blocks follow from the bytes
+        written to it."""
+        geo = self._geometry
+        if geo is None:
+            geo = self._geometry = geometry(self.root)
+            if geo is None:
+                return -1
+        size = geo[0]
+        if size == 1:
+            return geo[1]
+        if self._others < 0:
+            try:
+                mine = file_blocks(os.stat(self.path)[6], size)
+            except OSError:
+                mine = 0
+            self._others = used_blocks(self.root, size) - mine
+        return _beyond_reserve(geo, self._others + file_blocks(self.size, size))
+
     def deals_left(self):
         """How many more deals fit on the flash (-1: no way to tell)."""
-        free = free_bytes(self.root)
+        free = self.free_bytes()
         return free // self.deal_bytes() if free >= 0 else -1
 
     def room_for_deal(self):
         """Make room for one more deal (old sessions removed by the rules
-        above); whether it fits."""
+        above, only when the flash is short); whether it fits."""
         per = self.deal_bytes()
-        make_room(self.root, self.path[self.path.rfind("/") + 1:], per)
-        free = free_bytes(self.root)
+        free = self.free_bytes()
+        if 0 <= free < CLEAN_DEALS * per:
+            make_room(self.root, self.path[self.path.rfind("/") + 1:], per)
+            self._others = -1
+            free = self.free_bytes()
         return free < 0 or free >= per
 
     def write_line(self, line):
