@@ -1,10 +1,16 @@
 """The 128x64 screens: 8 text rows of 16 columns, read at a glance.
 
-Row 0 (inverted) names the game and the dealer; the rows below show what the
-table is doing (dealing, the trick by seat, the result, the score sheet) and
-row 7 the prompt: the menu entry to choose with prev/next/OK, or whose turn it
-is.  A screen is drawn only when the game says something changed
-(``game.dirty``); the display driver then sends only the changed pages.
+Row 0 (inverted) names the game and, while his deal is on, the dealer; the
+rows below show what the table is doing -- dealing; the auction (each seat's
+last call, the standing call); the trick by seat; a revoke's notice; the
+settlement's pages (what decided it, then every payment and balance under
+labelled columns); the score sheet, deal by deal; this deal's points and last
+trick -- and row 7 the prompt: the menu entry to choose with prev/next/OK, or
+whose turn it is.  Nothing is cut at the edge: a name that does not fit is
+shortened where it shows ("Jürg.", "Pl.1"), a row's right part (a card, a
+call, numbers) first and the name in the room left (tests/test_texts_fit.py).
+A screen is drawn only when the game says something changed (``game.dirty``);
+the display driver then sends only the changed pages.
 
 Allocation: a screen is not built as strings.  Each row is written character
 by character (code points) over the row shown, a preallocated ``array``, its
@@ -68,7 +74,6 @@ class Screens:
         self.tail = 0                    # a text's part after its "%s": start, end
         self.end = 0
         self.lang = "de"
-        self.base = 0                    # the result screen's first payment row
         self.seats = ()                  # the view's active seats, kept per deal
         self.seats_view = None
         self.seats_key = -1
@@ -194,12 +199,6 @@ class Screens:
 
     def _post(self):
         self._bytes(texts.DATA, self.tail + 2, self.end)
-
-    def _fmt(self, key, s, limit=COLS):
-        """The text ``key`` with ``s`` (at most ``limit`` characters) for its "%s"."""
-        self._pre(key)
-        self._add(s, limit)
-        self._post()
 
     def _card(self, card):
         """``♥10``: the suit symbol and the rank."""
