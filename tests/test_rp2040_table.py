@@ -148,6 +148,23 @@ def _act(players):
         table.wait(100)
 
 
+def _cpython_on_the_same_flash(table, root):
+    """The CPython table powered up on the files the Pico's flash holds (read
+    from its littlefs), with the same cards on the readers."""
+    flash = Path(table.flash_path).read_bytes()
+    for name, data in fsimage.littlefs_files(
+            flash[fsimage.FS_OFFSET:fsimage.FS_OFFSET + fsimage.FS_BYTES]).items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_bytes(data)
+    args = {k: v for k, v in table.args.items() if k != "flash_kb"}
+    cpython = VirtualTable(root=str(root), enrolled=False, resume=True, **args)
+    for reader, tags in enumerate(table.tags):
+        for tag in tags:
+            cpython.place_tag(reader, tag.uid, wait=False)
+    cpython.wait()
+    return cpython
+
+
 def test_the_table_resumes_after_a_cut_inside_a_journal_write(tmp_path):
     """Open mode (the cards face down: no dealing over the reader): the players
     act on the emulated Pico; the power goes while a journal append is being
@@ -166,10 +183,14 @@ def test_the_table_resumes_after_a_cut_inside_a_journal_write(tmp_path):
     except BaseException:
         table.close()
         raise
-    resumed = table.power_cut()
+    table.power_off()
+    cpython = _cpython_on_the_same_flash(table, tmp_path / "cpython")
+    resumed = table.power_on()
     try:
         after = resumed.journal_lines()
         assert after[:len(before)] == before         # nothing journalled before is lost
+        assert after == cpython.journal_lines()      # resumed as CPython resumes...
+        assert resumed.screen() == cpython.screen()  # ...from the same files
         players = AutoPlayers(resumed, seed=5, illegal_once=False)
         for _ in range(4):
             _act(players)
