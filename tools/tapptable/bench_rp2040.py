@@ -23,10 +23,8 @@ It prints, for each:
   filesystem beside the firmware (bench_rp2040_probe.py, as ``boot.py``: it
   wraps the app's jobs and samples the heap; the firmware is unchanged);
 * the emulated time from a card laid on the on-turn seat's reader to the
-  display showing it (the host's SSD1306 model: the last I2C write of the
-  update the card causes);
-* with ``ballast``: whether the session still runs with that much heap taken
-  away at boot (the goal's margin, proved rather than sampled).
+  display showing it (the host's SSD1306 model: the I2C write that makes it
+  show what the CPython twin shows, see ``MirroredTable``).
 
 The emulator's limits, said with the numbers: rp2040js charges one cycle per
 memory access, so flash (XIP) cache misses are not modelled -- code running
@@ -91,10 +89,9 @@ FIRMWARES = (Firmware("stock .mpy", rp2_fixtures.STOCK_FIRMWARE, False),
              Firmware("ROMFS", rp2_fixtures.ROMFS_FIRMWARE, True))
 
 
-def probe_source(ballast=0, sample_ms=250):
+def probe_source(sample_ms=250):
     """The probe module's text with its settings."""
     text = PROBE.read_text()
-    text = re.sub(r"(?m)^BALLAST = \d+", "BALLAST = %d" % ballast, text)
     text = re.sub(r"(?m)^SAMPLE_MS = \d+", "SAMPLE_MS = %d" % sample_ms, text)
     return text.encode()
 

@@ -8,8 +8,6 @@
 # * measures the free heap at boot (after a collection; littlefs mounted,
 #   nothing of the table imported) and after importing the modules main.py
 #   imports at boot (they stay imported: main() finds them there);
-# * optionally holds BALLAST bytes from then on, so a session that still runs
-#   proves that much heap to spare;
 # * wraps each of the app's jobs (table/app.py JOBS) to time every step with
 #   ``time.ticks_us`` (the emulated clock) and keep the longest per job, and
 #   every SAMPLE_MS collects the garbage and keeps the lowest free heap seen
@@ -24,7 +22,6 @@ import gc
 import sys
 import time
 
-BALLAST = 0             # set by the bench: bytes held from boot on
 SAMPLE_MS = 250         # set by the bench: how often the free heap is sampled
 IMPORTS = ("table.app", "table.journal", "table.registry", "table.settings",
            "boards.pico", "table.console_door")
@@ -41,8 +38,6 @@ for _name in IMPORTS:
 gc.collect()
 _say("import_free", gc.mem_free())
 _say("modules", len(sys.modules))
-_ballast = bytearray(BALLAST) if BALLAST else None
-_say("ballast", BALLAST)
 
 from table import app as _app  # noqa: E402  (imported above: no new module)
 
@@ -96,4 +91,4 @@ def _started(self):
 _app.App.run = _started
 del _i, _job, _method, _period, _name
 gc.collect()
-_say("probe_free", gc.mem_free())      # the probe's own objects: import_free - ballast - this
+_say("probe_free", gc.mem_free())      # the probe's own objects: import_free - this
