@@ -11,6 +11,7 @@ from host_sim import flash as F
 from host_sim.players import AutoPlayers
 from host_sim.table import VirtualTable
 from table import journal as J
+from table.app import NEW_SESSION
 from tapp.record import Replayer
 
 HEADER = {"record": 1, "variant": "tapp_modern", "players": 3,
@@ -186,6 +187,14 @@ def test_a_full_flash_at_power_up_is_said_and_nothing_breaks():
     table.press("ok")
     assert "Speicher voll!" in table.screen()
     assert len(table.journal_lines()) == n and not table.view.in_deal()
+    # the way out (after the session was downloaded): a new session; the full
+    # one, now finished, makes room for it
+    full = J._sessions(table.root)
+    assert table.app.input(NEW_SESSION)
+    table.wait(200)
+    assert J._sessions(table.root) == ["s%04d.jsonl" % (int(full[-1][1:5]) + 1)]
+    assert len(table.journal_lines()) == 2 and table.view.in_deal()   # a deal is on
+    assert "Speicher" not in " ".join(table.screen())
 
 
 def test_the_journals_own_count_of_free_space_is_the_walked_one():
