@@ -32,6 +32,7 @@ from flash, ROMFS bytecode above all, is slower on a real Pico; bus transfers
 take no emulated time (SPI at 4 MHz and I2C at 400 kHz do on the board: the
 I2C time of the display's pages is added from the bytes sent).
 """
+import ast
 import re
 import tempfile
 import time
@@ -39,16 +40,15 @@ from pathlib import Path
 
 from tools.tapptable import fsimage, rp2_fixtures
 
-ROOT = Path(__file__).resolve().parent.parent.parent
 PROBE = Path(__file__).resolve().parent / "bench_rp2040_probe.py"
 PROBE_MODULE = "tapptable_probe.py"
 GOAL_LOW_FREE = 24 * 1024          # the whole session on stock firmware, at its lowest
 GOAL_SHOWN_MS = 50                 # a card on the on-turn reader to the display showing it
 GOAL_STEP_MS = 10                  # no step holds the loop longer
 I2C_HZ = 400000                    # the display bus on the board (9 clocks a byte)
-# what main.py imports at boot (measured at the REPL, before the app starts)
-BOOT_IMPORTS = ("table.app", "table.journal", "table.registry", "table.settings",
-                "boards.pico", "table.console_door")
+# what main.py imports at boot (the probe's list; measured at the REPL too)
+BOOT_IMPORTS = ast.literal_eval(re.search(r"(?ms)^IMPORTS = (\(.*?\))$",
+                                          PROBE.read_text()).group(1))
 
 
 class Firmware:
@@ -96,14 +96,12 @@ def probe_source(sample_ms=250):
     return text.encode()
 
 
-def parse_report(text):
-    """{KEY: int} from the probe's ``@bench KEY VALUE`` lines."""
-    out = {}
-    for line in text.splitlines():
-        parts = line.split()
-        if len(parts) == 3 and parts[0] == "@bench":
-            out[parts[1]] = int(parts[2])
-    return out
+def bench_line(line):
+    """(KEY, value) of the probe's ``@bench KEY VALUE`` line, else None."""
+    parts = line.split()
+    if len(parts) == 3 and parts[0] == b"@bench" and parts[2].isdigit():
+        return parts[1].decode(), int(parts[2])
+    return None
 
 
 def _pico(flash):
@@ -215,9 +213,9 @@ class MirroredTable:
         self._line += data
         while b"\n" in self._line:
             line, _, self._line = self._line.partition(b"\n")
-            parts = line.split()
-            if len(parts) == 3 and parts[0] == b"@bench":
-                key, value = parts[1].decode(), int(parts[2])
+            found = bench_line(line)
+            if found is not None:
+                key, value = found
                 lowest = key in ("low_free", "start_free", "import_free", "boot_free")
                 old = self.report.get(key, value)
                 self.report[key] = min(old, value) if lowest else max(old, value)

@@ -23,7 +23,7 @@ import sys
 import time
 
 SAMPLE_MS = 250         # set by the bench: how often the free heap is sampled
-IMPORTS = ("table.app", "table.journal", "table.registry", "table.settings",
+IMPORTS = ("table.app", "table.journal", "table.registry", "table.settings",   # main.py's
            "boards.pico", "table.console_door")
 
 
