@@ -322,3 +322,20 @@ def test_texts_fit_and_are_found_by_key():
         for lang in ("de", "en"):
             assert 0 < len(registry.short_text(code, lang)) <= COLS, (code, lang)
     assert registry.short_text(registry.NOTHING) == texts.text("nothing_undo")
+
+
+def test_a_name_is_shortened_where_it_shows_and_the_screens_agree():
+    """names.short_name and the screens' writer shorten alike: whole, without
+    spaces, a prefix and the number, a prefix and a period."""
+    cases = [("Anna", 8, "Anna"), ("Platz 1", 6, "Platz1"), ("Platz 1", 5, "Pla.1"),
+             ("Platz 12", 4, "P.12"), ("Jürgen", 5, "Jürg."), ("Anna Lena", 6, "Anna."),
+             ("Marie-Louise", 8, "Marie-L.")]
+    scr = screens.Screens(types.SimpleNamespace(
+        text=lambda *a: None, pixel=lambda *a: None, fill_rect=lambda *a: None,
+        width=128, buffer=bytearray(1024)))
+    for name, width, want in cases:
+        assert names.short_name(name, width) == want, (name, width)
+        scr._begin(1)
+        scr._short(name, width)
+        scr._end()
+        assert scr.text_rows()[1] == want, (name, width)
