@@ -189,7 +189,7 @@ def test_a_robot_dealer_deals_when_a_person_has_sat_down():
         if hub.game.step == GAME:
             break
     assert hub.game.step == GAME
-    assert len(hub.hand(1)) == hub.rules.hand_size
+    assert len(hub.hand(1)) == 11                   # tapp_modern, three players
 
 
 def test_acting_players_play_a_deal_in_every_mode():
@@ -219,7 +219,7 @@ def test_the_browser_hub_follows_a_persons_revoke_in_open_mode():
                 hub.press("person", "ok")
                 hub.advance(300)
             elif game.step == GAME and view.expects() == "discard" and view.declarer() == 0:
-                for card in hub.hand(0)[:hub.rules.talon_size]:
+                for card in hub.hand(0)[:hub.view.talon_size()]:
                     hub.set_aside("person", card)
                 hub.press("person", "ok")
                 hub.advance(300)

@@ -133,7 +133,7 @@ def deal_and_bid(page, srv):
             return
         if expects == "discard":
             decl = srv.call(lambda hub: hub.view.declarer())
-            card = srv.call(lambda hub, d=decl: hub.hands[d][0])
+            card = srv.call(lambda hub, d=decl: hub.hand(d)[0])
             page.click(".hand .card[data-card='%s']" % card)          # choose ...
             page.click("#reader-centre")                                # ... and place
             wait_until(srv, lambda hub, c=card: hub.game.refused[hub.centre] or
@@ -161,7 +161,7 @@ def test_full_deal_by_drags(tabs, server):
     for _ in range(200):
         info = server.call(lambda hub: {
             "step": hub.game.step, "turn": hub.view.turn(), "clearing": hub.game.clearing,
-            "legal": hub.view.legal_cards(), "hands": [list(h) for h in hub.hands],
+            "legal": hub.view.legal_cards(), "hands": [hub.hand(s) for s in range(3)],
             "readers": [len(r) for r in hub.on_reader], "n": hub.view.trick_number(),
             "size": hub.view.trick_size()})
         if info["step"] != 1 and not any(info["readers"][:3]):
@@ -247,7 +247,7 @@ def test_illegal_card_refused_with_the_message_on_the_oled(tabs, server):
     wait_until(server, lambda hub: hub.view.trick_size() == 1, "the lead")
     seat = server.call(lambda hub: hub.view.turn())
     wrong = server.call(lambda hub, s=seat: sorted(
-        c for c in hub.hands[s] if c not in hub.view.legal_cards()))
+        c for c in hub.hand(s) if c not in hub.view.legal_cards()))
     assert wrong, "seed 3: the second hand cannot follow with every card"
     # by keyboard: focus the card, Enter places it on its seat's reader
     page.locator(".hand .card[data-card='%s']" % wrong[0]).focus()

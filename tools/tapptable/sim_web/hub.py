@@ -31,12 +31,11 @@ import random
 from drivers.leds import COLOURS, STATE_NAMES
 from host_sim.players import AutoPlayers
 from host_sim.table import KEYS, LONG_MS, PRESS_MS, SETTLE_MS, VirtualTable
-from table.game import DEALING, GAME, RESULT, needs_hold
+from table.game import needs_hold
 from table.names import VARIANTS, contract_name
-from tapp.cards import CARD_CODES, CODE_INDEX, DECKS, mask_cards
+from tapp.cards import CARD_CODES, CODE_INDEX
 from tapp.dealing import TALON
 
-STEP_NAMES = ("dealing", "game", "result", "over")
 LIFT_GAP_MS = 40                       # automatic dealing: after a lift, before the next card
 ROBOT_THINK_MS = 600                   # a robot's pause before it acts
 ROBOT_CLEAR_MS = 900                   # ... before it takes its card off a finished trick
@@ -76,7 +75,7 @@ class TableHub:
         if claims and len(claims) == players:    # a resumed session's seats
             self.claims = [c if isinstance(c, str) else None for c in claims]
         self.claims_file = claims_file
-        self.hands = [[] for _ in range(players)]   # strict dealing: the cards scanned so far
+        self.scanned = [[] for _ in range(players)]   # strict dealing: the cards scanned so far
         self.deck = []
         self.talon = []
         self.aside = []                          # discards (and cards put away)
@@ -114,9 +113,24 @@ class TableHub:
     def view(self):
         return self.table.view
 
+    def strict(self):
+        """Strict mode (the hands are scanned), else open."""
+        return self.view.mode() == "strict"
+
     @property
-    def rules(self):
-        return self.table.game.rules
+    def tv(self):
+        """The table's read-only view (firmware/table/table_view.py)."""
+        return self.table.app.view
+
+    def menu(self):
+        """The menu on the display: [(label, event or None)]."""
+        tv = self.tv
+        return [(tv.menu_label(k), tv.menu_event(k)) for k in range(tv.menu_size())]
+
+    def step_name(self):
+        """What the table does, in the page's words (dealing, game, result, over)."""
+        mode = self.tv.mode()
+        return "game" if mode == "play" else mode
 
     def now(self):
         return self.table.scheduler.now_ms()
@@ -197,8 +211,8 @@ class TableHub:
         """The cards in ``seat``'s hand now: while the deck is dealt, the cards
         scanned for him; then what the player model says he holds (with the talon
         while he lays away), less the cards lying on a reader or put aside."""
-        if self.game.step == DEALING:
-            return list(self.hands[seat])
+        if self.tv.mode() == "dealing":
+            return list(self.scanned[seat])
         model = self.players_model
         cards = model.hand(seat)
         view = self.view
@@ -206,14 +220,14 @@ class TableHub:
             cards += model.talon()
         gone = {code for lying in self.on_reader for code, _o in lying}
         gone.update(self.aside)
-        gone.update(self.game.discards)
+        gone.update(self.game.discards)    # laid over the centre, not yet journalled
         return [c for c in cards if c not in gone]
 
     def talon_cards(self):
         """The talon while it lies face down (before the declarer takes it up)."""
-        if self.rules.strict and self.game.step == DEALING:
+        if self.strict() and self.tv.mode() == "dealing":
             return self.talon
-        if self.game.step != GAME or self.exchanged or self.view.expects() == "discard":
+        if self.tv.mode() != "play" or self.exchanged or self.view.expects() == "discard":
             return []
         return self.players_model.talon() if self.view.in_deal() else []
 
@@ -243,7 +257,7 @@ class TableHub:
         """Open mode: the declarer puts a discard away (the device does not see it)."""
         self._seated(cid)
         decl = self.view.declarer()
-        if self.rules.strict or self.view.expects() != "discard" or decl not in self.seats_of(cid):
+        if self.strict() or self.view.expects() != "discard" or decl not in self.seats_of(cid):
             raise Refused("only the declarer's discards are put aside (open mode)")
         if code not in self.hand(decl):
             raise Refused("%s is not in your hand" % code)
@@ -262,15 +276,15 @@ class TableHub:
     def deal(self, cid):
         """Strict mode: deal the rest of the deck over the centre reader, card by card."""
         self._seated(cid)
-        if not self.rules.strict or self.game.step != DEALING:
+        if not self.strict() or self.tv.mode() != "dealing":
             raise Refused("nothing to deal now")
         if not self.auto_dealing:
             self.auto_dealing = True
             self._deal_next()
 
     def _put(self, reader, code, origin):
-        if origin[0] == "hand" and self.game.step == DEALING:
-            self.hands[origin[1]].remove(code)
+        if origin[0] == "hand" and self.tv.mode() == "dealing":
+            self.scanned[origin[1]].remove(code)
         self.on_reader[reader].append((code, origin))
         if origin[0] == "deck" or len(self.on_reader[reader]) > 1:
             self.table.place(reader, code, wait=False)
@@ -292,7 +306,7 @@ class TableHub:
         code = self.deck.pop(0)
         to = reader
         if reader == self.centre:
-            to = self.game.next_receiver()
+            to = self.tv.next_receiver()
         self._put(reader, code, ("deck", to))
 
     def _lift(self, reader, then=None, waited=0):
@@ -308,9 +322,9 @@ class TableHub:
             self.after(SEEN_POLL_MS, lambda: self._lift(reader, then, waited + SEEN_POLL_MS))
             return
         self.lifting.pop(reader, None)
-        game = self.game
+        tv = self.tv
         for code, origin in self.on_reader[reader]:
-            self._after_lift(reader, code, origin, game)
+            self._after_lift(reader, code, origin, tv)
         self.on_reader[reader] = []
         self.table.lift(reader, wait=False)
         if then:
@@ -318,19 +332,19 @@ class TableHub:
 
     def _noted(self, reader, code):
         """Has the table answered the card lying on ``reader`` (taken or refused)?"""
-        game = self.game
+        tv = self.tv
         card = CODE_INDEX[code]
-        if game.refused[reader] or game.jammed[reader]:
+        if tv.refused(reader) or tv.jammed(reader):
             return True
-        if game.step == DEALING:
-            return bool(game.deal_seen[card // 9] & (1 << (card % 9)))
-        if game.step == GAME:
+        if tv.mode() == "dealing":
+            return tv.deal_seen(card)
+        if tv.mode() == "play":
             if reader != self.centre:
-                return game.on_reader[reader] == card
-            return code in game.discards or self._discarded(self.view.declarer(), code)
+                return tv.card_on(reader) == card
+            return code in self.game.discards or self._discarded(self.view.declarer(), code)
         return self.table.app.presence.placed_len(reader) > 0
 
-    def _after_lift(self, reader, code, origin, game):
+    def _after_lift(self, reader, code, origin, tv):
         """Where a lifted card goes: a dealt card to its hand (or back on the deck
         if the device did not count it), a played or discarded card to its pile; a
         card of a hand that was not taken back to the hand (nothing to do: the
@@ -338,26 +352,26 @@ class TableHub:
         card = CODE_INDEX[code]
         if origin[0] == "deck":            # strict dealing: did the device count it?
             to = origin[1]
-            if game.deal_seen[card // 9] & (1 << (card % 9)) and not game.refused[reader]:
+            if tv.deal_seen(card) and not tv.refused(reader):
                 if to == TALON:
                     self.talon.append(code)
                 elif 0 <= to < self.players:
-                    self.hands[to].append(code)
+                    self.scanned[to].append(code)
                 else:
                     self.aside.append(code)
             else:
                 self.deck.insert(0, code)
             return
         seat = origin[1]
-        if game.step == DEALING:
-            self.hands[seat].append(code)
+        if tv.mode() == "dealing":
+            self.scanned[seat].append(code)
             return
         if reader == self.centre:
-            if game.step == GAME and not game.refused[reader] and self._discarded(seat, code):
+            if tv.mode() == "play" and not tv.refused(reader) and self._discarded(seat, code):
                 self.aside.append(code)
             return
-        played = reader < len(game.on_reader) and game.on_reader[reader] == card
-        if played and (game.clearing or game.step != GAME) or \
+        played = tv.card_on(reader) == card
+        if played and (tv.clearing() or tv.mode() != "play") or \
                 code in self._played_codes():
             self.played.append(code)
 
@@ -441,7 +455,7 @@ class TableHub:
     def sync(self):
         """Follow the table: the player model reads the journal; a new deal is
         shuffled (strict: the deck to deal); the score and trick history."""
-        game, view = self.game, self.view
+        tv, view = self.tv, self.view
         self.players_model.people = {s for s in range(self.players)
                                      if self.claims[s] is not None}
         self.players_model.sync()
@@ -450,9 +464,9 @@ class TableHub:
         if played != self.deals_seen:
             self.deals_seen = played
             self.balance_history.append(list(view.balances()))
-        strict = self.rules.strict
+        strict = self.strict()
         if self.prepared != played and (
-                (strict and game.step == DEALING) or (not strict and view.in_deal())):
+                (strict and tv.mode() == "dealing") or (not strict and view.in_deal())):
             self._new_deal(played)
         lines = self.table.journal_lines()
         for line in lines[self.journal_seen:]:
@@ -465,7 +479,7 @@ class TableHub:
                 self.exchanged = any(json.loads(x.split("\t")[0]).get("ev") == "exchange"
                                      for x in self._deal_lines(lines))
         self.journal_seen = len(lines)
-        if self.collecting and game.step != DEALING:
+        if self.collecting and tv.mode() != "dealing":
             last = view.last_trick()
             if last is None:
                 self.tricks = {}
@@ -507,18 +521,18 @@ class TableHub:
             if self.on_reader[r]:
                 self.on_reader[r] = []
                 self.table.lift(r, wait=False)
-        self.hands = [[] for _ in range(self.players)]
+        self.scanned = [[] for _ in range(self.players)]
         self.deck, self.talon, self.aside, self.played = [], [], [], []
         self.auto_dealing = False
-        if self.rules.strict:                     # the physical deck, dealt by hand
-            cards = [CARD_CODES[c] for c in mask_cards(DECKS[self.rules.deck])]
+        if self.strict():                     # the physical deck, dealt by hand
+            cards = [CARD_CODES[c] for c in self.tv.deck_cards()]
             random.Random(self.seed * 7919 + played).shuffle(cards)
             self.deck = cards
 
     def _deal_next(self):
         if not self.auto_dealing:
             return
-        if self.game.step != DEALING or not self.deck:
+        if self.tv.mode() != "dealing" or not self.deck:
             self.auto_dealing = False
             return
         def next_card():
@@ -541,30 +555,30 @@ class TableHub:
         robots = self.robot_seats()
         if not robots or self.robot_busy:
             return
-        game, view = self.game, self.view
+        tv, view = self.tv, self.view
         model = self.players_model
         for s in robots:
-            if self.on_reader[s] and (game.clearing or game.step != GAME or game.refused[s]):
+            if self.on_reader[s] and (tv.clearing() or tv.mode() != "play" or tv.refused(s)):
                 return self._robot(ROBOT_CLEAR_MS, lambda s=s: self._lift(s), s)
         alone = self.autoplay and len(robots) == self.players   # nobody sits: play on
-        if game.step == RESULT and alone:
+        if tv.mode() == "result" and alone:
             return self._robot(ROBOT_NEXT_DEAL_MS, lambda: self._robot_press("ok"))
         seated = len(robots) < self.players       # a person plays: robots deal for
-        if game.step == DEALING and view.dealer() in robots and (seated or alone) \
+        if tv.mode() == "dealing" and view.dealer() in robots and (seated or alone) \
                 and self.deck and not self.auto_dealing and not self.on_reader[self.centre]:
             return self._robot(ROBOT_NEXT_DEAL_MS if alone else ROBOT_THINK_MS,
                                self._robot_deal)
-        if game.step != GAME or model.waits_for_person():
+        if tv.mode() != "play" or model.waits_for_person():
             return
         turn = view.turn()
         expects = view.expects()
-        if game.menu:
+        if tv.menu_size():
             if model.may_answer():
                 return self._robot(ROBOT_THINK_MS, self._robot_choose)
             return
         if turn not in robots:
             return
-        if expects == "card" and not game.clearing and not self.on_reader[turn]:
+        if expects == "card" and not tv.clearing() and not self.on_reader[turn]:
             return self._robot(ROBOT_THINK_MS, lambda: self._robot_play(turn), turn)
         if expects == "discard":
             return self._robot(ROBOT_THINK_MS, lambda: self._robot_discard(turn), turn)
@@ -581,7 +595,7 @@ class TableHub:
         self.after(ms, act)
 
     def _robot_deal(self):
-        if self.game.step == DEALING and self.deck and not self.auto_dealing \
+        if self.tv.mode() == "dealing" and self.deck and not self.auto_dealing \
                 and self.view.dealer() in self.robot_seats():
             self.auto_dealing = True
             self._deal_next()
@@ -606,29 +620,30 @@ class TableHub:
     def _robot_menu(self, index, menu):
         """Move the menu to ``index`` with next presses, then OK (if it is still
         the same menu: a person may have answered meanwhile)."""
-        game = self.game
-        if game.menu != menu or not self.players_model.may_answer():
+        tv = self.tv
+        if self.menu() != menu or not self.players_model.may_answer():
             return
-        steps = (index - game.menu_pos) % len(game.menu)
+        steps = (index - tv.menu_pos()) % len(menu)
         if steps:
             self._robot_press("next", lambda: self._robot_menu(index, menu))
         else:
-            self._robot_press("ok", long=needs_hold(game.menu[index][1]))
+            self._robot_press("ok", long=needs_hold(menu[index][1]))
 
     def _robot_choose(self):
-        game = self.game
+        tv = self.tv
         model = self.players_model
-        if game.step == GAME and game.menu and model.may_answer():
+        menu = self.menu()
+        if tv.mode() == "play" and menu and model.may_answer():
             k = model.menu_choice()
-            ev = game.menu[k][1]
+            ev = menu[k][1]
             if ev is not None and ev.get("ev") == "exchange":
                 model.pick_discards()
                 self.aside = list(model.discards)
-            self._robot_menu(k, list(game.menu))
+            self._robot_menu(k, menu)
 
     def _robot_play(self, seat):
         view = self.view
-        if view.turn() != seat or view.expects() != "card" or self.game.clearing:
+        if view.turn() != seat or view.expects() != "card" or self.tv.clearing():
             return
         code = self.players_model.card_choice(seat)
         if code is not None and code in self.hand(seat):
@@ -639,7 +654,7 @@ class TableHub:
         model = self.players_model
         if view.expects() != "discard" or view.declarer() != seat:
             return
-        if not self.rules.strict:
+        if not self.strict():
             return self._robot_choose()           # the "discarded? OK" menu
         if self.on_reader[self.centre]:
             self._lift(self.centre)
@@ -704,12 +719,12 @@ class TableHub:
 
     def shared_state(self):
         """Everything every tab sees alike."""
-        game, view = self.game, self.view
+        tv, view = self.tv, self.view
         leds = self.led_states()
         history = [self.tricks[n] for n in sorted(self.tricks)]
         result = view.last_result()
         model = self.players_model
-        question = sorted(model.menu_seats()) if game.step == GAME and game.menu else []
+        question = sorted(model.menu_seats()) if tv.mode() == "play" and tv.menu_size() else []
         return {
             "variant": self.variant, "mode": self.mode, "lang": self.lang,
             "variant_name": VARIANTS.get(self.variant, self.variant),
@@ -718,13 +733,13 @@ class TableHub:
             if view.contract() else None,
             "result_name": contract_name(result["contract"], self.lang)
             if result and result.get("contract") else None,
-            "clearing": bool(game.step == GAME and game.clearing),
-            "refused": [bool(r) for r in game.refused[:self.centre + 1]],
+            "clearing": bool(tv.mode() == "play" and tv.clearing()),
+            "refused": [tv.refused(r) for r in range(self.centre + 1)],
             "question": question, "resumed": self.resumed,
             "players": self.players, "centre": self.centre,
-            "names": list(self.rules.seats),
+            "names": [view.seat_name(s) for s in range(self.players)],
             "dealer": view.dealer(), "turn": view.turn(), "expects": view.expects(),
-            "phase": view.phase(), "step": STEP_NAMES[game.step],
+            "phase": view.phase(), "step": self.step_name(),
             "declarer": view.declarer(), "trump": view.trump(),
             "screen": self.table.screen(),
             "leds": [{"state": n, "rgb": rgb} for n, rgb in leds],

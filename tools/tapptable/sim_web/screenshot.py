@@ -36,7 +36,7 @@ def wait_for(srv, check, what, limit_s=120.0):
 
 def seat_one_to_play(hub):
     view = hub.view
-    return (view.deals_played() >= 3 and hub.game.step == 1 and view.expects() == "card"
+    return (view.deals_played() >= 3 and hub.tv.mode() == "play" and view.expects() == "card"
             and view.turn() == 0 and view.trick_number() >= 4 and view.trick_size() >= 1
             and not hub.game.clearing)
 
