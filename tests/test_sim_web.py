@@ -647,3 +647,23 @@ def test_chart_lines_that_are_equal_stay_apart(tabs, server):
     assert len({p for p, _d, _c in lines}) == 3            # all at 0: drawn apart
     assert len({d for _p, d, _c in lines}) == 3            # each its own dash
     assert page.locator("#chart-legend .key").count() == 3
+
+
+def test_the_page_gets_names_not_ids():
+    """The state names the variant and the contracts as the table does ("Solo",
+    not "soloist"); the page shows those (test_a_person_among_robots_five_deals)."""
+    from table.names import contract_name
+    from tools.tapptable.sim_web.hub import TableHub
+    hub = TableHub("herzblatt", 3, "strict", seed=2, robots=True, autoplay=True)
+    contracts = set()
+    for _ in range(3000):
+        hub.advance(500)
+        result = hub.view.last_result()
+        if result and result.get("contract"):
+            st = hub.shared_state()
+            assert st["result_name"] == contract_name(result["contract"], "de")
+            contracts.add(result["contract"])
+        if hub.view.deals_played() >= 3 and contracts:
+            break
+    st = hub.shared_state()
+    assert st["variant_name"] == "Herzblatt" and contracts
