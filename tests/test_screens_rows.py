@@ -357,6 +357,12 @@ def _info(game):
         while len(rows) < (5 if len(seats) < 5 else 6):
             rows.append(("", False))
         rows.append((_wins(game), False))
+    elif not page and len(seats) < 5 and view.declarer() >= 0:
+        decl = view.declarer()
+        right = "%d:%d" % (view.points(decl), sum(view.points(x) for x in seats if x != decl))
+        while len(rows) < 5:
+            rows.append(("", False))
+        rows.append((_place(_short(rules, decl, _room(right)), right), False))
     rows = rows[:7]
     while len(rows) < 6:
         rows.append(("", False))

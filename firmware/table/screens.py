@@ -975,7 +975,8 @@ class Screens:
     # ----- this deal on request: card points so far, the last trick again ------------------
 
     def _info(self, game):
-        """Page 0: each seat's card points so far; page 1: the last trick, its
+        """Page 0: each seat's card points so far (up to 4 seats: the
+        declarer's against the others' below); page 1: the last trick, its
         winner marked, and who took it with how many points."""
         view = game.view
         self.seat_names = game.rules.seats
@@ -997,10 +998,28 @@ class Screens:
             self._begin(6 if len(seats) < 5 else 7)
             self._wins(view)
             self._end()
+        elif not page and len(seats) < 5 and view.declarer() >= 0:
+            self._parties(view, seats)
         if len(seats) < 5 or not page:
             self._begin(7, True)
             self._text("ok_back")
             self._end()
+
+    def _parties(self, view, seats):
+        """Row 6: "Anna     45:30", the declarer's points and the others'."""
+        decl = view.declarer()
+        others = 0
+        i = 0
+        while i < len(seats):
+            if seats[i] != decl:
+                others += view.points(seats[i])
+            i += 1
+        self._right_first(6)
+        self._num(view.points(decl))
+        self._put(58)                   # :
+        self._num(others)
+        self._named_left(decl)
+        self._place()
 
     def _info_row(self, view, i, seat, page):
         self._right_first(2 + i)
