@@ -143,11 +143,11 @@ def test_a_flat_deploy_has_no_room_for_the_console_and_the_table_plays_on(builds
     try:
         for gpio in BUTTONS:
             pico.set_input(gpio, 1)
-        pico.run_for(3_000_000)
+        pico.run_for(2_000_000)                      # the table is up
         pico.serial_write(b'\n{"id":1,"cmd":"status"}\n')
-        pico.run_for(6_000_000)
+        pico.run_for(3_000_000)                      # the console tried, and failed
         pico.serial_write(b'{"id":2,"cmd":"status"}\n')
-        pico.run_for(2_000_000)
+        pico.run_for(1_000_000)
         out = pico.serial_output().decode(errors="replace")
     finally:
         pico.close()
