@@ -13,6 +13,11 @@ v1.28.0's ``ports/rp2`` for ``BOARD=RPI_PICO`` (2 MiB flash):
 * a firmware built with ``MICROPY_HW_ROMFS_BYTES`` puts its ROMFS partition
   just below the storage (``MICROPY_HW_ROMFS_BASE``): 256 KiB at 0x60000.
 
+The UF2 does not trust these numbers: it places each image where the given
+firmware declares its partitions (``partitions``: the pico-sdk binary info,
+"MicroPython" and "ROMFS"), and the tests check that the published firmware
+declares exactly the layout above.
+
 UF2 (https://github.com/microsoft/uf2) is 512-byte blocks, each carrying 256
 bytes for one flash address; the RP2040 boot ROM writes each block where it
 says.  The two PyPI libraries for it keep state in module or class globals
