@@ -271,24 +271,28 @@ def write_images(out, firmware=None, romfs=False, log=print):
     drive).  Returns the paths written; ImageError tells what is wrong."""
     from pathlib import Path
     out = Path(out)
-    fs_image = littlefs_image(build_files(out, romfs))
-    (out / FS_IMAGE).write_bytes(fs_image)
-    written = [out / FS_IMAGE]
     uf2 = out / UF2_NAME
     if uf2.exists():
         uf2.unlink()
-    if firmware is None:
+    fw = None
+    size = FS_BYTES
+    if firmware is not None:
+        if not Path(firmware).is_file():
+            raise ImageError("--firmware %s: no such file (MicroPython's UF2 for the Pico)"
+                             % firmware)
+        fw = Path(firmware).read_bytes()
+        size = partitions(fw).get(FS_PARTITION, (0, FS_BYTES))[1]   # the firmware's own
+    fs_image = littlefs_image(build_files(out, romfs), size)
+    (out / FS_IMAGE).write_bytes(fs_image)
+    written = [out / FS_IMAGE]
+    if fw is None:
         log("%s: the littlefs filesystem (%d KiB at flash 0x%x); give --firmware "
             "RPI_PICO.uf2 (MicroPython's) for one UF2 with both"
             % (out / FS_IMAGE, FS_BYTES // 1024, FS_OFFSET))
         return written
-    firmware = Path(firmware)
-    if not firmware.is_file():
-        raise ImageError("--firmware %s: no such file (MicroPython's UF2 for the Pico)"
-                         % firmware)
     rom = (out / "romfs.img").read_bytes() if romfs else None
-    uf2.write_bytes(uf2_with_filesystem(firmware.read_bytes(), fs_image, rom))
+    uf2.write_bytes(uf2_with_filesystem(fw, fs_image, rom))
     written.append(uf2)
     log("%s: %s + %sthe filesystem, for the Pico's boot drive"
-        % (uf2, firmware.name, "romfs.img + " if romfs else ""))
+        % (uf2, Path(firmware).name, "romfs.img + " if romfs else ""))
     return written
