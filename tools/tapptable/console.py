@@ -46,8 +46,8 @@ READ_ONLY = ("help", "hello", "ping", "status", "view", "score", "journal", "rea
 SUITS = {"C": "\u2663", "S": "\u2660", "H": "\u2665", "D": "\u2666"}
 CLIENT_WORDS = ("pin NNNN (remember the referee PIN; pin alone forgets it)",
                 "raw JSON (send one request as it is)", "COMMAND > FILE (the answer into "
-                "FILE, written only when complete)", "events (follow the live events)",
-                "quit")
+                "FILE, written only when complete)", "quit (live events are printed as "
+                "they come)")
 SELFTEST_WAITS = (20000, 10000)   # the self-test's own waits (card, button), ms
 
 
