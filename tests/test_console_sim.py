@@ -192,22 +192,28 @@ def test_the_debug_level_ends_with_the_connection_that_set_it():
     assert b.ask(id=8, cmd="status")["log"] == "info"
 
 
-def test_a_tcp_client_that_leaves_takes_its_log_level_along(served):
-    _sim, port = served("tcp:0")
+@pytest.mark.parametrize("spec", ["pty", "tcp:0"])
+def test_a_client_that_leaves_takes_its_log_level_along(served, spec):
+    import serial
+    _sim, port = served(spec)
     a = client.Link(port)
     try:
         assert a.request("log", level="debug", pin=PIN)["level"] == "debug"
     finally:
         a.close()
     time.sleep(0.3)
-    raw = socket.create_connection(("127.0.0.1", int(port.rsplit(":", 1)[1])))
+    raw = serial.serial_for_url(port, timeout=0.2) if "://" in port else \
+        serial.Serial(port, timeout=0.2)
     try:                                       # a client that does not even say hello
-        raw.sendall(b'{"id":1,"cmd":"status"}\n')
+        raw.write(b'{"id":1,"cmd":"status"}\n')
         got = b""
-        while b'"id":1' not in got:
-            got += raw.recv(65536)
-        line = [x for x in got.split(b"\n") if b'"id":1' in x][0]
-        assert json.loads(line)["log"] == "info"
+        deadline = time.monotonic() + 5
+        while b'"id":1' not in got or not got.endswith(b"\n"):
+            assert time.monotonic() < deadline, got
+            got += raw.read(65536)
+        lines = got.split(b"\n")
+        assert json.loads([x for x in lines if b'"id":1' in x][0])["log"] == "info"
+        assert not any(b'"uid"' in x for x in lines)     # nothing left from the last one
     finally:
         raw.close()
 

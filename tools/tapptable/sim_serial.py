@@ -15,10 +15,11 @@ Streams here never block: ``PtyLink`` and ``TcpLink`` hand the console what
 has arrived (None when nothing has) and keep what it writes in a bounded
 buffer that is sent as the other side reads; ``room()`` tells the console how
 much more fits, so a host that stops reading holds the answers back instead of
-losing them (a USB serial port blocks the same way).  The pty's other end
-stays open here, so a client may close the port and open it again (as after
-unplugging a board).  Over TCP one client at a time: a second one is told
-``busy`` and closed.
+losing them (a USB serial port blocks the same way).  Both know when a client
+comes and goes (``connection()``): what is written while nobody listens is
+lost, and a client's log level ends with it.  A client may close the port and
+open it again (as after unplugging a board).  Over TCP one client at a time:
+a second one is told ``busy`` and closed.
 
 The board's REPL is modelled as far as a client meets it (``SimRepl``): while
 the table plays, 0x03 and 0x04 are ordinary bytes (keyboard interrupt is off);
@@ -128,24 +129,53 @@ class _Buffered:
 
 
 class PtyLink(_Buffered):
-    """A pseudo-terminal: the console on the master side, ``path`` for clients."""
+    """A pseudo-terminal: the console on the master side, ``path`` for clients.
+
+    Only clients hold the other end open, so the link knows when one is there
+    (the master hangs up when none is): what the table writes while nobody is
+    connected is lost, as on a board without a host, and a client that closes
+    the port ends its connection (its log level with it)."""
 
     def __init__(self):
         super().__init__()
-        self.master, self.slave = os.openpty()
-        tty.setraw(self.slave)          # no echo, no line editing, bytes as they are
+        self.master, slave = os.openpty()
+        tty.setraw(slave)               # no echo, no line editing, bytes as they are
+        self.path = os.ttyname(slave)
         os.set_blocking(self.master, False)
-        self.path = os.ttyname(self.slave)
+        self.poller = select.poll()
+        self.poller.register(self.master, select.POLLIN)
+        self.present = False
+        os.close(slave)                 # the pty stays while the master is open
+
+    def here(self):
+        """Is a client holding the port now?  Notes when one came or went."""
+        if self.master is None:
+            return False
+        hung_up = False
+        for _fd, events in self.poller.poll(0):
+            hung_up = bool(events & select.POLLHUP)
+        if hung_up == self.present:     # a client came (no hang-up) or went
+            self.present = not hung_up
+            self.clients += 1
+            self.pending.clear()
+        return self.present
 
     def fd(self):
-        return self.master
+        return self.master if self.here() else None
+
+    def lost(self):
+        self.here()
+
+    def wait_fds(self):
+        return [self.master] if self.here() else []
 
     def close(self):
-        for fd in (self.master, self.slave):
+        if self.master is not None:
             try:
-                os.close(fd)
+                os.close(self.master)
             except OSError:
                 pass
+            self.master = None
 
 
 class TcpLink(_Buffered):
