@@ -271,16 +271,21 @@ def test_illegal_card_refused_with_the_message_on_the_oled(tabs, server):
     assert page.errors == []
 
 
-def test_power_cut_and_resume_shows_the_same_trick(tabs, server):
-    page = tabs(server)
+def first_card(page, srv):
+    """This tab takes every seat, deals, bids and leads; returns the trick."""
     for seat in range(3):
         claim(page, seat)
-    deal_and_bid(page, server)
-    seat = server.call(lambda hub: hub.view.turn())
-    card = server.call(lambda hub, s=seat: hub.view.legal_cards()[0])
+    deal_and_bid(page, srv)
+    seat = srv.call(lambda hub: hub.view.turn())
+    card = srv.call(lambda hub, s=seat: hub.view.legal_cards()[0])
     drag(page, card, seat)
-    wait_until(server, lambda hub: hub.view.trick_size() == 1, "the first card")
-    trick = server.call(lambda hub: hub.view.trick())
+    wait_until(srv, lambda hub: hub.view.trick_size() == 1, "the first card")
+    return srv.call(lambda hub: hub.view.trick())
+
+
+def test_power_cut_and_resume_shows_the_same_trick(tabs, server):
+    page = tabs(server)
+    trick = first_card(page, server)
     journal = server.call(lambda hub: len(hub.table.journal_lines()))
     before = server.call(lambda hub: hub.table.screen())
     page.click("#power")
@@ -585,14 +590,7 @@ def test_a_restarted_server_resumes_from_the_journal(browser, tmp_path):
               speed=SPEED, away_s=AWAY_S, root=str(tmp_path))
     with ServerThread(**kw) as srv:
         page = open_table(browser, srv)
-        for seat in range(3):
-            claim(page, seat)
-        deal_and_bid(page, srv)
-        seat = srv.call(lambda hub: hub.view.turn())
-        card = srv.call(lambda hub, s=seat: hub.view.legal_cards()[0])
-        drag(page, card, seat)
-        wait_until(srv, lambda hub: hub.view.trick_size() == 1, "the first card")
-        trick = srv.call(lambda hub: hub.view.trick())
+        trick = first_card(page, srv)
         events = srv.call(lambda hub: len(hub.table.journal_lines())) - 1
         port = srv.port
         assert page.is_hidden("#resumed")
