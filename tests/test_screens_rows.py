@@ -123,8 +123,12 @@ def _body(game):
     view = game.view
     rules = game.rules
     lang = game.lang
-    rows = [(_contract_line(game), False)]
     seats = view.active_seats()
+    if game.menu and len(seats) > 4 and (game.message
+                                         or needs_hold(game.menu[game.menu_pos][1])):
+        rows = [(_status(game), False)]
+    else:
+        rows = [(_contract_line(game), False)]
     turn = view.turn()
     cards = {}
     if game.clearing or (view.trick_size() == 0 and game.trick_shown):

@@ -376,7 +376,14 @@ class Screens:
 
     def _body(self, game):
         view = game.view
-        self._line_one(game)
+        if game.menu and len(self._active(view)) > 4 and (
+                game.message or needs_hold(game.menu[game.menu_pos][1])):
+            self.seat_names = game.rules.seats
+            self._begin(1)              # 5 seats and a menu: row 1 says it
+            self._status(game)
+            self._end()
+        else:
+            self._line_one(game)
         seats = self._seat_rows(game)
         if seats <= 4:                  # up to 4 seats: a message row above the prompt
             self._begin(6)
