@@ -32,8 +32,8 @@ import json
 import random
 
 from table.game import DEALING, GAME, needs_hold
-from tapp.cards import CARD_CODES, DECKS, mask_cards
-from tapp.dealing import TALON, receivers
+from tapp.cards import CARD_CODES
+from tapp.dealing import TALON
 from tapp.session import Session
 
 
@@ -140,11 +140,11 @@ class AutoPlayers:
     # ----- knowing the cards ---------------------------------------------------------
 
     def shuffle(self, dealer):
-        rules = self.shadow.rules
-        cards = [CARD_CODES[c] for c in mask_cards(DECKS[rules.deck])]
+        view = self.shadow.view
+        cards = [CARD_CODES[c] for c in view.deck_cards()]
         self.rng.shuffle(cards)
-        seats = receivers(rules, dealer)
-        self.hands = {s: [] for s in range(rules.players)}
+        seats = view.deal_order(dealer)
+        self.hands = {s: [] for s in range(view.players())}
         self.hands[TALON] = []
         for k, code in enumerate(cards):
             self.hands[seats[k]].append(code)
@@ -169,10 +169,10 @@ class AutoPlayers:
                 else:
                     self.shuffle(ev["dealer"])
                     self.dealt_at[self.synced] = self.hands
-                active = self.shadow.rules.active_order(ev["dealer"])
+                active = self.shadow.view.active_order(ev["dealer"])
                 ev = {"ev": "deal", "dealer": ev["dealer"], "talon": None,
                       "hands": [self.hands[s] if s in active else []
-                                for s in range(self.shadow.rules.players)]}
+                                for s in range(self.shadow.view.players())]}
             else:
                 self.hands = {s: list(h or []) for s, h in enumerate(ev["hands"])}
                 self.hands[TALON] = list(ev.get("talon") or [])
@@ -202,7 +202,7 @@ class AutoPlayers:
     def _complete_discards(self):
         """Open mode: the discards put aside; if the declarer confirmed with too
         few (or too many), the rest is chosen for him from his hand and the talon."""
-        need = self.shadow.rules.talon_size
+        need = self.shadow.view.talon_size()
         pool = [c for c in self.hand(self.shadow.view.declarer()) + self.talon()
                 if c not in self.discards]
         self.discards = self.discards[:need]
@@ -265,7 +265,7 @@ class AutoPlayers:
         view = self.shadow.view
         decl = view.declarer()
         pool = self.hand(decl) + self.talon()
-        return self.rng.sample(pool, self.shadow.rules.talon_size)
+        return self.rng.sample(pool, self.shadow.view.talon_size())
 
     def card_choice(self, seat):
         """A legal card of ``seat``'s hand, at random."""

@@ -182,12 +182,12 @@ class Console:
 
     def seats(self):
         game = self.app.game
-        return list(game.rules.seats) if game is not None else None
+        return list(game.view.seat_names()) if game is not None else None
 
     def hidden(self):
         """Does the journal of the session in play hold hidden cards now?"""
         game = self.app.game
-        return game is not None and game.rules.strict and game.view.in_deal()
+        return game is not None and game.view.strict() and game.view.in_deal()
 
     def journal_len(self):
         journal = self.app.journal

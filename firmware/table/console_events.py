@@ -153,7 +153,7 @@ class Live:
         self.tricks = view.trick_number()
         self.journal_seen = len(self.journal) if self.journal is not None else 0
         self.push({"event": "session", "variant": view.variant(), "players": view.players(),
-                   "seats": list(game.rules.seats), "mode": view.mode(),
+                   "seats": list(view.seat_names()), "mode": view.mode(),
                    "journal": self.journal_seen}, INFO)
 
     def watch_refusals(self, game):
@@ -167,7 +167,7 @@ class Live:
                 continue
             reader, word, msg = got
             body = {"event": "refused", "reader": reader, "reason": word, "message": msg}
-            if reader < game.rules.players and reader != self.app.centre:
+            if reader < game.view.players() and reader != self.app.centre:
                 body["seat"] = reader
                 card = self.card_on(reader)
                 if card is not None:

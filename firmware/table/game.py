@@ -39,7 +39,7 @@ Handling of the irregular (each one a test scenario):
 from drivers.buttons import KEY_NEXT, KEY_OK, KEY_PREV, LONG
 from drivers.leds import FLAG, IDLE, PLAYED, REFUSED, TURN, WINNER
 from tapp import errors as E
-from tapp.cards import CARD_CODES, CODE_INDEX, DECKS, mask_cards
+from tapp.cards import CARD_CODES, CODE_INDEX
 from tapp.session import Session
 
 from .hand_scan import NOT_DUE, NOT_NOW, TO_TALON, HandScan
@@ -77,7 +77,6 @@ class Game:
                  resume=None):
         self.session = Session(header)
         self.view = self.session.view
-        self.rules = self.session.rules
         self.journal = journal
         self.signals = signals           # leds/tones: .led(seat, state), .tone(name)
         self.readers = readers
@@ -226,12 +225,12 @@ class Game:
             self.step = OVER
             self._menu_for_state()
             return
-        if not self.rules.strict:
+        if not self.view.strict():
             self._apply({"ev": "deal", "dealer": view.dealer(), "hands": None, "talon": None})
             self.step = GAME
         else:
             self.step = DEALING
-            self.scan = HandScan(self.rules, view.dealer(), self.centre)
+            self.scan = HandScan(self.view, view.dealer(), self.centre)
         self._after_change()
         if self.step == DEALING and self.powered_up:
             self._say(self._t("deal_again"))     # what was dealt before the cut is lost
@@ -315,7 +314,7 @@ class Game:
             return self._refuse_text(reader, "not_now")
         expects = self.view.expects()
         if reader == self.centre:
-            if expects == "discard" and self.rules.strict:
+            if expects == "discard" and self.view.strict():
                 return self._discard(card)
             return self._refuse_text(reader, "not_now")
         if self.on_reader[reader] == card or self._laid_back(reader, card):
@@ -404,7 +403,7 @@ class Game:
     def _show_winner(self):
         """LEDs while the table is cleared: the trick's winner lit, the others idle."""
         winner = self.view.last_winner()
-        for s in range(self.rules.players):      # the deal's active seats
+        for s in range(self.view.players()):      # the deal's active seats
             if self.view.is_active(s):
                 self.signals.led(s, WINNER if s == winner else IDLE)
 
@@ -444,7 +443,7 @@ class Game:
             return
         self.discards.append(code)
         self.signals.tone("accept")
-        if len(self.discards) < self.rules.talon_size:
+        if len(self.discards) < self.view.talon_size():
             self._discard_note()
             return
         if self.powered_up:
@@ -460,10 +459,10 @@ class Game:
     def _discard_note(self):
         """After a power cut while the declarer laid his discards (the ones taken
         lived in RAM): "lay them again", with how many are counted so far."""
-        if self.powered_up and self.step == GAME and self.rules.strict \
+        if self.powered_up and self.step == GAME and self.view.strict() \
                 and self.view.expects() == "discard":
             self._say(self._t("discard_again") % (
-                "%d/%d" % (len(self.discards), self.rules.talon_size)))
+                "%d/%d" % (len(self.discards), self.view.talon_size())))
 
     def lifted(self, reader):
         """The card on ``reader`` has gone."""
@@ -536,7 +535,7 @@ class Game:
         self._refusals += 1
         self.refused[reader] = 1
         self._say(msg, reader)
-        if reader != self.centre and reader < self.rules.players:
+        if reader != self.centre and reader < self.view.players():
             self.signals.led(reader, REFUSED)
         self.signals.tone("reject")
 
@@ -678,7 +677,7 @@ class Game:
                 continue
             if self.on_reader[r] != NO_CARD and keep[r] == NO_CARD:
                 self.refused[r] = 1       # no longer played: to be lifted
-                if r < self.rules.players:
+                if r < self.view.players():
                     self.signals.led(r, REFUSED)
             self.on_reader[r] = keep[r] if self.on_reader[r] == keep[r] else NO_CARD
         self.clearing = False
@@ -714,7 +713,7 @@ class Game:
                     self.menu_pos = k          # the default: a stray OK bids nothing
                     break
         elif expects == "discard":
-            if not self.rules.strict:
+            if not self.view.strict():
                 self.menu = [(self._t("discard_open"), {
                     "ev": "exchange", "seat": view.declarer(), "discard": None})]
             raises = [ev for ev in view.legal_calls() if ev["call"] == "raise"]
@@ -725,7 +724,7 @@ class Game:
             offers = view.legal_announcements()
             if offers:
                 self.menu = [(self._t("play_on"), None)] + [
-                    (short_name(self.rules.seats[ev["seat"]], 6) + ": "
+                    (short_name(self.view.seat_name(ev["seat"]), 6) + ": "
                      + call_label(ev, lang), ev)
                     for ev in offers]
 
@@ -735,7 +734,7 @@ class Game:
         decl = view.declarer()
         own = view.hand(decl) or []
         talon = view.talon() or []
-        deck = [CARD_CODES[c] for c in mask_cards(DECKS[self.rules.deck])]
+        deck = [CARD_CODES[c] for c in self.view.deck_cards()]
         if self.rufer_card == NO_CARD:
             return [(card_text(CODE_INDEX[c]), {"pick": c}) for c in deck if c not in own]
         called = CARD_CODES[self.rufer_card]
@@ -752,7 +751,7 @@ class Game:
         if self.clearing:
             return
         turn = self.view.turn() if self.step == GAME else -1
-        for s in range(self.rules.players):
+        for s in range(self.view.players()):
             if self.refused[s] or self.jammed[s]:
                 continue
             self.signals.led(s, TURN if s == turn else IDLE)

@@ -7,7 +7,7 @@ a player may instead sweep his cards over his own seat reader (a hand swept
 complete is skipped in the centre's order).  ``HandScan`` keeps what was
 seen; the game (table/game.py) turns a complete scan into the ``deal`` event.
 
-    scan = HandScan(rules, dealer, centre)
+    scan = HandScan(view, dealer, centre)     # the session's view
     out = scan.offer(reader, card)     # ACCEPTED, TO_TALON or a refusal
     scan.complete()                    # every active seat has its hand
     scan.hands()                       # the deal event's "hands"
@@ -17,7 +17,7 @@ What was scanned lives in RAM only: the journal gets the whole deal at once
 """
 from tapp import errors as E
 from tapp.cards import CARD_CODES, DECKS
-from tapp.dealing import TALON, receivers
+from tapp.dealing import TALON
 
 ACCEPTED = 0            # the card went to a seat's hand
 TO_TALON = -1           # the card went to the talon (no sound: the dealer goes on)
@@ -28,14 +28,16 @@ NOT_DUE = -2            # next_receiver(): no more cards over the centre
 class HandScan:
     """One deal being scanned (strict mode)."""
 
-    def __init__(self, rules, dealer, centre):
-        self.rules = rules
+    def __init__(self, view, dealer, centre):
+        self.deck = DECKS[view.deck()]   # per suit: the cards of the deck
+        self.hand_size = view.hand_size()
+        self.players = view.players()
         self.centre = centre
         self.seen = [0, 0, 0, 0]         # per suit: the cards already scanned
-        self.dealt = [[] for _ in range(rules.players)]   # codes per seat
+        self.dealt = [[] for _ in range(self.players)]   # codes per seat
         self.k = 0                       # the next slot of the centre's order
-        self.order = receivers(rules, dealer)
-        self.active = rules.active_order(dealer)   # the seats receiving cards
+        self.order = view.deal_order(dealer)
+        self.active = view.active_order(dealer)   # the seats receiving cards
 
     def offer(self, reader, card):
         """A card (int) seen on ``reader``: ACCEPTED, TO_TALON, NOT_NOW or an
@@ -44,7 +46,7 @@ class HandScan:
         bit = 1 << (card % 9)
         if self.seen[s] & bit:
             return E.CARD_USED
-        if not DECKS[self.rules.deck][s] & bit:
+        if not self.deck[s] & bit:
             return E.NOT_IN_DECK
         if reader == self.centre:
             k = self._slot()
@@ -68,7 +70,7 @@ class HandScan:
         k = self.k
         while k < len(self.order):
             seat = self.order[k]
-            if seat == TALON or len(self.dealt[seat]) < self.rules.hand_size:
+            if seat == TALON or len(self.dealt[seat]) < self.hand_size:
                 return k
             k += 1
         return k
@@ -77,7 +79,7 @@ class HandScan:
         """Cards still due to ``seat`` (0 when complete or sitting out)."""
         if seat not in self.active:
             return 0
-        return self.rules.hand_size - len(self.dealt[seat])
+        return self.hand_size - len(self.dealt[seat])
 
     def complete(self):
         for seat in self.active:
@@ -88,7 +90,7 @@ class HandScan:
     def hands(self):
         """The ``deal`` event's hands: a list per seat, [] for a seat sitting out."""
         return [self.dealt[seat] if seat in self.active else []
-                for seat in range(self.rules.players)]
+                for seat in range(self.players)]
 
     def seen_card(self, card):
         return self.seen[card // 9] >> (card % 9) & 1 != 0
@@ -101,7 +103,7 @@ class HandScan:
             seen += len(self.dealt[seat])
             if self.short(seat):
                 short.append(seat)
-        return seen, self.rules.hand_size * len(self.active), short
+        return seen, self.hand_size * len(self.active), short
 
     def next_receiver(self):
         """The seat of the next card over the centre, TALON, or NOT_DUE."""

@@ -79,7 +79,7 @@ class Screens:
         self.seats_key = -1
         self.result = None               # the view's last result while it is shown
         self.result_key = -1
-        self.seat_names = ()             # the rules' seat names (set by each screen)
+        self.seat_names = ()             # the view's seat names (set by each screen)
         self.wp = 0                      # a money table's column widths
         self.wb = 0
         self.deal = 0                    # the score sheet's deal shown (0 = the first)
@@ -273,7 +273,7 @@ class Screens:
         self._put(46)                   # .
 
     def _name(self, game, seat, width=8):
-        self._short(game.rules.seats[seat], width)
+        self._short(game.view.seat_name(seat), width)
 
     def _right_first(self, row, invert=False):
         """Begin ``row`` with its right part (``_left`` then writes the left one
@@ -361,16 +361,16 @@ class Screens:
         """Row 0: the game's name; "G:" and the dealer's whole name when they fit
         (the dealing screen names him anyway), while his deal is on: between
         deals the view's dealer is already the next one."""
-        rules = game.rules
-        name = VARIANTS.get(rules.variant, rules.variant)
+        view = game.view
+        name = VARIANTS.get(view.variant(), view.variant())
         self._begin(0, True)
         self._add(name)
         seat = game.view.dealer()
         if dealer and (game.view.in_deal() or game.step == DEALING) \
-                and len(name) + 3 + len(rules.seats[seat]) <= COLS:
+                and len(name) + 3 + len(view.seat_name(seat)) <= COLS:
             self._right()
             self._add("G:")
-            self._add(rules.seats[seat])
+            self._add(view.seat_name(seat))
             self._pad()
         self._end()
 
@@ -378,7 +378,7 @@ class Screens:
         view = game.view
         if game.menu and len(self._active(view)) > 4 and (
                 game.message or needs_hold(game.menu[game.menu_pos][1])):
-            self.seat_names = game.rules.seats
+            self.seat_names = game.view.seat_names()
             self._begin(1)              # 5 seats and a menu: row 1 says it
             self._status(game)
             self._end()
@@ -425,7 +425,7 @@ class Screens:
         """Rows 2..6: a seat each (up to 5), its mark and its card (in the
         auction: its last call); blank rows below up to row 5.  Returns the
         number of seats."""
-        self.seat_names = game.rules.seats
+        self.seat_names = game.view.seat_names()
         seats = self._active(game.view)
         i = 0
         while i < len(seats) and i < 5:
@@ -544,7 +544,7 @@ class Screens:
         """Row 1: the contract and who plays it; in the auction the standing
         call and its caller, or who speaks first."""
         view = game.view
-        self.seat_names = game.rules.seats
+        self.seat_names = game.view.seat_names()
         cid = view.contract()
         if view.expects() == "call" and cid is None:
             self._auction_line(view)
@@ -633,7 +633,7 @@ class Screens:
         k = view.revoke_count() - 1
         if k < 0:
             return
-        self.seat_names = game.rules.seats
+        self.seat_names = game.view.seat_names()
         self._begin(1, True)
         self._text("revoke")
         self._end()
@@ -663,8 +663,8 @@ class Screens:
     # ----- dealing -----------------------------------------------------------------------
 
     def _dealing(self, game):
-        rules = game.rules
-        self.seat_names = rules.seats
+        view = game.view
+        self.seat_names = view.seat_names()
         self._begin(1)
         self._says("deal_centre", game.view.dealer())
         self._end()
@@ -672,7 +672,7 @@ class Screens:
         self._pre("deal_count")
         self._num(self._dealt(game, -1))
         self._put(47)                   # /
-        self._num(rules.hand_size * len(game.deal_active))
+        self._num(view.hand_size() * len(game.deal_active))
         self._post()
         self._end()
         self._deal_to(game)
@@ -707,7 +707,7 @@ class Screens:
             k = len(game.dealt[game.deal_active[i]])
             if short < 0:
                 n += k
-            elif k < game.rules.hand_size:
+            elif k < game.view.hand_size():
                 n += 1
             i += 1
         return n
@@ -717,7 +717,7 @@ class Screens:
         self._right_first(4 + i)
         self._num(len(game.dealt[seat]))
         self._put(47)                   # /
-        self._num(game.rules.hand_size)
+        self._num(game.view.hand_size())
         room = self._left()
         self._name(game, seat, room if room < 8 else 8)
         self._place()
@@ -738,7 +738,7 @@ class Screens:
         first = True
         while i < len(game.deal_active):
             seat = game.deal_active[i]
-            if len(game.dealt[seat]) < game.rules.hand_size:
+            if len(game.dealt[seat]) < game.view.hand_size():
                 if not first:
                     self._put(44)       # ,
                 first = False
@@ -755,8 +755,8 @@ class Screens:
             self.result = game.view.last_result()
             self.result_key = game.view.deals_played()
         r = self.result
-        self.seat_names = game.rules.seats
-        pages = 1 + (game.rules.players + 4) // 5
+        self.seat_names = game.view.seat_names()
+        pages = 1 + (game.view.players() + 4) // 5
         page = game.page % pages
         self._right_first(1)
         self._num(page + 1)
@@ -771,7 +771,7 @@ class Screens:
             self._outcome(game, r)
         else:
             self._money(game, 5 * (page - 1), r, 2)
-        if game.rules.players - 5 * (page - 1) < 5 or page == 0 and not self.done >> 7 & 1:
+        if game.view.players() - 5 * (page - 1) < 5 or page == 0 and not self.done >> 7 & 1:
             self._begin(7, True)
             if game.news:                   # the flash running full (table/app.py)
                 self._add(game.news)
@@ -863,7 +863,7 @@ class Screens:
         """A table of payments and balances from seat ``first`` on: the column
         heads at ``row``, a seat a row below (up to 5); columns as wide as
         their numbers, the names shortened to the room left."""
-        players = game.rules.players
+        players = game.view.players()
         wp = self._text_len("col_pay")
         wb = self._text_len("col_total")
         seat = first
@@ -930,7 +930,7 @@ class Screens:
         """Page 0: deals played, each seat's balance, the pot; page k: deal k's
         payments and the balances after it (prev from the totals: the last deal)."""
         view = game.view
-        self.seat_names = game.rules.seats
+        self.seat_names = game.view.seat_names()
         pages = view.deals_played() + 1
         page = game.page % pages
         self._right_first(0, True)
@@ -952,10 +952,10 @@ class Screens:
         if page:
             self.deal = page - 1
             self._money(game, 0, None, 2)
-            self._back(3 + game.rules.players)
+            self._back(3 + game.view.players())
             return
         seat = 0
-        while seat < game.rules.players and seat < 5:
+        while seat < game.view.players() and seat < 5:
             self._right_first(2 + seat)
             self._num(view.balance(seat))
             room = self._left()
@@ -986,7 +986,7 @@ class Screens:
         declarer's against the others' below); page 1: the last trick, its
         winner marked, and who took it with how many points."""
         view = game.view
-        self.seat_names = game.rules.seats
+        self.seat_names = game.view.seat_names()
         seats = self._active(view)
         page = game.page % 2
         self._begin(1)

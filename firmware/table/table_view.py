@@ -12,7 +12,6 @@ Modes (``mode()``): ``setup`` (the settings menu), ``enrol`` (learning a deck),
 trick, as ``engine().expects()`` says), ``result`` (a settled deal on screen),
 ``over`` (the session has ended), ``full`` (the flash refused the session).
 """
-from tapp.cards import DECKS, mask_cards
 
 from .game import DEALING, GAME, NO_CARD, OVER, RESULT
 from .hand_scan import NOT_DUE
@@ -50,7 +49,7 @@ class TableView:
         """The card ints of the deck in play (the variant's deck), or () before
         the session starts."""
         game = self._app.game
-        return mask_cards(DECKS[game.rules.deck]) if game is not None else ()
+        return list(game.view.deck_cards()) if game is not None else ()
 
     def readers(self):
         """Readers: the seat readers 0.., then the centre reader (``centre()``)."""

@@ -12,9 +12,10 @@ from .announce import DOUBLING_CALLS, multiplier
 from .announce import check as announce_check
 from .auction import RAISES
 from .cards import BIT_COUNT, CARD_CODES, SUITS, WIDTH, mask_cards, nth_bit_table, suit_letter
+from .dealing import deal_out, receivers
 from .phases import AUCTION, DECLARE, DONE, EXCHANGE, HANDS, PHASE_NAMES, PLAY, RUFER
 from .revokes import RULE_NAMES
-from .variants import C_ID, NO_CONTRACT
+from .variants import C_ID, C_TRUMP, NO_CONTRACT, TRUMP_ANY, TRUMP_CHOOSE
 
 # What the table waits for, per phase (``expects``).
 EXPECTS = ("hand", "call", "discard", "declare", "rufer", "card")
@@ -69,6 +70,7 @@ class View:
     def __init__(self, session, rules):
         self._session = session
         self._rules = rules
+        self._seats = tuple(rules.seats)     # seat_names(): made once, nobody can change it
         self._deal = None
         self._declare_bids = {}     # (contract id, trump choices) -> the declarations
 
@@ -89,6 +91,61 @@ class View:
 
     def seat_name(self, seat):
         return self._rules.seats[seat]
+
+    def seat_names(self):
+        """All seat names, seat by seat (a tuple made once: allocates nothing)."""
+        return self._seats
+
+    def strict(self):
+        """Does the table know every hand (strict mode), or only what is played (open)?"""
+        return self._rules.strict
+
+    # ----- the variant's deck and deal (constants of the session) --------------------
+
+    def deck(self):
+        """The deck's name, a key of ``tapp.cards.DECKS``."""
+        return self._rules.deck
+
+    def deck_cards(self):
+        """The deck's card ints in order (bytes made once per deck)."""
+        return self._rules.deck_cards
+
+    def hand_size(self):
+        """Cards dealt to each active seat."""
+        return self._rules.hand_size
+
+    def active_count(self):
+        """Seats in each deal (one fewer than the players when the dealer sits out)."""
+        return self._rules.active_count
+
+    def active_order(self, dealer):
+        """The seats of a deal by ``dealer`` in play order, forehand first (a
+        fresh list; ``active_seats`` is the deal in progress's)."""
+        return self._rules.active_order(dealer)
+
+    def deal_order(self, dealer):
+        """The seat receiving each card of a deal by ``dealer`` in dealing order
+        (``tapp.dealing.TALON`` for the talon; docs/rules 1.4): a fresh list."""
+        return receivers(self._rules, dealer)
+
+    def deal_out(self, dealer, cards):
+        """``cards`` (in dealing order) as a deal by ``dealer`` gives them out:
+        (a list of cards per seat, the talon's)."""
+        return deal_out(self._rules, dealer, cards)
+
+    def contract_ids(self):
+        """The ids of the contracts this session may play, lowest first."""
+        return [row[C_ID] for row in self._rules.contracts]
+
+    def trump_suits(self, cid):
+        """The suits the declarer may name as contract ``cid``'s trump: ``CSD``
+        (any but hearts), ``CSHD``, or ``""`` when the contract fixes it."""
+        t = self._rules.contract(cid)[C_TRUMP]
+        return "CSD" if t == TRUMP_CHOOSE else "CSHD" if t == TRUMP_ANY else ""
+
+    def announcement_kinds(self):
+        """What may ever be announced in this session (a tuple; empty: nothing)."""
+        return self._rules.announcements
 
     def dealer(self):
         """Dealer of the deal in progress, else of the next deal."""
@@ -194,6 +251,11 @@ class View:
 
     def announcements(self):
         return [] if self._deal is None else list(self._deal.announced)
+
+    def ouvert(self):
+        """Is the deal's contract played with the declarer's hand open (Bettel ouvert)?"""
+        deal = self._deal
+        return deal is not None and self._rules.is_ouvert(deal.contract)
 
     def multiplier(self):
         """The doubling factor of the Kontra/Re chain so far (1 without)."""

@@ -74,7 +74,7 @@ def run_demo(args):
 
 
 def _ended_early(result, sim):
-    return sum(result["tricks"]) < sim.shadow.rules.hand_size
+    return sum(result["tricks"]) < sim.view.hand_size()
 
 
 def show_result(r, seats):

@@ -36,7 +36,7 @@ from textual.widgets import Button, Header, Static
 from host_sim.table import VirtualTable
 from table.game import DEALING, GAME, OVER, RESULT
 from table.names import VARIANTS
-from tapp.cards import CARD_CODES, DECKS, mask_cards
+from tapp.cards import CARD_CODES
 from tapp.dealing import TALON
 from tapp.session import Session as EngineSession
 from tools.tapptable.sim_text import (
@@ -196,9 +196,9 @@ class Seating:
             self.note = "no cards in your hand yet (d: the dealer deals)"
             return
         code = hand[self.selected]
-        if centre and not self.game.rules.strict and self.picks_up_talon(self.you):
+        if centre and not self.game.view.strict() and self.picks_up_talon(self.you):
             self.people.discards.append(code)
-            left = self.game.rules.talon_size - len(self.people.discards)
+            left = self.game.view.talon_size() - len(self.people.discards)
             self.note = "%s put aside%s" % (card_text(code), "; %d more" % left if left > 0
                                              else "; o confirms")
             return
@@ -235,7 +235,7 @@ class Seating:
 
     def deal(self):
         if self.game.step != DEALING:
-            self.note = "nothing to deal now" if self.game.rules.strict else \
+            self.note = "nothing to deal now" if self.game.view.strict() else \
                 "open mode: the cards are dealt face down, nothing to scan"
             return
         self.people.deal_cards()
@@ -334,11 +334,11 @@ class Seating:
         expects = view.expects()
         if expects == "discard":
             if view.declarer() == self.you:
-                if not game.rules.strict:
+                if not game.view.strict():
                     return "You took up the talon: c puts %d cards aside, then o" \
-                        % game.rules.talon_size
+                        % game.view.talon_size()
                 return "You took up the talon: lay away %d cards, left/right and c " \
-                       "(over the centre reader)" % game.rules.talon_size
+                       "(over the centre reader)" % game.view.talon_size()
             return "%s lays away (a)" % seat_name(t, view.declarer())
         if expects == "card":
             if actor == self.you:
@@ -499,7 +499,7 @@ class RecordSteps:
                 t.press("ok")
             return self._deal(ev)
         if kind == "hand":
-            if not game.rules.strict or game.step != DEALING:
+            if not game.view.strict() or game.step != DEALING:
                 return "an exposed hand: nothing to scan at this table"
             for code in ev["cards"]:
                 t.place(ev["seat"], code)
@@ -510,7 +510,7 @@ class RecordSteps:
             t.press("ok", long=True)
             t.press("ok")
             return ""
-        if kind == "exchange" and s.game.rules.strict and ev.get("discard"):
+        if kind == "exchange" and s.game.view.strict() and ev.get("discard"):
             for code in ev["discard"]:
                 t.place(t.centre, code)
                 t.lift(t.centre, wait=False)
@@ -527,11 +527,11 @@ class RecordSteps:
         t = s.table
         game = s.game
         hands = ev.get("hands")
-        if not game.rules.strict or hands is None:
+        if not game.view.strict() or hands is None:
             if hands:
                 s.people.hands = {i: list(h or []) for i, h in enumerate(hands)}
             return ""
-        deck = [CARD_CODES[c] for c in mask_cards(DECKS[game.rules.deck])]
+        deck = [CARD_CODES[c] for c in game.view.deck_cards()]
         held = {c for h in hands if h for c in h}
         talon = list(ev.get("talon") or [c for c in deck if c not in held])
         queues = {i: list(h or []) for i, h in enumerate(hands)}
@@ -863,10 +863,10 @@ class SimApp(App):
 
     def _title(self):
         t = self.seating.table
-        rules = t.game.rules
+        view = t.game.view
         self.sub_title = "%s (%s) · %d players · %s · you: %s%s" % (
-            VARIANTS.get(rules.variant, rules.variant), rules.variant, rules.players,
-            "strict" if rules.strict else "open", seat_name(t, self.seating.you),
+            VARIANTS.get(view.variant(), view.variant()), view.variant(), view.players(),
+            "strict" if view.strict() else "open", seat_name(t, self.seating.you),
             " · record" if self.record else "")
 
     # ----- time ---------------------------------------------------------------------

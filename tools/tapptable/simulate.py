@@ -12,9 +12,7 @@ import json
 import random
 
 from tapp.cards import BIT_COUNT, CARD_CODES, WIDTH, nth_bit_table
-from tapp.dealing import deal_out
 from tapp.session import Session
-from tapp.variants import C_ID, C_TRUMP, TRUMP_ANY, TRUMP_CHOOSE
 from tapp.view import bid_event
 
 
@@ -55,12 +53,11 @@ class Simulator:
         }
         self.mode = mode
         self.next_session()             # the first one
-        self.deck = list(self.shadow.rules.deck_cards)
+        view = self.view
+        self.deck = list(view.deck_cards())
         self._draws = _draws(len(self.deck))
         # contract id -> the suits its trump may be named from with the bid, or ""
-        self._trump_later = {row[C_ID]: ("CSD" if row[C_TRUMP] == TRUMP_CHOOSE else "CSHD"
-                                         if row[C_TRUMP] == TRUMP_ANY else "")
-                             for row in self.shadow.rules.contracts}
+        self._trump_later = {cid: view.trump_suits(cid) for cid in view.contract_ids()}
         self.masks = [0, 0, 0, 0, -1]   # scratch: the discard pool's masks; [0]: the seat to play
         self.sink = None                # a list collecting record events, or None
         self.results = []
@@ -122,8 +119,7 @@ class Simulator:
             if self.mode == "open":
                 self.sink.append({"ev": "deal", "dealer": dealer, "hands": None, "talon": None})
             else:
-                hands, talon = deal_out(self.shadow.rules, dealer,
-                                        [CARD_CODES[c] for c in cards])
+                hands, talon = self.view.deal_out(dealer, [CARD_CODES[c] for c in cards])
                 self.sink.append({"ev": "deal", "dealer": dealer, "hands": hands,
                                   "talon": talon})
 
@@ -150,7 +146,7 @@ class Simulator:
                 sink.append({"ev": "play", "seat": seat, "card": CARD_CODES[card]})
         # a deal ends with a trick: its cards are the tricks' (the view shows
         # the deal until the next one starts)
-        self.steps += (self.view.trick_number() - 1) * self.shadow.rules.active_count
+        self.steps += (self.view.trick_number() - 1) * self.view.active_count()
         self.results.append(self.view.last_result())
 
     def play_deal(self):
@@ -270,9 +266,8 @@ class Simulator:
         view = self.view
         if view.declarer() < 0:
             return
-        rules = self.shadow.rules
         if self.mode == "open" and self._exposed_deal != view.deals_played() \
-                and rules.is_ouvert(rules.contract(view.contract())):
+                and view.ouvert():
             # open mode: the Bettel ouvert hand is laid open (docs/record-format.md "hand"
             # event; the strict shadow knows it already)
             self._exposed_deal = view.deals_played()
@@ -280,7 +275,7 @@ class Simulator:
                 self.sink.append({"ev": "hand", "seat": view.declarer(),
                                   "cards": view.hand(view.declarer())})
             return
-        if not rules.announcements:
+        if not view.announcement_kinds():
             return          # nothing may be announced in this variant
         made = True
         while made:   # each call may open the next (Kontra -> Re -> Supp ...)
