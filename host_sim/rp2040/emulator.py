@@ -109,7 +109,8 @@ class Pico:
         self.proc = subprocess.Popen(
             [mpvm.node_binary(), str(RUNNER), str(bootrom), str(flash)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr,
-            cwd=str(RUNNER.parent))
+            cwd=str(RUNNER.parent),
+            start_new_session=True)      # Ctrl+C is the host's: the flash is saved first
         self.wall_s = 0.0                        # wall time spent running the emulator
         self._pty = None
         self._handlers = {b"S": self._spi, b"G": self._pin, b"I": self._i2c_write,
@@ -248,7 +249,8 @@ class Pico:
             except (OSError, PicoError):
                 return
 
-    def _close_pty(self):
+    def close_pty(self):
+        """Stop serving the pseudo-terminal (the Pico stays as it is)."""
         if getattr(self, "_pty", None) is not None:
             self._pty_stop.set()
             self._pty_thread.join(5)
@@ -282,7 +284,7 @@ class Pico:
         self.close()
 
     def close(self):
-        self._close_pty()
+        self.close_pty()
         if self.proc.poll() is None:
             try:
                 self.proc.stdin.write(b"quit\n")
@@ -368,3 +370,43 @@ class Pico:
         self._serial += data
         if self.on_serial is not None:
             self.on_serial(self.now_us, data)
+
+
+def main(argv=None):
+    """``python -m host_sim.rp2040.emulator [--flash FILE] [--romfs]``: an
+    emulated Pico with MicroPython on a pseudo-terminal (for mpremote,
+    ``tapptable deploy --port``, ``tapptable console --port``) until Ctrl+C;
+    its flash lives in FILE (made from the firmware when absent, written back
+    at the end)."""
+    import argparse
+    import signal
+
+    from tools.tapptable import rp2_fixtures
+    ap = argparse.ArgumentParser(prog="python -m host_sim.rp2040.emulator",
+                                 description=main.__doc__)
+    ap.add_argument("--flash", default="pico-flash.bin", help="the Pico's flash image file")
+    ap.add_argument("--romfs", action="store_true",
+                    help="a new flash gets the firmware with a ROMFS partition")
+    args = ap.parse_args(argv)
+    if not os.path.exists(args.flash):
+        uf2 = rp2_fixtures.fixture(rp2_fixtures.ROMFS_FIRMWARE if args.romfs
+                                   else rp2_fixtures.STOCK_FIRMWARE)
+        Path(args.flash).write_bytes(flash_image(uf2))
+    pico = Pico(args.flash, rp2_fixtures.fixture(rp2_fixtures.BOOTROM))
+    try:
+        pico.boot_to_repl()
+        print("MicroPython on the emulated Pico: %s (Ctrl+C ends it and saves %s)"
+              % (pico.open_pty(), args.flash), flush=True)
+        signal.signal(signal.SIGTERM, signal.default_int_handler)
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        pico.close_pty()
+        pico.power_cut(args.flash)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
