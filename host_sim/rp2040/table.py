@@ -2,16 +2,18 @@
 
 ``Rp2040Table`` is the virtual table (host_sim/table.py) with the unchanged
 firmware running on MicroPython's rp2 port in the emulated RP2040
-(host_sim/rp2040/emulator.py), from ``.mpy`` files on the Pico's littlefs as
-``tapptable build --board pico`` makes them.  The chips are the host's models
-(host_sim/board.py's ``SimChips``), wired to the pins of
+(host_sim/rp2040/emulator.py), as ``tapptable build --board pico --romfs``
+makes it: the bytecode in the firmware's ROMFS partition, the rest on the
+Pico's littlefs (``romfs=False``: ``.mpy`` files on littlefs, stock firmware).
+The chips are the host's models (host_sim/board.py's ``SimChips``), wired to
+the pins of
 firmware/boards/pico.py by ``wire_chips``: the readers on SPI0 with their
 chip-selects and the shared reset, the display on I2C0, the buttons as GPIO
 inputs, the LED strip decoded from its data pin, the buzzer from its PWM slice.
 
 As for the MicroPython VM runtime (host_sim/vm_table.py, whose bridge and
 ``Remote`` objects this reuses), the host's scheduler runs the application's
-jobs: the Pico runs one step per command line on its USB serial port
+jobs: the Pico runs one step per command on its USB serial port
 (host_sim/rp2040/pico_main.py).  Between steps the Pico waits for the next
 command and the emulator skips that idle time; the scheduler's clock is the
 emulated one, so the table's timeline is the Pico's.  ``step_us`` holds the
@@ -48,6 +50,10 @@ ANSWER_LIMIT_US = 30_000_000          # emulated time one command may take (a ha
 FLOATING_MISO = 0x00                  # what SPI0 reads with no reader selected
 
 
+_FILES = {}                           # romfs -> (files, ROMFS image): built once
+_MAIN = {}                            # romfs -> the firmware's main.py
+
+
 def firmware_files(romfs):
     """({path: bytes} for the Pico's filesystem, the ROMFS image or None): the
     firmware as ``tapptable build --board pico [--romfs]`` compiles it (without
@@ -69,10 +75,6 @@ def firmware_files(romfs):
             files[name + ".mpy"] = mpy.read_bytes()
         _FILES[romfs] = files, (out / "romfs.img").read_bytes() if romfs else None
     return _FILES[romfs]
-
-
-_FILES = {}
-_MAIN = {}
 
 
 def device_flash(romfs=True, decks=1, firmware=None):
