@@ -1,10 +1,14 @@
-"""One door, one view (DESIGN.md "The application's shape"): outside the engine,
-product code changes the game only through ``Session.apply``/``Session.play``
+"""One door, one view (docs/design.md "The application's shape"): outside the
+engine, product code changes the game only through ``Session.apply``/``Session.play``
 and reads it only through ``session.view``.
 
 Checked on the source: no module outside ``firmware/tapp`` imports the engine's
-internal modules (Deal and its parts) or reads a session's deal.  Private names
-of other objects are ruff's SLF001 (pyproject.toml).
+internal modules (Deal and its parts), reads a session's deal, or reads its
+resolved rules (``.rules``: the view answers what the table needs of them --
+deck, hand and talon size, seats, mode, dealing order).  The tests are held to
+the view as well, except the tests of the engine itself (``ENGINE_TESTS``),
+which check the rules against the engine from inside.  Private names of other
+objects are ruff's SLF001 (pyproject.toml).
 """
 import ast
 from pathlib import Path
@@ -14,6 +18,24 @@ PRODUCT = [p for d in ("firmware", "tools", "host_sim") for p in (ROOT / d).rglo
            if "tapp" not in p.relative_to(ROOT).parts[:2]]
 INTERNAL = {"deal", "tricks", "revokes", "phases", "auction", "settle", "announce"}
 DEAL_FIELDS = {"deal", "_deal"}
+RULES_FIELDS = {"rules", "_rules"}
+# Tests of the engine itself: they build Rules, deal with them and compare the
+# engine's answers with the rules tables, so they may read ``session.rules``.
+ENGINE_TESTS = {"tests/test_engine_properties.py", "tests/mp/mptest_door.py",
+                "tests/mp/mptest_heap.py", "tests/mp/mptest_rules_cache.py",
+                "tests/mp/rules_driver.py", "tests/mp/test_rules_examples_tarock_herzblatt.py"}
+TESTS = [p for p in (ROOT / "tests").rglob("*.py")
+         if p.relative_to(ROOT).as_posix() not in ENGINE_TESTS]
+
+
+def _rules_reads(path):
+    """Lines of ``path`` that read an object's ``.rules`` (a method named rules() is fine)."""
+    tree = ast.parse(path.read_text(), str(path))
+    called = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr in RULES_FIELDS \
+                and id(node) not in called:
+            yield node.lineno, "reads .%s" % node.attr
 
 
 def _violations(path):
@@ -38,6 +60,7 @@ def _violations(path):
                 and not (isinstance(node.value, ast.Name) and node.value.id == "self"):
             # a session's deal read from outside (a method named deal() is fine)
             yield node.lineno, "reads .%s" % node.attr
+    yield from _rules_reads(path)
 
 
 def test_product_code_uses_only_the_door_and_the_view():
@@ -53,3 +76,20 @@ def test_the_check_catches_a_back_door(tmp_path):
                    "import tapp.tricks\nhub.deal(1)\n")
     assert sorted(w for _, w in _violations(bad)) == [
         "imports tapp.deal", "imports tapp.tricks", "reads .deal"]
+
+
+def test_tests_read_the_rules_only_through_the_view():
+    """Outside the engine's own tests, a test sees the variant as the table does."""
+    assert all((ROOT / name).is_file() for name in ENGINE_TESTS), ENGINE_TESTS
+    assert len(TESTS) > 20, TESTS
+    found = ["%s:%d: %s" % (p.relative_to(ROOT), line, what)
+             for p in TESTS for line, what in _rules_reads(p)]
+    assert not found, "\n".join(found)
+
+
+def test_the_check_catches_a_rules_read(tmp_path):
+    bad = tmp_path / "bad.py"
+    bad.write_text("n = game.rules.hand_size\nself.rules = s.rules\nx = v.rules()\n"
+                   "from tapp.rules import Rules\n")
+    assert sorted(_violations(bad)) == [
+        (1, "reads .rules"), (2, "reads .rules"), (2, "reads .rules")]

@@ -67,8 +67,8 @@ def play_as_person(seating, revoke_once=False, on_menu=None, limit=600):
         if view.expects() == "discard" and view.declarer() == seating.you:
             seating.selected = 0
             seating.put(centre=True)
-            if not game.rules.strict and len(seating.people.discards) >= \
-                    game.rules.talon_size:
+            if not game.view.strict() and len(seating.people.discards) >= \
+                    game.view.talon_size():
                 seating.press("ok")
             continue
         if view.expects() == "card" and view.turn() == seating.you and not game.menu:

@@ -39,8 +39,8 @@ COLS = 16
 # ---------------------------------------------------------------- the reference
 
 
-def _short(rules, seat, width=8):
-    return short_name(rules.seats[seat], width)
+def _short(view, seat, width=8):
+    return short_name(view.seat_name(seat), width)
 
 
 def _room(right):
@@ -67,13 +67,13 @@ def _joined(left, right):
 
 def _says(game, key, seat):
     t = text(key, game.lang)
-    return t % _short(game.rules, seat, min(COLS - len(t) + 2, 8))
+    return t % _short(game.view, seat, min(COLS - len(t) + 2, 8))
 
 
 def _header(game, dealer):
-    rules = game.rules
-    name = VARIANTS.get(rules.variant, rules.variant)
-    seat = rules.seats[game.view.dealer()]
+    view = game.view
+    name = VARIANTS.get(view.variant(), view.variant())
+    seat = view.seat_name(view.dealer())
     if dealer and (game.view.in_deal() or game.step == DEALING) \
             and len(name) + 3 + len(seat) <= COLS:
         return (_pad(name, "G:" + seat), True)
@@ -121,7 +121,6 @@ def _standing(view, lang):
 
 def _body(game):
     view = game.view
-    rules = game.rules
     lang = game.lang
     seats = view.active_seats()
     if game.menu and len(seats) > 4 and (game.message
@@ -151,7 +150,7 @@ def _body(game):
         mark = "*" if seat == winner else (">" if seat == turn else " ")
         right = cards.get(seat, "")
         room = COLS - 1 - len(right) if right else COLS
-        rows.append((_place(mark + _short(rules, seat, room - 1 if room < 9 else 8), right),
+        rows.append((_place(mark + _short(view, seat, room - 1 if room < 9 else 8), right),
                      False))
     while len(rows) < 5:
         rows.append(("", False))
@@ -174,7 +173,7 @@ def _wins(game):
     view = game.view
     t = text("wins", game.lang)
     room = COLS + 1 - len(t) - len(str(view.last_points()))
-    return t % _short(game.rules, view.last_winner(), min(room, 8)) + " " + str(
+    return t % _short(game.view, view.last_winner(), min(room, 8)) + " " + str(
         view.last_points())
 
 
@@ -198,7 +197,7 @@ def _contract_line(game):
     if view.expects() == "call" and cid is None:
         seat, label = _standing(view, lang)
         if seat >= 0:
-            return _joined(_short(game.rules, seat, _room(label)), label)
+            return _joined(_short(game.view, seat, _room(label)), label)
         return _says(game, "calls", view.turn()) if view.turn() >= 0 else ""
     if cid is None or view.declarer() < 0:
         return contract_name(cid, lang) if cid is not None else ""
@@ -208,12 +207,11 @@ def _contract_line(game):
         right += " " + SUIT_SYMBOLS["CSHD".index(trump)]
     if view.multiplier() > 1:
         right += " x" + str(view.multiplier())
-    return _joined(_short(game.rules, view.declarer(), _room(right)), right)
+    return _joined(_short(game.view, view.declarer(), _room(right)), right)
 
 
 def _dealing(game):
     view = game.view
-    rules = game.rules
     lang = game.lang
     seen, total, short = game.dealing_missing()
     rows = [(_says(game, "deal_centre", view.dealer()), False),
@@ -226,8 +224,8 @@ def _dealing(game):
     else:
         rows.append(("", False))
     for seat in game.deal_active[:3]:
-        right = "%d/%d" % (len(game.dealt[seat]), rules.hand_size)
-        rows.append((_place(_short(rules, seat, _room(right)), right), False))
+        right = "%d/%d" % (len(game.dealt[seat]), view.hand_size())
+        rows.append((_place(_short(view, seat, _room(right)), right), False))
     while len(rows) < 6:
         rows.append(("", False))
     missing = ""
@@ -237,7 +235,7 @@ def _dealing(game):
         if width < 4:
             missing = text("missing_n", lang) % len(short)
         else:
-            missing = text("missing", lang) % ",".join(_short(rules, s, width) for s in short)
+            missing = text("missing", lang) % ",".join(_short(view, s, width) for s in short)
     rows.append((game.message or missing, False))
     return rows
 
@@ -255,16 +253,15 @@ def _money(game, pays, bals):
                     + text("col_total", lang).rjust(wb)), False)]
     for seat in range(len(pays)):
         right = _signed(pays[seat]).rjust(wp) + " " + str(bals[seat]).rjust(wb)
-        rows.append((_place(_short(game.rules, seat, _room(right)), right), False))
+        rows.append((_place(_short(game.view, seat, _room(right)), right), False))
     return rows
 
 
 def _result(game):
     view = game.view
-    rules = game.rules
     lang = game.lang
     r = view.last_result()
-    pages = 1 + (rules.players + 4) // 5
+    pages = 1 + (view.players() + 4) // 5
     page = game.page % pages
     rows = [(_place(text("result", lang), "%d/%d" % (page + 1, pages)), False)]
     if r is None:
@@ -274,7 +271,7 @@ def _result(game):
             rows.append((text("thrown_in", lang), False))
         else:
             right = contract_name(r["contract"], lang)
-            who = _short(rules, r["declarer"], _room(right)) if r["declarer"] is not None \
+            who = _short(view, r["declarer"], _room(right)) if r["declarer"] is not None \
                 else ""
             rows.append((_joined(who, right), False))
             state = {True: "won", False: "lost", None: "draw"}[r["won"]]
@@ -290,11 +287,11 @@ def _result(game):
         if view.pot() and "penalty" not in r:
             rows.append((_pad(text("pot", lang), str(view.pot())), False))
     else:
-        seats = range(rules.players)[5 * (page - 1):5 * page]
+        seats = range(view.players())[5 * (page - 1):5 * page]
         rows += _money(game, [r["payments"][s] for s in seats],
                        [r["balances"][s] for s in seats])
     last = text("session_over", lang) if game.step == OVER else text("next_deal", lang)
-    if page == 0 or rules.players - 5 * (page - 1) < 5:
+    if page == 0 or view.players() - 5 * (page - 1) < 5:
         rows = rows[:6]
         while len(rows) < 6:
             rows.append(("", False))
@@ -304,7 +301,6 @@ def _result(game):
 
 def _scores(game):
     view = game.view
-    rules = game.rules
     lang = game.lang
     pages = view.deals_played() + 1
     page = game.page % pages
@@ -312,16 +308,16 @@ def _scores(game):
     if page:
         rows.append((text("deal_no", lang) % page, False))
         k = page - 1
-        pays = [view.deal_payment(k, s) for s in range(rules.players)]
+        pays = [view.deal_payment(k, s) for s in range(view.players())]
         bals = [view.balance(s) - sum(view.deal_payment(j, s)
                                       for j in range(k + 1, view.deals_played()))
-                for s in range(rules.players)]
+                for s in range(view.players())]
         rows += _money(game, pays, bals)
     else:
         rows.append((text("deals", lang) % view.deals_played(), False))
-        for seat in range(rules.players)[:5]:
+        for seat in range(view.players())[:5]:
             right = str(view.balance(seat))
-            rows.append((_place(_short(rules, seat, _room(right)), right), False))
+            rows.append((_place(_short(view, seat, _room(right)), right), False))
         if view.pot():
             rows.append((_pad(text("pot", lang), str(view.pot())), False))
     rows = rows[:8]
@@ -334,7 +330,6 @@ def _scores(game):
 
 def _info(game):
     view = game.view
-    rules = game.rules
     lang = game.lang
     seats = view.active_seats()
     page = game.page % 2
@@ -355,7 +350,7 @@ def _info(game):
                 right = card_text(CODE_INDEX[last["cards"][k]])
         mark = "*" if page and seat == view.last_winner() else " "
         room = COLS - 1 - len(right) if right else COLS
-        rows.append((_place(mark + _short(rules, seat, room - 1 if room < 9 else 8), right),
+        rows.append((_place(mark + _short(view, seat, room - 1 if room < 9 else 8), right),
                      False))
     if page and view.last_winner() >= 0:
         while len(rows) < (5 if len(seats) < 5 else 6):
@@ -366,7 +361,7 @@ def _info(game):
         right = "%d:%d" % (view.points(decl), sum(view.points(x) for x in seats if x != decl))
         while len(rows) < 5:
             rows.append(("", False))
-        rows.append((_place(_short(rules, decl, _room(right)), right), False))
+        rows.append((_place(_short(view, decl, _room(right)), right), False))
     rows = rows[:7]
     while len(rows) < 6:
         rows.append(("", False))

@@ -275,7 +275,7 @@ async def person_keys(pilot, app, revoke=False):
     if view.expects() == "discard" and view.declarer() == s.you:
         await select(pilot, app, s.your_hand()[0])
         await pilot.press("c")
-        if not game.rules.strict and len(s.people.discards) >= game.rules.talon_size:
+        if not game.view.strict() and len(s.people.discards) >= game.view.talon_size():
             await pilot.press("o")
         return "laid away"
     if view.expects() == "card" and view.turn() == s.you and not game.menu:
@@ -348,16 +348,16 @@ def test_the_declarer_sees_the_talon_before_laying_away():
                 if s.view.expects() != "discard" or s.view.declarer() != s.you:
                     continue
                 talon = s.people.talon()
-                rules = s.game.rules
+                view = s.game.view
                 hand = s.your_hand()
-                assert len(hand) == rules.hand_size + rules.talon_size
+                assert len(hand) == view.hand_size() + view.talon_size()
                 assert set(talon) <= set(hand)
                 assert "took up the talon" in app.query_one("#hint").shown
-                for _ in range(rules.talon_size):
+                for _ in range(view.talon_size()):
                     await select(pilot, app, s.your_hand()[0])
                     await pilot.press("c")
                 assert s.view.expects() != "discard"
-                assert len(s.your_hand()) == rules.hand_size
+                assert len(s.your_hand()) == view.hand_size()
                 return seed
         raise AssertionError("no seed made you the declarer of a game with the talon")
     run(play())

@@ -560,9 +560,8 @@ class Script:
 
     def deal(self):
         """Strict mode: every card of the deck over the centre reader."""
-        from tapp.cards import DECKS, mask_cards
         game = self.dev.app.game
-        cards = mask_cards(DECKS[game.rules.deck])
+        cards = list(game.view.deck_cards())
         self.rng.shuffle(cards)
         centre = self.dev.app.centre
         for card in cards:
@@ -607,7 +606,7 @@ class Script:
         """Strict mode: the declarer lays the talon back on the centre reader."""
         view = self.shadow.view
         centre = self.dev.app.centre
-        for code in list(view.talon())[:self.shadow.rules.talon_size]:
+        for code in list(view.talon())[:view.talon_size()]:
             from tapp.cards import CODE_INDEX
             self.place(centre, CODE_INDEX[code])
             self.lift(centre)

@@ -484,7 +484,6 @@ class Recording:
 
     def __init__(self, session):
         self.session = session
-        self.rules = session.rules
         self.view = session.view
         self.events = []
 

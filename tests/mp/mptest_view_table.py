@@ -11,7 +11,7 @@ MicroPython VMs (tests/test_micropython.py).
 """
 from random_deals import Lcg, new_session
 
-from tapp.cards import CARD_CODES, DECKS, mask_cards
+from tapp.cards import CARD_CODES, mask_cards
 
 try:
     import micropython
@@ -31,7 +31,7 @@ def _locked(fn):
 
 
 def _strict_deal(s, seed):
-    cards = mask_cards(DECKS[s.rules.deck])
+    cards = list(s.view.deck_cards())
     Lcg(seed).shuffle(cards)
     assert s.deal(s.view.dealer(), bytes(cards)) == 0
 
@@ -125,7 +125,7 @@ def _rufer(s):
     decl = view.declarer()
     own = view.hand(decl)
     talon = view.talon()
-    for c in mask_cards(DECKS[s.rules.deck]):
+    for c in s.view.deck_cards():
         code = CARD_CODES[c]
         if code not in own:
             give = None if code in talon else own[0]

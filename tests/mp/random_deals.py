@@ -5,8 +5,7 @@ WebAssembly port: no pytest, no random module (a small LCG instead).
 """
 from rules_driver import finish, new_session, ok
 
-from tapp.cards import CARD_CODES, DECKS, mask_cards
-from tapp.dealing import deal_out
+from tapp.cards import CARD_CODES
 
 __all__ = ["Lcg", "feed", "finish", "new_session", "random_deal_events"]
 
@@ -45,14 +44,13 @@ class Lcg:
 
 def random_deal_events(session, rng):
     """Play one random legal deal through ``session``; return its result."""
-    rules = session.rules
-    cards = mask_cards(DECKS[rules.deck])
+    view = session.view
+    cards = list(view.deck_cards())
     rng.shuffle(cards)
-    dealer = session.view.dealer()
-    hands, _talon = deal_out(rules, dealer, [CARD_CODES[c] for c in cards])
+    dealer = view.dealer()
+    hands, _talon = view.deal_out(dealer, [CARD_CODES[c] for c in cards])
     out = session.apply({"ev": "deal", "dealer": dealer, "hands": hands, "talon": None})
     assert out["ok"], out
-    view = session.view
     while "result" not in out:
         seat = view.turn()
         expects = view.expects()
@@ -61,7 +59,7 @@ def random_deal_events(session, rng):
         elif expects == "discard":
             pool = view.hand(seat) + view.talon()
             rng.shuffle(pool)
-            ev = {"ev": "exchange", "seat": seat, "discard": pool[:rules.talon_size]}
+            ev = {"ev": "exchange", "seat": seat, "discard": pool[:view.talon_size()]}
         elif expects == "rufer":
             own = view.hand(seat)
             called = rng.choice([CARD_CODES[c] for c in cards if CARD_CODES[c] not in own])
