@@ -31,7 +31,7 @@ browser hub).
 import json
 import random
 
-from table.game import DEALING, GAME, needs_hold
+from table.game import needs_hold
 from tapp.cards import CARD_CODES
 from tapp.dealing import TALON
 from tapp.session import Session
@@ -52,6 +52,13 @@ def question_seats(menu, declarer, turn):
     if not seats and turn >= 0:
         seats.add(turn)
     return seats
+
+
+def menu_entries(table_view):
+    """The menu on the table's display, ``[(label, event or None)]``, asked of the
+    table's read-only view (firmware/table/table_view.py)."""
+    return [(table_view.menu_label(k), table_view.menu_event(k))
+            for k in range(table_view.menu_size())]
 
 
 def rufer_entry_ok(ev, hand, talon):
@@ -229,20 +236,24 @@ class AutoPlayers:
 
     # ----- deciding -------------------------------------------------------------------
 
+    def menu(self):
+        """The menu on the table's display (``menu_entries``)."""
+        return menu_entries(self.table.app.view)
+
     def menu_seats(self):
         """The seats whose question the menu on screen is (see ``question_seats``)."""
         view = self.table.view
-        return question_seats(self.table.game.menu, view.declarer(), view.turn())
+        return question_seats(self.menu(), view.declarer(), view.turn())
 
     def may_answer(self):
         """Is there a menu on screen the simulated players may answer?"""
-        return bool(self.table.game.menu) and not self.menu_seats() & self.people
+        return bool(self.table.app.view.menu_size()) and not self.menu_seats() & self.people
 
     def waits_for_person(self):
         """Is the table waiting for a person (his menu, his card, his discards)?"""
         t = self.table
         view = t.view
-        if t.game.menu:
+        if t.app.view.menu_size():
             return bool(self.menu_seats() & self.people)
         expects = view.expects()
         if expects == "discard":
@@ -256,7 +267,7 @@ class AutoPlayers:
 
     def menu_choice(self):
         """The index of the entry a simulated player chooses (random, allowed)."""
-        menu = self.table.game.menu
+        menu = self.menu()
         ok = [k for k in range(len(menu)) if self._menu_ok(menu[k])]
         return self.rng.choice(ok)
 
@@ -290,15 +301,15 @@ class AutoPlayers:
     def press_entry(self, k):
         """Move the menu to entry ``k`` (next presses), then OK."""
         t = self.table
-        for _ in range((k - t.game.menu_pos) % len(t.game.menu)):
+        menu = self.menu()
+        for _ in range((k - t.app.view.menu_pos()) % len(menu)):
             t.press("next")
-        t.press("ok", long=needs_hold(t.game.menu[k][1]))   # a stake: OK held
+        t.press("ok", long=needs_hold(menu[k][1]))   # a stake: OK held
 
     def choose(self):
         """Answer the menu on screen: a random allowed entry (prev/next, then OK)."""
-        t = self.table
         k = self.menu_choice()
-        ev = t.game.menu[k][1]
+        ev = self.menu()[k][1]
         if ev is not None and ev.get("ev") == "exchange":
             self.pick_discards()
         self.press_entry(k)
@@ -332,7 +343,7 @@ class AutoPlayers:
             where, card = others[0], self.hand(others[0])[0]
         self.illegal_once = False
         t.place(where, card, wait=False)
-        t.wait_until(lambda: t.game.refused[where])
+        t.wait_until(lambda: t.app.view.refused(where))
         t.wait(60)                             # the display shows it
         self.refused.append((where, card, t.screen()))
         t.lift(where)
@@ -358,16 +369,17 @@ class AutoPlayers:
     def play_deal(self, on_step=None):
         """One whole deal at the table; returns the result the device settled."""
         t = self.table
-        if t.game.step == DEALING:
+        tv = t.app.view
+        if tv.mode() == "dealing":
             self.deal_cards()
         for _ in range(2000):
             self.sync()
             if on_step:
                 on_step(t)
-            if t.game.step != GAME:
+            if tv.mode() != "play":
                 return t.view.last_result()
             expects = t.view.expects()
-            if t.game.menu:
+            if tv.menu_size():
                 self.choose()
             elif expects == "discard":
                 self.discard()

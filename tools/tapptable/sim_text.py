@@ -228,7 +228,7 @@ class TablePlayers(AutoPlayers):
 
     def choose(self):
         t = self.table
-        menu = t.game.menu
+        menu = self.menu()
         evs = [ev for _label, ev in menu]
         auction = any(ev and ev.get("ev") == "bid" and ev.get("call") in PASSES
                       for ev in evs)
