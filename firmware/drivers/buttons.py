@@ -38,6 +38,21 @@ OK_LONG = const(6)
 
 EVENT_NAMES = ("none", "prev", "prev_long", "next", "next_long", "ok", "ok_long")
 
+
+def event(key, kind):
+    """The ButtonPad event of ``key`` (KEY_PREV/NEXT/OK) pressed ``kind`` (SHORT/LONG)."""
+    return key * 2 + kind
+
+
+def key_of(ev):
+    """The key (KEY_PREV/NEXT/OK) of a ButtonPad event (not NONE)."""
+    return (ev - 1) >> 1
+
+
+def kind_of(ev):
+    """SHORT or LONG: how a ButtonPad event (not NONE) was pressed."""
+    return ev - 2 * ((ev - 1) >> 1)
+
 DEBOUNCE_MS = const(20)
 LONG_MS = const(700)
 
@@ -111,11 +126,11 @@ class ButtonPad:
         self.ok.update(now)
         ev = self.prev.take()
         if ev:
-            return KEY_PREV * 2 + ev
+            return event(KEY_PREV, ev)
         ev = self.next.take()
         if ev:
-            return KEY_NEXT * 2 + ev
+            return event(KEY_NEXT, ev)
         ev = self.ok.take()
         if ev:
-            return KEY_OK * 2 + ev
+            return event(KEY_OK, ev)
         return NONE

@@ -22,7 +22,7 @@ ReaderSet, the seat readers first and the centre reader last), ``display``,
 ``buttons`` (ButtonPad), ``leds`` (SeatLeds), ``buzzer``, ``ticks_ms`` and
 ``root`` (the folder on flash for decks, settings and journals).
 """
-from drivers.buttons import KEY_NEXT, KEY_OK, KEY_PREV, LONG
+from drivers.buttons import LONG, OK_LONG, key_of, kind_of
 from drivers.buzzer import SOUNDS
 from drivers.ticks import TICKS_MAX
 
@@ -42,7 +42,7 @@ ENROL = 1
 PLAYING = 2
 FULL = 3              # the flash refused even the session read back: nothing is written
 
-# Inputs besides the button events (key * 2 + SHORT/LONG, 1..6) that ``App.input``
+# Inputs besides the button events (drivers.buttons.event(key, kind), 1..6) that ``App.input``
 # queues for the game job: what the serial console asks for.
 UNDO = 16             # take the last event back (enrolment: the last card)
 NEW_SESSION = 17      # a new session from the settings
@@ -406,14 +406,12 @@ class App:
             elif self.mode == PLAYING and self.game is not None:
                 self.game.undo()
         elif self.mode == SETUP:
-            key = (ev - 1) >> 1
-            long_press = ev - 2 * key == LONG
-            self.setup.button({KEY_PREV: 0, KEY_NEXT: 1, KEY_OK: 2}[key], long_press)
+            self.setup.button(key_of(ev), kind_of(ev) == LONG)   # KEY_PREV/NEXT/OK are 0/1/2
             if self.setup.done:
                 self._remember()
                 self._after_setup()
         elif self.mode == ENROL:
-            if ev == KEY_OK * 2 + LONG:
+            if ev == OK_LONG:
                 self._enrol_undo()
         elif self.game is not None:
             self.game.button(ev)

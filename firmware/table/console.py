@@ -29,10 +29,11 @@ from tapp.jsonout import dumps
 from tapp.record import OVERLONG, parse_line
 
 from .app import ENROL, PLAYING
-from .console_events import DEBUG, INFO, LEVELS, STATES, STATUS_NAMES, Live, hex_uid
+from .console_events import DEBUG, INFO, LEVELS, STATES, STATUS_NAMES, Live
 from .console_link import CMDS_PER_STEP, PROTOCOL, ROOM, Failure, HandOver, PinLock, Wire, is_int
 from .journal import FOLDER as JOURNAL_DIR
 from .presence import ticks_diff
+from .registry import uid_hex
 from .settings import join
 
 # Commands whose module is imported on their first use: a board's RAM holds only
@@ -323,9 +324,9 @@ class Console:
                  "placed": arb.placed_len(i) > 0, "collision": arb.collision(i),
                  "fault": arb.fault(i), "injected": app.injected[i] is not None}
             if details:
-                r["uid"] = hex_uid(rs.uid_view(i)) if rs.status[i] == 1 else None
+                r["uid"] = uid_hex(rs.uid_view(i)) if rs.status[i] == 1 else None
                 n = arb.placed_uid(i, buf)
-                r["placed_uid"] = hex_uid(memoryview(buf)[0:n]) if n else None
+                r["placed_uid"] = uid_hex(memoryview(buf)[0:n]) if n else None
                 r["card"] = self.live.card_on(i)
             out.append(r)
         return {"readers": out, "overflows": arb.overflows, "polls": app.polls,

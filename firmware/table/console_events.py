@@ -14,6 +14,7 @@ from tapp.record import parse_line
 
 from . import presence as P
 from .presence import ticks_diff
+from .registry import card_of, deck_of, uid_hex
 
 LEVELS = ("off", "error", "info", "debug")
 OFF = 0
@@ -25,10 +26,6 @@ LEVEL_LEASE_MS = 30000   # a level other than info ends this long after the last
 JOURNAL_PER_STEP = 8     # journal lines watched per step
 STATES = ("setup", "enrol", "play")        # App.mode: SETUP, ENROL, PLAYING
 STATUS_NAMES = ("absent", "present", "collision", "error")
-
-
-def hex_uid(uid):
-    return "".join("%02x" % b for b in uid)
 
 
 class Live:
@@ -83,7 +80,7 @@ class Live:
         packed = self.app.registry.lookup(memoryview(self.uidbuf)[0:n])
         if packed < 0:
             return None
-        return CARD_CODES[packed & 63]
+        return CARD_CODES[card_of(packed)]
 
     def redact(self, ev):
         """An accepted event as everyone may see it (hands, discards, the Rufer's
@@ -239,9 +236,9 @@ class Live:
             return
         body = {"event": "tag", "reader": reader, "state": state}
         if self.level >= DEBUG and uid is not None:
-            body["uid"] = hex_uid(uid)
+            body["uid"] = uid_hex(uid)
             packed = self.app.registry.lookup(uid)
             if packed >= 0:
-                body["deck"] = packed >> 6
-                body["card"] = CARD_CODES[packed & 63]
+                body["deck"] = deck_of(packed)
+                body["card"] = CARD_CODES[card_of(packed)]
         self.push(body, INFO)

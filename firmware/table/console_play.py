@@ -7,7 +7,7 @@ like a press of a button; a tag on a reader is ``App.inject`` (the reader
 reports it from its next poll on).  The answer comes once the table has acted
 (``WaitTask``).  Each is ``cmd(con, rid, req)``, as in table/console_admin.py.
 """
-from drivers.buttons import KEY_NEXT, KEY_OK, KEY_PREV, LONG, SHORT
+from drivers.buttons import KEY_NEXT, KEY_OK, KEY_PREV, LONG, SHORT, event
 from tapp.cards import CODE_INDEX
 
 from .app import NEW_SESSION, UNDO
@@ -139,7 +139,7 @@ def cmd_press(con, rid, req):
     con.authorise(req)
     app = con.app
     before = con.journal_len()
-    queue_input(con, KEY_NAMES[key] * 2 + (LONG if long_press else SHORT))
+    queue_input(con, event(KEY_NAMES[key], LONG if long_press else SHORT))
     con.start(WaitTask(con.now, rid, lambda: app.inputs_pending() == 0,
                        lambda settled: outcome(con, -1, before), PRESS_MS))
     return None

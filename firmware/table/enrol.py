@@ -89,16 +89,17 @@ class Enrolment:
         elif code == R.UID_ENROLLED and self._just_before(card, reg.conflict):
             # the card enrolled last, still lying on the centre (read again
             # after a power cut, or laid again): no refusal, nothing changes
-            self.last_card = reg.conflict & 63
+            self.last_card = R.card_of(reg.conflict)
             return ACCEPTED
         else:
             self.conflict = reg.conflict
         return code
 
     def _just_before(self, card, packed):
-        """Is ``packed`` (deck * 64 + card) this deck's card just before ``card``?"""
+        """Is ``packed`` (a registry value, R.pack) this deck's card just before ``card``?"""
         k = self.order.index(card)
-        return packed >> 6 == self.deck_id and k > 0 and packed & 63 == self.order[k - 1]
+        return R.deck_of(packed) == self.deck_id and k > 0 \
+            and R.card_of(packed) == self.order[k - 1]
 
     def text(self, code, lang="de"):
         """The display line for an outcome of ``offer`` (or ``undo_last``'s NOTHING)."""

@@ -36,7 +36,7 @@ Handling of the irregular (each one a test scenario):
   cards again") and discards laid before the cut ("lay the discards again":
   a discard already taken is not counted twice).
 """
-from drivers.buttons import KEY_NEXT, KEY_OK, KEY_PREV, LONG
+from drivers.buttons import KEY_NEXT, KEY_OK, KEY_PREV, LONG, key_of, kind_of
 from drivers.leds import FLAG, IDLE, PLAYED, REFUSED, TURN, WINNER
 from tapp import errors as E
 from tapp.cards import CARD_CODES, CODE_INDEX
@@ -44,6 +44,7 @@ from tapp.session import Session
 
 from .hand_scan import NOT_DUE, NOT_NOW, TO_TALON, HandScan
 from .names import call_label, card_text, short_name
+from .registry import card_of, deck_of, pack
 from .texts import error_text, text
 
 # What the table is doing (``Game.step``)
@@ -296,18 +297,18 @@ class Game:
     # ----- inputs: cards -------------------------------------------------------------
 
     def placed(self, reader, packed):
-        """A card settled on ``reader``; ``packed`` = deck id * 64 + card, or -1."""
+        """A card settled on ``reader``; ``packed`` = registry.pack(deck, card), or -1."""
         self.dirty = True
         if self.on_reader[reader] != NO_CARD and \
-                packed != self.deck_id * 64 + self.on_reader[reader]:
+                packed != pack(self.deck_id, self.on_reader[reader]):
             self._gone(reader)      # one card a reader: the one believed there has gone
         if self.jammed[reader]:
             return
         if packed < 0:
             return self._refuse_text(reader, "unknown")
-        if packed >> 6 != self.deck_id:
+        if deck_of(packed) != self.deck_id:
             return self._refuse_text(reader, "other_deck")
-        card = packed & 63
+        card = card_of(packed)
         if self.step == DEALING:
             return self._deal_card(reader, card)
         if self.step != GAME:
@@ -559,9 +560,9 @@ class Game:
     # ----- inputs: buttons -------------------------------------------------------------
 
     def button(self, ev):
-        """A ButtonPad event (key * 2 + SHORT/LONG)."""
-        key = (ev - 1) >> 1
-        kind = ev - 2 * key
+        """A ButtonPad event (drivers.buttons.event(key, SHORT/LONG))."""
+        key = key_of(ev)
+        kind = kind_of(ev)
         self.dirty = True
         if self.notice:                     # a revoke's notice: the press closes it
             self.notice = False

@@ -16,7 +16,7 @@ What was scanned lives in RAM only: the journal gets the whole deal at once
 (docs/record-format.md), so after a power cut the dealing starts again.
 """
 from tapp import errors as E
-from tapp.cards import CARD_CODES, DECKS
+from tapp.cards import CARD_BIT, CARD_CODES, CARD_SUIT, DECKS
 from tapp.dealing import TALON
 
 ACCEPTED = 0            # the card went to a seat's hand
@@ -42,8 +42,8 @@ class HandScan:
     def offer(self, reader, card):
         """A card (int) seen on ``reader``: ACCEPTED, TO_TALON, NOT_NOW or an
         engine error code (E.CARD_USED, E.NOT_IN_DECK); a refusal changes nothing."""
-        s = card // 9
-        bit = 1 << (card % 9)
+        s = CARD_SUIT[card]
+        bit = CARD_BIT[card]
         if self.seen[s] & bit:
             return E.CARD_USED
         if not self.deck[s] & bit:
@@ -93,7 +93,7 @@ class HandScan:
                 for seat in range(self.players)]
 
     def seen_card(self, card):
-        return self.seen[card // 9] >> (card % 9) & 1 != 0
+        return self.seen[CARD_SUIT[card]] & CARD_BIT[card] != 0
 
     def missing(self):
         """(cards scanned, cards expected, seats still short)."""

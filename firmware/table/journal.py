@@ -50,6 +50,8 @@ from tapp.cards import CODE_INDEX
 from tapp.jsonout import dumps
 from tapp.record import MAX_LINE, OVERLONG, LineReader, parse_line, with_crc
 
+from .settings import join
+
 FOLDER = "journal"
 RESERVE_BLOCKS = 4        # free blocks play never uses (littlefs commits need some)
 INLINE = 512              # littlefs keeps a file this small inside its folder's blocks
@@ -131,17 +133,10 @@ class MemoryJournal:
         return len(self.lines)
 
 
-def _join(*parts):
-    out = parts[0].rstrip("/")
-    for p in parts[1:]:
-        out += "/" + p
-    return out
-
-
 def _sessions(root):
     """Session file names under root, oldest first."""
     try:
-        names = os.listdir(_join(root, FOLDER))
+        names = os.listdir(join(root, FOLDER))
     except OSError:
         return []
     out = [n for n in names if n.startswith("s") and n.endswith(".jsonl")
@@ -170,7 +165,7 @@ def used_blocks(path, size):
     ``file_blocks``."""
     n = 2
     for name in os.listdir(path):
-        p = _join(path, name)
+        p = join(path, name)
         st = os.stat(p)
         if st[0] & 0x4000:
             n += used_blocks(p, size)
@@ -240,7 +235,7 @@ def make_room(root, running, deal_bytes=DEAL_BYTES):
             return
         if k == len(finished) - 1 and free >= deal_bytes:
             return
-        os.remove(_join(root, FOLDER, name))
+        os.remove(join(root, FOLDER, name))
 
 
 TAIL = 32                 # lines a file journal keeps in RAM (the console follows them)
@@ -424,7 +419,7 @@ class FileJournal:
 
 def create_journal(root, header):
     """A new session file (the next number), the header written and flushed."""
-    folder = _join(root, FOLDER)
+    folder = join(root, FOLDER)
     try:
         os.mkdir(folder)
     except OSError:
@@ -433,7 +428,7 @@ def create_journal(root, header):
     number = int(names[-1][1:-6]) + 1 if names else 1
     name = "s%04d.jsonl" % number
     make_room(root, name)
-    path = _join(folder, name)
+    path = join(folder, name)
     journal = FileJournal(path, None, 0, [])
     try:
         journal.write_line(with_crc(dumps(header)))
@@ -447,7 +442,7 @@ def last_journal(root):
     names = _sessions(root)
     if not names:
         return None
-    return read_back(_join(root, FOLDER, names[-1]))
+    return read_back(join(root, FOLDER, names[-1]))
 
 
 def read_back(path):

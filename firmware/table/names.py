@@ -9,7 +9,7 @@ English, each ended by a newline; all ASCII), found by their ids in
 from a ROMFS image they stay in flash instead of two dicts of str pairs in the
 heap.  The screens draw them from ``DATA`` without making a str.
 """
-from tapp.cards import RANKS
+from tapp.cards import CARD_RANK, CARD_SUIT, RANKS
 
 from .texts import index, offsets
 
@@ -120,7 +120,7 @@ def short_name(name, width):
 
 def card_text(card):
     """``♥10`` for the card int (a new str)."""
-    return SUIT_SYMBOLS[card // 9] + RANKS[card % 9]
+    return SUIT_SYMBOLS[CARD_SUIT[card]] + RANKS[CARD_RANK[card]]
 
 
 def __getattr__(name):

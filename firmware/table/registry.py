@@ -39,7 +39,7 @@ a power cut leaves the old or the new file; ``load`` removes a left-over
 """
 import os
 
-from tapp.cards import CARD_CODES, CODE_INDEX, DECKS, NCARDS, mask_count
+from tapp.cards import CARD_BIT, CARD_CODES, CARD_SUIT, CODE_INDEX, DECKS, NCARDS, mask_count
 from tapp.record import crc_hex
 
 from .names import card_text
@@ -109,12 +109,28 @@ _TABLES = ("NAMES", "MESSAGES", "SHORT_DE", "SHORT_EN")
 DISPLAY_COLUMNS = 16
 
 
+# A registry value packs a deck id and a card in one small int: deck_id * 64 + card
+# (cards are 0..35 < 64).  pack/deck_of/card_of are the only code that knows it.
+def pack(deck_id, card):
+    return deck_id << 6 | card
+
+
 def deck_of(packed):
     return packed >> 6
 
 
 def card_of(packed):
     return packed & 63
+
+
+def uid_hex(uid):
+    """A tag UID (bytes, bytearray or memoryview) as lowercase hex, e.g. "04a1b2c3"."""
+    return "".join("%02x" % b for b in uid)
+
+
+def in_mask(masks, card):
+    """Is ``card`` in per-suit ``masks`` (tapp/cards.py's DECKS rows)?"""
+    return masks[CARD_SUIT[card]] & CARD_BIT[card] != 0
 
 
 # A card for the display: suit symbol and rank, e.g. "♥10" (one writer of card text)
@@ -158,7 +174,7 @@ def short_text(code, lang="de", packed=-1):
     if packed >= 0:
         forms = _display(code, lang, True)
         for form in forms.split("|") if forms else ():
-            s = form % (packed >> 6) if "%d" in form else form % card_label(packed & 63)
+            s = form % deck_of(packed) if "%d" in form else form % card_label(card_of(packed))
             if len(s) <= DISPLAY_COLUMNS:
                 return s
     return _display(code, lang)
@@ -168,18 +184,14 @@ def message(code, packed=-1):
     """The console message for ``code`` (English), naming the collision if given."""
     m = _text(code, 1)
     if packed >= 0 and code in (UID_ENROLLED, UID_OTHER_DECK, CARD_ENROLLED):
-        m += " (deck %d, %s)" % (packed >> 6, CARD_CODES[packed & 63])
+        m += " (deck %d, %s)" % (deck_of(packed), CARD_CODES[card_of(packed)])
     return m
 
 
 def kind_cards(kind):
     """Card ints of a deck kind in enrolment order (C, S, H, D; A 10 K Q J 9 8 7 6)."""
     masks = DECKS[kind]
-    return [c for c in range(NCARDS) if masks[c // 9] >> (c % 9) & 1]
-
-
-def uid_hex(uid):
-    return "".join("%02x" % b for b in uid)
+    return [c for c in range(NCARDS) if in_mask(masks, c)]
 
 
 def _hex_uid(s):
@@ -261,7 +273,7 @@ def parse_lines(lines):
         card = CODE_INDEX.get(parts[0], -1) if len(parts) == 2 else -1
         if card < 0:
             raise DeckFileError("line %d: bad card" % (n + 2))
-        if not masks[card // 9] >> (card % 9) & 1:
+        if not in_mask(masks, card):
             raise DeckFileError("line %d: %s not in %s" % (n + 2, parts[0], kind))
         if seen_cards[card]:
             raise DeckFileError("line %d: %s twice" % (n + 2, parts[0]))
@@ -406,30 +418,30 @@ class Registry:
         out = []
         for i in range(self._n):
             v = self._val(i)
-            if v >> 6 == deck_id:
-                out.append((v & 63, self._uid(i)))
+            if deck_of(v) == deck_id:
+                out.append((card_of(v), self._uid(i)))
         out.sort(key=lambda cu: cu[0])
         return out
 
     def _drop_deck_slots(self, deck_id):
         i = 0
         while i < self._n:
-            if self._val(i) >> 6 == deck_id:
+            if deck_of(self._val(i)) == deck_id:
                 self._delete(i)
             else:
                 i += 1
 
     def _has(self, deck_id, card):
         d = self._decks[deck_id]
-        return d[1 + card // 9] >> (card % 9) & 1
+        return d[1 + CARD_SUIT[card]] & CARD_BIT[card] != 0
 
     def _mark(self, deck_id, card, on):
         d = self._decks[deck_id]
-        bit = 1 << (card % 9)
+        bit = CARD_BIT[card]
         if on:
-            d[1 + card // 9] |= bit
+            d[1 + CARD_SUIT[card]] |= bit
         else:
-            d[1 + card // 9] &= ~bit
+            d[1 + CARD_SUIT[card]] &= ~bit
 
     # ------------------------------------------------------------ queries
 
@@ -456,11 +468,11 @@ class Registry:
 
     def has_card(self, deck_id, card):
         """True if the card of the deck has a tag (False for an unknown deck)."""
-        return deck_id in self._decks and 0 <= card < NCARDS and bool(self._has(deck_id, card))
+        return deck_id in self._decks and 0 <= card < NCARDS and self._has(deck_id, card)
 
     def uid_of(self, deck_id, card):
         """The UID (bytes) enrolled for a card of a deck, or None."""
-        i = self._slot_of(deck_id * 64 + card)
+        i = self._slot_of(pack(deck_id, card))
         return self._uid(i) if i >= 0 else None
 
     def missing(self, deck_id):
@@ -498,20 +510,20 @@ class Registry:
         if deck_id not in self._decks:
             return UNKNOWN_DECK
         if not isinstance(card, int) or not 0 <= card < NCARDS \
-                or not DECKS[self._decks[deck_id][0]][card // 9] >> (card % 9) & 1:
+                or not in_mask(DECKS[self._decks[deck_id][0]], card):
             return NOT_IN_SET
         if len(uid) not in UID_LENS:
             return BAD_UID
         found, pos = self._find(uid)
         if found:
             self.conflict = self._val(pos)
-            return UID_ENROLLED if self.conflict >> 6 == deck_id else UID_OTHER_DECK
+            return UID_ENROLLED if deck_of(self.conflict) == deck_id else UID_OTHER_DECK
         if self._has(deck_id, card):
-            self.conflict = deck_id * 64 + card
+            self.conflict = pack(deck_id, card)
             return CARD_ENROLLED
         if self._n >= self.capacity:
             return FULL
-        self._insert(pos, bytes(uid), deck_id * 64 + card)
+        self._insert(pos, bytes(uid), pack(deck_id, card))
         self._mark(deck_id, card, True)
         if save and not self._save_or_false(deck_id):
             self._delete(pos)
@@ -523,14 +535,14 @@ class Registry:
         """Take back one enrolled card: OK, UNKNOWN_DECK, NOTHING or STORAGE."""
         if deck_id not in self._decks:
             return UNKNOWN_DECK
-        i = self._slot_of(deck_id * 64 + card) if 0 <= card < NCARDS else -1
+        i = self._slot_of(pack(deck_id, card)) if 0 <= card < NCARDS else -1
         if i < 0:
             return NOTHING
         uid = self._uid(i)
         self._delete(i)
         self._mark(deck_id, card, False)
         if save and not self._save_or_false(deck_id):
-            self._insert(self._find(uid)[1], uid, deck_id * 64 + card)
+            self._insert(self._find(uid)[1], uid, pack(deck_id, card))
             self._mark(deck_id, card, True)
             return STORAGE
         return OK
@@ -586,7 +598,7 @@ class Registry:
         """The first UID of ``cards`` enrolled in another deck, as (card, packed), or None."""
         for card, uid in cards:
             found, pos = self._find(uid)
-            if found and self._val(pos) >> 6 != deck_id:
+            if found and deck_of(self._val(pos)) != deck_id:
                 return card, self._val(pos)
         return None
 
@@ -596,7 +608,7 @@ class Registry:
             self._drop_deck_slots(deck_id)
         self._decks[deck_id] = [kind, 0, 0, 0, 0]
         for card, uid in cards:
-            self._insert(self._find(uid)[1], uid, deck_id * 64 + card)
+            self._insert(self._find(uid)[1], uid, pack(deck_id, card))
             self._mark(deck_id, card, True)
 
     def _check_new(self, deck_id, cards):
@@ -604,7 +616,7 @@ class Registry:
         clash = self._conflicts(deck_id, cards)
         if clash is not None:
             return UID_OTHER_DECK, "%s: UID is %s of deck %d" % (
-                CARD_CODES[clash[0]], CARD_CODES[clash[1] & 63], clash[1] >> 6)
+                CARD_CODES[clash[0]], CARD_CODES[card_of(clash[1])], deck_of(clash[1]))
         old = self.count(deck_id)
         if self._n - old + len(cards) > self.capacity:
             return FULL, "registry full"

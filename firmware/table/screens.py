@@ -28,7 +28,7 @@ the heap when its locals and stack exceed about 11 words.
 from array import array
 
 from tapp import errors as E
-from tapp.cards import CODE_INDEX, RANKS
+from tapp.cards import CARD_RANK, CARD_SUIT, CODE_INDEX, RANKS
 from tapp.dealing import TALON
 
 from . import font, names, texts
@@ -202,8 +202,8 @@ class Screens:
 
     def _card(self, card):
         """``♥10``: the suit symbol and the rank."""
-        self._put(SUIT_CODES[card // 9])
-        self._add(RANKS[card % 9])
+        self._put(SUIT_CODES[CARD_SUIT[card]])
+        self._add(RANKS[CARD_RANK[card]])
 
     def _contract(self, cid):
         j = names.contract_number(cid, self.lang)

@@ -56,6 +56,8 @@ from drivers import leds as L
 from drivers import mfrc522 as M
 from drivers.buzzer import ACCEPT, REJECT
 
+from .registry import uid_hex
+
 CARD_MS = 20000      # per reader, to put a card on it
 BUTTON_MS = 10000    # per button, and for an answer
 RELEASE_MS = 3000    # buttons up / card lifted
@@ -105,10 +107,6 @@ def reader_names(n):
         names.append("seat %d" % (i + 1))
     names.append("centre")
     return names
-
-
-def uid_hex(uid):
-    return "".join("%02x" % b for b in uid)
 
 
 def chip_name(version):
