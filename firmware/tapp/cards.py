@@ -3,7 +3,7 @@
 A card is a small int ``suit * 9 + rank``; rank 0 is the Ace and 8 the Six, so a
 lower rank index is a higher card in the normal order.  Hands and card sets are
 kept as one 9-bit mask per suit: a 36-card mask in one int would be a
-heap-allocated long on a 32-bit port (DESIGN.md principle 4).
+heap-allocated long on a 32-bit port (docs/design.md, principle 4).
 """
 
 SUITS = "CSHD"

@@ -8,7 +8,7 @@ ints in dealing order) and ``bid`` (an auction call's fields) are the same
 doors for those events without building them (the simulator's path), each
 with the event's checks, error codes and log.  Everything that shows the game
 reads ``session.view`` (a read-only ``view.View``).  Undo replays the deal's
-accepted events without the last one (DESIGN.md principle 2).
+accepted events without the last one (docs/design.md, principle 2).
 """
 from array import array
 

@@ -2,7 +2,7 @@
 
 The card-play path (``play``) allocates nothing once a deal is under way: all
 state lives in lists made when the deal is set up and it answers with an error
-code (DESIGN.md principle 4).  In strict mode the hands are known and an
+code (docs/design.md, principle 4).  In strict mode the hands are known and an
 illegal card is refused (docs/rules 3.2); in open mode duties are recorded as
 assertions and a revoke is proven when a later card contradicts one
 (``revokes.RevokeProofs``, docs/rules 3.3).

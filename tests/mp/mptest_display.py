@@ -1,6 +1,6 @@
 """The SSD1306 driver under real MicroPython (the C ``framebuf``), on a fake I2C.
 
-Proves DESIGN.md principle 4 for the display path: ``show()`` with nothing
+Proves design principle 4 (docs/design.md) for the display path: ``show()`` with nothing
 changed and with one dirty page allocates nothing (``micropython.heap_lock()``
 around zero-argument closures), and counts the I2C bytes of a full and of a
 one-page update. The polled input/output drivers (buttons, seat LEDs, buzzer)

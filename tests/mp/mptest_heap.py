@@ -1,4 +1,4 @@
-"""The card-play path allocates nothing once a deal is under way (DESIGN.md 4).
+"""The card-play path allocates nothing once a deal is under way (docs/design.md, principle 4).
 
 Under MicroPython every card play but the deal's last runs with
 ``micropython.heap_lock()`` held: any allocation raises MemoryError.  Under

@@ -1,7 +1,7 @@
 # Facts about the MicroPython VMs that the engine and the benchmarks rely on.
 # Runs under the unix port (64-bit, hard heap limit) and the WebAssembly port
 # (32-bit) via tests/mp/mprunner.py; MicroPython only (needs `micropython`).
-# See DESIGN.md, "Measuring MicroPython honestly".
+# See docs/design.md, "Measuring MicroPython honestly".
 import gc
 import sys
 

@@ -45,7 +45,7 @@ ROOT = mpvm.repo_root()
 RUNNER = ROOT / "tests" / "mp" / "mptest_app_heap.py"
 RUNNER_FILES = ("mptest_app_heap.py", "mpflash.py")
 TABLES = (("herzblatt", 5), ("tapp_modern", 4))
-GOAL_HEAP_KB = 256          # DESIGN.md / the issue: the whole app, 64-bit unix port
+GOAL_HEAP_KB = 256          # the whole app, 64-bit unix port
 GOAL_LIVE_KB = 48           # live heap in steady play, firmware from ROMFS
 
 # The VM's entry: mount the runner's image (and the firmware's, or a folder

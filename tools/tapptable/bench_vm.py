@@ -119,7 +119,7 @@ def timed_plays(s, pre, cards):
 
 
 def locked_plays(s, pre, cards):
-    """Every card play but the deal's last with the heap locked (DESIGN.md 4)."""
+    """Every card play but the deal's last with the heap locked (docs/design.md, principle 4)."""
     for ev in pre:
         s.apply(ev)
     play = s.play
