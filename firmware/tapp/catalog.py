@@ -1,7 +1,7 @@
 """Every variant id of docs/rules and the presets (docs/rules 2.7: ``berliner``).
 
 The tables are imported when a variant is first asked for, so a device that
-plays Tapp never loads the Tarock and Herzblatt tables (DESIGN.md: load only
+plays Tapp never loads the Tarock and Herzblatt tables (docs/design.md: load only
 the tables of the variant in play).
 """
 
