@@ -58,7 +58,7 @@ from table.settings import Settings
 from tapp.cards import CODE_INDEX
 from tapp.session import Session
 
-RECOVERY_LIMIT = 900     # actions the person may need to finish a deal from any state
+RECOVERY_LIMIT = 500     # actions the person may need to finish a deal (137 the most seen)
 SESSION_DEALS = 8        # deals a session runs before the monkey sits down at a new one
 KEYS = {"prev": 0, "next": 1, "ok": 2}
 PRESS_MS = 80
@@ -651,6 +651,8 @@ class Monkey:
                 return
             if self.table.view.deals_played() != start[0] and tv.mode() == "result":
                 self.counts["deals"] = self.counts.get("deals", 0) + 1
+                if to_end and k > self.counts.get("longest recovery", 0):
+                    self.counts["longest recovery"] = k      # actions to the deal's end
                 if self.table.view.deals_played() >= SESSION_DEALS:
                     self._new_session()        # a power-up folds the whole session
                 return
