@@ -24,18 +24,14 @@ import time
 from pathlib import Path
 
 import pytest
+from console_bench import PIN, Bench, pinned_table
+
+from host_sim.table import AutoPlayers, VirtualTable
+from table import console as C
+from tools.tapptable import console as client
+from tools.tapptable import sim_serial
 
 ROOT = Path(__file__).resolve().parent.parent
-for p in (ROOT, ROOT / "firmware"):
-    if str(p) not in sys.path:
-        sys.path.insert(0, str(p))
-
-from console_bench import PIN, Bench, pinned_table  # noqa: E402
-
-from host_sim.table import AutoPlayers, VirtualTable  # noqa: E402
-from table import console as C  # noqa: E402
-from tools.tapptable import console as client  # noqa: E402
-from tools.tapptable import sim_serial  # noqa: E402
 
 TAPPTABLE = [sys.executable, "-m", "tools.tapptable.cli"]
 

@@ -24,14 +24,11 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-for p in (ROOT, ROOT / "firmware"):
-    if str(p) not in sys.path:
-        sys.path.insert(0, str(p))
+from tools import mpvm
+from tools.tapptable import console as client
+from tools.tapptable import deploy as D
 
-from tools import mpvm  # noqa: E402
-from tools.tapptable import console as client  # noqa: E402
-from tools.tapptable import deploy as D  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 TAPPTABLE = [sys.executable, "-m", "tools.tapptable.cli"]
 PIN = "4711"

@@ -9,22 +9,16 @@ Prints the I2C cost of a full and of a typical dirty update (docs/design.md, pri
 from __future__ import annotations
 
 import struct
-import sys
 import zlib
 from pathlib import Path
 
 import pytest
 
+from drivers import fbuf
 from host_sim.i2c_bus import I2CBus
+from host_sim.rig import display_rig
 from host_sim.ssd1306_model import SSD1306Model
 from tools import mpvm
-
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT / "firmware") not in sys.path:
-    sys.path.insert(0, str(ROOT / "firmware"))
-
-from drivers import fbuf  # noqa: E402
-from host_sim.rig import display_rig  # noqa: E402
 
 ADDR = 0x3C
 

@@ -13,20 +13,16 @@ checked to be the current rendering; ``python tests/test_font.py`` rewrites it.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-for p in (ROOT, ROOT / "firmware"):
-    if str(p) not in sys.path:
-        sys.path.insert(0, str(p))
+from drivers import fbuf
+from host_sim.rig import display_rig
+from host_sim.ssd1306_model import PLACEHOLDER_CHAR, SSD1306Model
+from table import font
 
-from drivers import fbuf  # noqa: E402
-from host_sim.rig import display_rig  # noqa: E402
-from host_sim.ssd1306_model import PLACEHOLDER_CHAR, SSD1306Model  # noqa: E402
-from table import font  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 SAMPLE_PNG = ROOT / "docs" / "images" / "font-sample.png"
 BOX = "\u00e9"  # a character without a glyph: drawn as the placeholder box

@@ -17,14 +17,12 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+from tools import mpvm
+from tools.tapptable import deploy as D
+from tools.tapptable import fsimage as F
+from tools.tapptable import rp2_fixtures
 
-from tools import mpvm  # noqa: E402
-from tools.tapptable import deploy as D  # noqa: E402
-from tools.tapptable import fsimage as F  # noqa: E402
-from tools.tapptable import rp2_fixtures  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 TAPPTABLE = [sys.executable, "-m", "tools.tapptable.cli"]
 

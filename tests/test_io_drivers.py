@@ -7,18 +7,10 @@ Buzzer: the PWM model's record of frequency and duty over time.
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
 
+from drivers import buttons, buzzer, leds
 from host_sim.pins import ButtonPin, FakeClock, NeoPixelModel, Pin, PWMModel, WS2812Decoder
-
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT / "firmware") not in sys.path:
-    sys.path.insert(0, str(ROOT / "firmware"))
-
-from drivers import buttons, buzzer, leds  # noqa: E402
 
 # ---------------------------------------------------------------- buttons
 

@@ -18,21 +18,15 @@ from __future__ import annotations
 import importlib
 import sys
 import types
-from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 
+from drivers import mfrc522 as M
 from host_sim import mfrc522_model as R
 from host_sim.mfrc522_model import MFRC522Model, Tag, crc_a
 from host_sim.rig import poll_cost, reader_rig
 from host_sim.spi_bus import BusError, SpiBus
-
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT / "firmware") not in sys.path:
-    sys.path.insert(0, str(ROOT / "firmware"))
-
-from drivers import mfrc522 as M  # noqa: E402
 
 UID4 = bytes.fromhex("deadbeef")
 UID7 = bytes.fromhex("04a1b2c3d4e5f6")  # NXP NTAG213/215: 7 bytes, uid0 = 0x04

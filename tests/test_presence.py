@@ -10,17 +10,10 @@ ReaderSet on the chip models (``feed``).
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT / "firmware") not in sys.path:
-    sys.path.insert(0, str(ROOT / "firmware"))
-
-from drivers import mfrc522 as M  # noqa: E402
-from table import presence as P  # noqa: E402
+from drivers import mfrc522 as M
+from table import presence as P
 
 A = bytes.fromhex("04a1b2c3d4e5f6")
 B = bytes.fromhex("deadbeef")

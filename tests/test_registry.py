@@ -15,20 +15,15 @@ from __future__ import annotations
 import json
 import os
 import random
-import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT / "firmware") not in sys.path:
-    sys.path.insert(0, str(ROOT / "firmware"))
-
-from table import enrol as E  # noqa: E402
-from table import registry as R  # noqa: E402
-from table import settings as S  # noqa: E402
-from tapp.cards import CARD_CODES, CODE_INDEX  # noqa: E402
-from tapp.record import crc_hex  # noqa: E402
+from table import enrol as E
+from table import registry as R
+from table import settings as S
+from tapp.cards import CARD_CODES, CODE_INDEX
+from tapp.record import crc_hex
 
 
 def uid7(deck: int, card: int) -> bytes:

@@ -7,20 +7,14 @@ languages; and check the table texts' lookup (table/texts.py, table/names.py).
 from __future__ import annotations
 
 import io
-import sys
 import types
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT / "firmware") not in sys.path:
-    sys.path.insert(0, str(ROOT / "firmware"))
-
-from drivers import ssd1306  # noqa: E402
-from table import font, names, screens, texts  # noqa: E402
-from table.game import DEALING, OVER, RESULT, needs_hold  # noqa: E402
-from table.names import (  # noqa: E402
+from drivers import ssd1306
+from table import font, names, screens, texts
+from table.game import DEALING, OVER, RESULT, needs_hold
+from table.names import (
     SUIT_SYMBOLS,
     VARIANTS,
     call_label,
@@ -29,9 +23,9 @@ from table.names import (  # noqa: E402
     short_name,
     suit_name,
 )
-from table.texts import text  # noqa: E402
-from tapp.cards import CODE_INDEX  # noqa: E402
-from tapp.dealing import TALON  # noqa: E402
+from table.texts import text
+from tapp.cards import CODE_INDEX
+from tapp.dealing import TALON
 
 COLS = 16
 

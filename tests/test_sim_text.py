@@ -14,12 +14,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-for p in (ROOT, ROOT / "firmware"):
-    if str(p) not in sys.path:
-        sys.path.insert(0, str(p))
+from tools.tapptable.sim_text import autoplay
 
-from tools.tapptable.sim_text import autoplay  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_sim_with_stdin_not_a_terminal_plays_a_deal_and_exits_0():

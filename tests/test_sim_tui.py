@@ -20,17 +20,13 @@ import asyncio
 import html
 import os
 import re
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-for p in (ROOT, ROOT / "firmware"):
-    if str(p) not in sys.path:
-        sys.path.insert(0, str(p))
+from table.game import GAME, RESULT
+from tools.tapptable.sim_text import card_text
+from tools.tapptable.sim_tui import OledView, SimApp
 
-from table.game import GAME, RESULT  # noqa: E402
-from tools.tapptable.sim_text import card_text  # noqa: E402
-from tools.tapptable.sim_tui import OledView, SimApp  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 SIZE = (180, 50)                   # wide and tall enough for the pixel OLED
 SMALL = (110, 36)                  # the OLED as its text rows (and a quicker screen)

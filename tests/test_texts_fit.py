@@ -20,28 +20,21 @@ must
 from __future__ import annotations
 
 import re
-import sys
 import types
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-for p in (ROOT, ROOT / "firmware"):
-    if str(p) not in sys.path:
-        sys.path.insert(0, str(p))
-
-from host_sim.players import AutoPlayers  # noqa: E402
-from host_sim.scenario import Run  # noqa: E402
-from host_sim.table import VirtualTable  # noqa: E402
-from table import names, registry, screens, texts  # noqa: E402
-from table.game import DEALING, GAME, RESULT  # noqa: E402
-from table.names import VARIANTS, card_text  # noqa: E402
-from table.settings import SEAT_NAMES  # noqa: E402
-from table.setup import Setup  # noqa: E402
-from tapp import errors as E  # noqa: E402
-from tapp.catalog import PRESETS, variant_ids  # noqa: E402
-from tapp.catalog import VARIANTS as TABLES  # noqa: E402
+from host_sim.players import AutoPlayers
+from host_sim.scenario import Run
+from host_sim.table import VirtualTable
+from table import names, registry, screens, texts
+from table.game import DEALING, GAME, RESULT
+from table.names import VARIANTS, card_text
+from table.settings import SEAT_NAMES
+from table.setup import Setup
+from tapp import errors as E
+from tapp.catalog import PRESETS, variant_ids
+from tapp.catalog import VARIANTS as TABLES
 
 COLS = 16
 # the longest names a seat may have (settings.MAX_NAME: 12), names that differ

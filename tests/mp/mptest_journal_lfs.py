@@ -28,7 +28,8 @@
 # torn line through the file system, with the power cut in every operation
 # of the rewrite too.
 #
-# The wasm port has no vfs.VfsLfs2: there the littlefs tests print SKIP and
+# The wasm port has no vfs.VfsLfs2: there the littlefs tests print SKIP (under
+# CPython pytest skips them, naming the unix port that runs them) and
 # the journal round trip (torn tail dropped and counted) runs on its
 # in-memory file system, with a deal generated in the VM.
 #
@@ -41,6 +42,7 @@ import json
 import os
 
 import mpflash as F
+import pytest  # under MicroPython: tests/mp/pytest.py (parametrize)
 from random_deals import Lcg, random_deal_events
 
 from table.journal import create_journal, last_journal
@@ -104,6 +106,10 @@ def _fresh():
 
 
 def _skip(what):
+    """No littlefs here: under pytest a skip with its reason (the unix port runs the
+    test, tests/test_micropython.py); in the wasm port a line saying so."""
+    if micropython is None:
+        pytest.skip("%s: CPython has no vfs.VfsLfs2 (littlefs); the unix port runs it" % what)
     print("SKIP %s: this port has no vfs.VfsLfs2 (littlefs); the unix port runs it" % what)
 
 
@@ -303,70 +309,11 @@ def _cut_record(name, every=1):
     return stats
 
 
-def test_power_cut_in_every_append_wuerttemberg():
+@pytest.mark.parametrize("record", RECORDS)
+def test_power_cut_in_every_append(record):
     if not F.LFS:
         return _skip("power cuts")
-    _cut_record(RECORDS[0])
-
-
-def test_power_cut_in_every_append_tapp_modern_4():
-    if not F.LFS:
-        return _skip("power cuts")
-    _cut_record(RECORDS[1])
-
-
-def test_power_cut_in_every_append_haferltarock():
-    if not F.LFS:
-        return _skip("power cuts")
-    _cut_record(RECORDS[2])
-
-
-def test_power_cut_in_every_append_herzblatt_5():
-    if not F.LFS:
-        return _skip("power cuts")
-    _cut_record(RECORDS[3])
-
-
-def test_power_cut_in_every_append_scharfer_tarock():
-    if not F.LFS:
-        return _skip("power cuts")
-    _cut_record(RECORDS[4])
-
-
-def test_power_cut_in_every_append_tapp_classic():
-    if not F.LFS:
-        return _skip("power cuts")
-    _cut_record(RECORDS[5])
-
-
-def test_power_cut_in_every_append_tarock_simple():
-    if not F.LFS:
-        return _skip("power cuts")
-    _cut_record(RECORDS[6])
-
-
-def test_power_cut_in_every_append_tarock_bettel():
-    if not F.LFS:
-        return _skip("power cuts")
-    _cut_record(RECORDS[7])
-
-
-def test_power_cut_in_every_append_berliner():
-    if not F.LFS:
-        return _skip("power cuts")
-    _cut_record(RECORDS[8])
-
-
-def test_power_cut_in_every_append_herzblatt_muhr():
-    if not F.LFS:
-        return _skip("power cuts")
-    _cut_record(RECORDS[9])
-
-
-def test_power_cut_in_every_append_braun_solo():
-    if not F.LFS:
-        return _skip("power cuts")
-    _cut_record(RECORDS[10])
+    _cut_record(record)
 
 
 def test_replayed_cut_equals_live_cut():
