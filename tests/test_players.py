@@ -238,3 +238,35 @@ def test_the_browser_hub_follows_a_persons_revoke_in_open_mode():
         assert all(ev["card"] in dealt[ev["seat"]] for ev in plays)   # each from own hand
         return
     raise AssertionError("no seed let the person revoke")
+
+
+# the table's messages in play that the players' guide must explain (table/texts.py keys)
+GUIDE_KEYS = (
+    "deal_centre deal_count deal_to missing missing_n deal_again calls talon discard_open "
+    "discard_again play_on hold_ok turn wins clear put_back one_card unknown other_deck "
+    "reader_down centre_down not_now revoke in_trick called_card undo_q undone "
+    "nothing_undo result won lost draw thrown_in tricks col_pay col_total next_deal "
+    "scores deal_no pot points_now last_trick ok_back ok_on session_over flash_low "
+    "flash_full flash_help to_centre enrol_next e_not_in_deck e_card_used e_not_in_hand "
+    "e_not_your_turn e_wrong_phase e_must_follow e_must_trump e_must_overtrump "
+    "e_illegal_call e_illegal_contract e_illegal_discard e_illegal_announce").split()
+
+
+def test_the_players_guide_explains_every_message_in_both_languages():
+    """docs/players-guide.de.md and .en.md name each message the table shows in
+    play, in German and in English (the words around a name or number): a text
+    changed or added in table/texts.py fails here until the guides say it."""
+    from pathlib import Path
+
+    from table.texts import text
+    docs = Path(__file__).resolve().parent.parent / "docs"
+    guides = {lang: (docs / ("players-guide.%s.md" % lang)).read_text(encoding="utf-8")
+              for lang in ("de", "en")}
+    missing = []
+    for key in GUIDE_KEYS:
+        for lang in ("de", "en"):           # both guides quote German / English
+            for part in text(key, lang).replace("%d", "%s").split("%s"):
+                part = part.strip()
+                missing += [(key, lang, guide, part) for guide in guides
+                            if part and part not in guides[guide]]
+    assert missing == [], missing
