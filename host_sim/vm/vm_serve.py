@@ -91,12 +91,20 @@ class Host:
         self.lines = lines
 
     def journal_lines(self, start, stop):
-        """Lines ``start`` (0: the header) up to ``stop``, ``lines`` at most."""
+        """Lines ``start`` (0: the header) up to ``stop``, ``lines`` at most:
+        from the journal's tail in RAM when they are recent (what the players
+        ask after each step), else read from flash line by line."""
         journal = self.app.journal
         out = []
         if journal is None:
             return out
-        stop = min(stop, start + self.lines)
+        count = len(journal)
+        stop = min(stop, start + self.lines, count)
+        if start >= stop:
+            return out
+        recent = journal.tail(count - start)
+        if len(recent) == count - start:
+            return recent[:stop - start]
         lines = journal.read_lines()
         try:
             for i, line in enumerate(lines):
