@@ -37,6 +37,25 @@ ROOT = Path(__file__).resolve().parent.parent
 TAPPTABLE = [sys.executable, "-m", "tools.tapptable.cli"]
 
 
+class AheadClock:
+    """Wall time that a test can move ahead: ``ahead(ms)`` runs the served table
+    ``ms`` further at once (a PIN back-off passes without sleeping)."""
+
+    def __init__(self):
+        self.offset = 0.0
+
+    def __call__(self):
+        return time.monotonic() + self.offset
+
+    def ahead(self, sim, ms):
+        target = sim.table.scheduler.now_ms() + ms
+        self.offset += ms / 1000.0
+        deadline = time.monotonic() + 10
+        while sim.table.scheduler.now_ms() < target:     # the serving thread caught up
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+
+
 @pytest.fixture
 def served():
     """Virtual tables behind a pty or a TCP port, served on wall time in a thread."""
@@ -45,7 +64,7 @@ def served():
     def start(spec="pty", table=None):
         table = table or pinned_table()
         link = sim_serial.open_link(spec)
-        sim = sim_serial.SerialSim(table, link)
+        sim = sim_serial.SerialSim(table, link, clock=AheadClock())
         stop = threading.Event()
         th = threading.Thread(target=sim.serve, args=(stop.is_set,), daemon=True)
         th.start()
@@ -83,8 +102,8 @@ def test_the_simulated_board_keeps_playing_through_ctrl_c_and_models_the_repl(se
         assert any("bad_line" in s for s in statuses)           # the garbled line, shown
         with pytest.raises(client.DeviceError) as e:
             link.request("repl", pin="0000")
-        assert e.value.code == "bad_pin"
-        time.sleep(0.6)
+        assert e.value.code == "bad_pin" and e.value.answer["retry_ms"] == 500
+        sim.clock.ahead(sim, 500)                               # the back-off, on the table's clock
         assert link.request("repl", pin=PIN)["repl"] is True
         time.sleep(0.3)
         with pytest.raises(client.ReplError, match="not running"):

@@ -346,14 +346,16 @@ class SimRepl:
 
 
 class SerialSim:
-    """A virtual table and its console link, stepped on wall time."""
+    """A virtual table and its console link, stepped on wall time (``clock``:
+    seconds, ``time.monotonic`` unless a test brings its own)."""
 
-    def __init__(self, table, link):
+    def __init__(self, table, link, clock=time.monotonic):
         self.table = table
         self.link = link
+        self.clock = clock
         self.repl = None
         self.console = attach(table, link)
-        self.t0 = time.monotonic()
+        self.t0 = clock()
         self.v0 = table.scheduler.now_ms()
 
     def step(self):
@@ -362,7 +364,7 @@ class SerialSim:
             self.repl.step()
             self.link.pump()
             return
-        target = self.v0 + (time.monotonic() - self.t0) * 1000.0
+        target = self.v0 + (self.clock() - self.t0) * 1000.0
         sched = self.table.scheduler
         try:
             if target > sched.now_ms():
@@ -382,7 +384,7 @@ class SerialSim:
         """Ctrl-D at the REPL: main.py again -- a new table on the same flash."""
         self.table.power_cut()
         self.console = attach(self.table, self.link)
-        self.t0 = time.monotonic()
+        self.t0 = self.clock()
         self.v0 = self.table.scheduler.now_ms()
         self.repl = None
 
