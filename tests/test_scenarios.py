@@ -2,7 +2,15 @@
 unchanged table application on the chip models and must meet all its
 expectations (format: host_sim/README.md, "Scenario files"), in both runtimes:
 under CPython in this process, and inside the MicroPython unix port bridged to
-the same models (host_sim/vm_table.py), with the same expectations."""
+the same models (host_sim/vm_table.py), with the same expectations.
+
+The whole-session files (``session_<variant>_<players>_<mode>``) take half a
+minute each inside the VM, where every bus transfer crosses the bridge.  There
+each variant plays one of its two modes, strict and open taking turns in name
+order, so every variant and both modes of every family (Tapp, Tarock,
+Herzblatt) run in MicroPython; the other mode of each runs under CPython only.
+``TAPP_VM_ALL=1`` runs every file in both runtimes."""
+import os
 from pathlib import Path
 
 import pytest
@@ -11,6 +19,29 @@ from host_sim.scenario import RUNTIMES, format_failures, run_file
 from tapp.catalog import variant_ids
 
 SCENARIOS = sorted((Path(__file__).parent / "scenarios").glob("*.scn"))
+VM_ALL = os.environ.get("TAPP_VM_ALL") == "1"
+
+
+def _vm_sessions():
+    """The session files that run in the VM: per variant (and player count) one
+    mode, strict for the first, open for the second, ... in name order."""
+    tables = sorted({p.stem.rsplit("_", 1)[0] for p in SCENARIOS
+                     if p.stem.startswith("session_")})
+    return {t + ("_strict" if k % 2 == 0 else "_open") for k, t in enumerate(tables)}
+
+
+VM_SESSIONS = _vm_sessions()
+
+
+def _cases():
+    out = []
+    for path in SCENARIOS:
+        for runtime in RUNTIMES:
+            if runtime != "cpython" and path.stem.startswith("session_") \
+                    and path.stem not in VM_SESSIONS and not VM_ALL:
+                continue
+            out.append(pytest.param(path, runtime, id="%s-%s" % (path.stem, runtime)))
+    return out
 
 
 def test_there_are_scenarios_for_every_variant_and_mode():
@@ -22,8 +53,18 @@ def test_there_are_scenarios_for_every_variant_and_mode():
     assert len([n for n in names if n.startswith("bad_")]) >= 9
 
 
-@pytest.mark.parametrize("runtime", RUNTIMES)
-@pytest.mark.parametrize("path", SCENARIOS, ids=[p.stem for p in SCENARIOS])
+def test_the_vm_plays_every_variant_and_both_modes_of_every_family():
+    played = {(n.rsplit("_", 1)[1], n) for n in VM_SESSIONS}
+    assert {mode for mode, _n in played} == {"strict", "open"}
+    for variant in variant_ids():
+        assert any(n.startswith("session_" + variant + "_") for n in VM_SESSIONS), variant
+    for family in (("tapp", "wuerttemberg", "braun"), ("tarock", "haferl", "berliner"),
+                   ("herzblatt",)):
+        modes = {mode for mode, n in played if n[len("session_"):].startswith(family)}
+        assert modes == {"strict", "open"}, (family, modes)
+
+
+@pytest.mark.parametrize(("path", "runtime"), _cases())
 def test_scenario(path, runtime):
     failures = run_file(str(path), runtime=runtime)
     assert not failures, "\n" + format_failures(str(path.relative_to(Path.cwd())
