@@ -279,6 +279,12 @@ def _event(line):
     return json.loads(line.split("\t")[0])
 
 
+def _pressed(action):
+    """Was the step a button press?  (A card is seen on any other step: laid,
+    left when another is lifted, or on a reader plugged back in.)"""
+    return action.split()[-1] in KEYS
+
+
 class Checks:
     """Follows the table's journal with a shadow session and checks each step."""
 
@@ -324,13 +330,13 @@ class Checks:
                                   "(%s)" % (ev, ev["seat"], action))
         elif kind == "deal" and ev.get("hands") is not None:
             cards = {CODE_INDEX[c] for h in ev["hands"] for c in h}
-            if action != "place" or not cards <= self.laid:
+            if _pressed(action) or not cards <= self.laid:
                 raise MonkeyError("journalled a deal of cards not laid (%s): %r" % (
                     action, sorted(cards - self.laid)))
             self.laid = set()
         elif kind == "exchange" and ev.get("discard"):
             cards = {CODE_INDEX[c] for c in ev["discard"]}
-            if action != "place" or not cards <= self.laid:
+            if _pressed(action) or not cards <= self.laid:
                 raise MonkeyError("journalled discards not laid (%s): %r" % (action, ev))
             self.laid = set()
         elif kind == "deal":                     # open mode: the cards lie face down
