@@ -22,6 +22,7 @@ more blocks in use than there are, as on a full flash).
 """
 import itertools
 import os as host_os
+import weakref
 
 import littlefs
 from littlefs import errors as lfs_errors
@@ -32,7 +33,7 @@ READ = 32               # VfsLfs2's default readsize
 LOOKAHEAD = 32          # VfsLfs2's default lookahead
 DISK_VERSION = 0x00020001
 
-_MOUNTS = {}            # prefix -> Flash
+_MOUNTS = weakref.WeakValueDictionary()   # prefix -> Flash, while its table holds it
 _NUMBERS = itertools.count(1)
 
 
@@ -65,13 +66,26 @@ class Flash:
     def image(self):
         return bytes(self.fs.context.buffer)
 
-    def unmount(self):
-        _MOUNTS.pop(self.root, None)
-
     def statvfs(self):
         used = self.fs.used_block_count
         free = (self.blocks - used) & 0xFFFFFFFF
         return (BLOCK, BLOCK, self.blocks, free, free, 0, 0, 0, 0, 255)
+
+
+def mount(prefix, fs):
+    """Send paths under ``prefix`` to ``fs`` (``.fs``: a LittleFS, ``.statvfs()``);
+    host_sim/lfs_vfs.py mounts the tests' flash devices so."""
+    if prefix in _MOUNTS:
+        raise OSError(1, "EPERM")
+    _MOUNTS[prefix] = fs
+
+
+def unmount(prefix):
+    """The file system mounted at ``prefix`` (no longer found by path)."""
+    fs = _MOUNTS.pop(prefix, None)
+    if fs is None:
+        raise OSError(22, "EINVAL")
+    return fs
 
 
 def _find(path):
