@@ -60,7 +60,7 @@ def main(root="/"):
     settings = Settings(root)
     settings.load()
     journal = last_journal(root)    # a session in progress: take it up again
-    app = App(board, settings.as_dict(), registry, settings.deck, remember=settings,
+    app = App(board, settings, registry, settings.deck,
               journal_factory=lambda header: create_journal(root, header),
               resume=journal)
     from table.console_door import open_door, run_table

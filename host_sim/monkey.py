@@ -175,14 +175,14 @@ class QuickTable:
         registry.load()
         if enrolled:
             enrol_virtual_deck(registry, DECK_ID)
-        settings = Settings(self.root)
+        settings = Settings(self.root, remember=False)
         settings.load()
-        values = dict(settings.as_dict(), variant=variant, players=players, mode=mode,
-                      options=dict(options or {}), first_dealer=0, language="de",
-                      seat_names=list(SEATS[:players]))
+        settings.override({"variant": variant, "players": players, "mode": mode,
+                           "options": dict(options or {}), "first_dealer": 0, "language": "de",
+                           "seat_names": list(SEATS[:players])})
         self.board = QuickBoard(self.chips, clock or Clock(), self.root)
         root = self.root
-        self.app = App(self.board, values, registry, DECK_ID, start=True,
+        self.app = App(self.board, settings, registry, DECK_ID, start=True,
                        journal_factory=lambda header: create_journal(root, header),
                        resume=last_journal(root) if resume else None)
         # the jobs by their period in 5 ms ticks (no job takes bus time here, so

@@ -69,13 +69,13 @@ class VirtualTable:
         registry.load()
         for deck_id in range(1, self.decks + 1):     # deck 1 is the one in play
             enrol_virtual_deck(registry, deck_id)
-        settings = Settings(self.root)
+        settings = Settings(self.root, remember=False)     # as main.py's, kept in RAM
         settings.load()
-        values = dict(settings.as_dict(), **values)
-        self.board = SimBoard(seats=values["players"], root=self.root,
+        settings.override(values)
+        self.board = SimBoard(seats=settings.players, root=self.root,
                               fields_on=self.args["fields_on"])
         journal = last_journal(self.root) if resume else None
-        self.app = App(self.board, values, registry, DECK_ID, start=not setup,
+        self.app = App(self.board, settings, registry, DECK_ID, start=not setup,
                        journal_factory=lambda header: create_journal(self.root, header),
                        resume=journal)
         self.scheduler = Scheduler(self.board.clock, [

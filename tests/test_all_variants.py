@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from tapp.catalog import PRESETS, VARIANTS
+from tapp.catalog import players_of, variant_ids
 from tapp.record import Replayer
 from tapp.rules import Rules
 from tools.tapptable.simulate import Simulator
@@ -26,8 +26,7 @@ OPTIONS = {  # options that keep bank/Haferl sessions going long enough to test
     "scharfer_tarock": {"doubling": "kontra_re"},
     "braun_solo": {"all_pass": "last_trick"},
 }
-CASES = [(v, n, mode) for v in sorted(list(VARIANTS) + list(PRESETS))
-         for n in (VARIANTS[PRESETS[v][0]] if v in PRESETS else VARIANTS[v])["players"]
+CASES = [(v, n, mode) for v in variant_ids() for n in players_of(v)
          for mode in ("strict", "open")]
 
 

@@ -30,11 +30,10 @@ from host_sim.table import VirtualTable
 from table import names, registry, screens, texts
 from table.game import DEALING, GAME, RESULT
 from table.names import VARIANTS, card_text
-from table.settings import SEAT_NAMES
+from table.settings import SEAT_NAMES, Settings
 from table.setup import Setup
 from tapp import errors as E
-from tapp.catalog import PRESETS, variant_ids
-from tapp.catalog import VARIANTS as TABLES
+from tapp.catalog import players_of, variant_ids
 
 COLS = 16
 # the longest names a seat may have (settings.MAX_NAME: 12), names that differ
@@ -168,8 +167,7 @@ def _messages(lang):
 
 def _variant_cases():
     for variant in variant_ids():
-        base = PRESETS[variant][0] if variant in PRESETS else variant
-        for n in sorted(set(TABLES[base]["players"])):
+        for n in sorted(set(players_of(variant))):
             yield variant, n
 
 
@@ -231,14 +229,15 @@ def test_a_revoke_and_its_settlement_fit(checker, lang):
 
 @pytest.mark.parametrize("lang", ("de", "en"))
 def test_every_setup_question_and_answer_fits(checker, lang):
-    values = {"variant": "tapp_modern", "players": 5, "mode": "strict", "options": {},
-              "first_dealer": 0, "language": lang, "seat_names": list(LONG_SEATS)}
+    values = Settings(None)
+    for key, value in (("players", 5), ("language", lang), ("seat_names", list(LONG_SEATS))):
+        assert values.set(key, value), key
     scr = screens.Screens(types.SimpleNamespace(
         text=lambda *a: None, pixel=lambda *a: None, fill_rect=lambda *a: None,
         width=128, buffer=bytearray(1024)))
     for variant in variant_ids():
-        values["variant"] = variant
-        values["options"] = {}
+        # every game with five seats' names (set: no check against the game's counts)
+        assert values.set("variant", variant) and values.set("options", {})
         setup = Setup(values)
         for step, (_key, _label, choices) in enumerate(setup.questions()):
             setup.step = step

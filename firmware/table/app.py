@@ -84,16 +84,15 @@ class Signals:
 class App:
     """The table: setup, enrolment and play on one board."""
 
-    def __init__(self, board, values, registry, deck_id=1, journal_factory=None,
-                 start=False, remember=None, console=None, resume=None):
+    def __init__(self, board, settings, registry, deck_id=1, journal_factory=None,
+                 start=False, console=None, resume=None):
         self.board = board
         self.readers = board.readers
         self.centre = board.readers.n - 1
         self.presence = P.Presence(board.readers.n, settle_ms=SETTLE_MS)
         self.registry = registry
         self.deck_id = deck_id
-        self.values = values                 # the setup answers (remembered settings)
-        self.remember = remember             # table/settings.Settings, or None
+        self.settings = settings             # table/settings.Settings: the setup's answers
         self.console = console               # the line protocol: .step(), or None
         self.injected = [None] * board.readers.n   # inject(): a UID per reader, or None
         self.journal_factory = journal_factory or MemoryJournal   # header -> journal
@@ -108,7 +107,7 @@ class App:
         self.journal = None
         self.deals_seen = 0                  # the journal's deals when last looked at
         self.full_dirty = False
-        self.setup = Setup(values)
+        self.setup = Setup(settings)
         self.mode = SETUP
         self.enrolment = None
         self.enrol_note = ""
@@ -136,7 +135,7 @@ class App:
         """The game on ``journal`` (None: a new one); the journal."""
         resume = None
         if journal is None:
-            header = self.setup.header()
+            header = self.settings.header()
             journal = self.journal_factory(header)
         else:
             header = journal.header()
@@ -144,7 +143,7 @@ class App:
             self.boot_check = self.board.ticks_ms()
         self.journal = journal
         self.game = Game(header, journal, self.signals, self.readers.n, self.centre,
-                         self.deck_id, self.values["language"], resume=resume)
+                         self.deck_id, self.settings.language, resume=resume)
         self.mode = PLAYING
         self.deals_seen = journal.deals
         return journal
@@ -164,7 +163,7 @@ class App:
             self._start_game(again)
             game = self.game
             if not again.failed and game is not None:
-                game.note(text("flash_full", self.values["language"]), "error")
+                game.note(text("flash_full", self.settings.language), "error")
                 return
             again.close()
         self.game = None
@@ -182,7 +181,7 @@ class App:
         self.deals_seen = journal.deals
         left = journal.deals_left()
         if 0 <= left <= WARN_DEALS:
-            game.note(text("flash_low", self.values["language"]) % left, "")
+            game.note(text("flash_low", self.settings.language) % left, "")
         elif game.news:
             game.note("", "")
 
@@ -201,7 +200,7 @@ class App:
         """Enrolment: cards go one by one on the centre reader, as the screen asks."""
         if ev != P.EV_PLACED:
             return
-        lang = self.values["language"]
+        lang = self.settings.language
         enrol = self.enrolment
         if enrol is None:
             return
@@ -217,7 +216,7 @@ class App:
             self.start_game()
 
     def _enrol_rows(self):
-        lang = self.values["language"]
+        lang = self.settings.language
         enrol = self.enrolment
         if enrol is None:
             return []
@@ -227,13 +226,9 @@ class App:
                 ("", False), (self.enrol_note, False), ("", False), ("", False)]
 
     def _remember(self):
-        """Keep the answers on flash for the next power-up."""
-        if self.remember is None:
-            return
-        for key in ("variant", "options", "players", "seat_names", "first_dealer", "mode",
-                    "language"):
-            self.remember.set(key, self.values[key])
-        self.remember.save()
+        """Keep the answers on flash for the next power-up (the virtual tables
+        keep them in RAM: table/settings.py)."""
+        self.settings.save()
 
     def card_present(self, reader):
         return self.presence.placed_len(reader) > 0
@@ -381,7 +376,7 @@ class App:
 
     def _draw_full(self):
         """The flash refused even the session read back (``_journal_failed``)."""
-        lang = self.values["language"]
+        lang = self.settings.language
         self.screens.draw_rows([(text("flash_full", lang), True), ("", False),
                                 (text("flash_help", lang), False)] + [("", False)] * 5)
         self.full_dirty = False
@@ -419,7 +414,7 @@ class App:
     def _enrol_undo(self):
         enrol = self.enrolment
         if enrol is not None and enrol.undo_last() >= 0:
-            self.enrol_note = text("undone", self.values["language"])
+            self.enrol_note = text("undone", self.settings.language)
             self.enrol_dirty = True
 
     def _card_event(self, ev, reader):

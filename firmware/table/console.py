@@ -170,7 +170,7 @@ class Console:
         self.lock.authorise(req, self.now)
 
     def referee_pin(self):
-        return self.app.values.get("referee_pin")
+        return self.app.settings.referee_pin
 
     def root(self):
         return getattr(self.app.board, "root", None) or "/"

@@ -5,20 +5,12 @@ returns the answer's body, or None when a task answers later; a refusal is a
 ``Failure`` with its stable code.
 """
 from tapp.cards import CARD_CODES, CODE_INDEX
-from tapp.catalog import PRESETS, VARIANTS, variant_ids
-from tapp.jsonout import dumps
 from tapp.record import OVERLONG, parse_line
-from tapp.session import Session
-from tapp.variants import HeaderError
 
 from . import registry as R
 from .console_link import Failure, is_int
 from .presence import ticks_diff
-from .settings import KEYS as SETTING_KEYS
-from .settings import Settings
 
-SET_KEYS = ("variant", "options", "players", "seat_names", "first_dealer", "mode",
-            "language", "referee_pin")
 SELFTEST_MAX_MS = 60000
 MEANWHILE_MS = 100       # during the self-test's waits the link is served this often
 
@@ -41,24 +33,10 @@ def unhex(s):
 # ----- settings ------------------------------------------------------------------------
 
 
-def scratch(con):
-    """A Settings object holding the current values (validation only)."""
-    s = Settings(con.root())
-    values = con.app.values
-    for key in SETTING_KEYS:
-        if key in values and key != "first_dealer":
-            s.set(key, values[key])
-    if "first_dealer" in values:
-        s.set("first_dealer", values["first_dealer"])
-    return s
-
-
-def shown_values(con):
-    values = con.app.values
-    return {k: values[k] for k in SET_KEYS if k in values and k != "referee_pin"}
-
-
 def cmd_set(con, rid, req):
+    """Show or change the settings for the next session (table/settings.py is
+    their owner: the same checks and error codes as everywhere)."""
+    settings = con.app.settings
     changes = req.get("values")
     if changes is None and "key" in req:
         key = req.get("key")
@@ -66,45 +44,20 @@ def cmd_set(con, rid, req):
             raise Failure("bad_args", "key: a setting's name")
         changes = {key: req.get("value")}
     if changes is None:
-        return {"values": shown_values(con)}
+        return {"values": settings.shown()}
     if not isinstance(changes, dict) or not changes:
         raise Failure("bad_args", "values: an object of settings")
     con.authorise(req)
-    for key in changes:
-        if key not in SET_KEYS:
-            raise Failure("bad_args", "unknown setting %s" % dumps(str(key)[:32]))
-    s = scratch(con)
-    for key in SET_KEYS:
-        if key not in changes:
-            continue
-        v = changes[key]
-        if key == "variant" and (not isinstance(v, str) or v not in variant_ids()):
-            raise Failure("bad_args", "variant: one of " + ", ".join(variant_ids()))
-        if not s.set(key, v):
-            raise Failure("bad_args", "bad value for %s" % key)
-    variant = s.variant
-    base = PRESETS[variant][0] if variant in PRESETS else variant
-    if s.players not in VARIANTS[base]["players"]:
-        raise Failure("bad_args", "%s is not played by %d players" % (variant, s.players))
-    try:
-        Session(s.header())          # the options must make a session
-    except HeaderError as exc:
-        raise Failure("bad_args", str(exc)[:120]) from None
-    values = con.app.values
-    for key in SET_KEYS:
-        values[key] = s.get(key)
-    saved = None
-    remember = con.app.remember
-    if remember is not None:
-        for key in SET_KEYS:
-            remember.set(key, values[key])
-        saved = remember.save()
+    problem = settings.update(changes)      # validated there, all or nothing
+    if problem is not None:
+        raise Failure(*problem)
+    saved = settings.save()                 # None: a table that keeps them in RAM
     game_keys = [k for k in changes if k != "referee_pin"]
     note = "for the next session (reset-session starts it)" if game_keys else None
     if "referee_pin" in changes:
         pin_note = "the referee PIN applies at once"
         note = pin_note if note is None else note + "; " + pin_note
-    return {"values": shown_values(con), "saved": saved, "note": note}
+    return {"values": settings.shown(), "saved": saved, "note": note}
 
 
 # ----- decks ---------------------------------------------------------------------------

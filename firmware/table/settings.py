@@ -6,8 +6,17 @@ the tests.  Nothing here touches hardware.
     s = Settings("/")
     problems = s.load()     # missing file -> defaults; corrupt file -> defaults + a problem
     s.set("players", 4)     # -> True, or False for a bad value (nothing changes)
+    s.update({"variant": "haferltarock", "players": 4})   # the console's ``set``: None, or
+                            # (code, message) and nothing changes
+    s.choose_variant("berliner")    # the setup menu: also s.set_option, s.set_seat_name
     s.save()                # -> True, or False when the flash refused (nothing changes)
     s.header()              # the record header (docs/record-format.md) these settings start
+
+``Settings`` is the one owner of the settings: the setup menu, the console's
+``set`` and the host tools change them only through its methods, and every
+session's header comes from ``header()``.  ``Settings(root, remember=False)``
+(the virtual tables) or ``Settings(None)`` keeps them in RAM only: ``save()``
+then writes nothing and answers None.
 
 A bad value on load takes its default and is reported in ``problems`` (a list
 of short English lines for the console); loading never raises.
@@ -50,6 +59,8 @@ FIELDS = (
     ("referee_pin", None),
 )
 KEYS = tuple(k for k, _ in FIELDS)
+# What the console's ``set`` may change: all but the deck in play (enrolment's).
+SETTABLE = tuple(k for k in KEYS if k != "deck")
 
 
 def default(key):
@@ -228,11 +239,13 @@ def _copy(v):
 
 
 class Settings:
-    """The remembered settings; each field is an attribute of the same name."""
+    """The remembered settings; each field is an attribute of the same name
+    (read them freely; change them only through the methods)."""
 
-    def __init__(self, root):
+    def __init__(self, root, remember=True):
         self.root = root
-        self.path = join(root, FILE)
+        self.path = join(root, FILE) if root is not None else None
+        self.remember = remember and root is not None   # save() writes the file
         self.problems = []
         self.reset()
 
@@ -259,6 +272,15 @@ class Settings:
     def get(self, key):
         return getattr(self, key) if key in KEYS else None
 
+    def shown(self):
+        """What the console shows of the settings: all it may set but the referee PIN."""
+        return {k: _copy(getattr(self, k)) for k in SETTABLE if k != "referee_pin"}
+
+    def copy_from(self, other):
+        """Take every field of ``other`` (a Settings: its values are valid)."""
+        for key in KEYS:
+            setattr(self, key, _copy(getattr(other, key)))
+
     def set(self, key, value):
         """Set one field; False (and nothing changes) for an unknown key or a bad value.
         A referee PIN may come as a number (``set referee_pin=4711``)."""
@@ -273,6 +295,84 @@ class Settings:
             self.first_dealer = 0
         return True
 
+    def update(self, changes):
+        """Several settings at once (the console's ``set``), all or none: None,
+        or (error code, message) and nothing changes.  The variant must be
+        played by that many players and the options must make a session."""
+        from tapp.catalog import players_of, variant_ids
+        from tapp.jsonout import dumps
+        for key in changes:
+            if key not in SETTABLE:
+                return "bad_args", "unknown setting %s" % dumps(str(key)[:32])
+        new = Settings(None)
+        new.copy_from(self)
+        for key in SETTABLE:
+            if key not in changes:
+                continue
+            v = changes[key]
+            if key == "variant" and (not isinstance(v, str) or v not in variant_ids()):
+                return "bad_args", "variant: one of " + ", ".join(variant_ids())
+            if not new.set(key, v):
+                return "bad_args", "bad value for %s" % key
+        if new.players not in players_of(new.variant):
+            return "bad_args", "%s is not played by %d players" % (new.variant, new.players)
+        problem = new.session_problem()
+        if problem is not None:
+            return "bad_args", problem
+        self.copy_from(new)
+        return None
+
+    def override(self, values):
+        """``update`` for a host powering a virtual table up with ``values``
+        over the loaded settings: ValueError for what ``set`` would refuse."""
+        problem = self.update(values)
+        if problem is not None:
+            raise ValueError("%s: %s" % problem)
+
+    def session_problem(self):
+        """Why these settings cannot start a session (the engine's word), or None."""
+        from tapp.rules import rules_for
+        from tapp.variants import HeaderError
+        try:
+            rules_for(self.header())
+        except HeaderError as exc:
+            return str(exc)[:120]
+        return None
+
+    # ----- the setup menu's answers -------------------------------------------------
+
+    def choose_variant(self, vid):
+        """A new game: its options start from the preset's (none set), and the
+        players from the first count it is played by if it is not played by as
+        many as now.  False (nothing changes) for an unknown id."""
+        from tapp.catalog import players_of
+        allowed = players_of(vid)
+        if not allowed:
+            return False
+        if vid != self.variant:
+            self.variant = vid
+            self.options = {}
+            if self.players not in allowed:
+                self.set("players", allowed[0])
+        return True
+
+    def set_option(self, name, value):
+        """One house-rule option (a name of the variant table's ``choices``)."""
+        if not isinstance(name, str) or not _ok_option_value(value):
+            return False
+        self.options[name] = value
+        return True
+
+    def set_seat_name(self, seat, name):
+        """The name of one seat; the seats before it keep theirs (a missing one
+        gets its default)."""
+        if not _is_int(seat) or not 0 <= seat < MAX_SEATS or not _ok_name(name):
+            return False
+        while len(self.seat_names) <= seat:
+            self.seat_names.append(self.seat_name(len(self.seat_names)))
+        self.seat_names[seat] = name
+        return True
+
     def load(self):
         """Read the file: missing -> defaults; unreadable or corrupt ->
         defaults and one problem; each bad field -> its default and a problem.
@@ -280,6 +380,8 @@ class Settings:
         self.reset()
         problems = []
         self.problems = problems
+        if self.path is None:
+            return problems  # kept in RAM only
         try:
             text = read_limited(self.path, MAX_BYTES)
         except OSError:
@@ -313,23 +415,24 @@ class Settings:
 
     def save(self):
         """Write the file atomically; True on success, False if the flash refused
-        (then the old file is still there)."""
+        (then the old file is still there), None when they are kept in RAM only."""
+        if not self.remember:
+            return None
         try:
             write_atomic(self.path, json.dumps(self.as_dict()) + "\n")
         except OSError:
             return False
         return True
 
+    def seat_name(self, seat):
+        """Seat ``seat``'s name: the stored one, else "Platz n"."""
+        if seat < len(self.seat_names):
+            return self.seat_names[seat]
+        return "Platz %d" % (seat + 1)
+
     def seats(self):
-        """The names of the seats in play: ``players`` names, the stored ones
-        first, then "Platz n" for seats without a stored name."""
-        out = []
-        for i in range(self.players):
-            if i < len(self.seat_names):
-                out.append(self.seat_names[i])
-            else:
-                out.append("Platz %d" % (i + 1))
-        return out
+        """The names of the seats in play: ``players`` of ``seat_name``."""
+        return [self.seat_name(i) for i in range(self.players)]
 
     def header(self):
         """The record header (docs/record-format.md line 1) for a session with these settings."""

@@ -4,10 +4,11 @@ prev/next change the answer, OK takes it and goes on, a long prev goes back.
 The questions: game (variant), number of players, each house-rule option that
 has a list of choices (the variant table's ``choices``), each seat's name from
 a preset list, the first dealer, strict or open mode, the language, then start.
-The answers start from the last settings (remembered on flash by the app).
+The answers start from the last settings and go straight into them
+(table/settings.py ``Settings``, their one owner; the app keeps them on flash).
 """
 from tapp.cards import CODE_INDEX
-from tapp.catalog import PRESETS, VARIANTS, variant_ids
+from tapp.catalog import VARIANTS, base_variant, variant_ids
 from tapp.variants import COMMON_CHOICES
 
 from .names import VARIANTS as VARIANT_NAMES
@@ -19,17 +20,14 @@ SEAT_PRESETS = SEAT_NAMES
 
 
 def _table(variant):
-    base = PRESETS[variant][0] if variant in PRESETS else variant
-    return VARIANTS[base]
+    return VARIANTS[base_variant(variant)[0]]
 
 
 class Setup:
     """The setup questions as a small state machine; ``done`` once started."""
 
-    def __init__(self, values):
-        # values: the settings (table/settings.py keys): variant, players, options,
-        # seat_names, first_dealer, mode, language
-        self.values = values
+    def __init__(self, settings):
+        self.settings = settings        # table/settings.py Settings: the answers
         self.step = 0
         self.pos = 0
         self.done = False
@@ -40,41 +38,40 @@ class Setup:
 
     def questions(self):
         """(key, label, choices) of every question, for the current answers."""
-        v = self.values
-        table = _table(v["variant"])
-        out = [("variant", text("variant", v["language"]), variant_ids()),
-               ("players", text("players", v["language"]), list(table["players"]))]
+        v = self.settings
+        lang = v.language
+        table = _table(v.variant)
+        out = [("variant", text("variant", lang), variant_ids()),
+               ("players", text("players", lang), list(table["players"]))]
         choices = dict(COMMON_CHOICES)
         choices.update(table["choices"])
         for key in sorted(choices):
-            out.append(("option:" + key, _said("o_" + key, key, v["language"]),
+            out.append(("option:" + key, _said("o_" + key, key, lang),
                         list(choices[key])))
-        for seat in range(v["players"]):
-            out.append(("seat:%d" % seat, text("seat", v["language"]) % (seat + 1),
+        for seat in range(v.players):
+            out.append(("seat:%d" % seat, text("seat", lang) % (seat + 1),
                         list(SEAT_PRESETS)))
-        out.append(("first_dealer", text("first_dealer", v["language"]),
-                    list(range(v["players"]))))
-        out.append(("mode", text("mode", v["language"]), ["strict", "open"]))
-        out.append(("language", text("language", v["language"]), ["de", "en"]))
-        out.append(("start", text("start", v["language"]), ["start"]))
+        out.append(("first_dealer", text("first_dealer", lang),
+                    list(range(v.players))))
+        out.append(("mode", text("mode", lang), ["strict", "open"]))
+        out.append(("language", text("language", lang), ["de", "en"]))
+        out.append(("start", text("start", lang), ["start"]))
         return out
 
     def current(self):
         return self.questions()[self.step]
 
     def _answer(self, key):
-        v = self.values
+        v = self.settings
         if key.startswith("option:"):
             name = key[7:]
-            if name in v["options"]:
-                return v["options"][name]
-            table = _table(v["variant"])
-            preset = PRESETS[v["variant"]][1] if v["variant"] in PRESETS else {}
-            return preset.get(name, table["options"].get(name, "forfeit"))
+            if name in v.options:
+                return v.options[name]
+            base, preset = base_variant(v.variant)
+            return preset.get(name, VARIANTS[base]["options"].get(name, "forfeit"))
         if key.startswith("seat:"):
-            seat = int(key[5:])
-            return v["seat_names"][seat] if seat < len(v["seat_names"]) else SEAT_PRESETS[seat]
-        return v.get(key, "start")
+            return v.seat_name(int(key[5:]))
+        return "start" if key == "start" else v.get(key)
 
     def _enter(self):
         key, _label, choices = self.current()
@@ -85,27 +82,15 @@ class Setup:
     def _take(self):
         key, _label, choices = self.current()
         ans = choices[self.pos]
-        v = self.values
-        if key == "variant" and ans != v["variant"]:
-            v["variant"] = ans
-            v["options"] = {}
-            players = _table(ans)["players"]
-            if v["players"] not in players:
-                v["players"] = players[0]
+        v = self.settings
+        if key == "variant":
+            v.choose_variant(ans)
         elif key.startswith("option:"):
-            v["options"][key[7:]] = ans
+            v.set_option(key[7:], ans)
         elif key.startswith("seat:"):
-            seat = int(key[5:])
-            while len(v["seat_names"]) <= seat:
-                v["seat_names"].append(SEAT_PRESETS[len(v["seat_names"])])
-            v["seat_names"][seat] = ans
-        elif key == "players":
-            v["players"] = ans
-            v["seat_names"] = (v["seat_names"] + list(SEAT_PRESETS))[:ans]
-            if v["first_dealer"] >= ans:
-                v["first_dealer"] = 0
+            v.set_seat_name(int(key[5:]), ans)
         elif key != "start":
-            v[key] = ans
+            v.set(key, ans)                 # players, first dealer, mode, language
 
     def button(self, key, long_press):
         """key: 0 prev, 1 next, 2 OK."""
@@ -130,23 +115,15 @@ class Setup:
 
     # ----- results ------------------------------------------------------------------------
 
-    def header(self):
-        """The docs/record-format.md header of the session these answers describe."""
-        v = self.values
-        seats = (list(v["seat_names"]) + list(SEAT_PRESETS))[:v["players"]]
-        return {"record": 1, "variant": v["variant"], "players": v["players"],
-                "seats": seats, "options": dict(v["options"]),
-                "first_dealer": v["first_dealer"], "mode": v["mode"]}
-
     def rows(self):
         """The screen: the question, the answer to choose (prev/next), the step."""
         key, label, choices = self.current()
-        lang = self.values["language"]
+        lang = self.settings.language
         ans = choices[self.pos]
         if key == "variant":
             shown = VARIANT_NAMES.get(ans, ans)
         elif key == "first_dealer":
-            shown = (list(self.values["seat_names"]) + list(SEAT_PRESETS))[ans]
+            shown = self.settings.seat_name(ans)
         elif key in ("mode", "start"):
             shown = text(ans, lang)
         else:
@@ -155,7 +132,7 @@ class Setup:
         return [(text("setup", lang) + " %d/%d" % (self.step + 1, total), True),
                 ("", False), (label, False), ("", False),
                 ("<" + short_name(shown, 14) + ">", True), ("", False),
-                (VARIANT_NAMES.get(self.values["variant"], ""), False), ("", False)]
+                (VARIANT_NAMES.get(self.settings.variant, ""), False), ("", False)]
 
 
 def _said(key, fallback, lang):

@@ -58,3 +58,19 @@ PRESETS = {"berliner": ("haferltarock", {"berliner": True})}
 
 def variant_ids():
     return sorted(list(WHERE) + list(PRESETS))
+
+
+def base_variant(vid):
+    """(the variant id whose table ``vid`` plays, the options a preset sets):
+    (vid, {}) for a variant itself.  The options are a fresh dict."""
+    if vid in PRESETS:
+        base, options = PRESETS[vid]
+        return base, dict(options)
+    return vid, {}
+
+
+def players_of(vid):
+    """The numbers of players variant or preset ``vid`` is played by (a tuple;
+    empty for an unknown id)."""
+    base = base_variant(vid)[0]
+    return tuple(VARIANTS[base]["players"]) if base in WHERE else ()

@@ -6,7 +6,7 @@ know about the variant, so they never look at variant ids themselves.
 from .announce import DOUBLING_CALLS
 from .auction import PASS, bids_above
 from .cards import DECKS, deck_cards, mask_count
-from .catalog import PRESETS, VARIANTS
+from .catalog import PRESETS, VARIANTS, base_variant
 from .dealing import TALON, receivers
 from .variants import (
     C_FLAGS,
@@ -31,8 +31,7 @@ def _variant(header):
     vid = header.get("variant")
     given = header.get("options")
     if isinstance(vid, str) and vid in PRESETS:
-        base, preset = PRESETS[vid]
-        merged = dict(preset)
+        base, merged = base_variant(vid)
         if isinstance(given, dict):
             merged.update(given)
         elif given is not None:

@@ -73,12 +73,11 @@ def make_app(board, cfg, root):
     registry.load()
     for deck_id in range(1, cfg["decks"] + 1):      # the first boot: deck 1 is in play
         enrol_virtual_deck(registry, deck_id)
-    settings = Settings(root)
+    settings = Settings(root, remember=False)          # as main.py's, kept in RAM
     settings.load()
-    values = settings.as_dict()
-    values.update(cfg["values"])
+    settings.override(cfg["values"])
     journal = last_journal(root) if cfg["resume"] else None
-    return App(board, values, registry, DECK_ID, start=not cfg["setup"],
+    return App(board, settings, registry, DECK_ID, start=not cfg["setup"],
                journal_factory=lambda header: create_journal(root, header), resume=journal)
 
 

@@ -13,6 +13,7 @@ from table.journal import MemoryJournal
 from table.presence import Presence
 from table.registry import Registry
 from table.ring import Ring
+from table.settings import Settings
 from table.table_view import TableView
 
 HEADER = {"record": 1, "variant": "tapp_modern", "players": 3, "first_dealer": 0,
@@ -94,8 +95,8 @@ class App:
         self.presence = Presence(4)
         self.registry = Registry(None)
         self.deck_id = 1
-        self.values = {"referee_pin": "4711", "variant": "tapp_modern", "players": 3}
-        self.remember = None
+        self.settings = Settings(None)      # in RAM only
+        self.settings.set("referee_pin", "4711")
         self.screens = Screens()
         self.keys = Ring(8)
         self.injected = [None] * 4

@@ -382,8 +382,7 @@ class Device:
         assert settings.load() == []
         journal = last_journal(root)      # a session in progress: take it up again
         self.resumed = journal is not None
-        self.app = App(self.board, settings.as_dict(), registry, settings.deck,
-                       remember=settings,
+        self.app = App(self.board, settings, registry, settings.deck,
                        journal_factory=lambda header: create_journal(root, header),
                        resume=journal)
         app = self.app

@@ -3,7 +3,7 @@ import argparse
 import json
 import sys
 
-from tapp.catalog import PRESETS, VARIANTS, variant_ids
+from tapp.catalog import players_of, variant_ids
 from tapp.record import LineReader, exc_message, one_line, replay_stream
 from tapp.variants import HeaderError
 
@@ -103,8 +103,7 @@ def _explaining(write):
 
 def _players_problem(variant, players):
     """Why ``variant`` cannot be played by ``players``, or None."""
-    base = PRESETS[variant][0] if variant in PRESETS else variant
-    allowed = VARIANTS[base]["players"]
+    allowed = players_of(variant)
     if players in allowed:
         return None
     counts = [str(n) for n in allowed]
