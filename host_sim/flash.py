@@ -34,6 +34,7 @@ LOOKAHEAD = 32          # VfsLfs2's default lookahead
 DISK_VERSION = 0x00020001
 
 _MOUNTS = weakref.WeakValueDictionary()   # prefix -> Flash, while its table holds it
+_HELD = {}              # prefix -> what ``mount`` mounted (held until ``unmount``)
 _NUMBERS = itertools.count(1)
 
 
@@ -77,12 +78,13 @@ def mount(prefix, fs):
     host_sim/lfs_vfs.py mounts the tests' flash devices so."""
     if prefix in _MOUNTS:
         raise OSError(1, "EPERM")
-    _MOUNTS[prefix] = fs
+    _MOUNTS[prefix] = _HELD[prefix] = fs
 
 
 def unmount(prefix):
     """The file system mounted at ``prefix`` (no longer found by path)."""
     fs = _MOUNTS.pop(prefix, None)
+    _HELD.pop(prefix, None)
     if fs is None:
         raise OSError(22, "EINVAL")
     return fs
