@@ -7,8 +7,10 @@ internal modules (Deal and its parts), reads a session's deal, or reads its
 resolved rules (``.rules``: the view answers what the table needs of them --
 deck, hand and talon size, seats, mode, dealing order).  The tests are held to
 the view as well, except the tests of the engine itself (``ENGINE_TESTS``),
-which check the rules against the engine from inside.  Private names of other
-objects are ruff's SLF001 (pyproject.toml).
+which check the rules against the engine from inside.  One layer up, the
+table's settings change only through their owner's methods (``Settings`` in
+table/settings.py).  Private names of other objects are ruff's SLF001
+(pyproject.toml).
 """
 import ast
 from pathlib import Path
@@ -93,3 +95,46 @@ def test_the_check_catches_a_rules_read(tmp_path):
                    "from tapp.rules import Rules\n")
     assert sorted(_violations(bad)) == [
         (1, "reads .rules"), (2, "reads .rules"), (2, "reads .rules")]
+
+
+SETTINGS_FIELDS = {"variant", "options", "players", "seat_names", "first_dealer", "mode",
+                   "language", "deck", "referee_pin"}
+
+
+def _settings_writes(path):
+    """Lines of ``path`` that change a field of a Settings (``settings.players = 4``,
+    ``x.settings.options[k] = v``) instead of calling its methods."""
+    tree = ast.parse(path.read_text(), str(path))
+    for node in ast.walk(tree):
+        targets = node.targets if isinstance(node, ast.Assign) else \
+            [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else []
+        for t in targets:
+            while isinstance(t, ast.Subscript):
+                t = t.value
+            if isinstance(t, ast.Attribute) and t.attr in SETTINGS_FIELDS:
+                owner = t.value
+                name = owner.attr if isinstance(owner, ast.Attribute) else \
+                    owner.id if isinstance(owner, ast.Name) else ""
+                if name in ("settings", "s") or name.endswith("_settings"):
+                    yield node.lineno, "writes settings.%s" % t.attr
+
+
+def test_the_settings_change_only_through_their_owner():
+    """table/settings.py ``Settings`` is the one owner: the setup menu, the
+    console's ``set`` and the hosts call its methods (validated there)."""
+    from table.settings import KEYS
+    assert SETTINGS_FIELDS == set(KEYS)
+    owner = ROOT / "firmware" / "table" / "settings.py"
+    found = ["%s:%d: %s" % (p.relative_to(ROOT), line, what)
+             for p in PRODUCT if p != owner for line, what in _settings_writes(p)]
+    assert not found, "\n".join(found)
+
+
+def test_the_check_catches_a_settings_write(tmp_path):
+    bad = tmp_path / "bad.py"
+    bad.write_text("app.settings.players = 4\nself.settings.options['x'] = 1\n"
+                   "settings.seat_names[0] = 'A'\nsettings.set('mode', 'open')\n"
+                   "self.players = 3\n")
+    assert sorted(_settings_writes(bad)) == [
+        (1, "writes settings.players"), (2, "writes settings.options"),
+        (3, "writes settings.seat_names")]
