@@ -28,11 +28,16 @@
 # measurement of the firmware can leave them out.
 #
 # ``mount``/``format_lfs`` use littlefs as the rp2 port mounts it (progsize
-# 256).  ``LFS`` tells whether the port has vfs.VfsLfs2 (the wasm port has not).
+# 256).  ``LFS`` tells whether the port has vfs.VfsLfs2 (the wasm port has not);
+# under CPython host_sim/lfs_vfs.py gives the same calls on littlefs-python (the
+# tests' own files reach it through host_sim/flash.py's ``open`` and ``os``).
 try:
     import vfs
 except ImportError:  # CPython, older ports
-    vfs = None
+    try:
+        from host_sim import lfs_vfs as vfs
+    except ImportError:
+        vfs = None
 
 LFS = vfs is not None and hasattr(vfs, "VfsLfs2")
 

@@ -30,6 +30,13 @@ try:
 except ImportError:  # CPython
     micropython = None
 
+if micropython is None:  # CPython: littlefs (host_sim/lfs_vfs.py) found by path, as on the device
+    from host_sim import flash as host_flash
+
+    host_flash.install()
+    os = host_flash.FlashOs()
+    open = host_flash.flash_open
+
 LFS = F_.LFS
 MOUNT = "/mpreg_lfs"
 PLAIN = "/mpreg_tmp"   # in the wasm port's in-memory file system
