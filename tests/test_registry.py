@@ -658,7 +658,8 @@ def test_settings_set_refuses_bad_values() -> None:
                      ("seat_names", ["x" * 13]), ("seat_names", [" Anna"]), ("seat_names", "Anna"),
                      ("first_dealer", 3), ("first_dealer", -1), ("mode", "loose"),
                      ("language", "fr"), ("deck", 0), ("deck", 100),
-                     ("referee_pin", 1234), ("referee_pin", "12"), ("referee_pin", "12a4"),
+                     ("referee_pin", 12), ("referee_pin", True), ("referee_pin", "12"),
+                     ("referee_pin", "12a4"),
                      ("nope", 1)]:
         assert not s.set(key, bad), (key, bad)
     assert s.as_dict() == S.Settings("/x").as_dict()
