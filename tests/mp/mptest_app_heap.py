@@ -567,33 +567,18 @@ class Script:
             self.place(centre, card)
             self.lift(centre)
 
-    def _menu_ok(self, ev):
-        if ev is None:
-            return True
-        view = self.shadow.view
-        if "pick" in ev:                  # Rufer: call a card the declarer lacks
-            return ev["pick"] not in view.hand(view.declarer())
-        if ev.get("ev") == "rufer":
-            if ev["card"] in view.talon():
-                return ev["give"] is None
-            return ev["give"] in view.hand(view.declarer())
-        return True
-
     def choose(self):
         """The plain game: in the auction the first to speak bids the lowest
-        game, the others pass; elsewhere the first entry the rules allow."""
+        game, the others pass; elsewhere the first entry (in strict mode the
+        table knows every hand, so its menus offer only what the rules allow:
+        a Rufer call of a card the declarer lacks, a give he holds)."""
         from table.game import needs_hold
         menu = self.dev.app.game.menu
         evs = [ev for _label, ev in menu]
-        pick = -1
+        pick = 0
         if any(ev and ev.get("ev") == "bid" and ev.get("call") in PASSES for ev in evs):
             for k, ev in enumerate(evs):
                 if (ev.get("call") in PASSES) == self.bid_made:
-                    pick = k
-                    break
-        if pick < 0:
-            for k, ev in enumerate(evs):
-                if self._menu_ok(ev):
                     pick = k
                     break
         game = self.dev.app.game
@@ -910,9 +895,9 @@ def run_session(variant, players, report, check_at=12, cut_file=None, resume_fil
     report("flash_bytes", flash.bytes)
     report("fs_live", live() - base - flash.bytes)
     t_import = live()
-    import table.app  # noqa: F401  (the firmware's modules, from the ROM when mounted)
-    import table.journal  # noqa: F401
-    import table.registry  # noqa: F401
+    import table.app
+    import table.journal
+    import table.registry
     import table.settings  # noqa: F401
     report("import_bytes", live() - t_import)
     script = Script(variant, players, flash=flash, state=state)
