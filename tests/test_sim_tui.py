@@ -22,7 +22,7 @@ import os
 import re
 from pathlib import Path
 
-from table.game import GAME, RESULT
+from host_sim.players import menu_entries
 from tools.tapptable.sim_text import card_text
 from tools.tapptable.sim_tui import OledView, SimApp
 
@@ -73,23 +73,23 @@ def test_a_whole_deal_by_keys_with_a_refusal_and_an_undo():
             s = app.seating
             table = s.table
             view = s.view
-            game = s.game
+            tv = s.table_view
             assert "Anna" in app.query_one("#cell-2-1").shown[0]    # you sit at the bottom
             assert app.query_one(OledView).compact                 # a small terminal
             await pilot.press("d")                                 # the dealer deals
-            assert game.step == GAME and len(s.your_hand()) == 11
+            assert tv.mode() == "play" and len(s.your_hand()) == 11
             refused = undone = mine = 0
             for _ in range(400):
-                if game.step != GAME:
+                if tv.mode() != "play":
                     break
-                if game.menu and s.you in s.people.menu_seats():
+                if tv.menu_size() and s.you in s.people.menu_seats():
                     journal = len(table.journal_lines())
                     await pilot.press("a")                         # not theirs to answer
-                    assert len(table.journal_lines()) == journal and game.menu
+                    assert len(table.journal_lines()) == journal and tv.menu_size()
                     await pilot.press("o")                         # you choose the first
                     continue
-                if s.actor() != s.you or game.menu or view.expects() != "card" \
-                        or game.clearing:
+                if s.actor() != s.you or tv.menu_size() or view.expects() != "card" \
+                        or tv.clearing():
                     await pilot.press("a")                         # the others (or a menu)
                     continue
                 hand = s.your_hand()
@@ -99,14 +99,14 @@ def test_a_whole_deal_by_keys_with_a_refusal_and_an_undo():
                     wrong = [nearest(app, wrong)]
                     await select(pilot, app, wrong[0])
                     await pilot.press("enter")
-                    assert game.refused[s.you]
+                    assert tv.refused(s.you)
                     shown = "\n".join(oled_text(app))             # the OLED's text rows
                     assert any(r in shown for r in REFUSALS), shown
-                    assert game.message in shown
+                    assert tv.message() in shown
                     assert table.leds()[s.you] == "refused"
                     assert s.on_reader(s.you) == [wrong[0]]
                     await pilot.press("l")                         # take it back
-                    assert not game.refused[s.you] and not s.on_reader(s.you)
+                    assert not tv.refused(s.you) and not s.on_reader(s.you)
                     assert table.leds()[s.you] != "refused"
                     refused += 1
                     continue
@@ -116,7 +116,7 @@ def test_a_whole_deal_by_keys_with_a_refusal_and_an_undo():
                 await pilot.press("enter")
                 assert len(table.journal_lines()) == before + 1
                 mine += 1
-                if not undone and view.trick_size() and game.step == GAME:
+                if not undone and view.trick_size() and tv.mode() == "play":
                     await pilot.press("O")                         # long OK: undo?
                     assert "Rückgängig? OK" in table.screen()[7]
                     await pilot.press("o")
@@ -125,7 +125,7 @@ def test_a_whole_deal_by_keys_with_a_refusal_and_an_undo():
                     await pilot.press("l")                         # lift the taken-back card
                     assert legal[0] in s.your_hand()               # back in the hand
                     undone += 1
-            assert game.step == RESULT, table.screen()
+            assert tv.mode() == "result", table.screen()
             assert refused == 1 and undone == 1 and mine >= 8
             result = view.last_result()
             assert sum(result["payments"]) + result["pot"] == 0
@@ -144,13 +144,13 @@ def test_buttons_and_cards_by_mouse_and_seat_switching():
         async with app.run_test(size=SIZE) as pilot:
             s = app.seating
             await pilot.press("d")
-            assert s.game.menu
+            assert s.table_view.menu_size()
             journal = len(s.table.journal_lines())
-            start = s.game.menu_pos
+            start = s.table_view.menu_pos()
             await pilot.click("#next")                   # the menu's next entry
-            assert s.game.menu_pos == (start + 1) % len(s.game.menu)
+            assert s.table_view.menu_pos() == (start + 1) % s.table_view.menu_size()
             await pilot.click("#prev")
-            assert s.game.menu_pos == start
+            assert s.table_view.menu_pos() == start
             await pilot.click("#ok")                     # the entry shown is chosen
             assert len(s.table.journal_lines()) == journal + 1
             hand = s.your_hand()                         # click the fourth card
@@ -165,9 +165,9 @@ def test_buttons_and_cards_by_mouse_and_seat_switching():
             await pilot.click("#cell-0-2")               # a click on a seat: be that seat
             assert s.you == 0
             await pilot.press("<")                       # long prev: the score sheet
-            assert s.game.scores
+            assert s.table_view.overlay() == "scores"
             await pilot.press("o")                       # OK closes it
-            assert not s.game.scores
+            assert s.table_view.overlay() != "scores"
     run(play())
 
 
@@ -234,12 +234,12 @@ def test_record_steps_forward_and_back(tmp_path):
             for _ in range(events):
                 await pilot.press("n")
             s = app.seating
-            assert s.game.step == RESULT
+            assert s.table_view.mode() == "result"
             assert s.view.last_result() == table.view.last_result()
             assert [line.split("\t")[0] for line in s.table.journal_lines()] == \
                 [line.split("\t")[0] for line in table.journal_lines()]
             await pilot.press("p")                       # one back: the last card unplayed
-            assert app.seating is not s and app.seating.game.step == GAME
+            assert app.seating is not s and app.seating.mode() == "play"
             assert app.record.pos == events - 1
             assert "event %d/%d" % (events - 1, events) in app.query_one("#hint").shown
     run(step())
@@ -254,27 +254,27 @@ async def person_keys(pilot, app, revoke=False):
     ``revoke``: in open mode, a card against the duties when you have one.
     Returns "revoked" when it played one."""
     s = app.seating
-    game, view = s.game, s.view
+    tv, view = s.table_view, s.view
     s.follow()
-    if game.step == RESULT:
+    if tv.mode() == "result":
         await pilot.press("o")
         return "next"
-    if game.step != GAME:
+    if tv.mode() != "play":
         await pilot.press("a")
         return ""
-    if game.clearing:
+    if tv.clearing():
         await pilot.press("L")
         return "cleared"
-    if game.menu and s.you in s.people.menu_seats():
+    if tv.menu_size() and s.you in s.people.menu_seats():
         await pilot.press("o")                       # the entry shown: pass / play on
         return "answered"
     if view.expects() == "discard" and view.declarer() == s.you:
         await select(pilot, app, s.your_hand()[0])
         await pilot.press("c")
-        if not game.view.strict() and len(s.people.discards) >= game.view.talon_size():
+        if not view.strict() and len(s.people.discards) >= view.talon_size():
             await pilot.press("o")
         return "laid away"
-    if view.expects() == "card" and view.turn() == s.you and not game.menu:
+    if view.expects() == "card" and view.turn() == s.you and not tv.menu_size():
         if s.on_reader(s.you):
             await pilot.press("l")
             return "lifted"
@@ -305,11 +305,12 @@ def test_five_deals_by_keys_in_a_small_terminal():
             for _ in range(3000):
                 if s.view.deals_played() >= 5:
                     break
-                if s.game.step == GAME and s.game.menu and s.you in s.people.menu_seats():
+                if s.mode() == "play" and s.table_view.menu_size() \
+                        and s.you in s.people.menu_seats():
                     journal = len(s.table.journal_lines())
                     await pilot.press("a")               # not for the others to answer
                     assert len(s.table.journal_lines()) == journal
-                if s.game.step == 0 and s.view.dealer() == s.you:
+                if s.mode() == "dealing" and s.view.dealer() == s.you:
                     await pilot.press("d")
                     continue
                 await person_keys(pilot, app)
@@ -332,11 +333,11 @@ def test_the_declarer_sees_the_talon_before_laying_away():
                     s.follow()
                     if s.view.expects() == "discard" or s.view.expects() == "card":
                         break
-                    if s.game.menu and s.you in s.people.menu_seats():
-                        menu = s.game.menu            # you bid: you become the declarer
+                    if s.table_view.menu_size() and s.you in s.people.menu_seats():
+                        menu = menu_entries(s.table_view)   # you bid: you declare
                         k = next((i for i, (_l, ev) in enumerate(menu)
                                   if ev and ev.get("call") not in ("pass", "weg")), 0)
-                        while s.game.menu_pos != k:
+                        while s.table_view.menu_pos() != k:
                             await pilot.press("full_stop")
                         await pilot.press("o")
                     else:
@@ -344,7 +345,7 @@ def test_the_declarer_sees_the_talon_before_laying_away():
                 if s.view.expects() != "discard" or s.view.declarer() != s.you:
                     continue
                 talon = s.people.talon()
-                view = s.game.view
+                view = s.view
                 hand = s.your_hand()
                 assert len(hand) == view.hand_size() + view.talon_size()
                 assert set(talon) <= set(hand)

@@ -155,10 +155,28 @@ class TableView:
         scan = self._scan()
         return scan.short(seat) if scan is not None else 0
 
+    def deal_scanned(self):
+        """Cards scanned so far in the deal being dealt (all seats)."""
+        scan = self._scan()
+        seen = 0
+        if scan is not None:
+            for seat in scan.active:
+                seen += len(scan.dealt[seat])
+        return seen
+
+    def deal_due(self):
+        """Cards the deal being dealt scans in all (hand size times seats dealt to)."""
+        scan = self._scan()
+        return scan.hand_size * len(scan.active) if scan is not None else 0
+
     def discards_taken(self):
         """Discards laid on the centre and counted, not yet journalled."""
         game = self._game()
         return len(game.discards) if game is not None else 0
+
+    def discard(self, k):
+        """The ``k``-th of those discards (a card code, as the readers see it)."""
+        return self._app.game.discards[k]
 
     # ----- the screen --------------------------------------------------------------------
 

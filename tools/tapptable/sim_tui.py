@@ -34,7 +34,6 @@ from textual.widget import Widget
 from textual.widgets import Button, Header, Static
 
 from host_sim.table import VirtualTable
-from table.game import DEALING, GAME, OVER, RESULT
 from table.names import VARIANTS
 from tapp.cards import CARD_CODES
 from tapp.dealing import TALON
@@ -112,8 +111,12 @@ class Seating:
         return self.table.view
 
     @property
-    def game(self):
-        return self.table.game
+    def table_view(self):
+        """The table's read-only view (firmware/table/table_view.py)."""
+        return self.table.app.view
+
+    def mode(self):
+        return self.table.app.view.mode()
 
     def follow(self):
         """Let the simulated people catch up with the journal (host_sim/players.py:
@@ -128,21 +131,22 @@ class Seating:
     def picks_up_talon(self, seat):
         """Is ``seat`` the declarer who has taken up the talon to lay away?"""
         view = self.view
-        return self.game.step == GAME and view.expects() == "discard" and \
+        return self.mode() == "play" and view.expects() == "discard" and \
             view.declarer() == seat
 
     def hand(self, seat):
         """The cards ``seat`` holds in his hand: what the players know he was dealt
         and took up (the talon, while he lays away), less the cards lying on
         readers, passed over the centre or put aside."""
-        if not self.view.in_deal() or self.game.step != GAME:
+        if not self.view.in_deal() or self.mode() != "play":
             return []
         self.follow()
         cards = self.people.hand(seat)
         gone = set(reader_codes(self.table)[seat])
         if self.picks_up_talon(seat):
             cards += self.people.talon()
-            gone.update(self.game.discards)
+            tv = self.table_view
+            gone.update(tv.discard(k) for k in range(tv.discards_taken()))
             gone.update(self.people.discards)
         return sort_hand(c for c in cards if c not in gone)
 
@@ -157,21 +161,22 @@ class Seating:
 
     def actor(self):
         """The seat the table waits for now (-1: nobody in particular)."""
-        game = self.game
         view = self.view
-        if game.step == DEALING:
+        mode = self.mode()
+        if mode == "dealing":
             return view.dealer()
-        if game.step != GAME:
+        if mode != "play":
             return -1
         return view.turn()
 
     def your_move(self):
-        game = self.game
-        if game.step in (RESULT, OVER) or game.confirm_undo or game.scores:
+        tv = self.table_view
+        mode = tv.mode()
+        if mode in ("result", "over") or tv.overlay() in ("undo", "scores"):
             return True
-        if game.step == GAME and game.clearing:
+        if mode == "play" and tv.clearing():
             return False
-        if game.step == GAME and game.menu:
+        if mode == "play" and tv.menu_size():
             self.follow()
             return self.you in self.people.menu_seats()
         return self.actor() == self.you
@@ -196,9 +201,9 @@ class Seating:
             self.note = "no cards in your hand yet (d: the dealer deals)"
             return
         code = hand[self.selected]
-        if centre and not self.game.view.strict() and self.picks_up_talon(self.you):
+        if centre and not self.view.strict() and self.picks_up_talon(self.you):
             self.people.discards.append(code)
-            left = self.game.view.talon_size() - len(self.people.discards)
+            left = self.view.talon_size() - len(self.people.discards)
             self.note = "%s put aside%s" % (card_text(code), "; %d more" % left if left > 0
                                              else "; o confirms")
             return
@@ -228,14 +233,14 @@ class Seating:
             t.lift(reader)
 
     def press(self, key, long=False):
-        if key == "ok" and not long and self.game.step == RESULT and \
-                not (self.game.confirm_undo or self.game.scores):
+        if key == "ok" and not long and self.mode() == "result" and \
+                self.table_view.overlay() not in ("undo", "scores"):
             self.clear()                # everybody picks up the last trick first
         self.table.press(key, long)
 
     def deal(self):
-        if self.game.step != DEALING:
-            self.note = "nothing to deal now" if self.game.view.strict() else \
+        if self.mode() != "dealing":
+            self.note = "nothing to deal now" if self.view.strict() else \
                 "open mode: the cards are dealt face down, nothing to scan"
             return
         self.people.deal_cards()
@@ -252,23 +257,24 @@ class Seating:
         """One move by whoever the table waits for (you too); returns what happened
         or "" when there was nothing to do."""
         t = self.table
-        game = self.game
+        tv = self.table_view
         view = self.view
         for seat in range(self.nseats):
-            if seat != self.you and game.refused[seat] and self.on_reader(seat):
+            if seat != self.you and tv.refused(seat) and self.on_reader(seat):
                 t.lift(seat)
                 return "%s took the refused card back" % seat_name(t, seat)
-        if game.step == DEALING:
+        mode = tv.mode()
+        if mode == "dealing":
             self.people.deal_cards()
             return "%s dealt" % seat_name(t, view.dealer())
-        if game.step != GAME:
+        if mode != "play":
             return ""
-        if game.clearing:
+        if tv.clearing():
             self.clear()
             return "the table is cleared"
         if not self.follow() or self.people.waits_for_person():
             return ""
-        if game.menu:
+        if tv.menu_size():
             who = sorted(self.people.menu_seats())
             self.people.choose()
             return "%s chose in the menu" % seat_name(t, who[0]) if who else \
@@ -295,35 +301,36 @@ class Seating:
         before = (view.trick_number(), view.trick_size())
         t.place(seat, code, wait=False)
         t.wait_until(lambda: (view.trick_number(), view.trick_size()) != before
-                     or not view.in_deal() or self.game.refused[seat])
+                     or not view.in_deal() or self.table_view.refused(seat))
         return "%s played %s" % (seat_name(t, seat), card_text(code))
 
     # ----- what to do now ---------------------------------------------------------------
 
     def hint(self):
-        game = self.game
+        tv = self.table_view
         view = self.view
         t = self.table
         you = seat_name(t, self.you)
-        if game.confirm_undo:
+        mode = tv.mode()
+        if tv.overlay() == "undo":
             return "Undo the last input? o: yes, any other button: no"
-        if game.scores:
+        if tv.overlay() == "scores":
             return "The score sheet; any button goes back"
-        if game.refused[self.you] and self.on_reader(self.you):
+        if tv.refused(self.you) and self.on_reader(self.you):
             return "The table did not take the card on your reader: lift it (l)"
-        if game.step == DEALING:
+        if mode == "dealing":
             dealer = view.dealer()
             if dealer == self.you:
                 return "You deal: press d (the cards pass over the centre reader)"
             return "%s deals: press d or a (or wait)" % seat_name(t, dealer)
-        if game.step == RESULT:
+        if mode == "result":
             return "The deal is settled: o starts the next one"
-        if game.step == OVER:
+        if mode == "over":
             return "The session is over (q quits)"
-        if game.clearing:
+        if tv.clearing():
             return "Trick complete: L clears the readers (or a, or wait)"
         actor = view.turn()
-        if game.menu:
+        if tv.menu_size():
             seats = self.people.menu_seats()
             if self.you in seats:
                 return "You (%s) choose: , and . move through the menu, o confirms" % you
@@ -334,11 +341,11 @@ class Seating:
         expects = view.expects()
         if expects == "discard":
             if view.declarer() == self.you:
-                if not game.view.strict():
+                if not view.strict():
                     return "You took up the talon: c puts %d cards aside, then o" \
-                        % game.view.talon_size()
+                        % view.talon_size()
                 return "You took up the talon: lay away %d cards, left/right and c " \
-                       "(over the centre reader)" % game.view.talon_size()
+                       "(over the centre reader)" % view.talon_size()
             return "%s lays away (a)" % seat_name(t, view.declarer())
         if expects == "card":
             if actor == self.you:
@@ -450,16 +457,16 @@ class RecordSteps:
         s = self.seating
         t = s.table
         for reader in range(t.centre + 1):
-            if s.game.refused[reader] and s.on_reader(reader):
+            if s.table_view.refused(reader) and s.on_reader(reader):
                 t.lift(reader)
-        if s.game.clearing:
+        if s.table_view.clearing():
             s.clear()
 
     def _declare_pending(self, ev):
         """The table asks for a trump or contract that the record gave with an
         earlier bid of the same seat: choose it before ``ev``."""
         s = self.seating
-        if not s.game.menu or s.view.expects() != "declare" or \
+        if not s.table_view.menu_size() or s.view.expects() != "declare" or \
                 (ev.get("ev") == "bid" and ev.get("call") == "declare"):
             return
         seat = s.view.turn()
@@ -476,7 +483,7 @@ class RecordSteps:
     def _replay(self, ev, ok):
         s = self.seating
         t = s.table
-        game = s.game
+        tv = s.table_view
         kind = ev.get("ev")
         if "corrupt" in ev:
             return "a corrupt line (bad_event): nothing happens at the table"
@@ -490,16 +497,16 @@ class RecordSteps:
             before = (view.trick_number(), view.trick_size())
             t.place(seat, ev["card"], wait=False)
             t.wait_until(lambda: (view.trick_number(), view.trick_size()) != before
-                         or not view.in_deal() or game.refused[seat])
-            return "refused by the table" if game.refused[seat] else ""
+                         or not view.in_deal() or tv.refused(seat))
+            return "refused by the table" if tv.refused(seat) else ""
         if not ok:
             return "refused by the engine; not replayed"
         if kind == "deal":
-            if game.step == RESULT:
+            if tv.mode() == "result":
                 t.press("ok")
             return self._deal(ev)
         if kind == "hand":
-            if not game.view.strict() or game.step != DEALING:
+            if not s.view.strict() or tv.mode() != "dealing":
                 return "an exposed hand: nothing to scan at this table"
             for code in ev["cards"]:
                 t.place(ev["seat"], code)
@@ -510,7 +517,7 @@ class RecordSteps:
             t.press("ok", long=True)
             t.press("ok")
             return ""
-        if kind == "exchange" and s.game.view.strict() and ev.get("discard"):
+        if kind == "exchange" and s.view.strict() and ev.get("discard"):
             for code in ev["discard"]:
                 t.place(t.centre, code)
                 t.lift(t.centre, wait=False)
@@ -525,13 +532,13 @@ class RecordSteps:
     def _deal(self, ev):
         s = self.seating
         t = s.table
-        game = s.game
+        tv = s.table_view
         hands = ev.get("hands")
-        if not game.view.strict() or hands is None:
+        if not s.view.strict() or hands is None:
             if hands:
                 s.people.hands = {i: list(h or []) for i, h in enumerate(hands)}
             return ""
-        deck = [CARD_CODES[c] for c in game.view.deck_cards()]
+        deck = [CARD_CODES[c] for c in tv.deck_cards()]
         held = {c for h in hands if h for c in h}
         talon = list(ev.get("talon") or [c for c in deck if c not in held])
         queues = {i: list(h or []) for i, h in enumerate(hands)}
@@ -539,16 +546,16 @@ class RecordSteps:
         s.people.hands = {i: list(h or []) for i, h in enumerate(hands)}
         s.people.hands[TALON] = list(talon)
         for _ in range(len(deck) + 1):
-            if game.step != DEALING:
+            if tv.mode() != "dealing":
                 break
-            seat = game.next_receiver()
+            seat = tv.next_receiver()
             if seat == -2 or not queues.get(seat):
                 break
             t.place(t.centre, queues[seat].pop(0))
             t.lift(t.centre, wait=False)
             t.wait(40)
         t.wait()
-        return "" if game.step != DEALING else "the deal did not complete"
+        return "" if tv.mode() != "dealing" else "the deal did not complete"
 
     def _menu(self, ev):
         """Choose the menu entry that is this event, with prev/next and OK."""
@@ -573,11 +580,11 @@ class RecordSteps:
 
     def _go_to(self, match):
         s = self.seating
-        game = s.game
-        for k, (_label, e) in enumerate(game.menu):
-            if match(e):
-                n = len(game.menu)
-                steps = (k - game.menu_pos) % n
+        tv = s.table_view
+        n = tv.menu_size()
+        for k in range(n):
+            if match(tv.menu_event(k)):
+                steps = (k - tv.menu_pos()) % n
                 key = "next"
                 if steps > n // 2:
                     steps = n - steps
@@ -863,7 +870,7 @@ class SimApp(App):
 
     def _title(self):
         t = self.seating.table
-        view = t.game.view
+        view = t.view
         self.sub_title = "%s (%s) · %d players · %s · you: %s%s" % (
             VARIANTS.get(view.variant(), view.variant()), view.variant(), view.players(),
             "strict" if view.strict() else "open", seat_name(t, self.seating.you),
@@ -882,9 +889,9 @@ class SimApp(App):
         if s.your_move():
             return
         idle = time.monotonic() - self.last_action
-        if idle < (CLEAR_DELAY_S if s.game.clearing else AUTO_DELAY_S):
+        if idle < (CLEAR_DELAY_S if s.table_view.clearing() else AUTO_DELAY_S):
             return
-        if s.game.step == DEALING and s.view.dealer() == s.you:
+        if s.mode() == "dealing" and s.view.dealer() == s.you:
             return
         note = s.auto_step()
         if note:
@@ -956,12 +963,11 @@ class SimApp(App):
 
     def _centre_markup(self, lying):
         s = self.seating
-        game = s.game
+        tv = s.table_view
         card = " ".join(card_markup(c) for c in lying) if lying else "[#555555]·[/]"
         lines = ["[b]centre[/b]", "\\[%s] [#6a6a6a]reader[/]" % card]
-        if game.step == DEALING:
-            seen, total, _short = game.dealing_missing()
-            lines.append("[#8a8a8a]dealt %d/%d[/]" % (seen, total))
+        if tv.mode() == "dealing":
+            lines.append("[#8a8a8a]dealt %d/%d[/]" % (tv.deal_scanned(), tv.deal_due()))
         else:
             trick = s.view.trick()
             lines.append("[#8a8a8a]trick %d[/]" % s.view.trick_number()
