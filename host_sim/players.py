@@ -158,7 +158,12 @@ class AutoPlayers:
         return cards
 
     def sync(self):
-        """Follow what the device has journalled since the last look."""
+        """Follow what the device has journalled since the last look (a new
+        session -- the line last seen is gone -- from its start, the old hands
+        forgotten; after a power cut ``rejoin`` has looked already)."""
+        if self.table.journal_lines(self.synced - 1, self.synced) != [self.last_seen]:
+            self.dealt_at = {}
+            self._follow_from_start()
         for line in self.table.journal_lines(self.synced):
             self.synced += 1
             self.last_seen = line

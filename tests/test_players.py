@@ -247,7 +247,8 @@ GUIDE_KEYS = (
     "reader_down centre_down not_now revoke in_trick called_card undo_q undone "
     "nothing_undo result won lost draw thrown_in tricks col_pay col_total next_deal "
     "scores deal_no pot points_now last_trick ok_back ok_on session_over flash_low "
-    "flash_full flash_help to_centre enrol_next e_not_in_deck e_card_used e_not_in_hand "
+    "flash_full flash_help renew_q renew_keeps renew_drops renew_drops2 renew_ok to_centre "
+    "enrol_next e_not_in_deck e_card_used e_not_in_hand "
     "e_not_your_turn e_wrong_phase e_must_follow e_must_trump e_must_overtrump "
     "e_illegal_call e_illegal_contract e_illegal_discard e_illegal_announce").split()
 

@@ -22,7 +22,7 @@ ReaderSet, the seat readers first and the centre reader last), ``display``,
 ``buttons`` (ButtonPad), ``leds`` (SeatLeds), ``buzzer``, ``ticks_ms`` and
 ``root`` (the folder on flash for decks, settings and journals).
 """
-from drivers.buttons import LONG, OK_LONG, key_of, kind_of
+from drivers.buttons import LONG, OK_LONG, OK_SHORT, key_of, kind_of
 from drivers.buzzer import SOUNDS
 from drivers.ticks import TICKS_MAX
 
@@ -107,6 +107,8 @@ class App:
         self.journal = None
         self.deals_seen = 0                  # the journal's deals when last looked at
         self.full_dirty = False
+        self.flash_full = False              # the flash refused a line: OK held offers renew
+        self.renew_asked = False             # "new session?" on screen, OK confirms
         self.setup = Setup(settings)
         self.mode = SETUP
         self.enrolment = None
@@ -142,6 +144,7 @@ class App:
             resume = journal.iter_events()     # folded one by one, not all held
             self.boot_check = self.board.ticks_ms()
         self.journal = journal
+        self.flash_full = self.renew_asked = False
         self.game = Game(header, journal, self.signals, self.readers.n, self.centre,
                          self.deck_id, self.settings.language, resume=resume)
         self.mode = PLAYING
@@ -164,11 +167,13 @@ class App:
             game = self.game
             if not again.failed and game is not None:
                 game.note(text("flash_full", self.settings.language), "error")
+                self.flash_full = True
                 return
             again.close()
         self.game = None
         self.journal = None
         self.mode = FULL
+        self.flash_full = True
         self.full_dirty = True
         self.signals.tone("error")
 
@@ -310,7 +315,7 @@ class App:
         if self.game is not None:
             self.game.dirty = True
         self.setup.dirty = True
-        self.enrol_dirty = True
+        self.enrol_dirty = self.full_dirty = True
 
     def poll_buttons(self):
         ev = self.board.buttons.poll()
@@ -350,7 +355,7 @@ class App:
             if self.enrol_dirty:
                 self.screens.draw_rows(self._enrol_rows())
                 self.enrol_dirty = False
-        elif self.mode == FULL:
+        elif self.renew_asked or self.mode == FULL:
             if self.full_dirty:
                 self._draw_full()
         elif self.mode == SETUP:
@@ -375,11 +380,40 @@ class App:
         self.console = console
 
     def _draw_full(self):
-        """The flash refused even the session read back (``_journal_failed``)."""
+        """The flash refused even the session read back (``_journal_failed``),
+        or OK was held on a full flash: what a new session will do."""
         lang = self.settings.language
-        self.screens.draw_rows([(text("flash_full", lang), True), ("", False),
-                                (text("flash_help", lang), False)] + [("", False)] * 5)
+        if self.renew_asked:
+            rows = [(text("renew_q", lang), True), ("", False),
+                    (text("renew_keeps", lang), False), (text("renew_drops", lang), False),
+                    (text("renew_drops2", lang), False), ("", False),
+                    (text("renew_ok", lang), False), ("", False)]
+        else:
+            rows = [(text("flash_full", lang), True), ("", False),
+                    (text("flash_help", lang), False)] + [("", False)] * 5
+        self.screens.draw_rows(rows)
         self.full_dirty = False
+
+    def _renew_key(self, ev):
+        """A full flash, no deal under way: OK held asks "new session?" (the
+        running session becomes a finished one, and table/journal.py removes
+        the oldest finished sessions to make room); OK then starts it, any
+        other key goes back.  True when the key was taken here."""
+        if self.renew_asked:
+            self.renew_asked = False
+            if ev == OK_SHORT:
+                self.start_game()
+            elif self.game is not None:
+                self.game.dirty = True
+            else:
+                self.full_dirty = True
+            return True
+        game = self.game
+        if ev != OK_LONG or not self.flash_full \
+                or game is not None and game.view.in_deal():
+            return False
+        self.renew_asked = self.full_dirty = True
+        return True
 
     def poll_console(self):
         """The serial line protocol (table/console.py), when the board has a port."""
@@ -393,6 +427,8 @@ class App:
     # ----- routing ------------------------------------------------------------------------
 
     def _key(self, ev):
+        if self.flash_full and ev <= OK_LONG and self._renew_key(ev):   # a button
+            return
         if ev == NEW_SESSION:
             self.start_game()
         elif ev == UNDO:

@@ -34,7 +34,7 @@ KEYS = (
     "v_redeal v_bettel v_normal v_extended v_kontra_re v_off v_forehand v_middlehand "
     "v_any v_hearts v_fixed v_per_point v_base61 v_target v_all_tied_pay v_none_pay "
     "v_forfeit v_none v_cent v_nearest5 v_up5 v_cap_end v_refill v_de v_en flash_low "
-    "flash_full flash_help "
+    "flash_full flash_help renew_q renew_keeps renew_drops renew_drops2 renew_ok "
     "e_ok e_unknown_card e_not_in_deck e_card_used e_not_in_hand e_not_your_turn "
     "e_wrong_phase e_must_follow e_must_trump e_must_overtrump e_illegal_call "
     "e_illegal_contract e_illegal_discard e_illegal_announce e_bad_event r_ok "
@@ -154,7 +154,12 @@ DATA = (
     b"English\nEnglish\n"                       # v_en
     b"Speicher: %s Sp.\nFlash: %s deals\n"       # flash_low: deals that still fit
     b"Speicher voll!\nFlash full!\n"             # flash_full
-    b"Sichern+Neustart\nSave+new session\n"      # flash_help
+    b"OK halten: neu\nHold OK: restart\n"        # flash_help: a new session (app.py)
+    b"Neue Sitzung?\nNew session?\n"            # renew_q
+    b"Diese endet;\nThis one ends;\n"          # renew_keeps
+    b"\xc3\x84lteste beendete\noldest finished\n"  # renew_drops: "Älteste beendete"
+    b"werden gel\xc3\xb6scht\nones are deleted\n"  # renew_drops2: "werden gelöscht"
+    b"OK: ja, <>: nein\nOK: yes, <>: no\n"      # renew_ok
     # the engine's errors (e_ + tapp.errors.NAMES), the deck registry's outcomes
     # (r_ + registry.NAMES; rf_: naming the card or deck it collided with, forms
     # split by "|", the first that fits used), the enrolment's lines
