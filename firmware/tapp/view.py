@@ -3,8 +3,10 @@
 Everything outside the engine reads the game through ``session.view`` and
 changes it only through ``Session.apply``/``Session.play``.  Methods that the
 device calls in steady play (``turn``, ``trick_size``, ``trick_card``,
-``trick_seat``, ``points``, ``legal_masks`` ...) answer ints and allocate
-nothing; the others build fresh lists or dicts, so a caller can never change
+``trick_seat``, ``points``, ``legal_masks``, ``seat_names``, ``hand_size``
+...) answer ints (or a tuple made once) and allocate nothing; what the table
+needs of the variant is asked here too, never of ``session.rules``
+(tests/test_engine_seam.py); the others build fresh lists or dicts, so a caller can never change
 the game through what it was given.  The shape follows OpenSpiel's observation
 strings: ``string_from(seat)`` tells what that seat may know.
 """

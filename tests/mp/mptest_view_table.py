@@ -4,7 +4,9 @@ the calls of the auction (``calls_made``/``call_made``), the proven revokes
 trick card by card (``last_trick_card``/``last_trick_seat``) and the score
 sheet deal by deal (``deal_payment``) -- each checked against the answers
 that build lists and dicts (``revokes``, ``last_trick``, ``last_result``)
-and the events given, and read with the heap locked.
+and the events given, and read with the heap locked; and what the table asks
+of the variant instead of the engine's rules (``seat_names``, ``strict``,
+``hand_size``, ``deck_cards``, the dealing order).
 
 Runs under CPython (pytest collects it through tests/mp/) and inside both
 MicroPython VMs (tests/test_micropython.py).
@@ -166,3 +168,31 @@ def test_revokes_one_by_one_as_the_list():
             "rule": _locked(lambda: view.revoke_rule(0))}]
     assert got == want and want[0]["seat"] == offender and want[0]["trick"] == 1, want
     assert want[0]["rule"] == "must_follow"
+
+
+def test_what_the_table_asks_of_the_variant_allocates_nothing():
+    """The screens and the game ask the view, not the engine's rules, for the
+    seats, the mode and the sizes: answers made once, read with the heap locked,
+    and the same as the session's header and its deals say."""
+    s = new_session("haferltarock", 4)
+    view = s.view
+    names = _locked(lambda: view.seat_names())
+    assert names is view.seat_names() and len(names) == 4
+    assert [view.seat_name(k) for k in range(4)] == list(names)
+    assert _locked(lambda: view.strict()) is True
+    assert _locked(lambda: view.hand_size()) == 11 and _locked(lambda: view.talon_size()) == 3
+    assert _locked(lambda: view.active_count()) == 3          # the dealer sits out
+    assert _locked(lambda: view.deck_cards()) is view.deck_cards()
+    assert len(view.deck_cards()) == 3 * 11 + 3 == 36
+    order = view.deal_order(0)
+    assert len(order) == 36 and 0 not in order and order[:5] == [1, 1, 1, 1, 2]  # packets of 4
+    assert view.active_order(0) == view.active_seats() == [1, 2, 3]
+    hands, talon = view.deal_out(0, [CARD_CODES[c] for c in view.deck_cards()])
+    assert [len(h) for h in hands] == [0, 11, 11, 11] and len(talon) == 3
+    assert view.contract_ids() == ["pickup", "hand"]
+    assert [view.trump_suits(c) for c in view.contract_ids()] == ["CSHD", "CSHD"]
+    assert not view.ouvert()                                  # no deal yet
+    t = new_session("tapp_modern", 3).view          # a suit game names C, S or D
+    assert [c for c in t.contract_ids() if t.trump_suits(c)] == [
+        "suit_solo", "suit_rufer", "suit_durch"]
+    assert t.trump_suits("suit_solo") == "CSD" and t.trump_suits("heart_solo") == ""
