@@ -4,10 +4,11 @@ Everything outside the engine reads the game through ``session.view`` and
 changes it only through ``Session.apply``/``Session.play``.  Methods that the
 device calls in steady play (``turn``, ``trick_size``, ``trick_card``,
 ``trick_seat``, ``points``, ``legal_masks``, ``seat_names``, ``hand_size``
-...) answer ints (or a tuple made once) and allocate nothing; what the table
-needs of the variant is asked here too, never of ``session.rules``
-(tests/test_engine_seam.py); the others build fresh lists or dicts, so a caller can never change
-the game through what it was given.  The shape follows OpenSpiel's observation
+...) answer ints (or a tuple made once) and allocate nothing; the others
+build fresh lists or dicts, so a caller can never change the game through
+what it was given.  What the table needs of the variant (seats, mode, deck,
+sizes, dealing order) is asked here too, never of ``session.rules``
+(tests/test_engine_seam.py).  The shape follows OpenSpiel's observation
 strings: ``string_from(seat)`` tells what that seat may know.
 """
 from .announce import DOUBLING_CALLS, multiplier
