@@ -139,7 +139,7 @@ def test_place_lift_press_undo_score_and_registry(bench):
     assert ask(id=2, cmd="lift", reader=3, pin=PIN, wait=400)["settled"]
     assert ask(id=3, cmd="readers")["readers"][3]["injected"] is False
     assert ask(id=4, cmd="press", key="prev", long=True, pin=PIN, wait=100)["ok"]
-    assert table.game.scores
+    assert table.app.view.overlay() == "scores"
     reg = ask(id=5, cmd="registry")
     assert reg["decks"] == [{"deck": 1, "kind": "d36", "cards": 36, "complete": True}]
     assert ask(id=6, cmd="registry", op="download", deck=1)["error"] == "locked"

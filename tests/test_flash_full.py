@@ -140,7 +140,7 @@ def test_a_card_the_flash_refuses_is_not_played():
     played = 0
     while played < 4:                     # the auction, then four cards
         people.sync()
-        if table.game.menu:
+        if table.app.view.menu_size():
             people.choose()
         elif table.view.expects() == "card":
             people.play_card()

@@ -140,7 +140,7 @@ def _act(players):
     table = players.table
     players.sync()
     expects = table.view.expects()
-    if table.game.menu:
+    if table.app.view.menu_size():
         players.choose()
     elif expects == "card":
         players.play_card()

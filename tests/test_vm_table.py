@@ -53,7 +53,7 @@ def test_the_vm_is_micropython_with_a_bounded_heap():
         args = table.link.proc.args
         assert "micropython" in args[0] and "heapsize=%s" % VM_HEAPSIZE in args
         assert table.view.expects() == "deal"
-        assert isinstance(table.app, Remote) and isinstance(table.game.menu, list)
+        assert isinstance(table.app, Remote) and isinstance(table.app.view.rows(), list)
     finally:
         table.close()
     assert table.link.proc.returncode is not None          # closed: the VM is gone

@@ -45,7 +45,6 @@ TEXT_RE = re.compile(r'<text class="([^"]+)" x="([\d.]+)" y="([\d.]+)" textLengt
 
 async def _stage(out: Path):
     """Drive the view to the picture's moment; returns (svg text, app)."""
-    from table.game import GAME
     from tools.tapptable.sim_tui import SimApp
 
     app = SimApp(seed=SEED, realtime=False, auto=False, seats=SEATS)
@@ -53,11 +52,12 @@ async def _stage(out: Path):
         s = app.seating
         await pilot.press("d")                                  # the dealer deals
         for _ in range(40):                                     # auction, up to trick 1
-            if s.game.step == GAME and s.view.expects() == "card" and not s.game.menu \
-                    and s.view.trick_size() >= 1 and s.actor() == s.you:
+            if s.mode() == "play" and s.view.expects() == "card" \
+                    and not s.table_view.menu_size() and s.view.trick_size() >= 1 \
+                    and s.actor() == s.you:
                 break
             s.follow()
-            if s.game.menu and s.you in s.people.menu_seats():
+            if s.table_view.menu_size() and s.you in s.people.menu_seats():
                 await pilot.press("o")                          # your question: the entry shown
             else:
                 await pilot.press("a")

@@ -58,6 +58,10 @@ class TableView:
     def centre(self):
         return self._app.centre
 
+    def language(self):
+        """The table's language ("de", "en", ...): the texts on screen."""
+        return self._app.settings.language
+
     def message(self):
         """The refusal, warning or note on screen ("" when none)."""
         game = self._game()

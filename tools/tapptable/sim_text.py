@@ -10,7 +10,7 @@ printed in a box, read back from the display model's pixels, with what each
 seat's LED shows and what the buzzer played.
 
 The helpers here read the virtual table only through its front door
-(``screen()``, ``board``, ``view``, ``game``, ``tags``, ``journal_lines()``);
+(``screen()``, ``board``, ``view``, ``app.view``, ``tags``, ``journal_lines()``);
 the full-screen view (sim_tui.py) uses them too.
 """
 import json
@@ -21,7 +21,6 @@ import textwrap
 from drivers.buzzer import SOUNDS
 from host_sim.players import AutoPlayers
 from host_sim.scenario import table_class
-from table.game import DEALING
 from table.names import CARD_TEXT, VARIANTS, call_label, contract_name
 from tapp.cards import CARD_CODES, CODE_INDEX
 
@@ -123,7 +122,7 @@ def describe(table, ev):
     """A short line for a journal event (calls and announcements)."""
     kind = ev.get("ev")
     who = seat_name(table, ev["seat"]) if "seat" in ev else ""
-    lang = table.game.lang
+    lang = table.app.view.language()
     if kind in ("bid", "announce"):
         return "%s: %s" % (who, call_label(ev, lang) or ev.get("call", ""))
     if kind == "exchange":
@@ -255,7 +254,7 @@ def autoplay(args, out=None):
     table = table_class(getattr(args, "runtime", "cpython"))(
         args.variant, args.players, args.mode, lang=args.lang)
     view = table.view
-    game = table.game
+    tv = table.app.view
     shots = Screens(table, out)
     state = {"events": 0, "trick": 0}
     refusals = set()
@@ -268,16 +267,16 @@ def autoplay(args, out=None):
         return [ev for ev in fresh if ev.get("ev") not in ("deal", "play")]
 
     def on_lift(reader):
-        if game.refused[reader] and reader_codes(table)[reader]:
+        if tv.refused(reader) and reader_codes(table)[reader]:
             key = (reader, view.trick_number(), view.trick_size())
             if key not in refusals:
                 refusals.add(key)
-                said.append(game.message)
+                said.append(tv.message())
                 shots.snap("REFUSED: %s put %s on the reader; the table says no" % (
                     seat_name(table, reader), card_text(reader_codes(table)[reader][-1])))
             return
         last = view.last_trick()
-        if last is None or last["n"] == state["trick"] or not game.clearing:
+        if last is None or last["n"] == state["trick"] or not tv.clearing():
             return
         state["trick"] = last["n"]
         if view.in_deal():
@@ -301,7 +300,7 @@ def autoplay(args, out=None):
               "call with the buttons and put cards on their seat readers. Each box is\n"
               "the OLED (read back from its pixels); beside it the seat LEDs and the\n"
               "buzzer. (In a terminal, `tapptable sim` lets you play yourself.)\n\n")
-    if game.step == DEALING:
+    if tv.mode() == "dealing":
         shots.snap("Before the deal: %s deals over the centre reader" % seat_name(
             table, view.dealer()))
         players.deal_cards()
@@ -337,7 +336,7 @@ def summary(table, result, players, said=()):
         who = seat_name(table, result["declarer"]) if result["declarer"] is not None else ""
         state = {True: "won", False: "lost", None: "no winner"}[result["won"]]
         lines.append("Result: %s %s %s, points %s." % (
-            who, contract_name(result["contract"], table.game.lang), state,
+            who, contract_name(result["contract"], table.app.view.language()), state,
             ":".join(str(p) for p in result["points"])))
     lines.append("Payments: " + ", ".join(
         "%s %+d" % (seat_name(table, s), p) for s, p in enumerate(result["payments"])))

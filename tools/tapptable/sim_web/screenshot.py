@@ -38,7 +38,7 @@ def seat_one_to_play(hub):
     view = hub.view
     return (view.deals_played() >= 3 and hub.tv.mode() == "play" and view.expects() == "card"
             and view.turn() == 0 and view.trick_number() >= 4 and view.trick_size() >= 1
-            and not hub.game.clearing)
+            and not hub.tv.clearing())
 
 
 def take(out_dir, seed=4):
