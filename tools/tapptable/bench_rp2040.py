@@ -185,6 +185,10 @@ class MirroredTable:
         self.emulated_s = 0.0
         self._turn_card = False
         self.i2c_bytes = 0
+        self.pico = None
+
+    def power_on(self):
+        """The first power-up: the Pico boots and shows the twin's first screen."""
         self._power_up([])
 
     # ----- the Pico ----------------------------------------------------------------------
@@ -341,7 +345,8 @@ class MirroredTable:
         self._power_up(lying)
 
     def close(self):
-        self.pico.close()
+        if self.pico is not None:
+            self.pico.close()
 
     def pico_journal(self):
         """The lines of the newest journal on the Pico's flash (its littlefs, read here)."""
@@ -389,6 +394,7 @@ def run_session(firmware, tmp, deals, plays=None, log=None, probe=True):
     done = 0
     cards = [0]
     try:
+        table.power_on()
         presses = 0
         while table.game is None:
             if presses > 40:
