@@ -13,8 +13,10 @@ each seat holds after the talon, the discards and a Rufer swap.  Two things the
 shadow cannot follow: a revoke a person makes in open mode (the strict shadow
 refuses it; the device accepts it and proves it later), and a deal after that.
 From the revoke on, the players keep the hands themselves from what was actually
-played (``held``), and choose their cards by the duties of docs/rules 1.5 rules 1
-and 2 (follow suit, else trump); the deal after it gets a fresh shadow.
+played (``held``), and ask an open-mode *follower* (a session fed the journal as
+the device wrote it) which of their cards the trick allows
+(``hand_legal_cards``: every duty of docs/rules 1.5, over-trumping too); the deal
+after it gets a fresh shadow.
 
 People: ``people`` holds the seats a person plays.  The simulated players never
 answer a question that belongs to such a seat (a bid on his turn, his discards,
@@ -32,7 +34,7 @@ import json
 import random
 
 from table.game import needs_hold
-from tapp.cards import CARD_CODES
+from tapp.cards import CARD_BIT, CARD_CODES, CARD_SUIT, CODE_INDEX, mask_cards
 from tapp.dealing import TALON
 from tapp.session import Session
 
@@ -77,20 +79,17 @@ def rufer_entry_ok(ev, hand, talon):
     return True
 
 
-def duty_cards(hand, trick, trump):
-    """The cards of ``hand`` a player may play to ``trick`` (``[(seat, code)]``)
-    by docs/rules 1.5 rules 1 and 2: the led suit if he holds it, else a trump
-    (``trump``: a suit letter or None) if he holds one, else any card.  Only used
-    once a person's revoke has left the shadow session behind (see the module
-    docstring); otherwise the engine answers."""
-    if not trick:
-        return list(hand)
-    led = trick[0][1][0]
-    follow = [c for c in hand if c[0] == led]
-    if follow:
-        return follow
-    trumps = [c for c in hand if trump and c[0] == trump]
-    return trumps or list(hand)
+def hand_legal_cards(view, hand):
+    """The cards of ``hand`` (codes) the seat to play may play to the trick on
+    the table now, by the engine's duties (``View.hand_legal_masks``: it needs
+    no hand of its own, so an open-mode session answers too)."""
+    masks = [0, 0, 0, 0]
+    for code in hand:
+        c = CODE_INDEX[code]
+        masks[CARD_SUIT[c]] |= CARD_BIT[c]
+    out = [0, 0, 0, 0]
+    view.hand_legal_masks(masks, out)
+    return [CARD_CODES[c] for c in mask_cards(out)]
 
 
 class AutoPlayers:
@@ -117,6 +116,8 @@ class AutoPlayers:
         self.last_seen = self.table.journal_lines(0, 1)[0]
         self.header = json.loads(self.last_seen.split("\t")[0])
         self.shadow = self._new_shadow(self.header.get("first_dealer", 0))
+        # open mode: the journal as the device wrote it (a revoke accepted too)
+        self.follower = Session(self.header) if self.header.get("mode") == "open" else None
         self.synced = 1            # journal lines the players have seen (the header)
         self.behind = False        # a revoke left the shadow behind in this deal
         self.held = {}             # seat -> cards held (kept by hand once behind)
@@ -171,6 +172,8 @@ class AutoPlayers:
 
     def _follow(self, ev):
         kind = ev.get("ev")
+        if self.follower is not None:
+            self.follower.apply(ev)
         if kind == "deal":
             if self.behind or self.shadow.view.in_deal():
                 self.shadow = self._new_shadow(ev["dealer"])   # a fresh start
@@ -232,12 +235,15 @@ class AutoPlayers:
 
     def legal_cards(self, seat):
         """The cards ``seat`` may play now (the engine's answer while the shadow
-        follows the deal; the duties of ``duty_cards`` after a revoke)."""
+        follows the deal; after a revoke the follower's, for the hand kept)."""
         if not self.behind:
             view = self.shadow.view
             return view.legal_cards() if view.turn() == seat else []
-        view = self.table.view
-        return duty_cards(self.held.get(seat, ()), view.trick(), view.trump())
+        follower = self.follower
+        if follower is None:            # (strict mode: the shadow never falls behind)
+            return []
+        view = follower.view
+        return hand_legal_cards(view, self.held.get(seat, ())) if view.turn() == seat else []
 
     # ----- deciding -------------------------------------------------------------------
 

@@ -7,9 +7,10 @@ players of its own) and its robots play by the engine's duties.
 """
 import inspect
 
-from host_sim.players import AutoPlayers, duty_cards, question_seats, rufer_entry_ok
+from host_sim.players import AutoPlayers, hand_legal_cards, question_seats, rufer_entry_ok
 from host_sim.table import VirtualTable
 from table.game import GAME
+from tapp.cards import CARD_CODES
 from tools.tapptable.sim_text import journal_events
 from tools.tapptable.sim_tui import Seating
 from tools.tapptable.sim_web import hub as hub_module
@@ -92,9 +93,46 @@ def test_question_seats_and_the_rufer_check():
         not rufer_entry_ok({"pick": "CK"}, ["CK"], [])
     ev = {"ev": "rufer", "seat": 0, "card": "CA", "give": None}
     assert rufer_entry_ok(ev, ["CK"], ["CA"]) and not rufer_entry_ok(ev, ["CK"], [])
-    assert duty_cards(["HA", "C7", "S9"], [(1, "H6")], "C") == ["HA"]
-    assert duty_cards(["C7", "S9"], [(1, "H6")], "C") == ["C7"]
-    assert duty_cards(["D7", "S9"], [(1, "H6")], "C") == ["D7", "S9"]
+
+
+def test_hand_legal_cards_in_open_mode_follow_every_duty():
+    """What the simulated players ask after a revoke: an open-mode session (it
+    knows no hand) names, for the hand a player keeps, exactly the cards a
+    strict twin of the same deal allows -- herzblatt's over-trump duty too."""
+    import random
+
+    from tapp.dealing import deal_out
+    from tapp.session import Session
+    header = {"record": 1, "variant": "herzblatt", "players": 3, "options": {},
+              "seats": ["Anna", "Bert", "Cora"], "first_dealer": 0}
+    rng = random.Random(7)
+    turns = 0
+    for _deal in range(3):
+        strict = Session(dict(header, mode="strict"))
+        open_ = Session(dict(header, mode="open"))
+        cards = list(strict.view.deck_cards())
+        rng.shuffle(cards)
+        hands, talon = deal_out(strict.rules, 0, [CARD_CODES[c] for c in cards])
+        ev = {"ev": "deal", "dealer": 0, "hands": hands, "talon": talon}
+        twin = {"ev": "deal", "dealer": 0, "hands": None, "talon": None}
+        sv = strict.view
+        while True:
+            assert strict.apply(ev)["ok"] and open_.apply(twin)["ok"], ev
+            if not sv.in_deal():
+                break
+            if sv.expects() == "card":
+                hand = sv.hand(sv.turn())
+                assert open_.view.legal_cards() == []          # it knows no hand
+                legal = hand_legal_cards(open_.view, hand)
+                assert legal == sv.legal_cards() and legal, (hand, sv.trick())
+                turns += 1
+                ev = {"ev": "play", "seat": sv.turn(), "card": rng.choice(legal)}
+            elif sv.expects() == "discard":
+                ev = {"ev": "exchange", "seat": sv.declarer(), "discard": sv.talon()}
+            else:
+                ev = [c for c in sv.legal_calls() if c["call"] != "raise"][0]
+            twin = ev if ev["ev"] != "exchange" else dict(ev, discard=None)
+    assert turns > 20
 
 
 def test_the_simulated_players_never_answer_the_persons_question():

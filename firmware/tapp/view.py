@@ -424,6 +424,32 @@ class View:
         # (the exchange and the Rufer swap keep the sizes equal)
         return deal.ntricks + 1 - deal.trick_no
 
+    def hand_legal_masks(self, hand, out):
+        """Of ``hand`` (4 suit masks: the cards the seat to play holds, as its
+        owner knows them), the cards he may play to the trick on the table now,
+        written into ``out`` (4 ints); returns their count, 0 outside trick
+        play.  The duties of ``legal_masks`` (docs/rules 1.5 rules 1, 2 and 4,
+        the over-trump duty too) for a hand the engine need not know: open mode,
+        where the cards lie face down, or a hand a player keeps after a revoke
+        the engine has not proven yet.  Allocates nothing."""
+        deal = self._deal
+        out[0] = out[1] = out[2] = out[3] = 0
+        if deal is None or deal.phase != PLAY:
+            return 0
+        s = _due_suit(deal, hand, 0)
+        if s < 0:
+            out[0] = hand[0]
+            out[1] = hand[1]
+            out[2] = hand[2]
+            out[3] = hand[3]
+            return (BIT_COUNT[hand[0]] + BIT_COUNT[hand[1]] + BIT_COUNT[hand[2]]
+                    + BIT_COUNT[hand[3]])
+        m = hand[s]
+        if deal.overtrump and s == deal.led and s == deal.trump:
+            m = _higher_trumps(deal, m)
+        out[s] = m
+        return BIT_COUNT[m]
+
     def random_legal_card(self, bits, out):
         """One of the cards ``legal_masks`` names, drawn uniformly with ``bits``
         (``random.getrandbits`` or alike): its card int, and the seat to play

@@ -11,7 +11,16 @@ MicroPython VMs (tests/test_micropython.py).
 from random_deals import Lcg, new_session
 
 from tapp import errors as E
-from tapp.cards import CARD_CODES, DECKS, LOWEST_BIT, mask_cards, mask_count
+from tapp.cards import (
+    CARD_BIT,
+    CARD_CODES,
+    CARD_SUIT,
+    CODE_INDEX,
+    DECKS,
+    LOWEST_BIT,
+    mask_cards,
+    mask_count,
+)
 from tapp.dealing import TALON, deal_out, receivers
 from tapp.rules import Rules
 from tapp.variants import HeaderError
@@ -402,6 +411,78 @@ def test_legal_masks_allocate_nothing():
     assert grew == 0 and view.legal_masks(masks) == 0 and masks == [0, 0, 0, 0]
 
 
+def _hand_masks(codes):
+    """A hand of card codes as 4 suit masks (what ``hand_legal_masks`` takes)."""
+    h = [0, 0, 0, 0]
+    for code in codes:
+        c = CODE_INDEX[code]
+        h[CARD_SUIT[c]] |= CARD_BIT[c]
+    return h
+
+
+def _open_twin_event(ev):
+    """``ev`` of a strict deal as an open-mode table journals it: the cards lie
+    face down (no hands, no talon), the discards are put aside unseen."""
+    if ev["ev"] == "deal":
+        return {"ev": "deal", "dealer": ev["dealer"], "hands": None, "talon": None}
+    if ev["ev"] == "exchange":
+        return {"ev": "exchange", "seat": ev["seat"], "discard": None}
+    return ev
+
+
+def test_hand_legal_masks_answer_in_open_mode_too():
+    """Open mode: the engine does not know the hands, so ``legal_masks`` names
+    nothing; ``hand_legal_masks`` with the hand its owner holds names exactly
+    the cards a strict twin of the same deal allows (the over-trump duty of
+    herzblatt too), with the heap locked and ``mem_total`` flat."""
+    try:
+        import micropython
+    except ImportError:  # CPython
+        micropython = None
+    mem_total = getattr(micropython, "mem_total", None)
+    grew = 0
+    turns = 0
+    for variant, players in (("wuerttemberg", 3), ("herzblatt", 3), ("herzblatt", 5)):
+        for seed in (3, 4):
+            s = new_session(variant, players)
+            o = new_session(variant, players, mode="open")
+            rng = Lcg(seed)
+            cards = mask_cards(DECKS[s.rules.deck])
+            rng.shuffle(cards)
+            hands, talon = deal_out(s.rules, 0, [CARD_CODES[c] for c in cards])
+            ev = {"ev": "deal", "dealer": 0, "hands": hands, "talon": talon}
+            sv, ov = s.view, o.view
+            want, got = [0, 0, 0, 0], [0, 0, 0, 0]
+            while True:
+                assert s.apply(ev)["ok"] and o.apply(_open_twin_event(ev))["ok"], ev
+                if not sv.in_deal():
+                    break
+                if sv.expects() == "card":
+                    seat = sv.turn()
+                    n = sv.legal_masks(want)
+                    hand = _hand_masks(sv.hand(seat))
+                    assert ov.legal_masks(got) == 0       # open: the engine cannot tell
+                    m0 = mem_total() if mem_total else 0
+                    if micropython is not None:
+                        micropython.heap_lock()
+                    try:
+                        k = ov.hand_legal_masks(hand, got)
+                    finally:
+                        if micropython is not None:
+                            micropython.heap_unlock()
+                    grew += (mem_total() if mem_total else 0) - m0
+                    assert (k, got) == (n, want), (variant, seed, sv.trick(), hand)
+                    turns += 1
+                    ev = {"ev": "play", "seat": seat,
+                          "card": CARD_CODES[_random_card(sv, want, rng)]}
+                elif sv.expects() == "discard":
+                    ev = {"ev": "exchange", "seat": sv.declarer(), "discard": sv.talon()}
+                else:
+                    ev = [c for c in sv.legal_calls() if c["call"] != "raise"][0]
+            assert ov.hand_legal_masks([1, 1, 1, 1], got) == 0 and got == [0, 0, 0, 0]
+    assert grew == 0 and turns > 50, turns
+
+
 def test_undo_replays_a_deal_made_by_the_deal_door():
     s = new_session("wuerttemberg", 3)
     view = s.view
@@ -650,6 +731,7 @@ def _check_a_deal_card_by_card(variant, players, seed):
     assert s.apply(events[0]) == {"ok": True}
     view = s.view
     masks = [0, 0, 0, 0]
+    held = [0, 0, 0, 0]
     turns = 0
     while view.in_deal():
         seat = view.turn()
@@ -669,6 +751,8 @@ def _check_a_deal_card_by_card(variant, players, seed):
             assert s.apply(ev)["ok"], ev
             continue
         n = view.legal_masks(masks)
+        assert view.hand_legal_masks(_hand_masks(view.hand(seat)), held) == n \
+            and held == masks                       # the hand's own question agrees
         accepted, refused = _accepted_cards(events, s, seat)
         assert sorted(accepted) == mask_cards(masks) and n == len(accepted), (
             variant, events, accepted, mask_cards(masks))
