@@ -105,7 +105,8 @@ def wait_until(srv, check, what, limit_s=10.0):
     seen = srv.call(lambda hub: {
         "screen": hub.table.screen(), "hub_readers": hub.on_reader,
         "placed": [hub.table.app.presence.placed_len(i) for i in range(hub.centre + 1)],
-        "refused": list(hub.game.refused), "jammed": list(hub.game.jammed),
+        "refused": [hub.tv.refused(i) for i in range(hub.centre + 1)],
+        "jammed": [hub.tv.jammed(i) for i in range(hub.centre + 1)],
         "trick": hub.view.trick(), "turn": hub.view.turn(), "tags": [
             [t.uid.hex() for t in tags] for tags in hub.table.tags]})
     raise AssertionError("timed out waiting for %s; the table: %r" % (what, seen))
@@ -136,8 +137,8 @@ def deal_and_bid(page, srv):
             card = srv.call(lambda hub, d=decl: hub.hand(d)[0])
             page.click(".hand .card[data-card='%s']" % card)          # choose ...
             page.click("#reader-centre")                                # ... and place
-            wait_until(srv, lambda hub, c=card: hub.game.refused[hub.centre] or
-                       c in hub.game.discards or hub.view.expects() != "discard",
+            wait_until(srv, lambda hub, c=card: hub.tv.refused(hub.centre) or
+                       c in hub.taken_discards() or hub.view.expects() != "discard",
                        "the discard")
             page.click("#reader-centre")                                # lift it
             wait_until(srv, lambda hub: not hub.on_reader[hub.centre], "the lift")
@@ -160,18 +161,18 @@ def test_full_deal_by_drags(tabs, server):
     tricks = 0
     for _ in range(200):
         info = server.call(lambda hub: {
-            "step": hub.game.step, "turn": hub.view.turn(), "clearing": hub.game.clearing,
+            "mode": hub.tv.mode(), "turn": hub.view.turn(), "clearing": hub.tv.clearing(),
             "legal": hub.view.legal_cards(), "hands": [hub.hand(s) for s in range(3)],
             "readers": [len(r) for r in hub.on_reader], "n": hub.view.trick_number(),
             "size": hub.view.trick_size()})
-        if info["step"] != 1 and not any(info["readers"][:3]):
+        if info["mode"] != "play" and not any(info["readers"][:3]):
             break
-        if info["clearing"] or info["step"] != 1:
+        if info["clearing"] or info["mode"] != "play":
             for seat in range(3):
                 if info["readers"][seat]:
                     page.click(".reader[data-reader='%d']" % seat)      # lift (no card chosen)
             wait_until(server, lambda hub: not any(hub.on_reader[:3]) and
-                       not hub.game.clearing, "the table cleared")
+                       not hub.tv.clearing(), "the table cleared")
             tricks += 1
             continue
         seat = info["turn"]
@@ -252,8 +253,8 @@ def test_illegal_card_refused_with_the_message_on_the_oled(tabs, server):
     # by keyboard: focus the card, Enter places it on its seat's reader
     page.locator(".hand .card[data-card='%s']" % wrong[0]).focus()
     page.keyboard.press("Enter")
-    wait_until(server, lambda hub, s=seat: hub.game.refused[s], "the refusal")
-    message = server.call(lambda hub: hub.game.message)
+    wait_until(server, lambda hub, s=seat: hub.tv.refused(s), "the refusal")
+    message = server.call(lambda hub: hub.tv.message())
     page.wait_for_function("document.querySelector('#hint').textContent.includes('lift it')")
     assert message in [error_text(code, "de") for code in (
         E.MUST_FOLLOW, E.MUST_TRUMP, E.MUST_OVERTRUMP)]
@@ -527,7 +528,7 @@ def person_step(page, srv, seat=0):
         card = st["hands"][seat]["cards"][0]
         page.click(".hand .card[data-card='%s']" % card)
         page.click("#reader-centre")
-        wait_until(srv, lambda hub: hub.game.refused[hub.centre] or card in hub.game.discards,
+        wait_until(srv, lambda hub: hub.tv.refused(hub.centre) or card in hub.taken_discards(),
                    "the discard")
         page.click("#reader-centre")
         wait_until(srv, lambda hub: not hub.on_reader[hub.centre], "the lift")

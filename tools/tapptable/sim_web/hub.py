@@ -106,10 +106,6 @@ class TableHub:
     # ----- the table's public face ---------------------------------------------------
 
     @property
-    def game(self):
-        return self.table.game
-
-    @property
     def view(self):
         return self.table.view
 
@@ -118,9 +114,19 @@ class TableHub:
         return self.view.mode() == "strict"
 
     @property
+    def game(self):
+        """The table's Game (tests/test_players.py still reads it; the rest use ``tv``)."""
+        return self.table.game
+
+    @property
     def tv(self):
         """The table's read-only view (firmware/table/table_view.py)."""
         return self.table.app.view
+
+    def taken_discards(self):
+        """The discards laid over the centre and counted, not yet journalled (codes)."""
+        tv = self.tv
+        return [tv.discard(k) for k in range(tv.discards_taken())]
 
     def menu(self):
         """The menu on the display: [(label, event or None)]."""
@@ -220,7 +226,7 @@ class TableHub:
             cards += model.talon()
         gone = {code for lying in self.on_reader for code, _o in lying}
         gone.update(self.aside)
-        gone.update(self.game.discards)    # laid over the centre, not yet journalled
+        gone.update(self.taken_discards())    # laid over the centre, not yet journalled
         return [c for c in cards if c not in gone]
 
     def talon_cards(self):
@@ -341,7 +347,7 @@ class TableHub:
         if tv.mode() == "play":
             if reader != self.centre:
                 return tv.card_on(reader) == card
-            return code in self.game.discards or self._discarded(self.view.declarer(), code)
+            return code in self.taken_discards() or self._discarded(self.view.declarer(), code)
         return self.table.app.presence.placed_len(reader) > 0
 
     def _after_lift(self, reader, code, origin, tv):
@@ -389,7 +395,7 @@ class TableHub:
     def _discarded(self, seat, code):
         """Strict mode: was ``code`` taken as one of the declarer's discards?"""
         view = self.view
-        if code in self.game.discards:
+        if code in self.taken_discards():
             return True
         if view.expects() == "discard" or seat != view.declarer():
             return False
@@ -659,7 +665,7 @@ class TableHub:
         if self.on_reader[self.centre]:
             self._lift(self.centre)
             return
-        if not self.game.discards:
+        if not self.tv.discards_taken():
             model.pick_discards()
         todo = [c for c in model.discards if c in self.hand(seat)]
         if todo:
