@@ -267,14 +267,8 @@ def test_a_missing_rp2_image_is_a_named_error(tmp_path, monkeypatch):
 # ----------------------------------------------------------------- on the emulated Pico
 
 
-@pytest.mark.parametrize("romfs", [False, True], ids=["stock", "romfs"])
-def test_the_one_uf2_boots_the_table_on_the_emulated_pico(tmp_path, romfs):
-    """What a user drags onto the board, written into the emulated Pico's
-    flash: MicroPython starts, mounts the filesystem, runs main.py, and the
-    table's setup screen answers a button."""
-    from host_sim.board import SimChips
-    from host_sim.rp2040.emulator import Pico
-    from host_sim.rp2040.table import wire_chips
+def _built_flash(tmp_path, romfs):
+    """The flash a Pico holds after the one UF2 of ``tapptable build --firmware``."""
     fw = rp2_fixtures.fixture(rp2_fixtures.ROMFS_FIRMWARE if romfs
                               else rp2_fixtures.STOCK_FIRMWARE)
     out = tmp_path / "pico"
@@ -282,9 +276,45 @@ def test_the_one_uf2_boots_the_table_on_the_emulated_pico(tmp_path, romfs):
                            "--firmware", str(fw)] + (["--romfs"] if romfs else []),
                           capture_output=True, text=True, cwd=ROOT)
     assert proc.returncode == 0, proc.stderr
-    flash = F.flash_contents((out / F.UF2_NAME).read_bytes())
+    return bytes(F.flash_contents((out / F.UF2_NAME).read_bytes())), out
+
+
+def test_the_stock_uf2_boots_micropython_on_the_table_files(tmp_path):
+    """The published firmware with the table's filesystem, on the emulated Pico:
+    MicroPython mounts the image (it does not format it: every file is still
+    there afterwards) and runs main.py, which imports the table from it (the
+    table needs more heap than this firmware leaves: docs/benchmarks.md)."""
+    from host_sim.board import SimChips
+    from host_sim.rp2040.emulator import Pico
+    from host_sim.rp2040.table import wire_chips
+    flash, out = _built_flash(tmp_path, romfs=False)
     chips = SimChips(seats=5)
-    pico = Pico(bytes(flash), rp2_fixtures.fixture(rp2_fixtures.BOOTROM))
+    pico = Pico(flash, rp2_fixtures.fixture(rp2_fixtures.BOOTROM))
+    saved = tmp_path / "after.bin"
+    try:
+        wire_chips(pico, chips, 5)
+        pico.run_for(3_000_000)
+        said = pico.serial_output()
+        pico.save_flash(str(saved))
+    finally:
+        pico.close()
+    before = F.littlefs_files((out / F.FS_IMAGE).read_bytes())
+    after = F.littlefs_files(saved.read_bytes()[F.FS_OFFSET:])
+    assert {k: after.get(k) for k in before} == before
+    ran = b'File "main.py"' in said and b'File "table/' in said   # stopped inside the table
+    assert ran or any(row.strip() for row in chips.oled.text_rows()), said[-800:]
+
+
+def test_the_romfs_uf2_boots_the_table_on_the_emulated_pico(tmp_path):
+    """What a user drags onto the board, written into the emulated Pico's
+    flash: MicroPython starts, mounts the filesystem and the ROMFS partition,
+    runs main.py, and the table's setup screen answers a button."""
+    from host_sim.board import SimChips
+    from host_sim.rp2040.emulator import Pico
+    from host_sim.rp2040.table import wire_chips
+    flash, _out = _built_flash(tmp_path, romfs=True)
+    chips = SimChips(seats=5)
+    pico = Pico(flash, rp2_fixtures.fixture(rp2_fixtures.BOOTROM))
     try:
         sync_buttons = wire_chips(pico, chips, 5)
         first = chips.oled.text_rows()
@@ -293,7 +323,8 @@ def test_the_one_uf2_boots_the_table_on_the_emulated_pico(tmp_path, romfs):
             first = chips.oled.text_rows()
             if chips.oled.display_on and any(row.strip() for row in first):
                 break
-        assert chips.oled.display_on and any(row.strip() for row in first), first
+        assert chips.oled.display_on and any(row.strip() for row in first), (
+            first, pico.serial_output()[-500:])
         chips.button_pins[1].press()             # "next": the setup's next answer
         sync_buttons()
         pico.run_for(150_000)
