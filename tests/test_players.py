@@ -101,7 +101,6 @@ def test_hand_legal_cards_in_open_mode_follow_every_duty():
     strict twin of the same deal allows -- herzblatt's over-trump duty too."""
     import random
 
-    from tapp.dealing import deal_out
     from tapp.session import Session
     header = {"record": 1, "variant": "herzblatt", "players": 3, "options": {},
               "seats": ["Anna", "Bert", "Cora"], "first_dealer": 0}
@@ -112,7 +111,7 @@ def test_hand_legal_cards_in_open_mode_follow_every_duty():
         open_ = Session(dict(header, mode="open"))
         cards = list(strict.view.deck_cards())
         rng.shuffle(cards)
-        hands, talon = deal_out(strict.rules, 0, [CARD_CODES[c] for c in cards])
+        hands, talon = strict.view.deal_out(0, [CARD_CODES[c] for c in cards])
         ev = {"ev": "deal", "dealer": 0, "hands": hands, "talon": talon}
         twin = {"ev": "deal", "dealer": 0, "hands": None, "talon": None}
         sv = strict.view
