@@ -7,9 +7,14 @@ players of its own) and its robots play by the engine's duties.
 """
 import inspect
 
-from host_sim.players import AutoPlayers, hand_legal_cards, question_seats, rufer_entry_ok
+from host_sim.players import (
+    AutoPlayers,
+    hand_legal_cards,
+    menu_entries,
+    question_seats,
+    rufer_entry_ok,
+)
 from host_sim.table import VirtualTable
-from table.game import GAME
 from tapp.cards import CARD_CODES
 from tools.tapptable.sim_text import journal_events
 from tools.tapptable.sim_tui import Seating
@@ -22,14 +27,14 @@ SEATS = ("Anna", "Bert", "Cora")
 def person_bids(seating):
     """The person (``seating.you``) answers his menu: a bid if there is one (so
     he becomes the declarer), "play on" in the announcement menu."""
-    game = seating.game
-    menu = game.menu
+    tv = seating.table_view
+    menu = menu_entries(tv)
     if seating.view.expects() == "card":
         k = 0                                         # weiter / play on
     else:
         k = next((i for i, (_label, ev) in enumerate(menu)
                   if ev and ev.get("call") not in ("pass", "weg")), 0)
-    for _ in range((k - game.menu_pos) % len(menu)):
+    for _ in range((k - tv.menu_pos()) % len(menu)):
         seating.press("next")
     seating.press("ok", long=False)
 
@@ -50,29 +55,29 @@ def person_plays(seating, revoke=False):
 def play_as_person(seating, revoke_once=False, on_menu=None, limit=600):
     """A whole deal with the person at ``seating.you``; the simulated people move
     whenever the table is not waiting for him.  Returns the revoked card or None."""
-    game = seating.game
+    tv = seating.table_view
     view = seating.view
     revoked = None
     for _ in range(limit):
         seating.follow()
-        if game.step != GAME:
+        if tv.mode() != "play":
             return revoked
-        if game.menu and seating.you in seating.people.menu_seats():
+        if tv.menu_size() and seating.you in seating.people.menu_seats():
             if on_menu:
                 on_menu(seating)
             person_bids(seating)
             continue
-        if game.clearing:
+        if tv.clearing():
             seating.clear()
             continue
         if view.expects() == "discard" and view.declarer() == seating.you:
             seating.selected = 0
             seating.put(centre=True)
-            if not game.view.strict() and len(seating.people.discards) >= \
-                    game.view.talon_size():
+            if not view.strict() and len(seating.people.discards) >= \
+                    view.talon_size():
                 seating.press("ok")
             continue
-        if view.expects() == "card" and view.turn() == seating.you and not game.menu:
+        if view.expects() == "card" and view.turn() == seating.you and not tv.menu_size():
             want = revoke_once and revoked is None and view.trick_size() > 0
             revoked = person_plays(seating, revoke=want) or revoked
             if revoked:
@@ -141,16 +146,16 @@ def test_the_simulated_players_never_answer_the_persons_question():
     asked = []
 
     def on_menu(seating):
-        game = seating.game
+        tv = seating.table_view
         if seating.view.expects() != "card":
             return
-        labels = [label for label, _ev in game.menu]
+        labels = [label for label, _ev in menu_entries(tv)]
         asked.append((labels, seating.view.turn()))
         journal = len(seating.table.journal_lines())
         for _ in range(5):
             assert seating.auto_step() == ""
             seating.table.wait(500)
-        assert len(seating.table.journal_lines()) == journal and game.menu
+        assert len(seating.table.journal_lines()) == journal and tv.menu_size()
         assert seating.your_move()
         assert "You (Anna) choose" in seating.hint()
 
@@ -208,7 +213,7 @@ def test_the_browser_hub_seats_the_same_players():
     waited = 0
     for _ in range(400):
         hub.advance(200)
-        if hub.game.step == GAME and (hub.players_model.waits_for_person()):
+        if hub.tv.mode() == "play" and (hub.players_model.waits_for_person()):
             journal = len(hub.table.journal_lines())
             hub.advance(5000)
             assert len(hub.table.journal_lines()) == journal
@@ -223,9 +228,9 @@ def test_a_robot_dealer_deals_when_a_person_has_sat_down():
     hub.claim("person", 1)                       # the dealer (seat 0) is a robot
     for _ in range(200):
         hub.advance(250)
-        if hub.game.step == GAME:
+        if hub.tv.mode() == "play":
             break
-    assert hub.game.step == GAME
+    assert hub.tv.mode() == "play"
     assert len(hub.hand(1)) == 11                   # tapp_modern, three players
 
 
@@ -246,22 +251,22 @@ def test_the_browser_hub_follows_a_persons_revoke_in_open_mode():
         revoked = False
         for _ in range(1500):
             hub.advance(200)
-            game, view = hub.game, hub.view
+            tv, view = hub.tv, hub.view
             if hub.view.deals_played() >= 1:
                 break
             model = hub.players_model
-            if hub.on_reader[0] and (game.clearing or game.step != GAME):
+            if hub.on_reader[0] and (tv.clearing() or tv.mode() != "play"):
                 hub.lift("person", 0)
-            elif game.step == GAME and game.menu and 0 in model.menu_seats():
+            elif tv.mode() == "play" and tv.menu_size() and 0 in model.menu_seats():
                 hub.press("person", "ok")
                 hub.advance(300)
-            elif game.step == GAME and view.expects() == "discard" and view.declarer() == 0:
+            elif tv.mode() == "play" and view.expects() == "discard" and view.declarer() == 0:
                 for card in hub.hand(0)[:hub.view.talon_size()]:
                     hub.set_aside("person", card)
                 hub.press("person", "ok")
                 hub.advance(300)
-            elif game.step == GAME and view.expects() == "card" and view.turn() == 0 \
-                    and not hub.on_reader[0] and not game.clearing and not game.menu:
+            elif tv.mode() == "play" and view.expects() == "card" and view.turn() == 0 \
+                    and not hub.on_reader[0] and not tv.clearing() and not tv.menu_size():
                 legal = model.legal_cards(0)
                 wrong = [c for c in hub.hand(0) if c not in legal]
                 card = wrong[0] if wrong and not revoked and view.trick_size() else legal[0]

@@ -111,12 +111,6 @@ class Seating:
         return self.table.view
 
     @property
-    def game(self):
-        """The table's Game (tests/test_players.py still reads it; the rest here
-        read ``table_view``)."""
-        return self.table.game
-
-    @property
     def table_view(self):
         """The table's read-only view (firmware/table/table_view.py)."""
         return self.table.app.view

@@ -114,11 +114,6 @@ class TableHub:
         return self.view.mode() == "strict"
 
     @property
-    def game(self):
-        """The table's Game (tests/test_players.py still reads it; the rest use ``tv``)."""
-        return self.table.game
-
-    @property
     def tv(self):
         """The table's read-only view (firmware/table/table_view.py)."""
         return self.table.app.view
