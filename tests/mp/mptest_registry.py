@@ -15,7 +15,9 @@
 #   test prints SKIP with that reason): a deck save is cut in every flash
 #   operation in turn (erase or program, done half); after "power on" the deck file
 #   is the old or the new one, never corrupt.
-# mp-heapsize: 512k
+# The emulated flash keeps 16 KB erase images on the VM's heap beside the table's
+# modules (a heap budget is mptest_app_heap's job, not this file's):
+# mp-heapsize: 768k
 import os
 
 import mpflash as F_
