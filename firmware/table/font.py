@@ -148,7 +148,7 @@ def cells(display, row, codes, n, invert=False):
     written straight into it, framebuf's font (drivers/font8x8.py) for ASCII:
     nothing is allocated, not even a 1-character str.  Other displays get
     ``line``'s drawing, character by character."""
-    _S[2] = 255 if invert else 0
+    _S[2] = 1 if invert else 0
     if getattr(display, "width", 0) == WIDTH and hasattr(display, "buffer"):
         _row(display.buffer, row << 7, codes, n)
     else:
@@ -162,27 +162,40 @@ def cells(display, row, codes, n, invert=False):
 
 def _row(buf, at, codes, n):
     # the row's 16 cells, each 8 bytes (columns) of the page; blanks after n
+    cells = _CELLS[_S[2]]
     i = 0
     while i < COLUMNS:
-        _cell(buf, at, codes[i] if i < n else 32)
+        buf[at:at + 8] = cells[_slot(codes[i]) if i < n else 32]
         at += 8
         i += 1
 
 
-def _cell(buf, at, c):
-    if c < 128:                         # framebuf: chr(127) for a control character
-        _copy(buf, at, FONT, (c - 32 if c >= 32 else 95) << 3)
-    else:
-        _copy(buf, at, GLYPHS, _glyph_of(c) << 3)
+def _slot(c):
+    """The cell table's entry for code point c: ASCII by itself (framebuf draws
+    chr(127) for a control character), the other glyphs after it."""
+    if c < 128:
+        return c
+    return 128 + _glyph_of(c)
 
 
-def _copy(buf, at, data, off):
-    end = at + 8
-    inv = _S[2]                         # 255: inverted (lit background)
-    while at < end:
-        buf[at] = data[off] ^ inv
-        at += 1
-        off += 1
+def _font_at(c):
+    return (c - 32 if c >= 32 else 95) << 3
+
+
+def _cell_table(inv):
+    """Every cell's 8 bytes as a view made once (plain, or inverted for a lit
+    background): a cell is drawn with one slice copy into the display's buffer,
+    no loop per byte and nothing allocated (a slice store on a bytearray makes
+    no slice object).  Control characters share chr(127)'s view."""
+    font = FONT if not inv else bytes(b ^ 255 for b in FONT)
+    glyphs = GLYPHS if not inv else bytes(b ^ 255 for b in GLYPHS)
+    f = memoryview(font)
+    g = memoryview(glyphs)
+    ascii_ = [f[_font_at(c):_font_at(c) + 8] for c in range(128)]
+    return ascii_ + [g[k << 3:(k << 3) + 8] for k in range(len(glyphs) >> 3)]
+
+
+_CELLS = (_cell_table(False), _cell_table(True))   # indexed by _S[2]: 1 = inverted
 
 
 def _glyph_of(c):
