@@ -147,22 +147,23 @@ class Run:
 
     def cmd_call(self, args):
         t = self._t()
-        if not t.game.menu:
+        tv = t.app.view
+        if not tv.menu_size():
             raise ScenarioError("no menu on screen to call from")
         if not args:
             self.players.choose()
             return
         label = " ".join(args)
-        labels = [m[0] for m in t.game.menu]
+        labels = [tv.menu_label(k) for k in range(tv.menu_size())]
         if label not in labels:
             self._fail("call %s" % label, "a menu entry %r" % label, "menu %r" % labels)
             return
-        if t.game.menu[labels.index(label)][1] is not None and \
-                t.game.menu[labels.index(label)][1].get("ev") == "exchange":
+        event = tv.menu_event(labels.index(label))
+        if event is not None and event.get("ev") == "exchange":
             self.players.pick_discards()
-        while t.game.menu[t.game.menu_pos][0] != label:
+        while tv.menu_label(tv.menu_pos()) != label:
             t.press("next")
-        t.press("ok", long=needs_hold(t.game.menu[t.game.menu_pos][1]))   # a stake: OK held
+        t.press("ok", long=needs_hold(tv.menu_event(tv.menu_pos())))   # a stake: OK held
 
     def cmd_discard(self, args):
         self._t()
@@ -203,11 +204,11 @@ class Run:
         t = self._t()
         for _ in range(200):
             self.players.sync()
-            if t.view.expects() == "card" and not t.game.menu:
+            if t.view.expects() == "card" and not t.app.view.menu_size():
                 return
             if t.view.expects() == "card":
                 t.press("ok")             # the first entry: play on
-            elif t.game.menu:
+            elif t.app.view.menu_size():
                 self.players.choose()
             elif t.view.expects() == "discard":
                 self.players.discard()
@@ -334,7 +335,7 @@ class Run:
                 self._fail(line, "the %s sound (%d Hz)" % (rest[0], want),
                            "tones %r" % played[-8:])
         elif kind == "view":
-            if t.app.game is None:
+            if not t.app.view.deck_cards():           # no session yet
                 self._fail(line, " ".join(rest), "no session yet")
                 return
             method = getattr(t.view, rest[0])

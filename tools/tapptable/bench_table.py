@@ -54,8 +54,8 @@ def measure(deals=2, seed=3, fields_on=False):
     view = table.view
 
     def watch(t):
-        game = t.game
-        if t.view.expects() != "card" or game.menu or game.clearing:
+        tv = t.app.view
+        if t.view.expects() != "card" or tv.menu_size() or tv.clearing():
             return
         seat = t.view.turn()
         card = players.shadow.view.legal_cards()
@@ -68,10 +68,10 @@ def measure(deals=2, seed=3, fields_on=False):
             return
         victim = others[0]
         stray = players.shadow.view.hand(victim)
-        if stray and not game.refused[victim]:
+        if stray and not tv.refused(victim):
             t0 = t.scheduler.now_ms()
             t.place(victim, stray[0], wait=False)
-            if t.wait_until(lambda: game.refused[victim], 1000, 1):
+            if t.wait_until(lambda: tv.refused(victim), 1000, 1):
                 other.append(t.scheduler.now_ms() - t0)
             t.lift(victim)
 
@@ -79,12 +79,12 @@ def measure(deals=2, seed=3, fields_on=False):
         if k:
             players.next_deal()
         players.sync()
-        if table.game.step == 0:
+        if table.app.view.mode() == "dealing":
             players.deal_cards()
-        while table.game.step == 1:
+        while table.app.view.mode() == "play":
             players.sync()
             watch(table)
-            if table.view.expects() == "card" and not table.game.menu:
+            if table.view.expects() == "card" and not table.app.view.menu_size():
                 before = (view.trick_number(), view.trick_size())
                 seat = view.turn()
                 card = players.shadow.view.legal_cards()[0]
@@ -99,7 +99,7 @@ def measure(deals=2, seed=3, fields_on=False):
                         table.lift(s, wait=False)
                     for s in view.active_seats():
                         table.lift(s)
-            elif table.game.menu:
+            elif table.app.view.menu_size():
                 players.choose()
             elif table.view.expects() == "discard":
                 players.discard()
