@@ -31,7 +31,7 @@ from tools.tapptable import fsimage, rp2_fixtures
 SCENARIO_DIR = Path(__file__).parent / "scenarios"
 # a deal per variant family: Tapp (with the power cut mid-trick), Tarock, Herzblatt
 CHOSEN = ("resume_mid_trick", "deal_tarock_simple_3_open", "deal_herzblatt_4_strict")
-EVERY = os.environ.get("TAPP_RP2040_ALL") == "1"
+EVERY = "1" in (os.environ.get("TAPP_RP2040_ALL"), os.environ.get("TAPP_SLOW"))
 NAMES = sorted(p.stem for p in SCENARIO_DIR.glob("*.scn")) if EVERY else CHOSEN
 
 

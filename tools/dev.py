@@ -3,7 +3,9 @@
 
     python3 tools/dev.py setup          create .venv, install the project and node tools
     python3 tools/dev.py test [ARGS]    setup, then ruff, pyright (firmware/), pytest ARGS
-                                        (on every core: -n auto, unless ARGS say -n N)
+                                        (on every core: -n auto, unless ARGS say -n N;
+                                        --slow adds the slow extras: every scenario on
+                                        the emulated Pico, the device bench's session)
     python3 tools/dev.py run [ARGS]     setup, then `tapptable sim ARGS`: the virtual table
 
 Standard library only, so it runs before anything is installed. Idempotent:
@@ -195,6 +197,9 @@ def parallel_args(extra: list[str]) -> list[str]:
 
 
 def cmd_test(extra: list[str]) -> int:
+    if "--slow" in extra:       # the slow extras (TAPP_SLOW=1: tests/README.md)
+        extra = [a for a in extra if a != "--slow"]
+        os.environ["TAPP_SLOW"] = "1"
     setup()
     system_packages()
     pyright = NODE_MODULES / ".bin" / "pyright"

@@ -113,6 +113,8 @@ def run_bench(args):
     from tools.tapptable.bench_app_vm import print_app_vm_bench
     print_app_vm_bench(quick=args.quick)
     print()
-    from tools.tapptable.bench_rp2040 import print_device_bench
-    print_device_bench(quick=args.quick)
+    device = getattr(args, "device", "session")
+    if device != "off":
+        from tools.tapptable.bench_rp2040 import print_device_bench
+        print_device_bench(quick=args.quick, session=device == "session")
     return 0

@@ -450,24 +450,26 @@ def _ms(us):
     return "-" if us is None else "%.1f ms" % (us / 1000)
 
 
-def measure(quick=False, log=None):
-    """{firmware name: {figure: value}} for every firmware (REPL and session)."""
+def measure(quick=False, log=None, session=True):
+    """{firmware name: {figure: value}} for every firmware (REPL, and the session
+    unless ``session`` is false)."""
     out = {}
     with tempfile.TemporaryDirectory(prefix="tapp-bench-rp2040-") as tmp:
         for fw in FIRMWARES:
             figures = {}
             try:
                 figures.update(repl_heap(fw, tmp))
-                figures.update(run_session(fw, tmp, 1 if quick else 20,
-                                           plays=CUT_AT_PLAY + 4 if quick else None,
-                                           log=log))
+                if session:
+                    figures.update(run_session(fw, tmp, 1 if quick else 20,
+                                               plays=CUT_AT_PLAY + 4 if quick else None,
+                                               log=log))
             except (rp2_fixtures.FixtureMissing, OSError, RuntimeError) as exc:
                 figures["failure"] = str(exc).splitlines()[0]
             out[fw.name] = figures
     return out
 
 
-def print_device_bench(quick=False):
+def print_device_bench(quick=False, session=True):
     variant, players = SESSION
     print("The device: MicroPython v1.28.0's rp2 port on the emulated RP2040 (rp2040js),")
     print("the unchanged firmware/main.py from the flash the one UF2 leaves, the chip models")
@@ -478,7 +480,9 @@ def print_device_bench(quick=False):
     print("%s.  The same inputs go to the table under CPython (the twin),"
           % ("then %d more cards (--quick)" % 4 if quick else "the next deal, 20 deals in all"))
     print("whose display the Pico's must match after each; the journals are compared at the end.")
-    print_figures(measure(quick))
+    if not session:
+        print("(--device repl: only the heap at the REPL; the session's rows stay '-')")
+    print_figures(measure(quick, session=session))
 
 
 def print_figures(figures):

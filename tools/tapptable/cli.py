@@ -319,6 +319,9 @@ def build_parser():
 
     b = sub.add_parser("bench", help="print engine speed and heap numbers")
     b.add_argument("--quick", action="store_true", help="fewer repetitions")
+    b.add_argument("--device", choices=("session", "repl", "off"), default="session",
+                   help="the device's budgets on the emulated Pico: a whole session "
+                        "(default; minutes), only the heap at its REPL, or none")
     b.set_defaults(func=cmd_bench)
     return p
 
