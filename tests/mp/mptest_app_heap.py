@@ -138,8 +138,8 @@ class Clock:
 class FakeReaders:
     """What the app and presence.feed use of drivers.mfrc522.ReaderSet: ``n``,
     ``status``/``raw`` (one state per reader), ``uid_view(i)``/``raw_uid_view(i)``
-    (memoryviews made once), ``arm(i)``, ``hold(i)``/``held``, ``poll(i)``.  A reader reports the tag
-    laid on it (``put``) from its next poll, two tags as a collision."""
+    (memoryviews made once), ``arm(i)``, ``hold(i)``/``held``, ``poll(i)``.  A reader
+    reports the tag laid on it (``put``) from its next poll, two tags as a collision."""
 
     def __init__(self, n):
         self.n = n
