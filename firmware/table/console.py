@@ -182,13 +182,13 @@ class Console:
         return game
 
     def seats(self):
-        game = self.app.game
-        return list(game.view.seat_names()) if game is not None else None
+        view = self.app.view.engine()
+        return list(view.seat_names()) if view is not None else None
 
     def hidden(self):
         """Does the journal of the session in play hold hidden cards now?"""
-        game = self.app.game
-        return game is not None and game.view.strict() and game.view.in_deal()
+        view = self.app.view.engine()
+        return view is not None and view.strict() and view.in_deal()
 
     def journal_len(self):
         journal = self.app.journal
@@ -312,6 +312,7 @@ class Console:
         if details:
             self.authorise(req)
         app = self.app
+        tv = app.view
         rs = app.readers
         arb = app.presence
         buf = self.live.uidbuf
@@ -322,15 +323,15 @@ class Console:
                  "down": bool(rs.down(i)), "faults": rs.faults(i),
                  "recoveries": rs.recoveries(i), "errors": rs.errors(i),
                  "placed": arb.placed_len(i) > 0, "collision": arb.collision(i),
-                 "fault": arb.fault(i), "injected": app.injected[i] is not None}
+                 "fault": arb.fault(i), "injected": tv.injected(i)}
             if details:
                 r["uid"] = uid_hex(rs.uid_view(i)) if rs.status[i] == 1 else None
                 n = arb.placed_uid(i, buf)
                 r["placed_uid"] = uid_hex(memoryview(buf)[0:n]) if n else None
                 r["card"] = self.live.card_on(i)
             out.append(r)
-        return {"readers": out, "overflows": arb.overflows, "polls": app.polls,
-                "hot": app.hot, "keys_overflows": app.keys.overflows}
+        return {"readers": out, "overflows": arb.overflows, "polls": tv.polls(),
+                "hot": tv.hot(), "keys_overflows": tv.keys_overflows()}
 
     def cmd_journal(self, rid, req):
         from .console_tasks import JournalSource, JournalTask

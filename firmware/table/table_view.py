@@ -58,6 +58,24 @@ class TableView:
     def centre(self):
         return self._app.centre
 
+    # ----- the readers' diagnostics (the console's ``readers``) -------------------------
+
+    def polls(self):
+        """Reader polls since power-up."""
+        return self._app.polls
+
+    def hot(self):
+        """The reader polled fastest now (the one a card is expected on)."""
+        return self._app.hot
+
+    def keys_overflows(self):
+        """Button events lost because the input queue was full."""
+        return self._app.keys.overflows
+
+    def injected(self, reader):
+        """A tag injected on ``reader`` by the console (``inject``) lies there."""
+        return self._app.injected[reader] is not None
+
     def language(self):
         """The table's language ("de", "en", ...): the texts on screen."""
         return self._app.settings.language
