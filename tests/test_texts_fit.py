@@ -28,7 +28,6 @@ from host_sim.players import AutoPlayers
 from host_sim.scenario import Run
 from host_sim.table import VirtualTable
 from table import names, registry, screens, texts
-from table.game import DEALING, GAME, RESULT
 from table.names import VARIANTS, card_text
 from table.settings import SEAT_NAMES, Settings
 from table.setup import Setup
@@ -191,10 +190,10 @@ def test_every_screen_of_a_deal_fits_without_a_cut_word(checker, variant, player
     def draw(game):
         plain(game)
         count[0] += 1
-        if count[0] % 9 == 0 or game.step == RESULT:
+        if count[0] % 9 == 0 or table.app.view.mode() == "result":
             _every_page(table)
-        if not told and game.step == GAME and not game.menu:
-            told.append(game.message)    # every message, mid-trick, where it is shown
+        if not told and table.app.view.mode() == "play" and not table.app.view.menu_size():
+            told.append(table.app.view.message())    # every message, mid-trick, where it is shown
             for msg in _messages(lang):
                 game.message = msg
                 table.app.screens.compose(game)
@@ -273,14 +272,14 @@ def test_the_dealing_screen_names_every_seat_still_short(checker):
     """Dealing over the centre: "fehlt:" names each seat still short in the
     room there is, or counts them -- never a name hidden behind the edge."""
     table = VirtualTable("herzblatt", 5, "strict", lang="de", seats=LONG_SEATS)
-    assert table.game.step == DEALING
+    assert table.app.view.mode() == "dealing"
     people = AutoPlayers(table, seed=1, illegal_once=False)
     people.deal_cards(4)
     assert table.screen()[7] == "fehlt: 5 Spieler", table.screen()
     people.deal_cards(20)
     assert table.screen()[7].startswith("fehlt: "), table.screen()
     people.deal_cards()
-    assert table.game.step == GAME
+    assert table.app.view.mode() == "play"
     assert not checker.failures, "\n".join(checker.failures[:20])
 
 
