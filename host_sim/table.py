@@ -175,14 +175,14 @@ class VirtualTable:
 
     def enrol_cards(self, count=None, deck_id=DECK_ID):
         """Put the cards the enrolment screen asks for on the centre reader, one by one."""
+        tv = self.app.view
         done = 0
-        while self.app.enrolment is not None and not self.app.enrolment.done():
-            if count is not None and done >= count:
+        while count is None or done < count:
+            card = tv.enrol_expected()
+            if card < 0:
                 return
-            card = self.app.enrolment.expected()
             self.place(self.centre, CARD_CODES[card], deck_id)
-            self.wait_until(lambda c=card: self.app.enrolment is None
-                            or self.app.enrolment.expected() != c, 1000)
+            self.wait_until(lambda c=card: tv.enrol_expected() != c, 1000)
             self.lift(self.centre)
             done += 1
 
