@@ -107,16 +107,12 @@ class QuickReaders:
         self.raw = bytearray(self.n)
         self.status = bytearray(self.n)
         self.uids = [b""] * self.n
-        self.held = -1                # hold(): the reader whose field stays on
 
     def init(self):
         pass
 
     def arm(self, i):
         pass
-
-    def hold(self, i):
-        self.held = i
 
     def poll(self, i):
         chip = self.chips[i]

@@ -749,7 +749,6 @@ class ReaderSet:
         self.error_polls = error_polls
         self.settle_us = settle_us
         self.keep_field = keep_field   # the board's power budget decides (fields_on)
-        self.held = -1                 # hold(): the one reader whose field stays on
         self.retry_ms = retry_ms
         self.retry_max_ms = retry_max_ms
         self.status = bytearray(n)  # reported (debounced) state
@@ -843,20 +842,6 @@ class ReaderSet:
         if not self._down[i]:
             self.readers[i].antenna(True)
 
-    def hold(self, i):
-        """Keep reader i's field on from now on (-1: none), the previous held
-        reader's off: the seat on turn, polled every step, is then scanned at
-        once on every poll, without the field's settle time (one field more on
-        at a time, not every one as ``keep_field``)."""
-        old = self.held
-        if old == i:
-            return
-        self.held = i
-        if old >= 0 and not self.keep_field and not self._down[old]:
-            self.readers[old].antenna(False)
-        if i >= 0:
-            self.arm(i)
-
     def poll(self, i):
         """Scan reader i once and debounce; 1 if its reported state changed, else 0.
 
@@ -872,7 +857,7 @@ class ReaderSet:
                 self._go_down(i, now)
                 return 0
         rd = self.readers[i]
-        raw = rd.scan(self.settle_us, self.keep_field or i == self.held)
+        raw = rd.scan(self.settle_us, self.keep_field)
         self.raw[i] = raw
         if raw == ERROR or raw == COLLISION:
             # a dead chip reads 0x00 (never finishes: ERROR) or 0xFF (every error

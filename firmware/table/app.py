@@ -5,9 +5,8 @@ Jobs (each a method that does one short step and returns; ``run`` makes an
 virtual clock):
 
 ========  =====================================================================
-readers   poll the seat on turn every step (its field stays on) and one
-          other reader (the rest in turn), feed the presence arbiter; its
-          ring is the queue to the game
+readers   poll one reader (the seat on turn every other step, the rest in
+          turn), feed the presence arbiter; its ring is the queue to the game
 buttons   poll the button pad into a small ring
 game      drain both queues into the setup, the enrolment or the game
 display   draw the screen when something changed; only changed pages are sent
@@ -103,6 +102,7 @@ class App:
         self.next_reader = 0
         self.hot = 0
         self.armed = -1                      # reader whose field is settling
+        self.sweep = 0                       # other readers still to look at at once
         self.game = None
         self.journal = None
         self.deals_seen = 0                  # the journal's deals when last looked at
@@ -241,13 +241,10 @@ class App:
     # ----- jobs ------------------------------------------------------------------------
 
     def poll_readers(self):
-        """Scan the seat on turn (the hot reader: its field stays on,
-        ``ReaderSet.hold``, so it is scanned at once in every step) and the
-        other reader whose field was switched on one step ago, feed the arbiter
-        (its ring queues the events), and switch on the next other one: an
-        other reader's field settles between two steps, never inside one.  A
-        card on the hot reader is seen twice in two steps; every other reader
-        has had its look (the arbiter waits for it) one round later.
+        """Scan the reader whose field was switched on one step ago, feed the
+        arbiter (its ring queues the events), and switch on the next one: the
+        field's settle time passes between two steps, never inside one.  The
+        seat on turn is every other reader.
 
         Split in small methods on purpose: MicroPython puts a call's frame on
         the heap when its locals and value stack exceed 11 words (136 bytes
@@ -255,18 +252,11 @@ class App:
         see it, the frame goes on the C stack then: tests/mp/mptest_app_heap.py
         checks mem_total())."""
         armed = self.armed
-        if armed >= 0 and armed != self.hot:
+        if armed >= 0:
             self._scan(armed)
-        self._scan_hot()
+            self._sweep_check(armed)
         self.polls += 1
         self._arm_next()
-
-    def _scan_hot(self):
-        hot = self.hot
-        if self.readers.held == hot:
-            self._scan(hot)
-        else:                    # the turn moved: its field on now, scanned from next step
-            self.readers.hold(hot)
 
     def _scan(self, armed):
         rs = self.readers
@@ -282,12 +272,23 @@ class App:
         self.presence.glimpse(armed, uid, now)
         self.presence.observe(armed, P.PRESENT, uid, now)
 
+    def _sweep_check(self, armed):
+        if armed == self.hot and self.readers.raw[armed] == P.PRESENT \
+                and not self.presence.placed_len(armed) and not self.sweep:
+            # a new card on the hot reader: look at every other reader at once,
+            # so the arbiter may take it (it waits for that look)
+            self.sweep = self.readers.n - 1
+
     def _arm_next(self):
         rs = self.readers
-        i = (self.next_reader + 1) % rs.n      # the others in turn, skipping the hot one
-        if i == self.hot:
-            i = (i + 1) % rs.n
-        self.next_reader = i
+        i = self.hot
+        if self.sweep or not self.polls & 1:   # the others in turn, skipping the hot one
+            i = (self.next_reader + 1) % rs.n
+            if i == self.hot:
+                i = (i + 1) % rs.n
+            self.next_reader = i
+            if self.sweep:
+                self.sweep -= 1
         rs.arm(i)
         self.armed = i
 

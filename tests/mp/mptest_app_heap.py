@@ -138,8 +138,8 @@ class Clock:
 class FakeReaders:
     """What the app and presence.feed use of drivers.mfrc522.ReaderSet: ``n``,
     ``status``/``raw`` (one state per reader), ``uid_view(i)``/``raw_uid_view(i)``
-    (memoryviews made once), ``arm(i)``, ``hold(i)``/``held``, ``poll(i)``.  A reader
-    reports the tag laid on it (``put``) from its next poll, two tags as a collision."""
+    (memoryviews made once), ``arm(i)``, ``poll(i)``.  A reader reports the tag
+    laid on it (``put``) from its next poll, two tags as a collision."""
 
     def __init__(self, n):
         self.n = n
@@ -153,7 +153,6 @@ class FakeReaders:
         self.views = [[mv[10 * i:10 * i + k] for k in range(11)] for i in range(n)]
         self.polls = 0
         self.armed = 0
-        self.held = -1
 
     def put(self, i, uid):
         self.count[i] += 1
@@ -167,9 +166,6 @@ class FakeReaders:
 
     def arm(self, i):
         self.armed += 1
-
-    def hold(self, i):
-        self.held = i
 
     def poll(self, i):
         self.polls += 1
