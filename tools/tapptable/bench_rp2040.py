@@ -267,6 +267,11 @@ class MirroredTable:
         return self.twin.view
 
     @property
+    def app(self):
+        """The twin's application: the players ask its read-only view (``app.view``)."""
+        return self.twin.app
+
+    @property
     def game(self):
         return self.twin.game
 
