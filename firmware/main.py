@@ -69,5 +69,22 @@ def main(root="/"):
     run_table(app)
 
 
+NO_RAM = ("tapptable: the table ran out of RAM. From .mpy files the published "
+          "MicroPython leaves too little for it: install the ROMFS firmware and "
+          "deploy with --romfs (docs/build.md). This is the MicroPython REPL.")
+
+
+def run(root="/"):
+    """``main`` with the one failure a user can fix named on the console: a board
+    whose firmware leaves too little RAM (measured: the stock Pico firmware with
+    .mpy files) stops with that advice, not with a bare traceback."""
+    try:
+        main(root)
+    except MemoryError:
+        import gc
+        gc.collect()
+        print(NO_RAM)
+
+
 if __name__ == "__main__":
-    main()
+    run()

@@ -132,9 +132,10 @@ def test_romfs_needs_a_partition(pico_with, builds):
                  log=lambda s: None)
 
 
-def test_a_flat_deploy_has_no_room_for_the_console_and_the_table_plays_on(builds):
-    """Measured here: about 27 KB of heap are left once the table is up from .mpy
-    files; the console needs more. The table answers each line 'unavailable'."""
+def test_a_flat_deploy_on_the_stock_firmware_names_the_romfs_way(builds):
+    """Measured here: from .mpy files the published firmware leaves too little heap
+    for the table (docs/benchmarks.md). The board says so and how to fix it, and
+    stays at the REPL (mpremote and deploy still reach it)."""
     flat = builds / "flat"
     files = {k: (flat / "fs" / k).read_bytes()
              for k in json.loads((flat / "manifest.json").read_text())["files"]}
@@ -143,15 +144,9 @@ def test_a_flat_deploy_has_no_room_for_the_console_and_the_table_plays_on(builds
     try:
         for gpio in BUTTONS:
             pico.set_input(gpio, 1)
-        pico.run_for(2_000_000)                      # the table is up
-        pico.serial_write(b'\n{"id":1,"cmd":"status"}\n')
-        pico.run_for(3_000_000)                      # the console tried, and failed
-        pico.serial_write(b'{"id":2,"cmd":"status"}\n')
-        pico.run_for(1_000_000)
+        pico.run_for(3_000_000)                      # power-up: the table tries to start
         out = pico.serial_output().decode(errors="replace")
     finally:
         pico.close()
-    assert "MemoryError" not in out and ">>>" not in out          # still the table
-    answers = [json.loads(x) for x in out.splitlines() if x.startswith("{")]
-    assert answers and all(a["error"] == "unavailable" and "--romfs" in a["message"]
-                           for a in answers)
+    assert "the table ran out of RAM" in out and "--romfs" in out, out
+    assert "Traceback" not in out, out
