@@ -301,7 +301,9 @@ def test_the_stock_uf2_boots_micropython_on_the_table_files(tmp_path):
     before = F.littlefs_files((out / F.FS_IMAGE).read_bytes())
     after = F.littlefs_files(saved.read_bytes()[F.FS_OFFSET:])
     assert {k: after.get(k) for k in before} == before
-    ran = b'File "main.py"' in said and b'File "table/' in said   # stopped inside the table
+    # the table's code ran from these files: it shows a screen, or (the stock
+    # firmware's heap being too small for .mpy files) main.py names the ROMFS way
+    ran = b"the table ran out of RAM" in said and b"--romfs" in said
     assert ran or any(row.strip() for row in chips.oled.text_rows()), said[-800:]
 
 
