@@ -202,7 +202,7 @@ class QuickTable:
 
     @property
     def view(self):
-        return self.app.game.view
+        return self.app.view.engine()
 
     def close(self):
         pass

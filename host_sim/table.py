@@ -207,7 +207,7 @@ class VirtualTable:
 
     @property
     def view(self):
-        return self.app.game.view
+        return self.app.view.engine()
 
     def journal_lines(self, start=0, stop=None):
         """The journal's lines ``start`` (0: the header) up to ``stop`` (the end)."""

@@ -78,14 +78,14 @@ def test_old_sessions_go_oldest_first_the_running_one_never():
         journal.close()
         names.append(journal.path.rsplit("/", 1)[1])
     running = J.create_journal(root, HEADER)
-    left = J._sessions(root)
+    left = J.sessions(root)
     # some of the oldest went to make room (CLEAN_DEALS), in order, none else
     assert left[-1] == running.path.rsplit("/", 1)[1]
     gone = [n for n in names if n not in left]
     assert gone == names[:len(gone)] and gone
     _fill(running, 200)                   # the running session fills the flash
     assert running.failed
-    left = J._sessions(root)
+    left = J.sessions(root)
     assert left == [running.path.rsplit("/", 1)[1]]   # every finished one made room
     assert running.deals > 12
 
@@ -97,7 +97,7 @@ def test_the_newest_finished_session_stays_while_a_deal_fits():
     first.close()
     second = J.create_journal(root, HEADER)
     _fill(second, 3)
-    assert J._sessions(root)[0] == first.path.rsplit("/", 1)[1]   # plenty of room yet
+    assert J.sessions(root)[0] == first.path.rsplit("/", 1)[1]   # plenty of room yet
 
 
 def _table(kb, mode="open"):
@@ -189,10 +189,10 @@ def test_a_full_flash_at_power_up_is_said_and_nothing_breaks():
     assert len(table.journal_lines()) == n and not table.view.in_deal()
     # the way out (after the session was downloaded): a new session; the full
     # one, now finished, makes room for it
-    full = J._sessions(table.root)
+    full = J.sessions(table.root)
     assert table.app.input(NEW_SESSION)
     table.wait(200)
-    assert J._sessions(table.root) == ["s%04d.jsonl" % (int(full[-1][1:5]) + 1)]
+    assert J.sessions(table.root) == ["s%04d.jsonl" % (int(full[-1][1:5]) + 1)]
     assert len(table.journal_lines()) == 2 and table.view.in_deal()   # a deal is on
     assert "Speicher" not in " ".join(table.screen())
 

@@ -133,7 +133,7 @@ class MemoryJournal:
         return len(self.lines)
 
 
-def _sessions(root):
+def sessions(root):
     """Session file names under root, oldest first."""
     try:
         names = os.listdir(join(root, FOLDER))
@@ -228,7 +228,7 @@ def make_room(root, running, deal_bytes=DEAL_BYTES):
     """Remove finished sessions, oldest first, while the free space is short of
     ``CLEAN_DEALS`` deals of ``deal_bytes``; never the ``running`` session (a
     file name), and the newest finished one only when not even one deal fits."""
-    finished = [n for n in _sessions(root) if n != running]
+    finished = [n for n in sessions(root) if n != running]
     for k, name in enumerate(finished):
         free = free_bytes(root)
         if free < 0 or free >= CLEAN_DEALS * deal_bytes:
@@ -424,7 +424,7 @@ def create_journal(root, header):
         os.mkdir(folder)
     except OSError:
         pass                    # it exists
-    names = _sessions(root)
+    names = sessions(root)
     number = int(names[-1][1:-6]) + 1 if names else 1
     name = "s%04d.jsonl" % number
     make_room(root, name)
@@ -439,7 +439,7 @@ def create_journal(root, header):
 
 def last_journal(root):
     """The newest session's journal read back (for resuming), or None."""
-    names = _sessions(root)
+    names = sessions(root)
     if not names:
         return None
     return read_back(join(root, FOLDER, names[-1]))

@@ -589,7 +589,7 @@ def test_a_full_flash_removes_finished_sessions_oldest_first():
         mine = running.path[running.path.rfind("/") + 1:]
         _fill(running, 60)
         assert running.failed and running.deals > 6
-        assert J._sessions(root) == [mine], J._sessions(root)
+        assert J.sessions(root) == [mine], J.sessions(root)
         running.close()
     finally:
         F.umount(FULL)
