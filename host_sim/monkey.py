@@ -48,6 +48,7 @@ from host_sim.i2c_bus import I2CBus
 from host_sim.mfrc522_model import Tag
 from host_sim.pins import ButtonPin, NeoPixelModel, PWMModel
 from host_sim.ssd1306_model import SSD1306Model
+from host_sim.table import KEYS, press_button
 from host_sim.vm.vm_deck import DECK_ID, card_uid, enrol_virtual_deck
 from table import journal as journal_module
 from table import presence as P
@@ -60,10 +61,7 @@ from tapp.session import Session
 
 RECOVERY_LIMIT = 500     # actions the person may need to finish a deal (137 the most seen)
 SESSION_DEALS = 8        # deals a session runs before the monkey sits down at a new one
-KEYS = {"prev": 0, "next": 1, "ok": 2}
-PRESS_MS = 80
 TICK_MS = 5              # the shortest job period (app.JOBS)
-LONG_MS = 900
 SEATS = ("Anna", "Bert", "Cora", "Dora", "Emil")
 
 
@@ -237,11 +235,7 @@ class QuickTable:
             self.wait(30)
 
     def press(self, key, long=False):
-        pin = self.board.button_pins[KEYS[key]]
-        pin.press()
-        self.wait(LONG_MS if long else PRESS_MS)
-        pin.release()
-        self.wait(PRESS_MS)
+        press_button(self, key, long)
 
     def power_cut(self):
         """Power off and on: a new application on the same files and readers."""

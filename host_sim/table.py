@@ -36,6 +36,16 @@ LED_NAMES = ("off", "idle", "turn", "played", "refused", "winner", "dealer", "fl
              "bidding")
 
 
+def press_button(table, key, long=False):
+    """Press and release ``table``'s button "prev", "next" or "ok" (its
+    ``board.button_pins`` and ``wait``): held LONG_MS for a long press."""
+    pin = table.board.button_pins[KEYS[key]]
+    pin.press()
+    table.wait(LONG_MS if long else PRESS_MS)
+    pin.release()
+    table.wait(PRESS_MS)
+
+
 class VirtualTable:
     """The table with ``players`` seat readers and a centre reader."""
 
@@ -140,11 +150,7 @@ class VirtualTable:
 
     def press(self, key, long=False):
         """Press and release a button: "prev", "next" or "ok"."""
-        pin = self.board.button_pins[KEYS[key]]
-        pin.press()
-        self.wait(LONG_MS if long else PRESS_MS)
-        pin.release()
-        self.wait(PRESS_MS)
+        press_button(self, key, long)
 
     def power_cut(self):
         """Power off and on: a new table on the same flash (decks, settings, the
