@@ -387,9 +387,16 @@ def test_a_device_at_the_repl_is_named():
         conn, _ = srv.accept()
         conn.sendall(b"MicroPython v1.28.0 on 2026-01-01; Raspberry Pi Pico with RP2040\r\n"
                      b'Type "help()" for more information.\r\n>>> ')
-        conn.recv(1000)
+        heard = b""
+        while b"status" not in heard:           # the client's line break, then its request
+            heard += conn.recv(1000)
         conn.sendall(b"{'id': 1, 'cmd': 'status'}\r\n>>> ")
-        time.sleep(1)
+        conn.settimeout(10)
+        try:                                    # a REPL never hangs up: wait for the client
+            while conn.recv(1000):
+                pass
+        except OSError:
+            pass
         conn.close()
     threading.Thread(target=repl, daemon=True).start()
     link = client.Link("socket://127.0.0.1:%d" % port, reconnect_s=0.1)

@@ -192,7 +192,9 @@ class _Lines(threaded.Packetizer):
         buf = self.buffer
         if len(buf) > LINE_MAX:
             del buf[:]
-        elif buf.endswith(b">>> ") or buf.startswith(b"raw REPL") or buf == b">":
+        elif buf.endswith(b">>> ") or buf.startswith(b"raw REPL"):
+            # (a raw REPL's bare ">" prompt follows its "raw REPL" line, already
+            # noticed; matching ">" alone would split ">>> " read byte by byte)
             self.link.heard_text(bytes(buf).decode("utf-8", "replace"))
             del buf[:]
 
