@@ -160,7 +160,7 @@ def cmd_sim(args):
     if problem:
         return _fail("sim", problem)
     if args.scenario:
-        from tools.tapptable.scenario import run_scenario_files
+        from tools.tapptable.sim_scenarios import run_scenario_files
         return run_scenario_files(args)
     interactive = args.serial or args.web or (
         sys.stdin.isatty() and sys.stdout.isatty() and not args.text)
