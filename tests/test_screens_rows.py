@@ -13,7 +13,7 @@ import pytest
 
 from drivers import ssd1306
 from table import font, names, screens, texts
-from table.game import DEALING, OVER, RESULT, needs_hold
+from table.game import needs_hold
 from table.names import (
     SUIT_SYMBOLS,
     VARIANTS,
@@ -26,6 +26,7 @@ from table.names import (
 from table.texts import text
 from tapp.cards import CODE_INDEX
 from tapp.dealing import TALON
+from tests.shown_view import Shown
 
 COLS = 16
 
@@ -59,36 +60,36 @@ def _joined(left, right):
     return left + " " + right if left and right else left + right
 
 
-def _says(game, key, seat):
-    t = text(key, game.lang)
-    return t % _short(game.view, seat, min(COLS - len(t) + 2, 8))
+def _says(tv, key, seat):
+    t = text(key, tv.language())
+    return t % _short(tv.engine(), seat, min(COLS - len(t) + 2, 8))
 
 
-def _header(game, dealer):
-    view = game.view
+def _header(tv, dealer):
+    view = tv.engine()
     name = VARIANTS.get(view.variant(), view.variant())
     seat = view.seat_name(view.dealer())
-    if dealer and (game.view.in_deal() or game.step == DEALING) \
+    if dealer and (tv.engine().in_deal() or tv.mode() == "dealing") \
             and len(name) + 3 + len(seat) <= COLS:
         return (_pad(name, "G:" + seat), True)
     return (name, True)
 
 
-def compose(game):
+def compose(tv):
     """The 8 rows as (text, inverted): the screens' rows built as strings."""
-    lang = game.lang
-    if game.scores:
-        return _scores(game)
-    if game.confirm_undo:
-        return [_header(game, True)] + _body(game)[:5] + [("", False),
-                                                          (text("undo_q", lang), True)]
-    if game.info:
-        return [_header(game, True)] + _info(game)
-    if game.step == DEALING:
-        return [_header(game, True)] + _dealing(game)
-    if game.step in (RESULT, OVER):
-        return [_header(game, False)] + _result(game)
-    return [_header(game, True)] + _body(game)
+    lang = tv.language()
+    if tv.overlay() == "scores":
+        return _scores(tv)
+    if tv.overlay() == "undo":
+        return [_header(tv, True)] + _body(tv)[:5] + [("", False),
+                                                      (text("undo_q", lang), True)]
+    if tv.overlay() == "info":
+        return [_header(tv, True)] + _info(tv)
+    if tv.mode() == "dealing":
+        return [_header(tv, True)] + _dealing(tv)
+    if tv.mode() in ("result", "over"):
+        return [_header(tv, False)] + _result(tv)
+    return [_header(tv, True)] + _body(tv)
 
 
 def _calls(view):
@@ -113,18 +114,18 @@ def _standing(view, lang):
     return -1, ""
 
 
-def _body(game):
-    view = game.view
-    lang = game.lang
+def _body(tv):
+    view = tv.engine()
+    lang = tv.language()
     seats = view.active_seats()
-    if game.menu and len(seats) > 4 and (game.message
-                                         or needs_hold(game.menu[game.menu_pos][1])):
-        rows = [(_status(game), False)]
+    if tv.menu_size() and len(seats) > 4 and (tv.message()
+                                         or needs_hold(tv.menu_event(tv.menu_pos()))):
+        rows = [(_status(tv), False)]
     else:
-        rows = [(_contract_line(game), False)]
+        rows = [(_contract_line(tv), False)]
     turn = view.turn()
     cards = {}
-    if game.clearing or (view.trick_size() == 0 and game.trick_shown):
+    if tv.clearing() or (view.trick_size() == 0 and tv.trick_shown()):
         last = view.last_trick()
         if last is not None:
             k = seats.index(last["leader"])
@@ -134,12 +135,12 @@ def _body(game):
     else:
         for i in range(view.trick_size()):
             cards[view.trick_seat(i)] = card_text(view.trick_card(i))
-    if view.trick_number() <= 1 and view.trick_size() == 0 and not game.clearing \
+    if view.trick_number() <= 1 and view.trick_size() == 0 and not tv.clearing() \
             and view.expects() != "card":
         cards = {}
         for seat, ev in _calls(view):
             cards[seat] = call_label(ev, lang)
-    winner = view.last_winner() if game.clearing else -1
+    winner = view.last_winner() if tv.clearing() else -1
     for seat in seats[:5]:
         mark = "*" if seat == winner else (">" if seat == turn else " ")
         right = cards.get(seat, "")
@@ -149,50 +150,50 @@ def _body(game):
     while len(rows) < 5:
         rows.append(("", False))
     if len(rows) < 6:
-        rows.append((_status(game), False))
-    if game.menu:
-        rows.append(("<" + short_name(game.menu[game.menu_pos][0], COLS - 2) + ">", True))
-    elif len(seats) > 4 and game.message:
-        rows.append((game.message, False))
-    elif game.clearing:
+        rows.append((_status(tv), False))
+    if tv.menu_size():
+        rows.append(("<" + short_name(tv.menu_label(tv.menu_pos()), COLS - 2) + ">", True))
+    elif len(seats) > 4 and tv.message():
+        rows.append((tv.message(), False))
+    elif tv.clearing():
         rows.append((text("clear", lang), False))
     elif turn >= 0:
-        rows.append((_says(game, "turn", turn), False))
+        rows.append((_says(tv, "turn", turn), False))
     else:
         rows.append(("", False))
     return rows
 
 
-def _wins(game):
-    view = game.view
-    t = text("wins", game.lang)
+def _wins(tv):
+    view = tv.engine()
+    t = text("wins", tv.language())
     room = COLS + 1 - len(t) - len(str(view.last_points()))
-    return t % _short(game.view, view.last_winner(), min(room, 8)) + " " + str(
+    return t % _short(tv.engine(), view.last_winner(), min(room, 8)) + " " + str(
         view.last_points())
 
 
-def _status(game):
-    view = game.view
-    if game.message:
-        return game.message
-    if game.clearing:
-        return _wins(game)
-    if game.menu and needs_hold(game.menu[game.menu_pos][1]):
-        return text("hold_ok", game.lang)
-    if view.expects() == "call" and _standing(view, game.lang)[0] >= 0 and view.turn() >= 0:
-        return _says(game, "calls", view.turn())
+def _status(tv):
+    view = tv.engine()
+    if tv.message():
+        return tv.message()
+    if tv.clearing():
+        return _wins(tv)
+    if tv.menu_size() and needs_hold(tv.menu_event(tv.menu_pos())):
+        return text("hold_ok", tv.language())
+    if view.expects() == "call" and _standing(view, tv.language())[0] >= 0 and view.turn() >= 0:
+        return _says(tv, "calls", view.turn())
     return ""
 
 
-def _contract_line(game):
-    view = game.view
-    lang = game.lang
+def _contract_line(tv):
+    view = tv.engine()
+    lang = tv.language()
     cid = view.contract()
     if view.expects() == "call" and cid is None:
         seat, label = _standing(view, lang)
         if seat >= 0:
-            return _joined(_short(game.view, seat, _room(label)), label)
-        return _says(game, "calls", view.turn()) if view.turn() >= 0 else ""
+            return _joined(_short(tv.engine(), seat, _room(label)), label)
+        return _says(tv, "calls", view.turn()) if view.turn() >= 0 else ""
     if cid is None or view.declarer() < 0:
         return contract_name(cid, lang) if cid is not None else ""
     right = contract_name(cid, lang)
@@ -201,24 +202,27 @@ def _contract_line(game):
         right += " " + SUIT_SYMBOLS["CSHD".index(trump)]
     if view.multiplier() > 1:
         right += " x" + str(view.multiplier())
-    return _joined(_short(game.view, view.declarer(), _room(right)), right)
+    return _joined(_short(tv.engine(), view.declarer(), _room(right)), right)
 
 
-def _dealing(game):
-    view = game.view
-    lang = game.lang
-    seen, total, short = game.dealing_missing()
-    rows = [(_says(game, "deal_centre", view.dealer()), False),
+def _dealing(tv):
+    view = tv.engine()
+    lang = tv.language()
+    order = [tv.deal_seat(i) for i in range(tv.deal_seats())]
+    seen = sum(tv.dealt(s) for s in order)
+    total = view.hand_size() * len(order)
+    short = [s for s in order if tv.dealt(s) < view.hand_size()]
+    rows = [(_says(tv, "deal_centre", view.dealer()), False),
             (text("deal_count", lang) % ("%d/%d" % (seen, total)), False)]
-    nxt = game.next_receiver()
+    nxt = tv.next_receiver()
     if nxt == TALON:
         rows.append((text("deal_to", lang) % text("talon", lang), False))
     elif nxt >= 0:
-        rows.append((_says(game, "deal_to", nxt), False))
+        rows.append((_says(tv, "deal_to", nxt), False))
     else:
         rows.append(("", False))
-    for seat in game.deal_active[:3]:
-        right = "%d/%d" % (len(game.dealt[seat]), view.hand_size())
+    for seat in order[:3]:
+        right = "%d/%d" % (tv.dealt(seat), view.hand_size())
         rows.append((_place(_short(view, seat, _room(right)), right), False))
     while len(rows) < 6:
         rows.append(("", False))
@@ -230,7 +234,7 @@ def _dealing(game):
             missing = text("missing_n", lang) % len(short)
         else:
             missing = text("missing", lang) % ",".join(_short(view, s, width) for s in short)
-    rows.append((game.message or missing, False))
+    rows.append((tv.message() or missing, False))
     return rows
 
 
@@ -238,25 +242,25 @@ def _signed(n):
     return "+%d" % n if n > 0 else str(n)
 
 
-def _money(game, pays, bals):
+def _money(tv, pays, bals):
     """The head row and a row per seat: payment and balance columns."""
-    lang = game.lang
+    lang = tv.language()
     wp = max([len(text("col_pay", lang))] + [len(_signed(p)) for p in pays])
     wb = max([len(text("col_total", lang))] + [len(str(b)) for b in bals])
     rows = [(_place("", text("col_pay", lang).rjust(wp) + " "
                     + text("col_total", lang).rjust(wb)), False)]
     for seat in range(len(pays)):
         right = _signed(pays[seat]).rjust(wp) + " " + str(bals[seat]).rjust(wb)
-        rows.append((_place(_short(game.view, seat, _room(right)), right), False))
+        rows.append((_place(_short(tv.engine(), seat, _room(right)), right), False))
     return rows
 
 
-def _result(game):
-    view = game.view
-    lang = game.lang
+def _result(tv):
+    view = tv.engine()
+    lang = tv.language()
     r = view.last_result()
     pages = 1 + (view.players() + 4) // 5
-    page = game.page % pages
+    page = tv.page() % pages
     rows = [(_place(text("result", lang), "%d/%d" % (page + 1, pages)), False)]
     if r is None:
         return rows
@@ -282,9 +286,9 @@ def _result(game):
             rows.append((_pad(text("pot", lang), str(view.pot())), False))
     else:
         seats = range(view.players())[5 * (page - 1):5 * page]
-        rows += _money(game, [r["payments"][s] for s in seats],
+        rows += _money(tv, [r["payments"][s] for s in seats],
                        [r["balances"][s] for s in seats])
-    last = text("session_over", lang) if game.step == OVER else text("next_deal", lang)
+    last = text("session_over", lang) if tv.mode() == "over" else text("next_deal", lang)
     if page == 0 or view.players() - 5 * (page - 1) < 5:
         rows = rows[:6]
         while len(rows) < 6:
@@ -293,11 +297,11 @@ def _result(game):
     return rows
 
 
-def _scores(game):
-    view = game.view
-    lang = game.lang
+def _scores(tv):
+    view = tv.engine()
+    lang = tv.language()
     pages = view.deals_played() + 1
-    page = game.page % pages
+    page = tv.page() % pages
     rows = [(_place(text("scores", lang), "%d/%d" % (page + 1, pages)), True)]
     if page:
         rows.append((text("deal_no", lang) % page, False))
@@ -306,7 +310,7 @@ def _scores(game):
         bals = [view.balance(s) - sum(view.deal_payment(j, s)
                                       for j in range(k + 1, view.deals_played()))
                 for s in range(view.players())]
-        rows += _money(game, pays, bals)
+        rows += _money(tv, pays, bals)
     else:
         rows.append((text("deals", lang) % view.deals_played(), False))
         for seat in range(view.players())[:5]:
@@ -322,11 +326,11 @@ def _scores(game):
     return rows
 
 
-def _info(game):
-    view = game.view
-    lang = game.lang
+def _info(tv):
+    view = tv.engine()
+    lang = tv.language()
     seats = view.active_seats()
-    page = game.page % 2
+    page = tv.page() % 2
     if page == 0:
         rows = [(text("points_now", lang), False)]
     elif view.last_winner() >= 0:
@@ -349,7 +353,7 @@ def _info(game):
     if page and view.last_winner() >= 0:
         while len(rows) < (5 if len(seats) < 5 else 6):
             rows.append(("", False))
-        rows.append((_wins(game), False))
+        rows.append((_wins(tv), False))
     elif not page and len(seats) < 5 and view.declarer() >= 0:
         decl = view.declarer()
         right = "%d:%d" % (view.points(decl), sum(view.points(x) for x in seats if x != decl))
@@ -374,9 +378,9 @@ class _I2C:
         return 1
 
 
-def _expected(game):
+def _expected(tv):
     """The reference rows, cut to 16 columns as shown, and their pixels."""
-    rows = compose(game)
+    rows = compose(tv)
     rows += [("", False)] * (8 - len(rows))
     oled = ssd1306.SSD1306(_I2C())
     for r, (s, inv) in enumerate(rows):
@@ -401,45 +405,39 @@ def test_every_screen_of_a_deal_is_the_reference(monkeypatch, variant, players, 
     seen = {"draws": 0, "screens": set()}
     plain = screens.Screens.draw
 
-    def draw(self, game):
-        plain(self, game)
-        want_rows, want_inv, want_pixels = _expected(game)
+    def draw(self, view):
+        plain(self, view)
+        want_rows, want_inv, want_pixels = _expected(view)
         assert self.text_rows() == want_rows, (self.text_rows(), want_rows)
         assert [bool(v) for v in self.inverted] == want_inv
         assert bytes(self.display.buffer) == bytes(want_pixels), want_rows
         seen["draws"] += 1
-        seen["screens"].add((game.step, game.confirm_undo, game.scores, game.clearing))
+        seen["screens"].add((view.mode(), view.overlay(), view.clearing()))
         if seen["draws"] % 7 == 0:           # the same screen again: nothing is drawn
             calls = []
             cells = font.cells
             font.cells = lambda *a: calls.append(a)
             try:
-                game.dirty = True
-                plain(self, game)
+                plain(self, view)
             finally:
                 font.cells = cells
             assert calls == [], calls
             # and the score sheet, the undo question and this deal's pages,
             # every page, and the settlement's pages, while at it
-            for flag in ("scores", "confirm_undo", "info", None):
+            for overlay in ("scores", "undo", "info", None):
                 for page in range(3):
-                    if flag is not None:
-                        setattr(game, flag, True)
-                    game.page = page
-                    plain(self, game)
-                    assert self.text_rows() == _expected(game)[0], flag
-                    if flag is not None:
-                        setattr(game, flag, False)
-            game.page = 0
-            plain(self, game)
+                    shown = Shown(view, overlay, page)
+                    plain(self, shown)
+                    assert self.text_rows() == _expected(shown)[0], overlay
+            plain(self, view)
 
     monkeypatch.setattr(screens.Screens, "draw", draw)
     args = types.SimpleNamespace(variant=variant, players=players, mode=mode, lang=lang,
                                  seed=seed, runtime="cpython")
     sim_text.autoplay(args, out=io.StringIO())
     assert seen["draws"] > 20
-    assert any(step == RESULT or step == OVER for step, _u, _s, _c in seen["screens"])
-    assert any(clearing for _st, _u, _s, clearing in seen["screens"])
+    assert any(mode in ("result", "over") for mode, _o, _c in seen["screens"])
+    assert any(clearing for _m, _o, clearing in seen["screens"])
 
 
 def test_rows_of_any_text_and_the_right_edge():

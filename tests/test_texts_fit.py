@@ -33,6 +33,7 @@ from table.settings import SEAT_NAMES, Settings
 from table.setup import Setup
 from tapp import errors as E
 from tapp.catalog import players_of, variant_ids
+from tests.shown_view import Shown
 
 COLS = 16
 # the longest names a seat may have (settings.MAX_NAME: 12), names that differ
@@ -139,18 +140,12 @@ def checker(monkeypatch):
 
 def _every_page(table):
     """The overlays and pages of the table's current screen, drawn in turn."""
-    game = table.game
+    view = table.app.view
     scr = table.app.screens
-    saved = (game.scores, game.info, game.confirm_undo, game.page, game.notice)
-    for flag in ("scores", "info", "confirm_undo", None):
+    for overlay in ("scores", "info", "undo", ""):
         for page in range(4):
-            game.scores = flag == "scores"
-            game.info = flag == "info"
-            game.confirm_undo = flag == "confirm_undo"
-            game.page = page
-            scr.compose(game)
-    game.scores, game.info, game.confirm_undo, game.page, game.notice = saved
-    scr.compose(game)
+            scr.compose(Shown(view, overlay, page))
+    scr.compose(view)
 
 
 def _messages(lang):
@@ -187,18 +182,16 @@ def test_every_screen_of_a_deal_fits_without_a_cut_word(checker, variant, player
 
     told = []
 
-    def draw(game):
-        plain(game)
+    def draw(view):
+        plain(view)
         count[0] += 1
-        if count[0] % 9 == 0 or table.app.view.mode() == "result":
+        if count[0] % 9 == 0 or view.mode() == "result":
             _every_page(table)
-        if not told and table.app.view.mode() == "play" and not table.app.view.menu_size():
-            told.append(table.app.view.message())    # every message, mid-trick, where it is shown
+        if not told and view.mode() == "play" and not view.menu_size():
+            told.append(view.message())    # every message, mid-trick, where it is shown
             for msg in _messages(lang):
-                game.message = msg
-                table.app.screens.compose(game)
-            game.message = told[0]
-            plain(game)
+                table.app.screens.compose(Shown(view, message=msg))
+            plain(view)
 
     table.app.screens.draw = draw
     people.play_deal()

@@ -363,7 +363,8 @@ class App:
                 self.screens.draw_rows(self.setup.rows())
                 self.setup.dirty = False
         elif self.game is not None and self.game.dirty:
-            self.screens.draw(self.game)
+            self.screens.draw(self.view)
+            self.game.dirty = False
         if self.display_retry >= 0 and ticks_diff(self.board.ticks_ms(),
                                                   self.display_retry) < 0:
             return              # it stopped answering: not yet time to try again

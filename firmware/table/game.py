@@ -42,7 +42,7 @@ from tapp import errors as E
 from tapp.cards import CARD_CODES, CODE_INDEX
 from tapp.session import Session
 
-from .hand_scan import NOT_DUE, NOT_NOW, TO_TALON, HandScan
+from .hand_scan import NOT_NOW, TO_TALON, HandScan
 from .names import call_label, card_text, short_name
 from .registry import card_of, deck_of, pack
 from .texts import error_text, text
@@ -269,30 +269,6 @@ class Game:
         self.step = GAME
         self.signals.tone("deal_done")
         self._after_change()
-
-    def dealing_missing(self):
-        """Strict dealing: (cards seen, cards expected, seats still short)."""
-        scan = self.scan
-        return scan.missing() if scan is not None else (0, 0, [])
-
-    def next_receiver(self):
-        """Strict dealing over the centre: seat of the next card (TALON, or -2)."""
-        scan = self.scan
-        return scan.next_receiver() if scan is not None else NOT_DUE
-
-    # The scan's fields under their old names, for the readers that have not
-    # moved to app.view yet (screens.py, the console).
-    @property
-    def dealt(self):
-        return self.scan.dealt if self.scan is not None else []
-
-    @property
-    def deal_active(self):
-        return self.scan.active if self.scan is not None else []
-
-    @property
-    def deal_seen(self):
-        return self.scan.seen if self.scan is not None else [0, 0, 0, 0]
 
     # ----- inputs: cards -------------------------------------------------------------
 

@@ -95,16 +95,6 @@ class HandScan:
     def seen_card(self, card):
         return self.seen[CARD_SUIT[card]] & CARD_BIT[card] != 0
 
-    def missing(self):
-        """(cards scanned, cards expected, seats still short)."""
-        seen = 0
-        short = []
-        for seat in self.active:
-            seen += len(self.dealt[seat])
-            if self.short(seat):
-                short.append(seat)
-        return seen, self.hand_size * len(self.active), short
-
     def next_receiver(self):
         """The seat of the next card over the centre, TALON, or NOT_DUE."""
         k = self._slot()

@@ -9,8 +9,10 @@ trick -- and row 7 the prompt: the menu entry to choose with prev/next/OK, or
 whose turn it is.  Nothing is cut at the edge: a name that does not fit is
 shortened where it shows ("Jürg.", "Pl.1"), a row's right part (a card, a
 call, numbers) first and the name in the room left (tests/test_texts_fit.py).
-A screen is drawn only when the game says something changed (``game.dirty``);
-the display driver then sends only the changed pages.
+The screens read the table only through its view (table/table_view.py,
+``app.view``) and the engine's view it hands out; the current mode decides
+when to draw (table/app.py), the display driver then sends only the changed
+pages.
 
 Allocation: a screen is not built as strings.  Each row is written character
 by character (code points) over the row shown, a preallocated ``array``, its
@@ -32,7 +34,6 @@ from tapp.cards import CARD_RANK, CARD_SUIT, CODE_INDEX, RANKS
 from tapp.dealing import TALON
 
 from . import font, names, texts
-from .game import DEALING, OVER, RESULT, needs_hold
 from .names import SUIT_CODES, SUIT_WORDS, SUITS, SUITS_NAMED, VARIANTS
 
 ROWS = 8
@@ -56,7 +57,7 @@ def _code(data, i):
 
 
 class Screens:
-    """Draws the game's state on a display with ``text``/``pixel``/``fill_rect``."""
+    """Draws what the table's view says on a display with ``text``/``pixel``/``fill_rect``."""
 
     def __init__(self, display):
         self.display = display
@@ -74,6 +75,9 @@ class Screens:
         self.tail = 0                    # a text's part after its "%s": start, end
         self.end = 0
         self.lang = "de"
+        # compose() keeps the table's view it draws in ``table`` and the
+        # engine's view of its session in ``view`` (set there, not here: their
+        # type is the views', never None, where they are read)
         self.seats = ()                  # the view's active seats, kept per deal
         self.seats_view = None
         self.seats_key = -1
@@ -84,11 +88,10 @@ class Screens:
         self.wb = 0
         self.deal = 0                    # the score sheet's deal shown (0 = the first)
 
-    def draw(self, game):
-        """Render the game into the display's buffer (the app sends the changed
-        pages, a few per step)."""
-        self.compose(game)
-        game.dirty = False
+    def draw(self, table):
+        """Render what the table's view ``table`` shows into the display's
+        buffer (the app sends the changed pages, a few per step)."""
+        self.compose(table)
 
     def draw_rows(self, lines):
         """Render 8 (text, inverted) rows; unchanged rows are not redrawn.
@@ -272,8 +275,8 @@ class Screens:
             i += 1
         self._put(46)                   # .
 
-    def _name(self, game, seat, width=8):
-        self._short(game.view.seat_name(seat), width)
+    def _name(self, seat, width=8):
+        self._short(self.view.seat_name(seat), width)
 
     def _right_first(self, row, invert=False):
         """Begin ``row`` with its right part (``_left`` then writes the left one
@@ -319,54 +322,58 @@ class Screens:
 
     # ----- composing -------------------------------------------------------------------
 
-    def compose(self, game):
-        """Write the game's screen over the rows shown (a changed row is drawn
-        into the display's buffer); ``rows()`` reads what is shown."""
-        self.lang = game.lang
+    def compose(self, table):
+        """Write the screen of the table's view ``table`` (a session on: its mode
+        is dealing, play, result or over) over the rows shown (a changed row is
+        drawn into the display's buffer); ``rows()`` reads what is shown."""
+        self.table = table
+        self.view = table.engine()
+        self.lang = table.language()
         self.done = 0
-        step = game.step
-        if step != RESULT and step != OVER or game.confirm_undo or game.scores:
+        mode = table.mode()
+        over = table.overlay()
+        if mode != "result" and mode != "over" or over == "undo" or over == "scores":
             self.result = None
-        if game.scores:
-            self._scores(game)
-        elif game.confirm_undo:
-            self._header(game, True)
-            self._body(game)
+        if over == "scores":
+            self._scores()
+        elif over == "undo":
+            self._header(True)
+            self._body()
             self._blank(6)
             self._begin(7, True)
             self._text("undo_q")
             self._end()
-        elif game.info:
-            self._header(game, True)
-            self._info(game)
-        elif game.notice:
-            self._header(game, True)
-            self._notice(game)
-        elif step == DEALING:
-            self._header(game, True)
-            self._dealing(game)
-        elif step == RESULT or step == OVER:
-            self._header(game, False)
-            self._result(game)
+        elif over == "info":
+            self._header(True)
+            self._info()
+        elif over == "notice":
+            self._header(True)
+            self._notice()
+        elif mode == "dealing":
+            self._header(True)
+            self._dealing()
+        elif mode == "result" or mode == "over":
+            self._header(False)
+            self._result()
         else:
-            self._header(game, True)
-            self._body(game)
+            self._header(True)
+            self._body()
         row = 0
         while row < ROWS:
             if not self.done >> row & 1:
                 self._blank(row)
             row += 1
 
-    def _header(self, game, dealer):
+    def _header(self, dealer):
         """Row 0: the game's name; "G:" and the dealer's whole name when they fit
         (the dealing screen names him anyway), while his deal is on: between
         deals the view's dealer is already the next one."""
-        view = game.view
+        view = self.view
         name = VARIANTS.get(view.variant(), view.variant())
         self._begin(0, True)
         self._add(name)
-        seat = game.view.dealer()
-        if dealer and (game.view.in_deal() or game.step == DEALING) \
+        seat = view.dealer()
+        if dealer and (view.in_deal() or self.table.mode() == "dealing") \
                 and len(name) + 3 + len(view.seat_name(seat)) <= COLS:
             self._right()
             self._add("G:")
@@ -374,29 +381,31 @@ class Screens:
             self._pad()
         self._end()
 
-    def _body(self, game):
-        view = game.view
-        if game.menu and len(self._active(view)) > 4 and (
-                game.message or needs_hold(game.menu[game.menu_pos][1])):
-            self.seat_names = game.view.seat_names()
+    def _body(self):
+        view = self.view
+        table = self.table
+        menu = table.menu_size() > 0
+        if menu and len(self._active(view)) > 4 and (
+                table.message() or table.menu_needs_hold()):
+            self.seat_names = view.seat_names()
             self._begin(1)              # 5 seats and a menu: row 1 says it
-            self._status(game)
+            self._status()
             self._end()
         else:
-            self._line_one(game)
-        seats = self._seat_rows(game)
+            self._line_one()
+        seats = self._seat_rows()
         if seats <= 4:                  # up to 4 seats: a message row above the prompt
             self._begin(6)
-            self._status(game)
+            self._status()
             self._end()
-        self._begin(7, bool(game.menu))
-        if game.menu:
+        self._begin(7, menu)
+        if menu:
             self._put(60)               # <
-            self._short(game.menu[game.menu_pos][0], COLS - 2)
+            self._short(table.menu_label(table.menu_pos()), COLS - 2)
             self._put(62)               # >
-        elif seats > 4 and game.message:
-            self._add(game.message)     # 5 seats: the message takes the prompt row
-        elif game.clearing:
+        elif seats > 4 and table.message():
+            self._add(table.message())  # 5 seats: the message takes the prompt row
+        elif table.clearing():
             self._text("clear")
         elif view.turn() >= 0:
             self._says("turn", view.turn())
@@ -421,47 +430,48 @@ class Screens:
             self.seats_key = key
         return self.seats
 
-    def _seat_rows(self, game):
+    def _seat_rows(self):
         """Rows 2..6: a seat each (up to 5), its mark and its card (in the
         auction: its last call); blank rows below up to row 5.  Returns the
         number of seats."""
-        self.seat_names = game.view.seat_names()
-        seats = self._active(game.view)
+        view = self.view
+        self.seat_names = view.seat_names()
+        seats = self._active(view)
         i = 0
         while i < len(seats) and i < 5:
-            self._seat_row(game, i, seats[i])
+            self._seat_row(i, seats[i])
             i += 1
         while i < 4:
             self._blank(2 + i)
             i += 1
         return len(seats)
 
-    def _seat_row(self, game, i, seat):
+    def _seat_row(self, i, seat):
         """(Small methods: a frame over 11 words would go on the heap.)"""
         self._right_first(2 + i)
-        if self._auction_shown(game):
-            self._seat_call(game.view, seat)
+        if self._auction_shown():
+            self._seat_call(self.view, seat)
         else:
-            self._seat_card(game, seat)
+            self._seat_card(seat)
         room = self._left()
-        self._seat_mark(game, seat)
-        self._name(game, seat, room - 1 if room < 9 else 8)
+        self._seat_mark(seat)
+        self._name(seat, room - 1 if room < 9 else 8)
         self._place()
 
-    def _auction_shown(self, game):
+    def _auction_shown(self):
         """Do the seat rows show the calls (before the first card)?"""
-        view = game.view
+        view = self.view
         return view.trick_number() <= 1 and view.trick_size() == 0 \
-            and not game.clearing and view.expects() != "card"
+            and not self.table.clearing() and view.expects() != "card"
 
-    def _seat_card(self, game, seat):
-        card = self._card_of(game, seat)
+    def _seat_card(self, seat):
+        card = self._card_of(seat)
         if card >= 0:
             self._card(card)
 
-    def _seat_mark(self, game, seat):
-        view = game.view
-        if game.clearing and seat == view.last_winner():
+    def _seat_mark(self, seat):
+        view = self.view
+        if self.table.clearing() and seat == view.last_winner():
             self._put(42)               # * the trick's winner (while it is cleared)
         else:
             self._put(62 if seat == view.turn() else 32)    # > the seat on turn
@@ -503,12 +513,13 @@ class Screens:
                 self._put(32)
             self._num(c[5])
 
-    def _card_of(self, game, seat):
+    def _card_of(self, seat):
         """The card shown at ``seat``: of the trick being played, or of the last
         one while it is cleared; -1 none."""
-        view = game.view
-        if game.clearing or (view.trick_size() == 0 and game.trick_shown):
-            card = game.last_trick_card(seat)
+        view = self.view
+        table = self.table
+        if table.clearing() or (view.trick_size() == 0 and table.trick_shown()):
+            card = table.last_trick_card(seat)
             return card if card != -2 else _from_last_trick(view, seat)
         i = 0
         while i < view.trick_size():
@@ -517,15 +528,16 @@ class Screens:
             i += 1
         return -1
 
-    def _status(self, game):
+    def _status(self):
         """The message row: a refusal or warning, else the finished trick, else
         in the auction who speaks."""
-        view = game.view
-        if game.message:
-            self._add(game.message)
-        elif game.clearing:
+        view = self.view
+        table = self.table
+        if table.message():
+            self._add(table.message())
+        elif table.clearing():
             self._wins(view)
-        elif game.menu and needs_hold(game.menu[game.menu_pos][1]):
+        elif table.menu_needs_hold():
             self._text("hold_ok")       # a stake: how to choose it
         elif view.expects() == "call" and self._standing(view) >= 0 and view.turn() >= 0:
             self._says("calls", view.turn())
@@ -540,11 +552,11 @@ class Screens:
         self._put(32)
         self._num(view.last_points())
 
-    def _line_one(self, game):
+    def _line_one(self):
         """Row 1: the contract and who plays it; in the auction the standing
         call and its caller, or who speaks first."""
-        view = game.view
-        self.seat_names = game.view.seat_names()
+        view = self.view
+        self.seat_names = view.seat_names()
         cid = view.contract()
         if view.expects() == "call" and cid is None:
             self._auction_line(view)
@@ -556,7 +568,7 @@ class Screens:
         else:
             self._right_first(1)
             self._contract(cid)
-            self._trump(game, cid)
+            self._trump(cid)
             self._times(view.multiplier())
             self._named_left(view.declarer())
             self._place(False)
@@ -608,9 +620,9 @@ class Screens:
                 j -= 1
         self._call(c)
 
-    def _trump(self, game, cid):
+    def _trump(self, cid):
         """The trump's symbol, unless the contract's name names the suit."""
-        trump = game.view.trump()
+        trump = self.view.trump()
         if not trump:
             return
         s = SUITS.find(trump) if len(trump) == 1 else -1
@@ -627,13 +639,13 @@ class Screens:
 
     # ----- a revoke proven (open mode) -----------------------------------------------------
 
-    def _notice(self, game):
+    def _notice(self):
         """Rows 1-4: "Verstoß!", who, in which trick, the duty broken."""
-        view = game.view
+        view = self.view
         k = view.revoke_count() - 1
         if k < 0:
             return
-        self.seat_names = game.view.seat_names()
+        self.seat_names = view.seat_names()
         self._begin(1, True)
         self._text("revoke")
         self._end()
@@ -662,35 +674,36 @@ class Screens:
 
     # ----- dealing -----------------------------------------------------------------------
 
-    def _dealing(self, game):
-        view = game.view
+    def _dealing(self):
+        view = self.view
+        table = self.table
         self.seat_names = view.seat_names()
         self._begin(1)
-        self._says("deal_centre", game.view.dealer())
+        self._says("deal_centre", view.dealer())
         self._end()
         self._begin(2)
         self._pre("deal_count")
-        self._num(self._dealt(game, -1))
+        self._num(table.deal_scanned())
         self._put(47)                   # /
-        self._num(view.hand_size() * len(game.deal_active))
+        self._num(table.deal_due())
         self._post()
         self._end()
-        self._deal_to(game)
+        self._deal_to()
         i = 0
-        while i < len(game.deal_active) and i < 3:
-            self._dealt_row(game, i)
+        while i < table.deal_seats() and i < 3:
+            self._dealt_row(i)
             i += 1
         self._begin(7)
-        if game.message:
-            self._add(game.message)
-        elif self._dealt(game, 1):
-            self._missing(game)
+        if table.message():
+            self._add(table.message())
+        elif self._short_seats():
+            self._missing()
         self._end()
 
-    def _deal_to(self, game):
+    def _deal_to(self):
         """Row 3: who gets the next card dealt over the centre."""
         self._begin(3)
-        nxt = game.next_receiver()
+        nxt = self.table.next_receiver()
         if nxt == TALON:
             self._pre("deal_to")
             self._text("talon")
@@ -699,33 +712,33 @@ class Screens:
             self._says("deal_to", nxt)
         self._end()
 
-    def _dealt(self, game, short):
-        """Cards seen so far (``short`` -1), or the seats still short of cards."""
+    def _short_seats(self):
+        """How many seats are still short of cards."""
+        table = self.table
         n = 0
         i = 0
-        while i < len(game.deal_active):
-            k = len(game.dealt[game.deal_active[i]])
-            if short < 0:
-                n += k
-            elif k < game.view.hand_size():
+        while i < table.deal_seats():
+            if table.deal_short(table.deal_seat(i)):
                 n += 1
             i += 1
         return n
 
-    def _dealt_row(self, game, i):
-        seat = game.deal_active[i]
+    def _dealt_row(self, i):
+        table = self.table
+        seat = table.deal_seat(i)
         self._right_first(4 + i)
-        self._num(len(game.dealt[seat]))
+        self._num(table.dealt(seat))
         self._put(47)                   # /
-        self._num(game.view.hand_size())
+        self._num(self.view.hand_size())
         room = self._left()
-        self._name(game, seat, room if room < 8 else 8)
+        self._name(seat, room if room < 8 else 8)
         self._place()
 
-    def _missing(self, game):
+    def _missing(self):
         """"fehlt: Cora,Bert": every seat still short, each name shortened to
         fit; "fehlt: 3 Spieler" when they would be shorter than 4 columns."""
-        short = self._dealt(game, 1)
+        table = self.table
+        short = self._short_seats()
         room = COLS - self._text_len("missing") + 2
         width = (room - short + 1) // short
         if width < 4:
@@ -736,28 +749,30 @@ class Screens:
         self._pre("missing")
         i = 0
         first = True
-        while i < len(game.deal_active):
-            seat = game.deal_active[i]
-            if len(game.dealt[seat]) < game.view.hand_size():
+        while i < table.deal_seats():
+            seat = table.deal_seat(i)
+            if table.deal_short(seat):
                 if not first:
                     self._put(44)       # ,
                 first = False
-                self._name(game, seat, width)
+                self._name(seat, width)
             i += 1
         self._post()
 
     # ----- the settlement: what was played and decided, then every payment ------------------
 
-    def _result(self, game):
+    def _result(self):
         # the view's last result (a dict copy), taken once while the result
         # screen is shown: it is redrawn at each button press
-        if self.result is None or self.result_key != game.view.deals_played():
-            self.result = game.view.last_result()
-            self.result_key = game.view.deals_played()
+        view = self.view
+        table = self.table
+        if self.result is None or self.result_key != view.deals_played():
+            self.result = view.last_result()
+            self.result_key = view.deals_played()
         r = self.result
-        self.seat_names = game.view.seat_names()
-        pages = 1 + (game.view.players() + 4) // 5
-        page = game.page % pages
+        self.seat_names = view.seat_names()
+        pages = 1 + (view.players() + 4) // 5
+        page = table.page() % pages
         self._right_first(1)
         self._num(page + 1)
         self._put(47)                   # /
@@ -768,18 +783,18 @@ class Screens:
         if r is None:
             return
         if page == 0:
-            self._outcome(game, r)
+            self._outcome(r)
         else:
-            self._money(game, 5 * (page - 1), r, 2)
-        if game.view.players() - 5 * (page - 1) < 5 or page == 0 and not self.done >> 7 & 1:
+            self._money(5 * (page - 1), r, 2)
+        if view.players() - 5 * (page - 1) < 5 or page == 0 and not self.done >> 7 & 1:
             self._begin(7, True)
-            if game.news:                   # the flash running full (table/app.py)
-                self._add(game.news)
+            if table.news():                # the flash running full (table/app.py)
+                self._add(table.news())
             else:
-                self._text("session_over" if game.step == OVER else "next_deal")
+                self._text("session_over" if table.mode() == "over" else "next_deal")
             self._end()
 
-    def _outcome(self, game, r):
+    def _outcome(self, r):
         """Rows 2-6: declarer and contract; card points (tricks, where tricks
         decide) and won or lost; a revoke that decided it; the pot."""
         row = 3                         # the first row after what was played
@@ -798,11 +813,11 @@ class Screens:
         pen = r.get("penalty")
         if pen is not None:
             self._penalty(pen, row)
-        elif game.view.pot():
+        elif self.view.pot():
             self._begin(row)
             self._text("pot")
             self._right()
-            self._num(game.view.pot())
+            self._num(self.view.pot())
             self._pad()
             self._end()
 
@@ -859,17 +874,17 @@ class Screens:
             self._num(pts[k])
             k += 1
 
-    def _money(self, game, first, r, row):
+    def _money(self, first, r, row):
         """A table of payments and balances from seat ``first`` on: the column
         heads at ``row``, a seat a row below (up to 5); columns as wide as
         their numbers, the names shortened to the room left."""
-        players = game.view.players()
+        players = self.view.players()
         wp = self._text_len("col_pay")
         wb = self._text_len("col_total")
         seat = first
         while seat < players and seat < first + 5:
-            wp = _wider(wp, self._amount(game, r, seat, True), True)
-            wb = _wider(wb, self._amount(game, r, seat, False), False)
+            wp = _wider(wp, self._amount(r, seat, True), True)
+            wb = _wider(wb, self._amount(r, seat, False), False)
             seat += 1
         self.wp = wp
         self.wb = wb
@@ -881,15 +896,15 @@ class Screens:
         self._place()
         seat = first
         while seat < players and seat < first + 5:
-            self._money_row(game, r, seat, row + 1 + seat - first)
+            self._money_row(r, seat, row + 1 + seat - first)
             seat += 1
 
-    def _amount(self, game, r, seat, paid):
+    def _amount(self, r, seat, paid):
         """A seat's payment (``paid``) or balance: of the settlement ``r``, else
         of score sheet deal ``self.deal`` (-1: the totals)."""
         if r is not None:
             return r["payments"][seat] if paid else r["balances"][seat]
-        view = game.view
+        view = self.view
         if paid:
             return view.deal_payment(self.deal, seat)
         bal = view.balance(seat)
@@ -906,11 +921,11 @@ class Screens:
             n -= 1
         self._text(key)
 
-    def _money_row(self, game, r, seat, row):
+    def _money_row(self, r, seat, row):
         self._right_first(row)
-        self._amount_in(self._amount(game, r, seat, True), self.wp, True)
+        self._amount_in(self._amount(r, seat, True), self.wp, True)
         self._put(32)
-        self._amount_in(self._amount(game, r, seat, False), self.wb, False)
+        self._amount_in(self._amount(r, seat, False), self.wb, False)
         room = self._left()
         self._name_in(seat, room if room < 8 else 8)
         self._place()
@@ -926,13 +941,13 @@ class Screens:
 
     # ----- the score sheet: the totals, then deal by deal ---------------------------------
 
-    def _scores(self, game):
+    def _scores(self):
         """Page 0: deals played, each seat's balance, the pot; page k: deal k's
         payments and the balances after it (prev from the totals: the last deal)."""
-        view = game.view
-        self.seat_names = game.view.seat_names()
+        view = self.view
+        self.seat_names = view.seat_names()
         pages = view.deals_played() + 1
-        page = game.page % pages
+        page = self.table.page() % pages
         self._right_first(0, True)
         self._num(page + 1)
         self._put(47)                   # /
@@ -951,11 +966,11 @@ class Screens:
         self._end()
         if page:
             self.deal = page - 1
-            self._money(game, 0, None, 2)
-            self._back(3 + game.view.players())
+            self._money(0, None, 2)
+            self._back(3 + view.players())
             return
         seat = 0
-        while seat < game.view.players() and seat < 5:
+        while seat < view.players() and seat < 5:
             self._right_first(2 + seat)
             self._num(view.balance(seat))
             room = self._left()
@@ -981,14 +996,14 @@ class Screens:
 
     # ----- this deal on request: card points so far, the last trick again ------------------
 
-    def _info(self, game):
+    def _info(self):
         """Page 0: each seat's card points so far (up to 4 seats: the
         declarer's against the others' below); page 1: the last trick, its
         winner marked, and who took it with how many points."""
-        view = game.view
-        self.seat_names = game.view.seat_names()
+        view = self.view
+        self.seat_names = view.seat_names()
         seats = self._active(view)
-        page = game.page % 2
+        page = self.table.page() % 2
         self._begin(1)
         if page == 0:
             self._text("points_now")

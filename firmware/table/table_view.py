@@ -13,7 +13,7 @@ trick, as ``engine().expects()`` says), ``result`` (a settled deal on screen),
 ``over`` (the session has ended), ``full`` (the flash refused the session).
 """
 
-from .game import DEALING, GAME, NO_CARD, OVER, RESULT
+from .game import DEALING, GAME, NO_CARD, OVER, RESULT, needs_hold
 from .hand_scan import NOT_DUE
 
 MODES = {DEALING: "dealing", GAME: "play", RESULT: "result", OVER: "over"}
@@ -77,8 +77,10 @@ class TableView:
         return self._app.injected[reader] is not None
 
     def language(self):
-        """The table's language ("de", "en", ...): the texts on screen."""
-        return self._app.settings.language
+        """The table's language ("de", "en", ...): the texts on screen (a
+        session keeps the language it began in; the settings' one is the next's)."""
+        game = self._game()
+        return game.lang if game is not None else self._app.settings.language
 
     def message(self):
         """The refusal, warning or note on screen ("" when none)."""
@@ -92,15 +94,27 @@ class TableView:
         game = self._game()
         if game is None:
             return ""
-        if game.confirm_undo:
-            return "undo"
         if game.scores:
             return "scores"
-        if getattr(game, "info", False):
+        if game.confirm_undo:
+            return "undo"
+        if game.info:
             return "info"
-        if getattr(game, "notice", False):
+        if game.notice:
             return "notice"
         return ""
+
+    def page(self):
+        """The page turned to (prev/next) on the settlement, the score sheet or
+        this deal's pages; the screens wrap it to the pages there are."""
+        game = self._game()
+        return game.page if game is not None else 0
+
+    def news(self):
+        """The table's own news (the flash running full): the result screen says
+        it where it would say "OK: next deal" ("" none)."""
+        game = self._game()
+        return game.news if game is not None else ""
 
     # ----- the menu ----------------------------------------------------------------------
 
@@ -115,6 +129,13 @@ class TableView:
     def menu_label(self, k):
         return self._app.game.menu[k][0]
 
+    def menu_needs_hold(self):
+        """The entry shown raises the stakes (an announcement, a self-raise): OK
+        must be held to choose it, and the screen says so."""
+        game = self._game()
+        return game is not None and len(game.menu) > 0 \
+            and needs_hold(game.menu[game.menu_pos][1])
+
     def menu_event(self, k):
         """The event entry ``k`` stands for (a dict: do not change it), or None
         ("play on")."""
@@ -126,6 +147,19 @@ class TableView:
         """A completed trick's cards are still to be lifted."""
         game = self._game()
         return game is not None and game.clearing
+
+    def trick_shown(self):
+        """The completed trick's cards are still shown at the seats (cleared from
+        the readers, the next trick's first card not yet laid)."""
+        game = self._game()
+        return game is not None and game.trick_shown
+
+    def last_trick_card(self, seat):
+        """The card (int) ``seat`` laid in the last completed trick, -1 none, -2
+        when the table kept no record of that trick (after a power-up or an
+        undo: ask the engine's ``last_trick()``, which allocates)."""
+        game = self._game()
+        return game.last_trick_card(seat) if game is not None else -2
 
     def card_on(self, reader):
         """The accepted card (int) the table believes lies on ``reader``, or -1."""
@@ -177,13 +211,25 @@ class TableView:
         scan = self._scan()
         return scan.short(seat) if scan is not None else 0
 
+    def deal_seats(self):
+        """How many seats the deal being dealt goes to (``deal_seat(i)``: which)."""
+        scan = self._scan()
+        return len(scan.active) if scan is not None else 0
+
+    def deal_seat(self, i):
+        """The ``i``-th seat dealt to, in the order the cards go round (-1: no deal
+        is being dealt)."""
+        scan = self._scan()
+        return scan.active[i] if scan is not None else -1
+
     def deal_scanned(self):
         """Cards scanned so far in the deal being dealt (all seats)."""
         scan = self._scan()
         seen = 0
-        if scan is not None:
-            for seat in scan.active:
-                seen += len(scan.dealt[seat])
+        i = 0
+        while scan is not None and i < len(scan.active):
+            seen += len(scan.dealt[scan.active[i]])
+            i += 1
         return seen
 
     def deal_due(self):

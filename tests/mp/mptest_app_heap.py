@@ -551,7 +551,7 @@ class Script:
         """OK through every setup question (the answers are the remembered ones)."""
         app = self.dev.app
         k = 0
-        while app.game is None:
+        while app.view.engine() is None:
             assert k < 40, "setup did not end"
             self.press(2)
             k += 1
@@ -559,8 +559,7 @@ class Script:
 
     def deal(self):
         """Strict mode: every card of the deck over the centre reader."""
-        game = self.dev.app.game
-        cards = list(game.view.deck_cards())
+        cards = list(self.dev.app.view.deck_cards())
         self.rng.shuffle(cards)
         centre = self.dev.app.centre
         for card in cards:
@@ -573,16 +572,15 @@ class Script:
         table knows every hand, so its menus offer only what the rules allow:
         a Rufer call of a card the declarer lacks, a give he holds)."""
         from table.game import needs_hold
-        menu = self.dev.app.game.menu
-        evs = [ev for _label, ev in menu]
+        table = self.dev.app.view
+        evs = [table.menu_event(k) for k in range(table.menu_size())]
         pick = 0
         if any(ev and ev.get("ev") == "bid" and ev.get("call") in PASSES for ev in evs):
             for k, ev in enumerate(evs):
                 if (ev.get("call") in PASSES) == self.bid_made:
                     pick = k
                     break
-        game = self.dev.app.game
-        for _ in range((pick - game.menu_pos) % len(menu)):
+        for _ in range((pick - table.menu_pos()) % len(evs)):
             self.press(1)
         self.press(2, hold=needs_hold(evs[pick]))     # a stake is chosen with OK held
 
@@ -598,7 +596,7 @@ class Script:
     def play_card(self):
         from tapp.cards import CODE_INDEX
         app = self.dev.app
-        view = app.game.view
+        view = app.view.engine()
         seat = view.turn()
         legal = self.shadow.view.legal_cards()
         card = CODE_INDEX[legal[self.rng.below(len(legal))]]
@@ -638,24 +636,23 @@ class Script:
 
     def play_deal(self, cut_at_play=-1):
         """One deal from the dealing to its result; returns the result."""
-        from table.game import DEALING, GAME
-        if self.dev.app.game.step == DEALING:   # (no local for the app: a power cut
+        if self.dev.app.view.mode() == "dealing":   # (no local for the app: a power cut
             self.deal()                          # makes a new one, the old must go)
         expects = None
         for _ in range(3000):
             self.sync()
-            if self.plays == cut_at_play and self.dev.app.game.step == GAME:
+            if self.plays == cut_at_play and self.dev.app.view.mode() == "play":
                 cut_at_play = -1
                 if self.cut_file is not None:
                     self.save(self.cut_file)
                     raise PowerCut()
                 self.power_cut()          # (no local holds the old game meanwhile)
                 continue
-            game = self.dev.app.game
-            if game.step != GAME:
-                return game.view.last_result()
-            expects = game.view.expects()
-            if game.menu:
+            table = self.dev.app.view
+            if table.mode() != "play":
+                return table.engine().last_result()
+            expects = table.engine().expects()
+            if table.menu_size():
                 self.choose()
             elif expects == "discard":
                 self.discard()
@@ -674,7 +671,6 @@ class Script:
     def play_on(self, cut_at_play=-1):
         """The deal in play to its end (dealt again if thrown in), the result
         read, the next deal started."""
-        from table.game import DEALING
         result = None
         for _ in range(6):               # a deal thrown in is dealt again
             result = self.play_deal(cut_at_play)
@@ -683,7 +679,7 @@ class Script:
             self.press(2)
         assert result is not None and self.plays, "no deal was played out"
         self.press(2)                    # OK: the next deal
-        assert self.dev.app.game.step == DEALING
+        assert self.dev.app.view.mode() == "dealing"
         return result
 
 
@@ -787,7 +783,7 @@ class PlayMeter:
 
     def after(self, dev):
         self.active = False
-        if not dev.app.game.view.in_deal():       # the deal's last play: settled
+        if not dev.app.view.engine().in_deal():    # the deal's last play: settled
             self.ends.append(self.now_bytes)
             return
         self.plays.append(self.now_bytes)
@@ -806,7 +802,7 @@ def steady_checks(script, report):
     path; a redraw of the unchanged screen measured (it composes the rows)."""
     dev = script.dev
     app = dev.app
-    game = app.game
+    table = app.view
     clock = script.clock
     dev.run(300)
     gc.collect()
@@ -854,8 +850,7 @@ def steady_checks(script, report):
     draw = app.screens.draw
 
     def redraw():
-        game.dirty = True
-        draw(game)                        # compose() again, then draw_rows + show
+        draw(table)                       # compose() again, then draw_rows + show
         display.show()
 
     redraw()
@@ -867,9 +862,8 @@ def steady_checks(script, report):
     report("lock_redraw_unchanged", "%s" % (where or "ok"))
     compose = app.screens.compose
     b = mem_total()
-    compose(game)
+    compose(table)
     report("compose_bytes", mem_total() - b if b >= 0 else -1)
-    game.dirty = False
 
 
 # ---------------------------------------------------------------- the session, measured

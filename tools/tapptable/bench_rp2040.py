@@ -156,7 +156,7 @@ def settings_files(values):
 
 class MirroredTable:
     """Where the AutoPlayers sit: a CPython table (the *twin*, host_sim/table.py)
-    answers what they look at (``view``, ``game``, the journal); every input
+    answers what they look at (``view``, ``app.view``, the journal); every input
     they make -- a card laid or lifted, a button -- is made on the twin and on
     the emulated Pico alike, and after each the Pico runs until its display
     shows what the twin's shows (it must, within CATCH_UP_MS: the firmware is
@@ -271,10 +271,6 @@ class MirroredTable:
         """The twin's application: the players ask its read-only view (``app.view``)."""
         return self.twin.app
 
-    @property
-    def game(self):
-        return self.twin.game
-
     def journal_lines(self, start=0, stop=None):
         return self.twin.journal_lines(start, stop)
 
@@ -290,9 +286,9 @@ class MirroredTable:
         from host_sim.mfrc522_model import Tag
         from host_sim.vm.vm_deck import DECK_ID, card_uid
         from tapp.cards import CODE_INDEX
-        game = self.twin.game
-        view = self.twin.view if game is not None else None
-        on_turn = (view is not None and not game.menu and view.expects() == "card"
+        table = self.twin.app.view
+        view = table.engine()
+        on_turn = (view is not None and not table.menu_size() and view.expects() == "card"
                    and view.turn() == reader)
         uid = bytes(card_uid(DECK_ID, CODE_INDEX[code]))
         self.chips.chips[self._reader(reader)].place(Tag(uid))
@@ -389,7 +385,6 @@ def run_session(firmware, tmp, deals, plays=None, log=None, probe=True):
     (or only ``plays`` cards, for a quick look).
     {figure: value}; ``failure`` says where the device stopped, if it did."""
     from host_sim.players import AutoPlayers
-    from table.game import GAME
     variant, players = SESSION
     t0 = time.perf_counter()
     table = MirroredTable(firmware, tmp, variant, players, probe)
@@ -401,7 +396,7 @@ def run_session(firmware, tmp, deals, plays=None, log=None, probe=True):
     try:
         table.power_on()
         presses = 0
-        while table.game is None:
+        while table.app.view.engine() is None:
             if presses > 40:
                 raise Diverged("setup did not end")
             table.press("ok")
@@ -409,7 +404,8 @@ def run_session(firmware, tmp, deals, plays=None, log=None, probe=True):
         people = AutoPlayers(table, seed=5, illegal_once=False)
 
         def on_step(t):
-            if t.game.step != GAME or t.view.expects() != "card" or t.game.menu:
+            tv = t.app.view
+            if tv.mode() != "play" or t.view.expects() != "card" or tv.menu_size():
                 return
             if plays is not None and cards[0] >= plays:
                 raise _Enough()
