@@ -45,24 +45,15 @@ def main(root="/"):
         print("tapptable: safe boot (PREV held at power-up): the table's app does not "
               "start; this is the MicroPython REPL")
         return
-    from table.app import App
-    from table.journal import create_journal, last_journal
-    from table.registry import Registry
-    from table.settings import Settings
+    from table.power_up import boot
 
     board = module.make(root)
     if board.buttons.ok.pressed:    # OK held at power-up: the bring-up self-test
         from table.selftest import run_at_boot
         run_at_boot(board)
         del sys.modules["table.selftest"]   # its code is not needed again
-    registry = Registry(root)
-    registry.load()
-    settings = Settings(root)
-    settings.load()
-    journal = last_journal(root)    # a session in progress: take it up again
-    app = App(board, settings, registry, settings.deck,
-              journal_factory=lambda header: create_journal(root, header),
-              resume=journal)
+    app = boot(board, root)         # settings remembered on flash; the session in
+                                    # progress taken up again (table/power_up.py)
     from table.console_door import open_door, run_table
     open_door(app)              # the line protocol on USB serial, loaded on the first byte
                                 # (docs/console.md)

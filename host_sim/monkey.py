@@ -49,13 +49,11 @@ from host_sim.mfrc522_model import Tag
 from host_sim.pins import ButtonPin, NeoPixelModel, PWMModel
 from host_sim.ssd1306_model import SSD1306Model
 from host_sim.table import KEYS, press_button
-from host_sim.vm.vm_deck import DECK_ID, card_uid, enrol_virtual_deck
+from host_sim.vm.vm_deck import DECK_ID, card_uid, enrol_virtual_decks
 from table import journal as journal_module
 from table import presence as P
-from table import registry as R
-from table.app import JOBS, App
-from table.journal import create_journal, last_journal
-from table.settings import Settings
+from table.app import JOBS
+from table.power_up import boot
 from tapp.cards import CODE_INDEX
 from tapp.session import Session
 
@@ -169,20 +167,13 @@ class QuickTable:
         self.root = root or tempfile.mkdtemp(prefix="tapp-monkey-")
         self.centre = players
         self.chips = chips or [QuickReader() for _ in range(players + 1)]
-        registry = R.Registry(self.root)
-        registry.load()
-        if enrolled:
-            enrol_virtual_deck(registry, DECK_ID)
-        settings = Settings(self.root, remember=False)
-        settings.load()
-        settings.override({"variant": variant, "players": players, "mode": mode,
-                           "options": dict(options or {}), "first_dealer": 0, "language": "de",
-                           "seat_names": list(SEATS[:players])})
         self.board = QuickBoard(self.chips, clock or Clock(), self.root)
-        root = self.root
-        self.app = App(self.board, settings, registry, DECK_ID, start=True,
-                       journal_factory=lambda header: create_journal(root, header),
-                       resume=last_journal(root) if resume else None)
+        values = {"variant": variant, "players": players, "mode": mode,
+                  "options": dict(options or {}), "first_dealer": 0, "language": "de",
+                  "seat_names": list(SEATS[:players])}
+        self.app = boot(self.board, self.root, values, remember=False, resume=resume,
+                        enrol=lambda registry: enrol_virtual_decks(registry, 1 if enrolled else 0),
+                        deck=DECK_ID, start=True)   # as the virtual tables power up
         # the jobs by their period in 5 ms ticks (no job takes bus time here, so
         # host_sim/scheduler.py's order comes down to this)
         self.ticks = [(getattr(self.app, method), period // TICK_MS)

@@ -18,11 +18,9 @@ from host_sim.board import SimBoard
 from host_sim.mfrc522_model import Tag
 from host_sim.players import AutoPlayers
 from host_sim.scheduler import Scheduler
-from host_sim.vm.vm_deck import DECK_ID, card_uid, enrol_virtual_deck
-from table import registry as R
-from table.app import JOBS, App
-from table.journal import create_journal, last_journal
-from table.settings import Settings
+from host_sim.vm.vm_deck import DECK_ID, card_uid, enrol_virtual_decks
+from table.app import JOBS
+from table.power_up import boot
 from tapp.cards import CARD_CODES, CODE_INDEX
 
 SETTLE_MS = 120          # long enough for the arbiter to settle a placement
@@ -71,23 +69,16 @@ class VirtualTable:
         self.wait(50)
 
     def boot(self, values, setup, resume):
-        """Power up: the board, the decks to enrol (the first boot), the
-        application with the remembered settings and ``values`` (as
-        firmware/main.py builds it, resuming the journal if ``resume``) and the
-        scheduler of its jobs."""
-        registry = R.Registry(self.root)
-        registry.load()
-        for deck_id in range(1, self.decks + 1):     # deck 1 is the one in play
-            enrol_virtual_deck(registry, deck_id)
-        settings = Settings(self.root, remember=False)     # as main.py's, kept in RAM
-        settings.load()
-        settings.override(values)
-        self.board = SimBoard(seats=settings.players, root=self.root,
+        """Power up: the board (host_sim/board.py), then the application by the
+        power-up every host shares (table/power_up.py) with the virtual table's
+        differences -- the decks enrolled on the first boot, the settings
+        ``values`` kept in RAM, the journal resumed only if ``resume`` -- and
+        the scheduler of its jobs."""
+        self.board = SimBoard(seats=values["players"], root=self.root,
                               fields_on=self.args["fields_on"])
-        journal = last_journal(self.root) if resume else None
-        self.app = App(self.board, settings, registry, DECK_ID, start=not setup,
-                       journal_factory=lambda header: create_journal(self.root, header),
-                       resume=journal)
+        self.app = boot(self.board, self.root, values, remember=False, resume=resume,
+                        enrol=lambda registry: enrol_virtual_decks(registry, self.decks),
+                        deck=DECK_ID, start=not setup)
         self.scheduler = Scheduler(self.board.clock, [
             (name, getattr(self.app, method), period) for name, method, period in JOBS])
 

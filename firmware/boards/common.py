@@ -2,7 +2,9 @@
 
 A board file (pico.py, esp32.py) holds its pin map as data (``PINS``, checked
 against hardware/) and its settings, and calls ``build`` with the ``machine``
-classes; ``build`` is the only code that constructs buses and pins.
+classes; ``build`` is the only code that constructs buses and pins -- on the
+device, and in the simulator from its pin map (host_sim/vm/sim_pins.py), whose
+``machine`` hands out the chip models.
 """
 import time
 
@@ -20,8 +22,14 @@ class Board:
         self.root = root
 
 
-def build(machine, neopixel, pins, settings, spi_id, i2c_id, root="/"):
+def build(machine, neopixel, pins, settings, spi_id, i2c_id, root="/", clock=time):
     """Construct the drivers on the board's buses (``pins``: the board's PINS).
+
+    ``machine`` and ``neopixel`` are MicroPython's modules on a device, or what
+    stands in for them: the bridge modules inside the simulator's VM
+    (host_sim/vm/), the chip models' own in the simulator's process
+    (host_sim/sim_machine.py).  ``clock`` gives the drivers ``ticks_ms`` and
+    ``sleep_us``: the ``time`` module, or the simulator's virtual clock.
 
     Builds whatever is attached: a reader that does not answer (unplugged, no
     supply, MISO reading 0x00, 0xFF or noise) is left down and retried by the
@@ -43,18 +51,18 @@ def build(machine, neopixel, pins, settings, spi_id, i2c_id, root="/"):
     readers = []
     for name in pins["reader_cs"]:
         cs = Pin(name, Pin.OUT, value=1)
-        readers.append(M.MFRC522(spi, cs))
+        readers.append(M.MFRC522(spi, cs, sleep_us=clock.sleep_us))
     rst = Pin(pins["reader_rst"], Pin.OUT, value=1)
     rs = M.ReaderSet(readers, rst=rst, keep_field=settings["fields_on"],
-                     ticks_ms=time.ticks_ms)
+                     sleep_us=clock.sleep_us, ticks_ms=clock.ticks_ms)
     rs.init()
     i2c = machine.I2C(i2c_id, scl=Pin(pins["i2c_scl"]), sda=Pin(pins["i2c_sda"]),
                       freq=400000)
     display = ssd1306.SSD1306(i2c)
     pull = Pin.PULL_UP if pins.get("buttons_pull_up", True) else None
     keys = [Pin(p, Pin.IN, pull) for p in pins["buttons"]]
-    buttons = ButtonPad(keys[0], keys[1], keys[2], time.ticks_ms)
+    buttons = ButtonPad(keys[0], keys[1], keys[2], clock.ticks_ms)
     seats = len(pins["reader_cs"]) - 1
     leds = SeatLeds(neopixel.NeoPixel(Pin(pins["ws2812"]), seats), seats)
-    buzzer = Buzzer(machine.PWM(Pin(pins["buzzer"])), time.ticks_ms)
-    return Board(rs, display, buttons, leds, buzzer, time.ticks_ms, root)
+    buzzer = Buzzer(machine.PWM(Pin(pins["buzzer"])), clock.ticks_ms)
+    return Board(rs, display, buttons, leds, buzzer, clock.ticks_ms, root)

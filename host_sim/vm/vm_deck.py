@@ -21,3 +21,9 @@ def enrol_virtual_deck(registry, deck_id=DECK_ID, kind="d36"):
             code = registry.add(deck_id, card, card_uid(deck_id, card))
             if code != R.OK:
                 raise RuntimeError("virtual deck: %s" % R.message(code))
+
+
+def enrol_virtual_decks(registry, count):
+    """Decks 1 to ``count`` enrolled (a virtual table's first boot: deck 1 is in play)."""
+    for deck_id in range(1, count + 1):
+        enrol_virtual_deck(registry, deck_id)

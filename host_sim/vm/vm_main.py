@@ -4,7 +4,8 @@ chip models of the host process (host_sim/vm_table.py starts this).
 ``machine``, ``neopixel`` and ``time`` are replaced in ``sys.modules`` by the
 bridge modules before anything of firmware/ is imported; then the board is
 built by the firmware's own ``boards.common.build`` from the simulator's pin
-map, and the application exactly as ``main.py`` and host_sim/table.py build it.
+map (sim_pins.py, the same as host_sim/table.py's board), and the application
+by the power-up every host shares (table/power_up.py, through vm_serve.py).
 The host's scheduler runs the application's jobs through the command loop of
 vm_serve.py (one job step, a value, a call per line).
 """
@@ -22,29 +23,13 @@ sys.modules["neopixel"] = vm_neopixel
 import json  # noqa: E402
 import os  # noqa: E402
 
+from sim_pins import BUTTONS, I2C_ID, SPI_ID, sim_pins, sim_settings  # noqa: E402
 from vm_serve import Host, fail, make_app, serve  # noqa: E402
 
 from boards.common import build  # noqa: E402
 
 FLASH_BLOCKS = 32         # 128 KB of the Pico's 4 KB erase blocks: decks, settings, journal
 FLASH_ROOT = "/flash"
-
-
-BUTTONS = ("prev", "next", "ok")
-
-
-def sim_pins(seats):
-    """The simulator's pin map: pins are named, the host knows them by name."""
-    return {
-        "spi_sck": "sck", "spi_mosi": "mosi", "spi_miso": "miso",
-        "reader_cs": tuple("cs%d" % i for i in range(seats + 1)),
-        "reader_rst": "rst",
-        "i2c_sda": "sda", "i2c_scl": "scl",
-        "buttons": BUTTONS,
-        "buttons_pull_up": True,
-        "ws2812": "ws2812",
-        "buzzer": "buzzer",
-    }
 
 
 def mount_flash(cfg):
@@ -71,7 +56,7 @@ def boot(cfg):
     flash = mount_flash(cfg)
     root = cfg["root"]
     board = build(vm_machine, vm_neopixel, sim_pins(cfg["players"]),
-                  {"spi_baud": 4000000, "fields_on": cfg["fields_on"]}, 0, 0, root)
+                  sim_settings(cfg["fields_on"]), SPI_ID, I2C_ID, root)
     return board, make_app(board, cfg, root), flash
 
 

@@ -20,13 +20,11 @@ import json
 import sys
 from binascii import hexlify, unhexlify
 
-from vm_deck import DECK_ID, enrol_virtual_deck
+from vm_deck import DECK_ID, enrol_virtual_decks
 from vm_link import answer
 
-from table.app import JOBS, App
-from table.journal import create_journal, last_journal
-from table.registry import Registry
-from table.settings import Settings
+from table.app import JOBS
+from table.power_up import boot
 
 LINES_PER_ANSWER = 32     # journal lines sent in one answer (the JSON of an answer is
                           # built in the VM's heap: a whole long journal would not fit)
@@ -66,19 +64,14 @@ def unplain(v):
 
 
 def make_app(board, cfg, root):
-    """The application on ``board`` as the device builds it at power-up (the
-    first boot enrols ``cfg["decks"]`` virtual decks; ``cfg["values"]`` are
-    the table's settings, ``cfg["resume"]`` takes up the last journal)."""
-    registry = Registry(root)
-    registry.load()
-    for deck_id in range(1, cfg["decks"] + 1):      # the first boot: deck 1 is in play
-        enrol_virtual_deck(registry, deck_id)
-    settings = Settings(root, remember=False)          # as main.py's, kept in RAM
-    settings.load()
-    settings.override(cfg["values"])
-    journal = last_journal(root) if cfg["resume"] else None
-    return App(board, settings, registry, DECK_ID, start=not cfg["setup"],
-               journal_factory=lambda header: create_journal(root, header), resume=journal)
+    """The application on ``board`` as the device builds it at power-up
+    (table/power_up.py), with the virtual table's differences: the first boot
+    enrols ``cfg["decks"]`` virtual decks, ``cfg["values"]`` are the table's
+    settings (kept in RAM), ``cfg["resume"]`` takes up the last journal,
+    ``cfg["setup"]`` shows the setup screens first."""
+    return boot(board, root, cfg["values"], remember=False, resume=cfg["resume"],
+                enrol=lambda registry: enrol_virtual_decks(registry, cfg["decks"]),
+                deck=DECK_ID, start=not cfg["setup"])
 
 
 class Host:
