@@ -8,39 +8,49 @@ virtual clock):
 readers   poll one reader (the seat on turn every other step, the rest in
           turn), feed the presence arbiter; its ring is the queue to the game
 buttons   poll the button pad into a small ring
-game      drain both queues into the setup, the enrolment or the game
-display   draw the screen when something changed; only changed pages are sent
+game      drain both queues into the current mode (table/modes.py: setup,
+          enrolment, play, a full flash)
+display   the current mode draws the screen when something changed; only
+          changed pages are sent
 signals   LEDs and the buzzer
 console   the serial line protocol (table/console.py), when the board has a port
 ========  =====================================================================
 
 What the table is doing is asked through ``app.view`` (table/table_view.py,
-read-only); inputs come in through the readers, the buttons and ``input()``.
+read-only); inputs come in through the readers, the buttons and ``input()``,
+and go to the current mode (``app.current``, table/modes.py), which changes
+modes through the App's doors (``start_game``, ``setup_done``, ``ask_renew``,
+``back_to``).
 
 Hardware comes from a board object (firmware/boards/): ``readers`` (a
 ReaderSet, the seat readers first and the centre reader last), ``display``,
 ``buttons`` (ButtonPad), ``leds`` (SeatLeds), ``buzzer``, ``ticks_ms`` and
 ``root`` (the folder on flash for decks, settings and journals).
 """
-from drivers.buttons import LONG, OK_LONG, OK_SHORT, key_of, kind_of
 from drivers.buzzer import SOUNDS
 from drivers.ticks import TICKS_MAX
 
 from . import presence as P
-from .enrol import ACCEPTED, Enrolment
+from .enrol import Enrolment
 from .game import Game
 from .journal import WARN_DEALS, MemoryJournal
+from .modes import (  # noqa: F401  (the numbers of App.mode, for the console)
+    ENROL,
+    FULL,
+    PLAYING,
+    SETUP,
+    EnrolMode,
+    FullMode,
+    PlayMode,
+    RenewMode,
+    SetupMode,
+)
 from .presence import ticks_diff
 from .ring import Ring
 from .screens import Screens
 from .setup import Setup
 from .table_view import TableView
 from .texts import text
-
-SETUP = 0
-ENROL = 1
-PLAYING = 2
-FULL = 3              # the flash refused even the session read back: nothing is written
 
 # Inputs besides the button events (drivers.buttons.event(key, kind), 1..6) that ``App.input``
 # queues for the game job: what the serial console asks for.
@@ -106,25 +116,24 @@ class App:
         self.game = None
         self.journal = None
         self.deals_seen = 0                  # the journal's deals when last looked at
-        self.full_dirty = False
         self.flash_full = False              # the flash refused a line: OK held offers renew
-        self.renew_asked = False             # "new session?" on screen, OK confirms
-        self.setup = Setup(settings)
-        self.mode = SETUP
-        self.enrolment = None
-        self.enrol_note = ""
-        self.enrol_dirty = False
+        self.current = SetupMode(self, Setup(settings))   # the mode: table/modes.py
+        self.enrolment = None                # the deck being enrolled (table/enrol.py)
         self.boot_check = None               # after resuming: when the readers looked
         self.display_retry = -1              # the display stopped answering: next try (ticks)
         self.polls = 0
-        # the table's read-only view: the modes by name
-        self.view = TableView(self, {SETUP: "setup", ENROL: "enrol", FULL: "full"}, PLAYING)
+        self.view = TableView(self)          # the table's read-only view
         if resume is not None:
             self.start_game(resume)
         elif start:
             self._after_setup()
 
-    # ----- modes ---------------------------------------------------------------------
+    # ----- modes (table/modes.py): the current one gets the inputs and draws ------------
+
+    @property
+    def mode(self):
+        """The current mode's number (SETUP, ENROL, PLAYING, FULL)."""
+        return self.current.number
 
     def start_game(self, journal=None):
         """A new session (its header from the setup), or the one in ``journal``
@@ -144,10 +153,10 @@ class App:
             resume = journal.iter_events()     # folded one by one, not all held
             self.boot_check = self.board.ticks_ms()
         self.journal = journal
-        self.flash_full = self.renew_asked = False
+        self.flash_full = False
         self.game = Game(header, journal, self.signals, self.readers.n, self.centre,
                          self.deck_id, self.settings.language, resume=resume)
-        self.mode = PLAYING
+        self.current = PlayMode(self, self.game)
         self.deals_seen = journal.deals
         return journal
 
@@ -172,9 +181,8 @@ class App:
             again.close()
         self.game = None
         self.journal = None
-        self.mode = FULL
+        self.current = FullMode(self)
         self.flash_full = True
-        self.full_dirty = True
         self.signals.tone("error")
 
     def _flash_warning(self):
@@ -190,6 +198,11 @@ class App:
         elif game.news:
             game.note("", "")
 
+    def setup_done(self):
+        """The setup's last answer is taken: keep the answers, then enrol or play."""
+        self._remember()
+        self._after_setup()
+
     def _after_setup(self):
         """Enrol the deck first if it is not complete (resumes where it stopped)."""
         kind = "d36"
@@ -197,38 +210,17 @@ class App:
             self.start_game()
             return
         self.enrolment = Enrolment(self.registry, self.deck_id, kind)
-        self.enrol_note = ""
-        self.mode = ENROL
-        self.enrol_dirty = True
+        self.current = EnrolMode(self, self.enrolment)
 
-    def _enrol_card(self, ev, reader):
-        """Enrolment: cards go one by one on the centre reader, as the screen asks."""
-        if ev != P.EV_PLACED:
-            return
-        lang = self.settings.language
-        enrol = self.enrolment
-        if enrol is None:
-            return
-        if reader != self.centre:
-            self.enrol_note = text("to_centre", lang)
-            self.signals.tone("reject")
-        else:
-            code = enrol.offer(self.presence.uid_view())
-            self.enrol_note = enrol.text(code, lang)
-            self.signals.tone("accept" if code == ACCEPTED else "reject")
-        self.enrol_dirty = True
-        if enrol.done():
-            self.start_game()
+    def ask_renew(self):
+        """A full flash, no deal under way, OK held: "new session?" over the
+        current mode (table/modes.py RenewMode)."""
+        self.current = RenewMode(self, self.current)
 
-    def _enrol_rows(self):
-        lang = self.settings.language
-        enrol = self.enrolment
-        if enrol is None:
-            return []
-        have, total = enrol.progress()
-        return [((text("enrol", lang) % self.deck_id)[:16], True), ("", False),
-                (enrol.prompt(lang), False), ("%d/%d" % (have, total), False),
-                ("", False), (self.enrol_note, False), ("", False), ("", False)]
+    def back_to(self, mode):
+        """A mode that sat over ``mode`` (the renew question) gives it back."""
+        self.current = mode
+        mode.redraw()
 
     def _remember(self):
         """Keep the answers on flash for the next power-up (the virtual tables
@@ -312,10 +304,7 @@ class App:
     def redraw(self):
         """Draw the whole screen again (something else drew on the display)."""
         self.screens.draw_rows([(" ", False)] * 8)
-        if self.game is not None:
-            self.game.dirty = True
-        self.setup.dirty = True
-        self.enrol_dirty = self.full_dirty = True
+        self.current.redraw()
 
     def poll_buttons(self):
         ev = self.board.buttons.poll()
@@ -332,10 +321,7 @@ class App:
         arb = self.presence
         while arb.pending():
             ev = arb.pop()
-            if ev == P.EV_OVERFLOW and self.game is not None:
-                self.game.resync(self.card_present)    # events were lost: ask the arbiter
-            else:
-                self._card_event(ev, arb.reader)
+            self.current.card(ev, arb.reader)
         self.hot = self._hot_reader()
         if self.boot_check is not None and ticks_diff(self.board.ticks_ms(),
                                                       self.boot_check) >= BOOT_LOOK_MS:
@@ -351,20 +337,7 @@ class App:
     def refresh(self):
         """Draw the screen when something changed, then send at most
         ``PAGES_PER_STEP`` changed pages (about 3 ms of I2C each at 400 kHz)."""
-        if self.mode == ENROL:
-            if self.enrol_dirty:
-                self.screens.draw_rows(self._enrol_rows())
-                self.enrol_dirty = False
-        elif self.renew_asked or self.mode == FULL:
-            if self.full_dirty:
-                self._draw_full()
-        elif self.mode == SETUP:
-            if self.setup.dirty:
-                self.screens.draw_rows(self.setup.rows())
-                self.setup.dirty = False
-        elif self.game is not None and self.game.dirty:
-            self.screens.draw(self.view)
-            self.game.dirty = False
+        self.current.draw(self.screens)
         if self.display_retry >= 0 and ticks_diff(self.board.ticks_ms(),
                                                   self.display_retry) < 0:
             return              # it stopped answering: not yet time to try again
@@ -380,42 +353,6 @@ class App:
         """The line protocol (``.step()``) the console job runs from now on, or None."""
         self.console = console
 
-    def _draw_full(self):
-        """The flash refused even the session read back (``_journal_failed``),
-        or OK was held on a full flash: what a new session will do."""
-        lang = self.settings.language
-        if self.renew_asked:
-            rows = [(text("renew_q", lang), True), ("", False),
-                    (text("renew_keeps", lang), False), (text("renew_drops", lang), False),
-                    (text("renew_drops2", lang), False), ("", False),
-                    (text("renew_ok", lang), False), ("", False)]
-        else:
-            rows = [(text("flash_full", lang), True), ("", False),
-                    (text("flash_help", lang), False)] + [("", False)] * 5
-        self.screens.draw_rows(rows)
-        self.full_dirty = False
-
-    def _renew_key(self, ev):
-        """A full flash, no deal under way: OK held asks "new session?" (the
-        running session becomes a finished one, and table/journal.py removes
-        the oldest finished sessions to make room); OK then starts it, any
-        other key goes back.  True when the key was taken here."""
-        if self.renew_asked:
-            self.renew_asked = False
-            if ev == OK_SHORT:
-                self.start_game()
-            elif self.game is not None:
-                self.game.dirty = True
-            else:
-                self.full_dirty = True
-            return True
-        game = self.game
-        if ev != OK_LONG or not self.flash_full \
-                or game is not None and game.view.in_deal():
-            return False
-        self.renew_asked = self.full_dirty = True
-        return True
-
     def poll_console(self):
         """The serial line protocol (table/console.py), when the board has a port."""
         if self.console is not None:
@@ -428,49 +365,12 @@ class App:
     # ----- routing ------------------------------------------------------------------------
 
     def _key(self, ev):
-        if self.flash_full and ev <= OK_LONG and self._renew_key(ev):   # a button
-            return
         if ev == NEW_SESSION:
             self.start_game()
         elif ev == UNDO:
-            if self.mode == ENROL:
-                self._enrol_undo()
-            elif self.mode == PLAYING and self.game is not None:
-                self.game.undo()
-        elif self.mode == SETUP:
-            self.setup.button(key_of(ev), kind_of(ev) == LONG)   # KEY_PREV/NEXT/OK are 0/1/2
-            if self.setup.done:
-                self._remember()
-                self._after_setup()
-        elif self.mode == ENROL:
-            if ev == OK_LONG:
-                self._enrol_undo()
-        elif self.game is not None:
-            self.game.button(ev)
-
-    def _enrol_undo(self):
-        enrol = self.enrolment
-        if enrol is not None and enrol.undo_last() >= 0:
-            self.enrol_note = text("undone", self.settings.language)
-            self.enrol_dirty = True
-
-    def _card_event(self, ev, reader):
-        if self.mode == ENROL:
-            self._enrol_card(ev, reader)
-            return
-        game = self.game
-        if game is None:
-            return
-        if ev == P.EV_PLACED:
-            game.placed(reader, self.registry.lookup(self.presence.uid_view()))
-        elif ev == P.EV_LIFTED:
-            game.lifted(reader)
-        elif ev == P.EV_COLLISION:
-            game.jam(reader, True)
-        elif ev == P.EV_COLLISION_OVER or ev == P.EV_BACK:
-            game.jam(reader, False)
-        elif ev == P.EV_FAULT:
-            game.jam(reader, True, fault=True)
+            self.current.undo()
+        else:
+            self.current.button(ev)
 
     def _hot_reader(self):
         """The reader polled most often: the seat on turn, else the centre."""

@@ -146,6 +146,13 @@ class Game:
         if tone:
             self.signals.tone(tone)
 
+    def changed(self):
+        """Has what the screens show changed since the last call?  (The play
+        mode asks it before each redraw: table/modes.py.)"""
+        changed = self.dirty
+        self.dirty = False
+        return changed
+
     def _say(self, msg, seat=-1):
         self.message = msg
         self.message_seat = seat

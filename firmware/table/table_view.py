@@ -15,6 +15,7 @@ trick, as ``engine().expects()`` says), ``result`` (a settled deal on screen),
 
 from .game import DEALING, GAME, NO_CARD, OVER, RESULT, needs_hold
 from .hand_scan import NOT_DUE
+from .modes import PLAYING
 
 MODES = {DEALING: "dealing", GAME: "play", RESULT: "result", OVER: "over"}
 
@@ -22,23 +23,20 @@ MODES = {DEALING: "dealing", GAME: "play", RESULT: "result", OVER: "over"}
 class TableView:
     """Questions about the table ``app`` (table/app.py), answered from its state."""
 
-    def __init__(self, app, names, playing_mode):
+    def __init__(self, app):
         self._app = app
-        self._names = names              # the App's other mode numbers -> names
-        self._playing = playing_mode
 
     def _game(self):
         app = self._app
-        return app.game if app.mode == self._playing else None
+        return app.game if app.current.number == PLAYING else None
 
     # ----- what the table is doing -----------------------------------------------------
 
     def mode(self):
-        app = self._app
         game = self._game()
         if game is not None:
             return MODES[game.step]
-        return self._names[app.mode]
+        return self._app.current.name
 
     def engine(self):
         """The engine's read-only view of the session in play, or None."""

@@ -10,6 +10,7 @@ and tests/test_console_board.py; not a test file itself.
 """
 from table.game import Game
 from table.journal import MemoryJournal
+from table.modes import PlayMode
 from table.presence import Presence
 from table.registry import Registry
 from table.ring import Ring
@@ -105,7 +106,8 @@ class App:
         self.enrolment = None
         self.journal = Journal(HEADER)
         self.game = Game(HEADER, self.journal, Signals(), 4, 3)
-        self.view = TableView(self, {0: "setup", 1: "enrol"}, 2)
+        self.current = PlayMode(self, self.game)
+        self.view = TableView(self)
         self.console = None
 
     def set_console(self, console):
