@@ -12,7 +12,10 @@ table's settings change only through their owner's methods (``Settings`` in
 table/settings.py), and outside firmware/table the table is read through its
 own view, ``app.view`` (table/table_view.py): no ``.game`` is read but for its
 doors (``placed``, ``lifted``, ``button``, ``input``) and the engine's
-``view``.  Private names of other objects are ruff's SLF001 (pyproject.toml).
+``view``, and an App is used only through its doors (``APP_DOORS``: the jobs,
+the inputs, the view, the parts with doors of their own) everywhere but in
+the table's core (app.py, table_view.py, modes.py).  Private names of other
+objects are ruff's SLF001 (pyproject.toml).
 """
 import ast
 from pathlib import Path
@@ -194,3 +197,80 @@ def test_the_check_catches_a_game_read(tmp_path):
                    "self.game = None\n")
     assert sorted(_game_reads(bad)) == [
         (1, "reads .game"), (2, "reads .game"), (3, "reads .game"), (4, "reads game.clearing")]
+
+
+# ----------------------------------------------------------------- the App's doors
+
+# What code may use of an App (table/app.py) outside the table's core -- app.py,
+# its view (table_view.py) and its modes (modes.py): the jobs, the inputs, the
+# view, the console's hook and the stop for the REPL, and the parts it holds
+# that have their own doors (the settings' one owner, the deck registry, the
+# board's hardware).  Everything else it keeps is read through ``app.view``.
+APP_DOORS = {"view", "input", "inject", "inputs_pending", "redraw", "set_console", "stop",
+             "run", "poll_readers", "poll_buttons", "run_game", "refresh", "run_signals",
+             "poll_console", "settings", "registry", "board"}
+TABLE_CORE = {"firmware/table/app.py", "firmware/table/table_view.py",
+              "firmware/table/modes.py"}
+# On the device the rule has no exception (the console, the screens, main.py);
+# on the hosts these still read an App's parts past its doors (each must still
+# read one: a file that has moved leaves the list).
+APP_READERS_LEFT = {
+    "host_sim/monkey.py", "host_sim/scenario.py", "host_sim/table.py",
+    "host_sim/vm/vm_serve.py", "tools/tapptable/sim_serial.py",
+    "tools/tapptable/sim_web/hub.py", "tests/test_console_sim.py", "tests/test_journal_vm.py",
+    "tests/test_sim_web.py", "tests/test_table_monkey.py", "tests/test_vm_table.py",
+    # white-box tests of the screens: they watch or wrap app.screens' drawing
+    "tests/test_texts_fit.py", "tests/mp/mptest_app_heap.py",
+}
+# Files whose ``app`` is another framework's application (Textual, aiohttp).
+OTHER_APPS = {"tools/tapptable/sim_tui.py", "tools/screenshots.py", "tests/test_sim_tui.py",
+              "tools/tapptable/sim_web/server.py"}
+EVERYWHERE = [p for d in ("firmware", "tools", "host_sim", "tests")
+              for p in (ROOT / d).rglob("*.py")
+              if p.relative_to(ROOT).as_posix() not in TABLE_CORE | OTHER_APPS]
+
+
+def _app_reads(path):
+    """Lines of ``path`` that use an App past its doors: ``app.<x>`` or
+    ``<y>.app.<x>`` where x is not in APP_DOORS."""
+    tree = ast.parse(path.read_text(), str(path))
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Attribute) or node.attr in APP_DOORS \
+                or not isinstance(node.ctx, ast.Load):
+            continue
+        owner = node.value
+        if isinstance(owner, ast.Name) and owner.id == "app" \
+                or isinstance(owner, ast.Attribute) and owner.attr == "app":
+            yield node.lineno, "reads app.%s" % node.attr
+
+
+def test_an_app_is_used_only_through_its_doors_and_its_view():
+    assert len(EVERYWHERE) > 100, EVERYWHERE
+    assert all((ROOT / name).is_file() for name in APP_READERS_LEFT | OTHER_APPS)
+    found = ["%s:%d: %s" % (p.relative_to(ROOT), line, what)
+             for p in EVERYWHERE if p.relative_to(ROOT).as_posix() not in APP_READERS_LEFT
+             for line, what in _app_reads(p)]
+    assert not found, "\n".join(found)
+    moved = [name for name in sorted(APP_READERS_LEFT) if not list(_app_reads(ROOT / name))]
+    assert not moved, "no longer reads App's parts, take it off the list: %s" % moved
+
+
+def test_on_the_device_the_game_is_read_only_by_the_table_core():
+    """The console and the screens read the game through ``app.view`` too."""
+    firmware_table = [p for p in (ROOT / "firmware" / "table").glob("*.py")
+                      if p.relative_to(ROOT).as_posix() not in TABLE_CORE
+                      and p.name != "game.py"]
+    assert len(firmware_table) > 10, firmware_table
+    found = ["%s:%d: %s" % (p.relative_to(ROOT), line, what)
+             for p in firmware_table for line, what in _game_reads(p)]
+    assert not found, "\n".join(found)
+
+
+def test_the_check_catches_an_app_read(tmp_path):
+    bad = tmp_path / "bad.py"
+    bad.write_text("a = app.game\nb = con.app.journal\nc = self.app.presence.where(u)\n"
+                   "app.input(3)\nt = self.app.view.mode()\nm = app.settings.language\n"
+                   "app.current = None\nd = self.app.mode\n")
+    assert sorted(_app_reads(bad)) == [
+        (1, "reads app.game"), (2, "reads app.journal"), (3, "reads app.presence"),
+        (8, "reads app.mode")]

@@ -34,17 +34,7 @@ from . import presence as P
 from .enrol import Enrolment
 from .game import Game
 from .journal import WARN_DEALS, MemoryJournal
-from .modes import (  # noqa: F401  (the numbers of App.mode, for the console)
-    ENROL,
-    FULL,
-    PLAYING,
-    SETUP,
-    EnrolMode,
-    FullMode,
-    PlayMode,
-    RenewMode,
-    SetupMode,
-)
+from .modes import EnrolMode, FullMode, PlayMode, RenewMode, SetupMode
 from .presence import ticks_diff
 from .ring import Ring
 from .screens import Screens
@@ -129,11 +119,6 @@ class App:
             self._after_setup()
 
     # ----- modes (table/modes.py): the current one gets the inputs and draws ------------
-
-    @property
-    def mode(self):
-        """The current mode's number (SETUP, ENROL, PLAYING, FULL)."""
-        return self.current.number
 
     def start_game(self, journal=None):
         """A new session (its header from the setup), or the one in ``journal``
@@ -348,6 +333,13 @@ class App:
             self.board.display.show(limit=PAGES_PER_STEP)
         except OSError:         # a loose wire: play goes on, the display is tried again
             self.display_retry = (self.board.ticks_ms() + DISPLAY_RETRY_MS) & TICKS_MAX
+
+    def stop(self):
+        """The table stops (the console hands the board to the REPL): the
+        journal is closed, so nothing stays half-written."""
+        close = getattr(self.journal, "close", None)
+        if close is not None:
+            close()
 
     def set_console(self, console):
         """The line protocol (``.step()``) the console job runs from now on, or None."""

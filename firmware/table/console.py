@@ -28,8 +28,7 @@ from tapp.cards import CARD_CODES, NCARDS
 from tapp.jsonout import dumps
 from tapp.record import OVERLONG, parse_line
 
-from .app import ENROL, PLAYING
-from .console_events import DEBUG, INFO, LEVELS, STATES, STATUS_NAMES, Live
+from .console_events import DEBUG, INFO, LEVELS, STATUS_NAMES, Live
 from .console_link import CMDS_PER_STEP, PROTOCOL, ROOM, Failure, HandOver, PinLock, Wire, is_int
 from .journal import FOLDER as JOURNAL_DIR
 from .presence import ticks_diff
@@ -176,10 +175,12 @@ class Console:
         return getattr(self.app.board, "root", None) or "/"
 
     def playing(self):
-        game = self.app.game
-        if game is None or self.app.mode != PLAYING:
+        """The engine's view of the session in play (else the answer is not_ready)."""
+        tv = self.app.view
+        view = tv.engine()
+        if view is None or tv.stage() != "play":
             raise Failure("not_ready")
-        return game
+        return view
 
     def seats(self):
         view = self.app.view.engine()
@@ -191,7 +192,7 @@ class Console:
         return view is not None and view.strict() and view.in_deal()
 
     def journal_len(self):
-        journal = self.app.journal
+        journal = self.app.view.journal()
         return len(journal) if journal is not None else -1
 
     def start(self, task):
@@ -220,15 +221,14 @@ class Console:
         return {"t": self.now}
 
     def cmd_status(self, rid, req):
-        app = self.app
+        tv = self.app.view
         wire = self.wire
-        out = {"app": "tapptable", "protocol": PROTOCOL,
-               "state": STATES[app.mode] if 0 <= app.mode < len(STATES) else app.mode,
+        out = {"app": "tapptable", "protocol": PROTOCOL, "state": tv.stage(),
                "uptime_ms": ticks_diff(self.now, self.started), "log": LEVELS[self.live.level],
                "pin": self.referee_pin() is not None, "retry_ms": self.lock.retry_ms(self.now),
-               "deck": app.deck_id, "screen": app.screens.text_rows(),
-               "readers": app.readers.n,
-               "readers_down": [i for i in range(app.readers.n) if app.readers.down(i)],
+               "deck": tv.deck(), "screen": tv.rows(),
+               "readers": tv.readers(),
+               "readers_down": [i for i in range(tv.readers()) if tv.reader_down(i)],
                "requests": wire.requests, "bad_lines": wire.bad_lines,
                "dropped": wire.dropped_total}
         try:
@@ -236,9 +236,8 @@ class Console:
             out["mem_free"] = gc.mem_free()
         except (ImportError, AttributeError):
             pass
-        game = app.game
-        if game is not None:
-            view = game.view
+        view = tv.engine()
+        if view is not None:
             out["variant"] = view.variant()
             out["players"] = view.players()
             out["seats"] = self.seats()
@@ -249,11 +248,10 @@ class Console:
             out["deals"] = view.deals_played()
             out["trick_number"] = view.trick_number()
             out["trick"] = view.trick()
-            out["journal"] = self.journal_len() if app.journal is not None else 0
-        enrol = app.enrolment
-        if enrol is not None and app.mode == ENROL:
-            have, total = enrol.progress()
-            out["enrol"] = {"deck": enrol.deck_id, "have": have, "total": total}
+            out["journal"] = self.journal_len() if tv.journal() is not None else 0
+        enrol = tv.enrol_progress()
+        if enrol is not None:
+            out["enrol"] = {"deck": tv.deck(), "have": enrol[0], "total": enrol[1]}
         return out
 
     def cmd_view(self, rid, req):
@@ -304,42 +302,40 @@ class Console:
         """The score sheet, its history folded from the journal (parts, one per deal)."""
         self.playing()
         from .console_tasks import JournalSource, ScoreTask
-        self.start(ScoreTask(rid, JournalSource(self.app.journal), self.seats()))
+        self.start(ScoreTask(rid, JournalSource(self.app.view.journal()), self.seats()))
         return None
 
     def cmd_readers(self, rid, req):
         details = bool(req.get("details"))
         if details:
             self.authorise(req)
-        app = self.app
-        tv = app.view
-        rs = app.readers
-        arb = app.presence
+        tv = self.app.view
         buf = self.live.uidbuf
         out = []
-        for i in range(rs.n):
-            r = {"reader": i, "name": "centre" if i == app.centre else "seat %d" % (i + 1),
-                 "status": STATUS_NAMES[rs.status[i] & 3], "raw": STATUS_NAMES[rs.raw[i] & 3],
-                 "down": bool(rs.down(i)), "faults": rs.faults(i),
-                 "recoveries": rs.recoveries(i), "errors": rs.errors(i),
-                 "placed": arb.placed_len(i) > 0, "collision": arb.collision(i),
-                 "fault": arb.fault(i), "injected": tv.injected(i)}
+        for i in range(tv.readers()):
+            r = {"reader": i, "name": "centre" if i == tv.centre() else "seat %d" % (i + 1),
+                 "status": STATUS_NAMES[tv.reader_status(i) & 3],
+                 "raw": STATUS_NAMES[tv.reader_raw(i) & 3],
+                 "down": bool(tv.reader_down(i)), "faults": tv.reader_faults(i),
+                 "recoveries": tv.reader_recoveries(i), "errors": tv.reader_errors(i),
+                 "placed": tv.placed(i), "collision": tv.collision(i),
+                 "fault": tv.fault(i), "injected": tv.injected(i)}
             if details:
-                r["uid"] = uid_hex(rs.uid_view(i)) if rs.status[i] == 1 else None
-                n = arb.placed_uid(i, buf)
+                r["uid"] = uid_hex(tv.reader_uid(i)) if tv.reader_status(i) == 1 else None
+                n = tv.placed_uid(i, buf)
                 r["placed_uid"] = uid_hex(memoryview(buf)[0:n]) if n else None
                 r["card"] = self.live.card_on(i)
             out.append(r)
-        return {"readers": out, "overflows": arb.overflows, "polls": tv.polls(),
+        return {"readers": out, "overflows": tv.card_events_lost(), "polls": tv.polls(),
                 "hot": tv.hot(), "keys_overflows": tv.keys_overflows()}
 
     def cmd_journal(self, rid, req):
         from .console_tasks import JournalSource, JournalTask
-        app = self.app
+        journal = self.app.view.journal()
         if req.get("list"):
             sessions = []
-            if app.journal is not None:
-                sessions.append({"name": "current", "lines": len(app.journal)})
+            if journal is not None:
+                sessions.append({"name": "current", "lines": len(journal)})
             folder = join(self.root(), JOURNAL_DIR)
             try:
                 import os
@@ -354,11 +350,11 @@ class Console:
         if not isinstance(name, str):
             raise Failure("bad_args", "session: a name from journal list")
         if name == "current":
-            if app.journal is None:
+            if journal is None:
                 raise Failure("not_ready", "no session in play")
             if self.hidden():
                 self.authorise(req)
-            self.start(JournalTask(rid, JournalSource(app.journal)))
+            self.start(JournalTask(rid, JournalSource(journal)))
             return None
         ok = 0 < len(name) <= 32 and name.endswith(".jsonl") and ".." not in name
         for c in name:

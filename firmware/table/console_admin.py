@@ -68,7 +68,7 @@ def cmd_registry(con, rid, req):
     op = req.get("op", "list")
     if op == "list":
         return {"decks": [{"deck": d, "kind": k, "cards": n, "complete": reg.complete(d)}
-                          for d, k, n in reg.decks()], "in_play": con.app.deck_id}
+                          for d, k, n in reg.decks()], "in_play": con.app.view.deck()}
     deck = req.get("deck")
     if op == "download":
         if not is_int(deck):
@@ -96,7 +96,7 @@ def cmd_registry(con, rid, req):
 
 def cmd_enroll(con, rid, req):
     reg = con.app.registry
-    deck = req.get("deck", con.app.deck_id)
+    deck = req.get("deck", con.app.view.deck())
     if not is_int(deck):
         raise Failure("bad_args", "deck: a deck id")
     kind = req.get("kind")

@@ -88,10 +88,7 @@ def run_table(app, say=print):
     try:
         asyncio.run(app.run())
     except HandOver:
-        journal = app.journal
-        close = getattr(journal, "close", None)
-        if close is not None:
-            close()
+        app.stop()
         say("tapptable: the table stopped for the REPL (journal closed); "
             "Ctrl-D starts it again")
         return True

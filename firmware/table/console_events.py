@@ -1,8 +1,9 @@
 """What the table pushes to the console's client: live events (docs/console.md).
 
-``Live`` watches the app each console step through its public reads (mode,
-readers and the presence arbiter, the journal, the game's view and its
-refusal log) and queues one event line per change on the ``Wire``.  The log
+``Live`` watches the table each console step through its read-only view
+(``app.view``: the stage, the readers and the cards the arbiter settled, the
+journal, the engine's view and the refusal log) and queues one event line per
+change on the ``Wire``.  The log
 level belongs to the connection that set it: it falls back to ``info`` when
 the link says the client went, when a new client says ``hello``, or after
 ``LEVEL_LEASE_MS`` without a request (a board's USB serial cannot tell that a
@@ -24,7 +25,6 @@ DEBUG = 3
 LEVEL_LEASE_MS = 30000   # a level other than info ends this long after the last request
 
 JOURNAL_PER_STEP = 8     # journal lines watched per step
-STATES = ("setup", "enrol", "play")        # App.mode: SETUP, ENROL, PLAYING
 STATUS_NAMES = ("absent", "present", "collision", "error")
 
 
@@ -37,12 +37,12 @@ class Live:
         self.level = INFO
         self.last_request = now
         self.uidbuf = bytearray(P.UID_MAX)
-        n = app.readers.n
-        self.game = None
+        n = app.view.readers()
+        self.session = None                      # the engine's view of the session watched
         self.journal = None
         self.journal_seen = 0
         self.refusals_seen = 0
-        self.mode = -1
+        self.stage = ""
         self.placed = bytearray(P.UID_MAX * n)   # UID placed per reader
         self.placed_len = bytearray(n)
         self.flags = bytearray(n)                # bit 0 collision, bit 1 fault
@@ -74,7 +74,7 @@ class Live:
 
     def card_on(self, reader):
         """The card code placed on ``reader`` (registry lookup), or None."""
-        n = self.app.presence.placed_uid(reader, self.uidbuf)
+        n = self.app.view.placed_uid(reader, self.uidbuf)
         if not n:
             return None
         packed = self.app.registry.lookup(memoryview(self.uidbuf)[0:n])
@@ -102,20 +102,19 @@ class Live:
     # ----- watching ---------------------------------------------------------------------
 
     def watch(self):
-        app = self.app
-        if app.mode != self.mode:
-            self.mode = app.mode
-            self.push({"event": "mode", "state": STATES[app.mode]
-                       if 0 <= app.mode < len(STATES) else app.mode}, INFO)
+        tv = self.app.view
+        stage = tv.stage()
+        if stage != self.stage:
+            self.stage = stage
+            self.push({"event": "mode", "state": stage}, INFO)
         self.watch_readers()
-        game = app.game
-        if game is not self.game:
-            self.new_session(game)
-        if game is None:
+        view = tv.engine()
+        if view is not self.session:
+            self.new_session(view)
+        if view is None:
             return
-        self.watch_refusals(game)
+        self.watch_refusals(view)
         self.watch_journal()
-        view = game.view
         deals = view.deals_played()
         tricks = view.trick_number()
         if deals > self.deals or (deals == self.deals and tricks > self.tricks):
@@ -135,17 +134,18 @@ class Live:
         self.deals = deals
         self.tricks = tricks
 
-    def new_session(self, game):
-        self.game = game
-        self.journal = self.app.journal
+    def new_session(self, view):
+        """``view``: the engine's view of the new session (None: none on)."""
+        tv = self.app.view
+        self.session = view
+        self.journal = tv.journal()
         self.journal_seen = 0
         self.deals = 0
         self.tricks = 0
         self.trick_sig = None
-        if game is None:
+        if view is None:
             return
-        self.refusals_seen = game.refusals()
-        view = game.view
+        self.refusals_seen = tv.refusals()
         self.deals = view.deals_played()
         self.tricks = view.trick_number()
         self.journal_seen = len(self.journal) if self.journal is not None else 0
@@ -153,18 +153,19 @@ class Live:
                    "seats": list(view.seat_names()), "mode": view.mode(),
                    "journal": self.journal_seen}, INFO)
 
-    def watch_refusals(self, game):
+    def watch_refusals(self, view):
         """Each card the table refused, with the refusal's stable word."""
-        while self.refusals_seen < game.refusals():
+        tv = self.app.view
+        while self.refusals_seen < tv.refusals():
             k = self.refusals_seen
             self.refusals_seen += 1
-            got = game.refusal(k)
+            got = tv.refusal(k)
             if got is None:
                 self.wire.dropped += 1           # too many since the last step
                 continue
             reader, word, msg = got
             body = {"event": "refused", "reader": reader, "reason": word, "message": msg}
-            if reader < game.view.players() and reader != self.app.centre:
+            if reader < view.players() and reader != tv.centre():
                 body["seat"] = reader
                 card = self.card_on(reader)
                 if card is not None:
@@ -174,7 +175,7 @@ class Live:
             self.push(body, ERROR)
 
     def watch_journal(self):
-        journal = self.app.journal
+        journal = self.app.view.journal()
         if journal is not self.journal:
             self.journal = journal
             self.journal_seen = 0
@@ -193,12 +194,10 @@ class Live:
                            "ev": self.redact(ev)}, INFO)
 
     def watch_readers(self):
-        app = self.app
-        arb = app.presence
-        rs = app.readers
+        tv = self.app.view
         buf = self.uidbuf
-        for i in range(rs.n):
-            n = arb.placed_uid(i, buf)
+        for i in range(tv.readers()):
+            n = tv.placed_uid(i, buf)
             old = self.placed_len[i]
             base = P.UID_MAX * i
             same = n == old
@@ -213,7 +212,7 @@ class Live:
                     self.tag_event(i, "placed", bytes(buf[0:n]))
                 self.placed[base:base + n] = buf[0:n]
                 self.placed_len[i] = n
-            flags = (1 if arb.collision(i) else 0) | (2 if arb.fault(i) else 0)
+            flags = (1 if tv.collision(i) else 0) | (2 if tv.fault(i) else 0)
             was = self.flags[i]
             if flags != was:
                 if (flags ^ was) & 1:
@@ -223,13 +222,15 @@ class Live:
                             "state": "reader_fault" if flags & 2 else "reader_back"}
                     self.push(body, ERROR if flags & 2 else INFO)
                 self.flags[i] = flags
-            if self.level >= DEBUG and rs.status[i] != self.raw_status[i]:
-                self.raw_status[i] = rs.status[i]
+            status = tv.reader_status(i)
+            if self.level >= DEBUG and status != self.raw_status[i]:
+                self.raw_status[i] = status
                 self.push({"event": "reader", "reader": i,
-                           "status": STATUS_NAMES[rs.status[i] & 3]}, DEBUG)
-        if arb.overflows != self.overflows:
-            self.overflows = arb.overflows
-            self.push({"event": "error", "state": "overflow", "count": arb.overflows}, ERROR)
+                           "status": STATUS_NAMES[status & 3]}, DEBUG)
+        lost = tv.card_events_lost()
+        if lost != self.overflows:
+            self.overflows = lost
+            self.push({"event": "error", "state": "overflow", "count": lost}, ERROR)
 
     def tag_event(self, reader, state, uid):
         if self.level < INFO:

@@ -26,31 +26,32 @@ def queue_input(con, ev):
 
 def outcome(con, reader, before):
     """What the table did after an input: for the answer."""
-    app = con.app
-    tv = app.view
+    tv = con.app.view
     out = {"screen": tv.rows()}
     if tv.engine() is not None:
         out["refused"] = tv.refused(reader) if reader >= 0 else False
         out["message"] = tv.message()
-        if app.journal is not None:
-            out["accepted"] = len(app.journal) - before if before >= 0 else 0
+        journal = tv.journal()
+        if journal is not None:
+            out["accepted"] = len(journal) - before if before >= 0 else 0
     return out
 
 
 def cmd_undo(con, rid, req):
     app = con.app
+    tv = app.view
     con.authorise(req)
-    if app.game is None and app.enrolment is None:
+    if tv.engine() is None and tv.stage() != "enrol":
         raise Failure("not_ready")
     before = con.journal_len()
-    journal = app.journal
+    journal = tv.journal()
     queue_input(con, UNDO)
 
     def answer(settled):
-        if app.enrolment is not None and app.game is None:
+        if tv.stage() == "enrol":
             return {"queued": True}
         after = con.journal_len()
-        if app.journal is not journal or after < 0 or after == before:
+        if tv.journal() is not journal or after < 0 or after == before:
             raise Failure("nothing_to_undo")
         return {"journal": after}
     con.start(WaitTask(con.now, rid, lambda: app.inputs_pending() == 0, answer))
@@ -59,28 +60,29 @@ def cmd_undo(con, rid, req):
 
 def cmd_reset_session(con, rid, req):
     app = con.app
+    tv = app.view
     con.authorise(req)
-    if not app.registry.complete(app.deck_id):
-        raise Failure("not_ready", "deck %d is not completely enrolled" % app.deck_id)
-    old = app.game
+    if not app.registry.complete(tv.deck()):
+        raise Failure("not_ready", "deck %d is not completely enrolled" % tv.deck())
+    old = tv.engine()
     queue_input(con, NEW_SESSION)
 
     def answer(settled):
-        game = app.game
-        if game is None or game is old:
+        view = tv.engine()
+        if view is None or view is old:
             raise Failure("failed", "the table did not start a new session")
-        view = game.view
         return {"variant": view.variant(), "players": view.players(), "seats": con.seats(),
                 "mode": view.mode()}
-    con.start(WaitTask(con.now, rid, lambda: app.game is not old, answer))
+    con.start(WaitTask(con.now, rid, lambda: tv.engine() is not old, answer))
     return None
 
 
 def reader_arg(con, req):
     r = req.get("reader")
-    n = con.app.readers.n
+    tv = con.app.view
+    n = tv.readers()
     if not is_int(r) or not 0 <= r < n:
-        raise Failure("bad_args", "reader: 0 to %d (the centre is %d)" % (n - 1, con.app.centre))
+        raise Failure("bad_args", "reader: 0 to %d (the centre is %d)" % (n - 1, tv.centre()))
     return r
 
 
@@ -101,7 +103,7 @@ def cmd_place(con, rid, req):
             raise Failure("bad_args", "uid: 8, 14 or 20 hex digits")
     else:
         card = req.get("card")
-        deck = req.get("deck", app.deck_id)
+        deck = req.get("deck", app.view.deck())
         if not isinstance(card, str) or card not in CODE_INDEX or not is_int(deck):
             raise Failure("bad_args", "card: a card code (or uid)")
         uid = app.registry.uid_of(deck, CODE_INDEX[card])
@@ -111,8 +113,8 @@ def cmd_place(con, rid, req):
     before = con.journal_len()
     uid = bytes(uid)
     app.inject(r, uid)
-    arb = app.presence
-    con.start(WaitTask(con.now, rid, lambda: arb.where(uid) == r,
+    tv = app.view
+    con.start(WaitTask(con.now, rid, lambda: tv.where(uid) == r,
                        settled_answer(con, r, before)))
     return None
 
@@ -123,8 +125,8 @@ def cmd_lift(con, rid, req):
     con.authorise(req)
     before = con.journal_len()
     app.inject(r, None)
-    arb = app.presence
-    con.start(WaitTask(con.now, rid, lambda: arb.placed_len(r) == 0,
+    tv = app.view
+    con.start(WaitTask(con.now, rid, lambda: not tv.placed(r),
                        settled_answer(con, r, before)))
     return None
 

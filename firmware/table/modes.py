@@ -7,8 +7,7 @@ not a branch in every job:
 =================  ================================================================
 ``name``           what ``app.view.mode()`` says ("setup", "enrol", "full"; the play
                    mode says the game's: "dealing", "play", "result", "over")
-``number``         the mode's number (SETUP, ENROL, PLAYING, FULL; the console's
-                   ``state``)
+``number``         the mode's number (SETUP, ENROL, PLAYING, FULL)
 ``button(ev)``     a button event (drivers.buttons.event(key, SHORT/LONG))
 ``undo()``         take the last input back (the console's ``undo``)
 ``card(ev, r)``    a card event of the presence arbiter (table/presence.py) on reader r
@@ -30,7 +29,7 @@ from . import presence as P
 from .enrol import ACCEPTED
 from .texts import text
 
-# The modes' numbers (``App.mode``; the console names them ``STATES``).
+# The modes' numbers (``number``: table/table_view.py asks whether a session is on).
 SETUP = 0
 ENROL = 1
 PLAYING = 2

@@ -38,8 +38,19 @@ class TableView:
             return MODES[game.step]
         return self._app.current.name
 
+    def stage(self):
+        """What the table does, coarsely (the console's ``state``): "setup",
+        "enrol", "play" (a session, whatever its step) or "full"."""
+        current = self._app.current
+        return "play" if current.number == PLAYING else current.name
+
+    def deck(self):
+        """The id of the deck the table plays with (and enrols)."""
+        return self._app.deck_id
+
     def engine(self):
-        """The engine's read-only view of the session in play, or None."""
+        """The engine's read-only view of the session in play, or None.  A new
+        session has a new one: ``is`` tells whether the session changed."""
         game = self._app.game
         return game.view if game is not None else None
 
@@ -57,6 +68,59 @@ class TableView:
         return self._app.centre
 
     # ----- the readers' diagnostics (the console's ``readers``) -------------------------
+
+    def reader_down(self, reader):
+        """``reader`` does not answer (it is re-initialised with a back-off)."""
+        return self._app.readers.down(reader)
+
+    def reader_status(self, reader):
+        """The reader's status after its last scan (0 absent, 1 present, 2
+        collision, 3 error: drivers/mfrc522.py ReaderSet)."""
+        return self._app.readers.status[reader]
+
+    def reader_raw(self, reader):
+        """The reader's last scan as it came (the same codes), before the
+        reader's own debouncing."""
+        return self._app.readers.raw[reader]
+
+    def reader_faults(self, reader):
+        return self._app.readers.faults(reader)
+
+    def reader_recoveries(self, reader):
+        return self._app.readers.recoveries(reader)
+
+    def reader_errors(self, reader):
+        return self._app.readers.errors(reader)
+
+    def reader_uid(self, reader):
+        """The UID the reader read last (a memoryview into its buffer: copy it to keep it)."""
+        return self._app.readers.uid_view(reader)
+
+    # ----- the presence arbiter: the cards it settled -----------------------------------
+
+    def placed(self, reader):
+        """A card lies settled on ``reader`` (whether the game took it or not)."""
+        return self._app.presence.placed_len(reader) > 0
+
+    def placed_uid(self, reader, buf):
+        """The UID settled on ``reader`` copied into ``buf``; its length (0: none)."""
+        return self._app.presence.placed_uid(reader, buf)
+
+    def where(self, uid):
+        """The reader the tag ``uid`` is settled on, or -1."""
+        return self._app.presence.where(uid)
+
+    def collision(self, reader):
+        """``reader`` sees two cards."""
+        return self._app.presence.collision(reader)
+
+    def fault(self, reader):
+        """``reader`` has stopped answering (as the arbiter saw it)."""
+        return self._app.presence.fault(reader)
+
+    def card_events_lost(self):
+        """Card events the arbiter could not queue (the game asked the readers again)."""
+        return self._app.presence.overflows
 
     def polls(self):
         """Reader polls since power-up."""
@@ -79,6 +143,23 @@ class TableView:
         session keeps the language it began in; the settings' one is the next's)."""
         game = self._game()
         return game.lang if game is not None else self._app.settings.language
+
+    def refusals(self):
+        """How many cards the table refused in the session in play (0: none on)."""
+        game = self._game()
+        return game.refusals() if game is not None else 0
+
+    def refusal(self, k):
+        """The ``k``-th refusal: (reader, stable error word, display text), or
+        None when it is no longer kept (table/game.py REFUSALS_KEPT)."""
+        game = self._game()
+        return game.refusal(k) if game is not None else None
+
+    def journal(self):
+        """The record of the session in play, to read (``len()``, ``line(k)``:
+        docs/record-format.md), or None; a new session (or the session taken up
+        again after a refused write) has a new one."""
+        return self._app.journal
 
     def message(self):
         """The refusal, warning or note on screen ("" when none)."""
@@ -175,6 +256,11 @@ class TableView:
         return game is not None and game.jammed[reader] != 0
 
     # ----- enrolment -------------------------------------------------------------------
+
+    def enrol_progress(self):
+        """While a deck is enrolled: (cards enrolled, cards in the deck); else None."""
+        enrol = self._app.enrolment
+        return enrol.progress() if enrol is not None and self.mode() == "enrol" else None
 
     def enrol_expected(self):
         """The card (int) the enrolment asks for next, or -1 (none asked)."""

@@ -102,11 +102,11 @@ class App:
         self.keys = Ring(8)
         self.injected = [None] * 4
         self.polls = self.hot = 0
-        self.mode = 2
         self.enrolment = None
         self.journal = Journal(HEADER)
-        self.game = Game(HEADER, self.journal, Signals(), 4, 3)
-        self.current = PlayMode(self, self.game)
+        game = Game(HEADER, self.journal, Signals(), 4, 3)
+        self.game = game
+        self.current = PlayMode(self, game)
         self.view = TableView(self)
         self.console = None
 
@@ -124,6 +124,9 @@ class App:
 
     def redraw(self):
         pass
+
+    def stop(self):
+        self.journal.close()
 
     async def run(self):
         import asyncio

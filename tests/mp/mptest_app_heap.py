@@ -501,7 +501,7 @@ class Script:
     def sync(self):
         from tapp.record import parse_line
         from tapp.session import Session
-        journal = self.dev.app.journal
+        journal = self.dev.app.view.journal()
         if journal is None:
             return
         lines = list(journal.read_lines())
@@ -531,13 +531,13 @@ class Script:
     def place(self, reader, card):
         dev = self.dev
         dev.readers.put(reader, card_uid(card))
-        self.wait(lambda: dev.app.presence.placed_len(reader) > 0)
+        self.wait(lambda: dev.app.view.placed(reader))
         dev.run(30)
 
     def lift(self, reader):
         dev = self.dev
         dev.readers.clear(reader)
-        self.wait(lambda: dev.app.presence.placed_len(reader) == 0)
+        self.wait(lambda: not dev.app.view.placed(reader))
         dev.run(30)
 
     def wait(self, done, limit=2000):
@@ -561,7 +561,7 @@ class Script:
         """Strict mode: every card of the deck over the centre reader."""
         cards = list(self.dev.app.view.deck_cards())
         self.rng.shuffle(cards)
-        centre = self.dev.app.centre
+        centre = self.dev.app.view.centre()
         for card in cards:
             self.place(centre, card)
             self.lift(centre)
@@ -587,7 +587,7 @@ class Script:
     def discard(self):
         """Strict mode: the declarer lays the talon back on the centre reader."""
         view = self.shadow.view
-        centre = self.dev.app.centre
+        centre = self.dev.app.view.centre()
         for code in list(view.talon())[:view.talon_size()]:
             from tapp.cards import CODE_INDEX
             self.place(centre, CODE_INDEX[code])
@@ -616,7 +616,7 @@ class Script:
             for s in view.active_seats():
                 self.dev.readers.clear(s)
             for s in view.active_seats():
-                self.wait(lambda r=s: app.presence.placed_len(r) == 0)
+                self.wait(lambda r=s: not app.view.placed(r))
             self.dev.run(30)
 
     def power_cut(self):
@@ -626,7 +626,7 @@ class Script:
         flash: it is written to a dead device."""
         tags = self.dev.tags()
         self.power_cuts += 1
-        journal = self.dev.app.journal
+        journal = self.dev.app.view.journal()
         self.dev = None
         self.flash.power_cycle(journal)
         journal = None
@@ -759,7 +759,7 @@ class PlayMeter:
             return measured
         dev.jobs = [(wrap(dev.names[k], dev.plain_jobs[k][0]), dev.plain_jobs[k][1])
                     for k in range(len(dev.plain_jobs))]
-        journal = dev.app.journal
+        journal = dev.app.view.journal()
         plain = journal.append
 
         def append(ev):
@@ -930,7 +930,7 @@ def run_session(variant, players, report, check_at=12, cut_file=None, resume_fil
     script.shadow = None
     script.synced = 0
     report("end_live", live() - base - flash.bytes)
-    report("journal_lines", len(script.dev.app.journal))
+    report("journal_lines", len(script.dev.app.view.journal()))
     if meter is not None and meter.plays:
         report("play_alloc_min", min(meter.plays))
         report("play_alloc_max", max(meter.plays))
@@ -998,7 +998,7 @@ def _session():
 
         script = run_session("herzblatt", 5, report)
         _STATE["numbers"] = numbers
-        _STATE["first_line"] = script.dev.app.journal.line(0)
+        _STATE["first_line"] = script.dev.app.view.journal().line(0)
         script.flash.close()
     return _STATE["numbers"]
 
