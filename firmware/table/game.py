@@ -43,7 +43,7 @@ from tapp.cards import CARD_CODES, CODE_INDEX
 from tapp.session import Session
 
 from .hand_scan import NOT_NOW, TO_TALON, HandScan
-from .names import call_label, card_text, short_name
+from .menus import menu_for, needs_hold
 from .registry import card_of, deck_of, pack
 from .texts import error_text, text
 
@@ -54,14 +54,6 @@ RESULT = 2       # a deal has been settled: its result on screen
 OVER = 3         # the session has ended (pot/bank rules)
 
 NO_CARD = -1
-QUIET_CALLS = ("pass", "weg")    # the auction menu's default entry: no stakes
-
-
-def needs_hold(ev):
-    """Does this menu entry change the stakes (an announcement: Tout, Kontra,
-    66 ...; a Haferl self-raise)?  Then OK must be held to choose it: a short
-    OK only says so, and one stray press changes nothing."""
-    return ev is not None and (ev.get("ev") == "announce" or ev.get("call") == "raise")
 
 # The stable word of each refusal the table itself makes (besides the engine's codes).
 TABLE_REFUSALS = {"unknown": "unknown_tag", "other_deck": "other_deck", "not_now": "not_now",
@@ -683,51 +675,12 @@ class Game:
         self.dirty = True
 
     def _menu_for_state(self):
-        view = self.view
-        lang = self.lang
-        self.menu = []
+        """What the menu row offers now (table/menus.py)."""
         self.menu_pos = 0
         if self.step != GAME:
+            self.menu = []
             return
-        expects = view.expects()
-        if expects in ("call", "declare"):
-            self.menu = [(call_label(ev, lang), ev) for ev in view.legal_calls()]
-            for k, (_label, ev) in enumerate(self.menu):
-                if ev["call"] in QUIET_CALLS:
-                    self.menu_pos = k          # the default: a stray OK bids nothing
-                    break
-        elif expects == "discard":
-            if not self.view.strict():
-                self.menu = [(self._t("discard_open"), {
-                    "ev": "exchange", "seat": view.declarer(), "discard": None})]
-            raises = [ev for ev in view.legal_calls() if ev["call"] == "raise"]
-            self.menu += [(call_label(ev, lang), ev) for ev in raises]
-        elif expects == "rufer":
-            self.menu = self._rufer_menu()
-        elif expects == "card" and view.trick_number() == 1 and view.trick_size() == 0:
-            offers = view.legal_announcements()
-            if offers:
-                self.menu = [(self._t("play_on"), None)] + [
-                    (short_name(self.view.seat_name(ev["seat"]), 6) + ": "
-                     + call_label(ev, lang), ev)
-                    for ev in offers]
-
-    def _rufer_menu(self):
-        """tapp_modern Rufer (D12): the declarer calls a card he lacks, then gives one."""
-        view = self.view
-        decl = view.declarer()
-        own = view.hand(decl) or []
-        talon = view.talon() or []
-        deck = [CARD_CODES[c] for c in self.view.deck_cards()]
-        if self.rufer_card == NO_CARD:
-            return [(card_text(CODE_INDEX[c]), {"pick": c}) for c in deck if c not in own]
-        called = CARD_CODES[self.rufer_card]
-        if called in talon:
-            return [(self._t("talon"), {"ev": "rufer", "seat": decl, "card": called,
-                                        "give": None})]
-        gives = own if own else [c for c in deck if c != called]
-        return [(card_text(CODE_INDEX[c]), {"ev": "rufer", "seat": decl, "card": called,
-                                            "give": c}) for c in gives]
+        self.menu, self.menu_pos = menu_for(self.view, self.lang, self.rufer_card)
 
     def _show_turn(self):
         """LEDs: the seat to act in blue (the trick's winner stays lit while the

@@ -13,8 +13,9 @@ trick, as ``engine().expects()`` says), ``result`` (a settled deal on screen),
 ``over`` (the session has ended), ``full`` (the flash refused the session).
 """
 
-from .game import DEALING, GAME, NO_CARD, OVER, RESULT, needs_hold
+from .game import DEALING, GAME, NO_CARD, OVER, RESULT
 from .hand_scan import NOT_DUE
+from .menus import needs_hold
 from .modes import PLAYING
 
 MODES = {DEALING: "dealing", GAME: "play", RESULT: "result", OVER: "over"}

@@ -1,0 +1,71 @@
+"""The menu row: what the engine's view allows now, as entries to choose.
+
+``menu_for(view, lang, rufer_card)`` builds the menu of a session's current
+step for table/game.py -- the auction's calls (starting on the call that bids
+nothing), the open-mode discard's confirmation and the self-raises, the Rufer
+call (first the called card, then the give), the announcements before the
+first card (starting on "play on") -- as ``(label, event or None)`` entries
+and the entry to start on.  ``needs_hold(ev)``: an entry that raises the
+stakes is chosen only with OK held.  Menus are built once per change of step,
+never in a card play's steady path.
+"""
+from tapp.cards import CARD_CODES, CODE_INDEX
+
+from .names import call_label, card_text, short_name
+from .texts import text
+
+QUIET_CALLS = ("pass", "weg")    # the auction menu's default entry: no stakes
+NO_CARD = -1
+
+
+def needs_hold(ev):
+    """Does this menu entry change the stakes (an announcement: Tout, Kontra,
+    66 ...; a Haferl self-raise)?  Then OK must be held to choose it: a short
+    OK only says so, and one stray press changes nothing."""
+    return ev is not None and (ev.get("ev") == "announce" or ev.get("call") == "raise")
+
+
+def menu_for(view, lang, rufer_card=NO_CARD):
+    """The menu while ``view`` (the engine's) expects what it does: (entries,
+    the entry to start on); ``rufer_card``: the card the declarer picked to
+    call (Rufer), or NO_CARD."""
+    expects = view.expects()
+    if expects in ("call", "declare"):
+        menu = [(call_label(ev, lang), ev) for ev in view.legal_calls()]
+        for k, (_label, ev) in enumerate(menu):
+            if ev["call"] in QUIET_CALLS:
+                return menu, k           # the default: a stray OK bids nothing
+        return menu, 0
+    if expects == "discard":
+        menu = []
+        if not view.strict():
+            menu = [(text("discard_open", lang), {
+                "ev": "exchange", "seat": view.declarer(), "discard": None})]
+        raises = [ev for ev in view.legal_calls() if ev["call"] == "raise"]
+        return menu + [(call_label(ev, lang), ev) for ev in raises], 0
+    if expects == "rufer":
+        return _rufer_menu(view, lang, rufer_card), 0
+    if expects == "card" and view.trick_number() == 1 and view.trick_size() == 0:
+        offers = view.legal_announcements()
+        if offers:
+            return [(text("play_on", lang), None)] + [
+                (short_name(view.seat_name(ev["seat"]), 6) + ": " + call_label(ev, lang), ev)
+                for ev in offers], 0
+    return [], 0
+
+
+def _rufer_menu(view, lang, rufer_card):
+    """tapp_modern Rufer (D12): the declarer calls a card he lacks, then gives one."""
+    decl = view.declarer()
+    own = view.hand(decl) or []
+    talon = view.talon() or []
+    deck = [CARD_CODES[c] for c in view.deck_cards()]
+    if rufer_card == NO_CARD:
+        return [(card_text(CODE_INDEX[c]), {"pick": c}) for c in deck if c not in own]
+    called = CARD_CODES[rufer_card]
+    if called in talon:
+        return [(text("talon", lang), {"ev": "rufer", "seat": decl, "card": called,
+                                       "give": None})]
+    gives = own if own else [c for c in deck if c != called]
+    return [(card_text(CODE_INDEX[c]), {"ev": "rufer", "seat": decl, "card": called,
+                                        "give": c}) for c in gives]
