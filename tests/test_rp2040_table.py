@@ -108,6 +108,27 @@ def test_littlefs_formats_on_blank_flash_and_a_file_survives_the_power_cut(tmp_p
     assert out.split() == ["['kept.txt']", "True"]
 
 
+def test_the_faster_emulator_runs_exactly_what_rp2040js_runs():
+    """host_sim/rp2040/fast_core.mjs (the decoder as a jump table, SRAM stores
+    without the peripheral lookup) changes no instruction and no cycle: the
+    same boot and the same Python code leave the same program counter,
+    instruction count, timer reads, emulated time and output as rp2040js's own."""
+    code = ("s = 0\nd = {}\nfor i in range(300):\n s = (s * 31 + i) % 1000003\n"
+            " d[str(i)] = [i] * (i % 5)\nprint(s, len(d), sum(len(v) for v in d.values()))")
+    image = flash_image(firmware_uf2(False))
+    runs = []
+    for chain in (True, False):
+        pico = Pico(image, bootrom_path(), chain_decoder=chain)
+        try:
+            pico.boot_to_repl()
+            out = pico.exec_raw(code)
+            runs.append((out, pico.now_us, pico.stats()))
+        finally:
+            pico.close()
+    assert runs[0][0].split()[1:] == ["300", "600"]
+    assert runs[0] == runs[1]
+
+
 def test_a_power_cut_inside_a_page_program_leaves_part_of_the_page(tmp_path):
     pico = _pico(flash_image(firmware_uf2(False), files={"log.txt": b"old\n"}))
     try:

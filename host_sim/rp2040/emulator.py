@@ -70,7 +70,10 @@ def flash_image(firmware_uf2, files=None, fs_image=None, romfs_image=None):
 
 class Pico:
     """One emulated Pico on ``flash`` (bytes of a whole flash image, e.g.
-    ``flash_image(...)``, or the path of a file holding one).
+    ``flash_image(...)``, or the path of a file holding one).  The emulator
+    decodes instructions through a jump table and stores to SRAM directly
+    (host_sim/rp2040/fast_core.mjs); ``chain_decoder=True`` keeps rp2040js as
+    it is, which runs the same instructions with the same cycles, only slower.
 
     Handlers (set before running; each is called with the emulated time in
     microseconds first):
@@ -86,7 +89,7 @@ class Pico:
       ``serial_output()`` until read).
     """
 
-    def __init__(self, flash, bootrom):
+    def __init__(self, flash, bootrom, chain_decoder=False):
         if not (mpvm.repo_root() / "node_modules" / "rp2040js" / "package.json").is_file():
             raise PicoError("the RP2040 emulator is not installed (npm package rp2040js, "
                             "package.json): run python3 tools/dev.py setup")
@@ -107,7 +110,8 @@ class Pico:
         self._serial = bytearray()
         self._stderr = tempfile.TemporaryFile()
         self.proc = subprocess.Popen(
-            [mpvm.node_binary(), str(RUNNER), str(bootrom), str(flash)],
+            [mpvm.node_binary(), str(RUNNER), str(bootrom), str(flash)]
+            + (["--chain-decoder"] if chain_decoder else []),
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr,
             cwd=str(RUNNER.parent),
             start_new_session=True)      # Ctrl+C is the host's: the flash is saved first
@@ -270,6 +274,12 @@ class Pico:
         its first ``addr``, its ``cells`` (bytes) and how many are ``done``."""
         import json
         return json.loads(self._command("flash"))
+
+    def stats(self):
+        """The emulator's counters, one string: the program counter (hex),
+        whether the core sleeps, timer reads, busy-wait reads skipped ahead and
+        instructions executed (runner.mjs ``stats``)."""
+        return self._command("stats")
 
     def arm_cut(self, kind="program", nth=1):
         """Stop the next run when the ``nth`` next flash ``kind`` ("program" or

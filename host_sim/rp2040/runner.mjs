@@ -1,7 +1,7 @@
 // The emulated Raspberry Pi Pico (rp2040js) as a child process of the host's
 // Python bridge (host_sim/rp2040/emulator.py).  Usage:
 //
-//   node runner.mjs BOOTROM FLASH_IMAGE
+//   node runner.mjs BOOTROM FLASH_IMAGE [--chain-decoder]
 //
 // FLASH_IMAGE holds the serial flash (2 MiB: MicroPython's UF2 written in, the
 // littlefs filesystem at 0xA0000); the emulated chip writes only to its copy
@@ -44,14 +44,21 @@
 //   quit
 import fs from 'node:fs';
 import { RP2040, USBCDC } from 'rp2040js';
+import { speedUp } from './fast_core.mjs';
 import { SerialFlash } from './serial_flash.mjs';
 
 const NS_PER_CYCLE = 8;                   // 125 MHz, as rp2040js counts
 const WS2812_RESET_NS = 50000;            // a low line this long ends a frame
 const WS2812_ONE_NS = 600;                // high pulses longer than this are 1 bits
 
-const [bootromPath, flashPath] = process.argv.slice(2);
+const [bootromPath, flashPath, decoder] = process.argv.slice(2);
 const mcu = new RP2040();
+// The instruction decoder as a jump table and stores to SRAM without the
+// peripheral lookup (fast_core.mjs: the same instructions, the same cycles);
+// --chain-decoder keeps rp2040js as it is.
+if (decoder !== '--chain-decoder') {
+  for (const note of await speedUp(mcu)) process.stderr.write(`[fast_core] ${note}\n`);
+}
 mcu.logger = {                            // rp2040js logs to stdout; ours is the protocol
   debug() {}, info() {},
   warn(c, m) { process.stderr.write(`[${c}] ${m}\n`); },
