@@ -2,7 +2,7 @@
 
 Each method sends the operation over the link (vm_link.py) to the chip models
 in the host process (host_sim/vm_table.py).  Pins are named by the strings of
-the simulator's pin map (host_sim/vm_main.py): ``cs0``.., ``rst``, the buttons
+the simulator's pin map (sim_pins.py): ``cs0``.., ``rst``, the buttons
 ``prev``/``next``/``ok``.
 """
 from binascii import hexlify, unhexlify
@@ -27,7 +27,8 @@ class Pin:
 
     def __init__(self, id, mode=-1, pull=None, value=None):
         self.id = id
-        if value is not None:
+        self._told = ("@P%s 0\n" % id, "@P%s 1\n" % id)   # made once: a chip-select
+        if value is not None:                                # toggles twice per transfer
             self.value(value)
 
     def init(self, mode=-1, pull=None, value=None):
@@ -38,7 +39,7 @@ class Pin:
         if v is None:
             level = INPUTS.get(self.id)
             return int(ask("@p%s\n" % self.id)) if level is None else level
-        tell("@P%s %d\n" % (self.id, 1 if v else 0))
+        tell(self._told[1 if v else 0])
         return None
 
     def __call__(self, v=None):

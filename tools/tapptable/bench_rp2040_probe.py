@@ -23,8 +23,8 @@ import sys
 import time
 
 SAMPLE_MS = 250         # set by the bench: how often the free heap is sampled
-IMPORTS = ("table.app", "table.journal", "table.registry", "table.settings",   # main.py's
-           "boards.pico", "table.console_door")
+IMPORTS = ("table.power_up", "table.app", "table.journal", "table.registry",  # main.py's
+           "table.settings", "boards.pico", "table.console_door")
 
 
 def _say(key, value):
