@@ -72,6 +72,7 @@ class VmLink:
         for pin in chips.button_pins:
             self.pins[pin.name.encode()] = pin
         self.pending = None            # an error met serving a message that has no answer
+        self.pin_lines = {}            # b"@Pcs0 1\n" -> (the pin's value, 1): seen before
         # the settings go in the environment: the unix port fails on an argument
         # of 256 characters or more ("FATAL: uncaught NLR")
         env = dict(os.environ, TAPP_VM_TABLE=json.dumps(cfg))
@@ -102,7 +103,7 @@ class VmLink:
         """Run one step of the job ``method`` in the VM; the buttons' levels go
         with it (the VM reads them from there, not over the link)."""
         levels = self._button_levels()
-        self.proc.stdin.write(b"s%s %s\n" % (method.encode(), levels))
+        self.proc.stdin.write(self.frame(b"s%s %s\n" % (method.encode(), levels)))
         self.proc.stdin.flush()
         out = self.serve()
         if self._button_levels() != levels:
@@ -133,8 +134,16 @@ class VmLink:
         self._finalizer()
 
     def _send(self, line):
-        self.proc.stdin.write(line.encode() + b"\n")
+        self.proc.stdin.write(self.frame(line.encode() + b"\n"))
         self.proc.stdin.flush()
+
+    @staticmethod
+    def frame(line):
+        """``line`` (bytes with its newline) as the VM reads it
+        (host_sim/vm/vm_link.py ``readline``): its length in four digits first."""
+        if len(line) > 9999:
+            raise VmError("a line of %d bytes for the VM (9999 at most)" % len(line))
+        return b"%04d" % len(line) + line
 
     # ----- serving the bus operations until the command's answer ------------------------
 
@@ -148,8 +157,13 @@ class VmLink:
     def _serve(self):
         readline = self.proc.stdout.readline
         handlers = self.handlers
+        pin_lines = self.pin_lines
         while True:
             line = readline()
+            level = pin_lines.get(line)
+            if level is not None:              # a pin write seen before: no parsing
+                self._guard(*level)
+                continue
             if line[:1] != b"@":
                 if not line:
                     raise VmError("the MicroPython VM stopped%s:\n%s" % (
@@ -174,7 +188,7 @@ class VmLink:
             except Exception as exc:   # the chip model refused: raised in the VM's driver
                 reply = ("!%s %s" % (type(exc).__name__, exc)).encode()
             if reply is not None:
-                self.proc.stdin.write(reply + b"\n")
+                self.proc.stdin.write(b"%04d%s\n" % (len(reply) + 1, reply))
                 self.proc.stdin.flush()
 
     def stderr_tail(self, n=2000):
@@ -191,7 +205,9 @@ class VmLink:
 
     def _pin_write(self, arg):
         name, _, level = arg.partition(b" ")
-        self._guard(self._pin(name).value, int(level))
+        write = (self._pin(name).value, int(level))
+        self.pin_lines[b"@P%s\n" % arg] = write
+        self._guard(*write)
 
     def _pin_read(self, arg):
         return b"%d" % self._pin(arg).value()

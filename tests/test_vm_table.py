@@ -98,7 +98,7 @@ def test_a_hung_vm_is_killed_and_reported(monkeypatch):
     monkeypatch.setattr(vm_table, "COMMAND_LIMIT_S", 1.0)
     table = VmTable("wuerttemberg", 3)
     try:
-        table.link.proc.stdin.write(b"#not a command\n")
+        table.link.proc.stdin.write(table.link.frame(b"#not a command\n"))
         table.link.proc.stdin.flush()
         with pytest.raises(VmError, match="KeyError"):
             table.link.serve()

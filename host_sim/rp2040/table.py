@@ -238,6 +238,7 @@ class Rp2040Link(VmLink):
         self.sync_buttons = sync_buttons
         self.fn_paths = set()
         self.pending = None
+        self.pin_lines = {}
         self.busy_since = None
         self.timed_out = False
         self.handlers = {}
@@ -247,6 +248,11 @@ class Rp2040Link(VmLink):
         pico.serial_write(b"import %s\r" % ENTRY.encode())
         pico.serial_write(json.dumps(cfg).encode() + b"\n")
         self.serve()                  # until the application is built
+
+    @staticmethod
+    def frame(line):
+        """The Pico reads plain lines (pico_main.py): no length first."""
+        return line
 
     def step(self, method):
         """Run one step of the job ``method`` on the Pico: the microseconds it took."""

@@ -13,12 +13,25 @@ instead of dozens).
 A reply starting with ``!`` is an error the host met (``!OSError 19`` when an
 I2C device does not answer, ``!BusError ...`` when bytes were clocked with no
 chip selected): it is raised here, in the driver that caused it.
+
+What the host writes (answers and commands) comes framed: four decimal digits
+of length, then the line (``readline``).  MicroPython's ``readline`` on a pipe
+reads one byte per system call (a job step's command line cost twenty); a
+frame is read with two.
 """
 import sys
 
 _write = sys.stdout.write
-_readline = sys.stdin.readline
+_stdin = sys.stdin.buffer
+_head = bytearray(4)
 _held = []      # told, not yet written: they go out with the next ask or answer
+
+
+def readline():
+    """The host's next line (with its newline), or "" at the end of input."""
+    if _stdin.readinto(_head) != 4:
+        return ""
+    return _stdin.read(int(_head)).decode()
 
 
 def tell(msg):
@@ -44,7 +57,7 @@ def ask(msg):
     """Send ``msg`` and return the host's answer (without its newline)."""
     _held.append(msg)
     flush()
-    reply = _readline()
+    reply = readline()
     if not reply:
         raise SystemExit(0)          # the host went away: power off
     if reply[0] == "!":

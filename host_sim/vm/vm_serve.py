@@ -21,7 +21,7 @@ import sys
 from binascii import hexlify, unhexlify
 
 from vm_deck import DECK_ID, enrol_virtual_decks
-from vm_link import answer
+from vm_link import answer, readline
 
 from table.app import JOBS
 from table.power_up import boot
@@ -130,7 +130,6 @@ def query(roots, cmd, rest):
 def serve(roots, app, set_levels):
     """Answer the host's commands until ``q`` or the end of input."""
     steps = {method: getattr(app, method) for _name, method, _period in JOBS}
-    readline = sys.stdin.readline
     while True:
         line = readline()
         if not line or line[0] == "q":
