@@ -544,11 +544,20 @@ def person_step(page, srv, seat=0):
     return ""
 
 
-def test_a_person_among_robots_five_deals(tabs, robot_server):
-    """A person at seat 0, the robots at the others: five whole deals by clicks,
-    drags and buttons, never stuck.  On the way: the hints say what to do (lift
-    a complete trick; the display's "Tisch abräumen" once), the names are names,
-    a reload keeps the seat (no robot plays it meanwhile)."""
+# what the person at seat 0 does in the first two deals of seed 3 (the robot
+# server's): deals, answers the first question, plays cards by drags, lifts
+# his card off complete tricks, starts the next deal
+PERSON_DOES = {"dealt", "answered", "played", "lifted", "next deal"}
+
+
+def test_a_person_among_robots_two_deals(tabs, robot_server):
+    """A person at seat 0, the robots at the others: whole deals by clicks,
+    drags and buttons, never stuck, until two deals are settled and the person
+    has done each of his things (PERSON_DOES) at least once.  On the way: the
+    hints say what to do (lift a complete trick; the display's "Tisch
+    abräumen" once), the results name names, a reload keeps the seat (no robot
+    plays it meanwhile).  Later deals repeat these steps (five took 50 s here;
+    many deals: the session scenarios, in both runtimes)."""
     srv = robot_server
     page = tabs(srv)
     claim(page, 0)
@@ -556,8 +565,10 @@ def test_a_person_among_robots_five_deals(tabs, robot_server):
     assert page.locator(".hand.closed .count").count() == 0          # no "0" under readers
     reloaded = trick_hint = False
     deals = 0
+    done = set()
     for _ in range(3000):
-        if state(page)["deals"] >= 5:
+        if state(page)["deals"] >= 2 and done >= PERSON_DOES and reloaded and trick_hint \
+                or state(page)["deals"] >= 5:
             break
         st = state(page)
         if st["clearing"] and st["readers"][0] and not trick_hint:
@@ -575,13 +586,16 @@ def test_a_person_among_robots_five_deals(tabs, robot_server):
             assert len(state(page)["hands"][0]["cards"]) == st["hands"][0]["count"]
             reloaded = True
             continue
-        if not person_step(page, srv):
+        did = person_step(page, srv)
+        done.add(did)
+        if not did:
             time.sleep(0.05)
         if state(page)["deals"] > deals:
             deals = state(page)["deals"]
             result = page.text_content("#result")
             assert "_" not in result, result                           # no raw ids
-    assert state(page)["deals"] >= 5, state(page)["screen"]
+    assert state(page)["deals"] >= 2, state(page)["screen"]
+    assert done >= PERSON_DOES, done
     assert reloaded and trick_hint
     assert page.errors == []
 
@@ -650,7 +664,7 @@ def test_chart_lines_that_are_equal_stay_apart(tabs, server):
 
 def test_the_page_gets_names_not_ids():
     """The state names the variant and the contracts as the table does ("Solo",
-    not "soloist"); the page shows those (test_a_person_among_robots_five_deals)."""
+    not "soloist"); the page shows those (test_a_person_among_robots_two_deals)."""
     from table.names import contract_name
     from tools.tapptable.sim_web.hub import TableHub
     hub = TableHub("herzblatt", 3, "strict", seed=2, robots=True, autoplay=True)
