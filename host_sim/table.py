@@ -2,7 +2,8 @@
 
 ``VirtualTable`` builds the simulator's board (host_sim/board.py), a deck of
 virtual NFC stickers enrolled through the registry's front door, and the
-application (firmware/table/app.py), and runs its jobs on the virtual clock.
+application (firmware/table/app.py) by the device's own power-up
+(firmware/table/power_up.py), and runs its jobs on the virtual clock.
 Front-ends (terminal, browser, scenario files, tests) only place and lift
 virtual cards, press the three buttons and read what the device shows: the
 OLED's pixels and text, the seat LEDs, the buzzer.
