@@ -35,6 +35,14 @@ TESTS = [p for p in (ROOT / "tests").rglob("*.py")
          if p.relative_to(ROOT).as_posix() not in ENGINE_TESTS]
 
 
+def _assert_none(paths, check, skip=()):
+    """No line of ``paths`` (but the files named in ``skip``) is found by
+    ``check(path)``; the failure lists every one as path:line: what."""
+    found = ["%s:%d: %s" % (p.relative_to(ROOT), line, what) for p in paths
+             if p.relative_to(ROOT).as_posix() not in skip for line, what in check(p)]
+    assert not found, "\n".join(found)
+
+
 def _rules_reads(path):
     """Lines of ``path`` that read an object's ``.rules`` (a method named rules() is fine)."""
     tree = ast.parse(path.read_text(), str(path))
@@ -72,9 +80,7 @@ def _violations(path):
 
 def test_product_code_uses_only_the_door_and_the_view():
     assert len(PRODUCT) > 10, PRODUCT          # the scan sees the tree
-    found = ["%s:%d: %s" % (p.relative_to(ROOT), line, what)
-             for p in PRODUCT for line, what in _violations(p)]
-    assert not found, "\n".join(found)
+    _assert_none(PRODUCT, _violations)
 
 
 def test_the_check_catches_a_back_door(tmp_path):
@@ -89,9 +95,7 @@ def test_tests_read_the_rules_only_through_the_view():
     """Outside the engine's own tests, a test sees the variant as the table does."""
     assert all((ROOT / name).is_file() for name in ENGINE_TESTS), ENGINE_TESTS
     assert len(TESTS) > 20, TESTS
-    found = ["%s:%d: %s" % (p.relative_to(ROOT), line, what)
-             for p in TESTS for line, what in _rules_reads(p)]
-    assert not found, "\n".join(found)
+    _assert_none(TESTS, _rules_reads)
 
 
 def test_the_check_catches_a_rules_read(tmp_path):
@@ -130,9 +134,7 @@ def test_the_settings_change_only_through_their_owner():
     from table.settings import KEYS
     assert SETTINGS_FIELDS == set(KEYS)
     owner = ROOT / "firmware" / "table" / "settings.py"
-    found = ["%s:%d: %s" % (p.relative_to(ROOT), line, what)
-             for p in PRODUCT if p != owner for line, what in _settings_writes(p)]
-    assert not found, "\n".join(found)
+    _assert_none(PRODUCT, _settings_writes, {owner.relative_to(ROOT).as_posix()})
 
 
 def test_the_check_catches_a_settings_write(tmp_path):
@@ -182,10 +184,7 @@ def test_outside_the_table_its_game_is_read_through_app_view():
     assert len(OUTSIDE_TABLE) > 50, OUTSIDE_TABLE
     allowed = GAME_READERS_LEFT | GAME_BACK_DOORS
     assert all((ROOT / name).is_file() for name in allowed), allowed
-    found = ["%s:%d: %s" % (p.relative_to(ROOT), line, what)
-             for p in OUTSIDE_TABLE if p.relative_to(ROOT).as_posix() not in allowed
-             for line, what in _game_reads(p)]
-    assert not found, "\n".join(found)
+    _assert_none(OUTSIDE_TABLE, _game_reads, allowed)
     moved = [name for name in sorted(allowed) if not list(_game_reads(ROOT / name))]
     assert not moved, "no longer reads Game's fields, take it off the list: %s" % moved
 
@@ -247,10 +246,7 @@ def _app_reads(path):
 def test_an_app_is_used_only_through_its_doors_and_its_view():
     assert len(EVERYWHERE) > 100, EVERYWHERE
     assert all((ROOT / name).is_file() for name in APP_READERS_LEFT | OTHER_APPS)
-    found = ["%s:%d: %s" % (p.relative_to(ROOT), line, what)
-             for p in EVERYWHERE if p.relative_to(ROOT).as_posix() not in APP_READERS_LEFT
-             for line, what in _app_reads(p)]
-    assert not found, "\n".join(found)
+    _assert_none(EVERYWHERE, _app_reads, APP_READERS_LEFT)
     moved = [name for name in sorted(APP_READERS_LEFT) if not list(_app_reads(ROOT / name))]
     assert not moved, "no longer reads App's parts, take it off the list: %s" % moved
 
@@ -261,9 +257,7 @@ def test_on_the_device_the_game_is_read_only_by_the_table_core():
                       if p.relative_to(ROOT).as_posix() not in TABLE_CORE
                       and p.name != "game.py"]
     assert len(firmware_table) > 10, firmware_table
-    found = ["%s:%d: %s" % (p.relative_to(ROOT), line, what)
-             for p in firmware_table for line, what in _game_reads(p)]
-    assert not found, "\n".join(found)
+    _assert_none(firmware_table, _game_reads)
 
 
 def test_the_check_catches_an_app_read(tmp_path):
