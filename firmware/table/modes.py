@@ -36,6 +36,24 @@ PLAYING = 2
 FULL = 3              # the flash refused even the session read back: nothing is written
 
 
+class _Rows:
+    """A mode whose screen is 8 rows made as (text, inverted) when it changed
+    (``rows()``): drawn at the next refresh after ``dirty`` is set."""
+
+    dirty = True
+
+    def draw(self, screens):
+        if self.dirty:
+            screens.draw_rows(self.rows())
+            self.dirty = False
+
+    def redraw(self):
+        self.dirty = True
+
+    def rows(self):
+        raise NotImplementedError
+
+
 class SetupMode:
     """The setup questions (prev / next / OK; a long prev goes back)."""
 
@@ -68,7 +86,7 @@ class SetupMode:
         self.setup.dirty = True
 
 
-class EnrolMode:
+class EnrolMode(_Rows):
     """Enrolment: the cards go one by one on the centre reader, as the screen
     asks; OK held (or the console's undo) takes the last one back."""
 
@@ -79,7 +97,6 @@ class EnrolMode:
         self.app = app
         self.enrolment = enrolment       # table/enrol.py Enrolment
         self.note = ""                   # the answer to the last card laid
-        self.dirty = True
 
     def button(self, ev):
         if ev == OK_LONG:
@@ -106,14 +123,6 @@ class EnrolMode:
         self.dirty = True
         if enrol.done():
             app.start_game()
-
-    def draw(self, screens):
-        if self.dirty:
-            screens.draw_rows(self.rows())
-            self.dirty = False
-
-    def redraw(self):
-        self.dirty = True
 
     def rows(self):
         lang = self.app.settings.language
@@ -178,18 +187,7 @@ class PlayMode:
         self.dirty = True
 
 
-def _renew_rows(lang):
-    return [(text("renew_q", lang), True), ("", False), (text("renew_keeps", lang), False),
-            (text("renew_drops", lang), False), (text("renew_drops2", lang), False),
-            ("", False), (text("renew_ok", lang), False), ("", False)]
-
-
-def _full_rows(lang):
-    return [(text("flash_full", lang), True), ("", False),
-            (text("flash_help", lang), False)] + [("", False)] * 5
-
-
-class FullMode:
+class FullMode(_Rows):
     """The flash refused even the session read back (table/app.py,
     ``_journal_failed``): the table says so and stops; OK held asks for a new
     session (finished sessions are removed to make room), as the console's
@@ -200,7 +198,6 @@ class FullMode:
 
     def __init__(self, app):
         self.app = app
-        self.dirty = True
 
     def button(self, ev):
         if ev == OK_LONG:
@@ -212,16 +209,13 @@ class FullMode:
     def card(self, ev, reader):
         """No session: cards mean nothing."""
 
-    def draw(self, screens):
-        if self.dirty:
-            screens.draw_rows(_full_rows(self.app.settings.language))
-            self.dirty = False
-
-    def redraw(self):
-        self.dirty = True
+    def rows(self):
+        lang = self.app.settings.language
+        return [(text("flash_full", lang), True), ("", False),
+                (text("flash_help", lang), False)] + [("", False)] * 5
 
 
-class RenewMode:
+class RenewMode(_Rows):
     """A full flash, no deal under way, OK held: "new session?" (the running
     session becomes a finished one, and table/journal.py removes the oldest
     finished sessions to make room).  OK starts it, any other button goes back
@@ -232,7 +226,6 @@ class RenewMode:
         self.back = back
         self.name = back.name
         self.number = back.number
-        self.dirty = True
 
     def button(self, ev):
         app = self.app
@@ -246,10 +239,8 @@ class RenewMode:
     def card(self, ev, reader):
         self.back.card(ev, reader)
 
-    def draw(self, screens):
-        if self.dirty:
-            screens.draw_rows(_renew_rows(self.app.settings.language))
-            self.dirty = False
-
-    def redraw(self):
-        self.dirty = True
+    def rows(self):
+        lang = self.app.settings.language
+        return [(text("renew_q", lang), True), ("", False), (text("renew_keeps", lang), False),
+                (text("renew_drops", lang), False), (text("renew_drops2", lang), False),
+                ("", False), (text("renew_ok", lang), False), ("", False)]
