@@ -3,7 +3,7 @@
 
     python3 tools/dev.py setup          create .venv, install the project and node tools
     python3 tools/dev.py test [ARGS]    setup, then ruff, pyright (firmware/), pytest ARGS
-                                        (on every core: -n auto, unless ARGS say -n N;
+                                        (on every core: -n cores+1, unless ARGS say -n N;
                                         --slow adds the slow extras: every scenario on
                                         the emulated Pico, the device bench's session)
     python3 tools/dev.py run [ARGS]     setup, then `tapptable sim ARGS`: the virtual table
@@ -188,12 +188,28 @@ def system_packages() -> None:
 
 def parallel_args(extra: list[str]) -> list[str]:
     """pytest-xdist options unless ARGS choose their own: one worker per core
-    (`-n auto`; PYTEST_XDIST_AUTO_NUM_WORKERS overrides the count). The tests
-    use tmp_path and port 0, so they may run side by side. `-n 0` (or
-    `-p no:xdist`) runs serially in one process, for debugging with -x/--pdb."""
-    if any(a.startswith(("-n", "--numprocesses")) or a.endswith("no:xdist") for a in extra):
+    and one more (`-n`; PYTEST_XDIST_AUTO_NUM_WORKERS overrides the count),
+    because a quarter of the cores' time went idle with one per core (tests
+    waiting on the VMs' pipes, the browser and the console's wall clock); and
+    `--dist worksteal`, so that a worker that runs out of tests takes over half
+    of another's instead of idling while one worker works through a backlog
+    (the longest tests start first: tests/conftest.py). The tests use tmp_path
+    and port 0, so they may run side by side. `-n 0` (or `-p no:xdist`) runs
+    serially in one process, for debugging with -x/--pdb."""
+    if any(a.endswith("no:xdist") for a in extra):
         return []
-    return ["-n", "auto"]
+    dist = [] if any(a.startswith("--dist") for a in extra) else ["--dist", "worksteal"]
+    for i, a in enumerate(extra):
+        if a.startswith(("-n", "--numprocesses")):
+            value = a.split("=", 1)[1] if "=" in a else a[2:] if a.startswith("-n") and a != "-n" \
+                else extra[i + 1] if i + 1 < len(extra) else ""
+            return [] if value == "0" else dist
+    workers = os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS")
+    if not workers:
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") \
+            else os.cpu_count() or 1
+        workers = str(cores + 1)
+    return ["-n", workers, *dist]
 
 
 def cmd_test(extra: list[str]) -> int:

@@ -1,0 +1,77 @@
+"""The longest tests start first, so that the workers finish together
+(pytest-xdist hands out tests in collection order: a minute-long test
+collected last runs alone at the end while the other cores idle; with
+``--dist worksteal``, tools/dev.py, an idle worker takes over the shorter
+tests queued at the end of another's share).
+
+``LONGEST_FIRST`` names them (node id prefixes, longest first, measured on
+two cores); every other test keeps its place after them.  The order changes
+only when tests run, never what they check.  A name that no longer matches a
+collected test of its file is reported as a warning, so the list does not go
+stale unnoticed."""
+import warnings
+
+import pytest
+
+LONGEST_FIRST = (
+    "tests/test_rp2040_table.py::test_scenario_on_the_emulated_pico[resume_mid_trick]",
+    "tests/test_bench.py::test_bench_quick_prints_every_table",
+    "tests/test_journal_vm.py::test_power_cuts_on_littlefs_in_the_vm",
+    "tests/test_rp2040_table.py::test_scenario_on_the_emulated_pico[deal_tarock_simple_3_open]",
+    "tests/test_console.py::test_tapptable_console_against_the_sim",
+    "tests/test_deploy.py::test_deploy_copies_only_what_changed_and_the_tree_imports",
+    "tests/test_scenarios.py::test_scenario[full_flash-micropython]",
+    "tests/test_deploy.py::test_the_board_is_trusted_for_nothing_but_its_file_list",
+    "tests/test_scenarios.py::test_scenario[session_haferltarock_4_strict-micropython]",
+    "tests/test_scenario_commands.py::test_same_as_finds_a_different_journal_and_screen",
+    "tests/test_micropython.py::test_mp_unix_port[mptest_journal_lfs]",
+    "tests/test_sim_web.py::test_a_person_among_robots",
+    "tests/test_sim_tui.py::test_two_deals_by_keys_in_a_small_terminal",
+    "tests/test_sim_web.py::test_the_page_gets_names_not_ids",
+    "tests/test_rp2040_table.py::test_the_table_resumes_after_a_cut_inside_a_journal_write",
+    "tests/test_sim_web.py::test_full_deal_by_drags",
+    "tests/test_journal_vm.py::test_a_long_session_in_the_vm",
+    "tests/test_rp2040_table.py::test_main_starts_with_whatever_is_attached",
+    "tests/test_table_monkey.py::test_a_slice_inside_the_micropython_vm",
+    "tests/test_scenarios.py::test_scenario[session_",
+    "tests/test_engine_properties.py::test_monkey_streams_never_raise",
+    "tests/test_sim_web_firefox.py::",
+    "tests/test_console_rp2040.py::",
+    "tests/test_sim_web.py::",
+    "tests/test_sim_tui.py::",
+    "tests/test_rp2040_table.py::",
+    "tests/test_texts_fit.py::",
+    "tests/test_table_monkey.py::",
+    "tests/test_scenarios.py::test_scenario[",
+)
+
+
+def _rank(nodeid):
+    for i, prefix in enumerate(LONGEST_FIRST):
+        if nodeid.startswith(prefix):
+            return i
+    return len(LONGEST_FIRST)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(session, config, items):
+    """Warn about a stale name (only when whole files were collected), then
+    order: the sort runs last, after deselection (``_order``)."""
+    if not any("::" in a for a in config.args) and not config.option.keyword \
+            and not config.option.markexpr:
+        ids = [item.nodeid for item in items]
+        files = {i.split("::", 1)[0] for i in ids}
+        for prefix in LONGEST_FIRST:
+            if prefix.split("::", 1)[0] in files and not any(i.startswith(prefix) for i in ids):
+                warnings.warn("tests/conftest.py LONGEST_FIRST names no collected test: %s"
+                              % prefix, stacklevel=1)
+
+
+def pytest_configure(config):
+    config.pluginmanager.register(_Order(), "tapp-longest-first")
+
+
+class _Order:
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, items):
+        items.sort(key=lambda item: _rank(item.nodeid))   # stable: the rest keep their order
