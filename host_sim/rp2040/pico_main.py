@@ -44,14 +44,26 @@ def table_pins(players):
     return pins
 
 
+_NAMES = {}              # a path the host asked before -> its names as str
+
+
+def names_of(path):
+    """``path``'s names as str, made once per path: each new str costs the
+    search through the interned strings (above), several per question."""
+    names = _NAMES.get(path)
+    if names is None:
+        names = _NAMES[path] = tuple(n.decode() for n in path.split(b"."))
+    return names
+
+
 def query(roots, call, line):
     """The value at a path (``app.game.menu``), or what calling it with the
     JSON arguments returns: parsed as bytes, only the names become str."""
     path, _, args = line.rstrip(b"\r\n").partition(b" ")
-    names = path.split(b".")
-    obj = roots[names[0].decode()]
+    names = names_of(path)
+    obj = roots[names[0]]
     for name in names[1:]:
-        obj = getattr(obj, name.decode())
+        obj = getattr(obj, name)
     if call:
         obj = obj(*unplain(json.loads(args)))
     return obj
