@@ -21,8 +21,10 @@ names the VM's ``app``; reading an attribute asks the VM for its value (data
 comes back as data, an object or method as another ``Remote``), calling one
 calls it there.  Nothing else crosses.
 """
+import hashlib
 import json
 import os
+import shutil
 import subprocess
 import tempfile
 import threading
@@ -60,6 +62,34 @@ def _plain(v):
     return v
 
 
+def compiled_firmware():
+    """A folder holding firmware/ compiled by mpy-cross (``.mpy`` files, as
+    the device runs them), made once per content of the sources and shared by
+    every process: on the VM's path before firmware/, so a power-up imports
+    bytecode instead of compiling the sources again (0.11 s of a VM's start ->
+    0.05 s; the journal's power-cut tests start about 200 VMs).  Tracebacks
+    name the sources' paths as before."""
+    root = mpvm.repo_root() / "firmware"
+    sources = sorted(root.rglob("*.py"))
+    mpy_cross = mpvm.mpy_cross_binary()
+    h = hashlib.sha256(str(mpy_cross).encode())
+    for src in sources:
+        h.update(src.relative_to(root).as_posix().encode() + b"\0" + src.read_bytes())
+    out = Path(tempfile.gettempdir()) / ("tapp-vm-mpy-" + h.hexdigest()[:16])
+    if not out.is_dir():
+        part = Path(tempfile.mkdtemp(prefix=out.name + ".", dir=out.parent))
+        for src in sources:
+            mpy = part / src.relative_to(root).with_suffix(".mpy")
+            mpy.parent.mkdir(parents=True, exist_ok=True)
+            subprocess.run([str(mpy_cross), "-s", str(src), "-o", str(mpy), str(src)],
+                           check=True, capture_output=True)
+        try:
+            os.rename(part, out)
+        except OSError:               # another process made it meanwhile
+            shutil.rmtree(part, ignore_errors=True)
+    return out
+
+
 class VmLink:
     """One MicroPython process running firmware/ on ``chips``, and the host's
     end of its bridge: serves the bus operations, sends commands."""
@@ -77,7 +107,7 @@ class VmLink:
         # of 256 characters or more ("FATAL: uncaught NLR")
         env = dict(os.environ, TAPP_VM_TABLE=json.dumps(cfg))
         cmd, env = mpvm.unix_cmd(VM_DIR / "vm_main.py", [], heapsize,
-                                 extra_path=[VM_DIR], env=env)
+                                 extra_path=[VM_DIR, compiled_firmware()], env=env)
         self.stderr = tempfile.TemporaryFile()
         self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=self.stderr, env=env, cwd=mpvm.repo_root())
