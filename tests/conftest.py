@@ -1,8 +1,9 @@
 """The longest tests start first, so that the workers finish together
 (pytest-xdist hands out tests in collection order: a minute-long test
 collected last runs alone at the end while the other cores idle; with
-``--dist worksteal``, tools/dev.py, an idle worker takes over the shorter
-tests queued at the end of another's share).
+``--dist worksteal``, tools/dev.py, each worker starts on a contiguous share
+of the list and an idle one takes over the end of another's: there the long
+tests are dealt round the shares, ``shares``).
 
 ``LONGEST_FIRST`` names them (node id prefixes, longest first, measured on
 two cores); every other test keeps its place after them.  The order changes
@@ -68,10 +69,43 @@ def pytest_collection_modifyitems(session, config, items):
 
 
 def pytest_configure(config):
-    config.pluginmanager.register(_Order(), "tapp-longest-first")
+    config.pluginmanager.register(_Order(config), "tapp-longest-first")
 
 
 class _Order:
+    def __init__(self, config):
+        self.config = config
+
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, items):
         items.sort(key=lambda item: _rank(item.nodeid))   # stable: the rest keep their order
+        worker = getattr(self.config, "workerinput", {})     # a pytest-xdist worker
+        argv = worker.get("mainargv", ())      # (its own options say --dist no)
+        if worker.get("workercount", 1) > 1 and ("--dist=worksteal" in argv
+                                                 or "--dist worksteal" in " ".join(argv)):
+            items[:] = shares(items, worker["workercount"])
+
+
+def shares(items, workers):
+    """``items`` (the longest first) laid out for ``--dist worksteal``, which
+    gives each worker one contiguous share (as many tests each, the first
+    shares rounded down) and lets an idle worker take over the end of
+    another's: the longest tests dealt round the shares, each share starting
+    with its long ones, the others filling them up in their order."""
+    sizes = []
+    left = len(items)
+    for i in range(workers):
+        sizes.append(left // (workers - i))
+        left -= sizes[-1]
+    long = [item for item in items if _rank(item.nodeid) < len(LONGEST_FIRST)]
+    rest = iter(items[len(long):])
+    parts = [[] for _ in sizes]
+    turn = 0
+    for item in long:
+        while len(parts[turn % workers]) >= sizes[turn % workers]:
+            turn += 1
+        parts[turn % workers].append(item)
+        turn += 1
+    for part, size in zip(parts, sizes, strict=True):
+        part.extend(next(rest) for _ in range(size - len(part)))
+    return [item for part in parts for item in part]
