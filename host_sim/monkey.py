@@ -216,13 +216,13 @@ class QuickTable:
     def place_tag(self, reader, uid, wait=True):
         self.chips[reader].place(Tag(bytes(uid)))
         if wait:
-            self.wait_until(lambda: self.app.presence.where(uid) == reader)
+            self.wait_until(lambda: self.app.view.where(uid) == reader)
             self.wait(30)
 
     def lift(self, reader, wait=True):
         self.chips[reader].tags = []
         if wait:
-            self.wait_until(lambda: self.app.presence.placed_len(reader) == 0)
+            self.wait_until(lambda: not self.app.view.placed(reader))
             self.wait(30)
 
     def press(self, key, long=False):
@@ -238,7 +238,7 @@ class QuickTable:
         return table
 
     def journal_lines(self, start=0, stop=None):
-        journal = self.app.journal
+        journal = self.app.view.journal()
         if journal is None:
             return []
         end = len(journal) if stop is None else min(stop, len(journal))

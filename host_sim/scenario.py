@@ -113,7 +113,7 @@ class Run:
         if self.off:
             raise ScenarioError("the table is off: only place, lift, tag and wait "
                                 "until power-on")
-        if self.players is None and self.table.app.journal is not None:
+        if self.players is None and self.table.app.view.journal() is not None:
             self.players = AutoPlayers(self.table, seed=self.seed, illegal_once=False)
         if self.players is not None:
             self.players.sync()

@@ -118,7 +118,7 @@ class VirtualTable:
         self.board.chips[reader].place(tag)
         self.tags[reader].append(tag)
         if wait and self.powered:   # until the table has settled it (or given up), then a step
-            self.wait_until(lambda: self.app.presence.where(tag.uid) == reader, 1000)
+            self.wait_until(lambda: self.app.view.where(tag.uid) == reader, 1000)
             self.wait(REACT_MS)
 
     def lift(self, reader, wait=True):
@@ -127,7 +127,7 @@ class VirtualTable:
             self.board.chips[reader].remove(*self.tags[reader])
             self.tags[reader] = []
         if wait and self.powered:   # until the table has noticed, then the game and display steps
-            self.wait_until(lambda: self.app.presence.placed_len(reader) == 0)
+            self.wait_until(lambda: not self.app.view.placed(reader))
             self.wait(REACT_MS)
 
     def wait_until(self, done, limit_ms=3000, step_ms=20):
@@ -200,16 +200,12 @@ class VirtualTable:
         return self.board.pwm.tones()
 
     @property
-    def game(self):
-        return self.app.game
-
-    @property
     def view(self):
         return self.app.view.engine()
 
     def journal_lines(self, start=0, stop=None):
         """The journal's lines ``start`` (0: the header) up to ``stop`` (the end)."""
-        journal = self.app.journal
+        journal = self.app.view.journal()
         if journal is None:
             return []
         return list(itertools.islice(journal.read_lines(), start, stop))

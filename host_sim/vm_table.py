@@ -436,10 +436,6 @@ class VmTable(VirtualTable):
         self.link.close()
 
     @property
-    def game(self):
-        return Remote(self.link, "app.game")
-
-    @property
     def view(self):
         return Remote(self.link, "app.game.view")
 

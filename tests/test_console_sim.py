@@ -439,7 +439,7 @@ def test_wrong_argument_types_are_bad_args_never_failed():
     keys = ("key", "value", "values", "level", "reader", "card", "uid", "deck", "kind",
             "remove", "op", "lines", "session", "list", "details", "long", "card_ms",
             "button_ms")
-    commands = [c for c in b.table.app.console.command_names()
+    commands = [c for c in b.console.command_names()
                 if c not in ("repl", "selftest", "reset-session")]
     rid = 0
     for cmd in commands:

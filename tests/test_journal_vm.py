@@ -62,11 +62,11 @@ def _logged_deal(tmp_path, variant, players, mode, seed):
         table.save_flash(snapshot_path)
         ops0 = table.flash.ops
         table.flash.start_log()
-        marks = [(0, table.app.journal.count)]
+        marks = [(0, table.app.view.journal_length())]
 
         def after(name):
             if name == "game":
-                mark = (table.flash.ops - ops0, table.app.journal.count)
+                mark = (table.flash.ops - ops0, table.app.view.journal_length())
                 if mark != marks[-1]:
                     marks.append(mark)
         table.after_step = after

@@ -104,7 +104,7 @@ def wait_until(srv, check, what, limit_s=10.0):
         time.sleep(0.02)
     seen = srv.call(lambda hub: {
         "screen": hub.table.screen(), "hub_readers": hub.on_reader,
-        "placed": [hub.table.app.presence.placed_len(i) for i in range(hub.centre + 1)],
+        "placed": [hub.tv.placed(i) for i in range(hub.centre + 1)],
         "refused": [hub.tv.refused(i) for i in range(hub.centre + 1)],
         "jammed": [hub.tv.jammed(i) for i in range(hub.centre + 1)],
         "trick": hub.view.trick(), "turn": hub.view.turn(), "tags": [

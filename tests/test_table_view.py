@@ -3,6 +3,7 @@ the table is doing, asked through one door, through a strict deal -- dealing,
 the menu, a card on its reader, a refused card, clearing, the settlement -- and
 after a power cut.  (The monkey, tests/test_table_monkey.py, reads the table
 only through it, in both runtimes.)"""
+from host_sim.board import OLED_ADDR
 from host_sim.monkey import QuickTable
 from host_sim.vm.vm_deck import DECK_ID, card_uid
 from tapp.cards import CODE_INDEX
@@ -78,16 +79,21 @@ def test_the_view_follows_the_cards_on_the_readers():
     for code in ("C7", "C8"):
         _lay(t, view.turn(), code)
     assert tv.clearing() and view.trick_size() == 0
+    assert tv.journal_length() == len(t.journal_lines()) > 3     # the header, the calls, 3 plays
     t = t.power_cut()                          # the cards stay: still to be cleared
     tv = t.app.view
     assert tv.clearing() and tv.card_on(seat) == CODE_INDEX["C6"]
     for r in range(3):
         t.lift(r)
     assert not tv.clearing() and tv.card_on(seat) == -1
-    assert not tv.jammed(0)
+    assert not tv.jammed(0) and not tv.display_down()
+    t.board.i2c.nack(OLED_ADDR)               # the display's wire comes loose
     t.chips[0].disconnect()
     t.wait(100)
-    assert tv.jammed(0) and "1" in tv.message()
+    assert tv.jammed(0) and "1" in tv.message() and tv.display_down()
+    t.board.i2c.nack(OLED_ADDR, False)
+    t.wait(1100)                              # tried again (app.DISPLAY_RETRY_MS)
+    assert not tv.display_down()
     assert len(tv.rows()) == 8
 
 
@@ -95,6 +101,7 @@ def test_the_view_follows_the_enrolment():
     t = QuickTable("wuerttemberg", 3, "strict", enrolled=False)
     tv = t.app.view
     assert tv.mode() == "enrol" and tv.engine() is None and tv.menu_size() == 0
+    assert tv.journal() is None and tv.journal_length() == 0
     first = tv.enrol_expected()
     assert first == CODE_INDEX["CA"]
     _lay(t, 3, "CA", lift=True)

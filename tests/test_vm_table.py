@@ -63,7 +63,7 @@ def test_errors_cross_the_bridge():
     table = VmTable("tapp_modern", 3)
     try:
         with pytest.raises(AttributeError):
-            assert table.app.no_such_part is None
+            assert table.app.view.no_such_question is None
         with pytest.raises(VmError) as err:       # raised in the VM, with its traceback
             table.app.inject(99, b"\x04\x01")
         assert "IndexError" in str(err.value) and "app.py" in str(err.value)
@@ -71,7 +71,7 @@ def test_errors_cross_the_bridge():
         # OSError (errno 19, ENODEV) as on the Pico's bus, and the app keeps going
         table.board.i2c.nack(OLED_ADDR)
         table.place(table.centre, "HA")
-        assert table.app.display_retry >= 0
+        assert table.app.view.display_down()
     finally:
         table.close()
 

@@ -167,6 +167,13 @@ class TableView:
         again after a refused write) has a new one."""
         return self._app.journal
 
+    def journal_length(self):
+        """Lines in that record (the header too; 0: none): a host that watches the
+        record grow counts them without holding the journal (the VM's tables ask
+        across their bridge, where an object does not travel)."""
+        journal = self._app.journal
+        return len(journal) if journal is not None else 0
+
     def message(self):
         """The refusal, warning or note on screen ("" when none)."""
         game = self._game()
@@ -341,3 +348,8 @@ class TableView:
     def rows(self):
         """The screen's 8 rows as text."""
         return self._app.screens.text_rows()
+
+    def display_down(self):
+        """The display stopped answering (a loose wire): play goes on and the
+        table tries it again now and then (App.refresh)."""
+        return self._app.display_retry >= 0

@@ -86,7 +86,7 @@ class Host:
         """Lines ``start`` (0: the header) up to ``stop``, ``lines`` at most:
         from the journal's tail in RAM when they are recent (what the players
         ask after each step), else read from flash line by line."""
-        journal = self.app.journal
+        journal = self.app.view.journal()
         out = []
         if journal is None:
             return out

@@ -11,8 +11,9 @@
 # (mounted as the rp2 port does) on tests/mp/mpflash.py's emulated flash; the
 # wasm port (no VfsLfs2) uses a folder of its in-memory file system.
 #
-# The device boots as firmware/main.py does (Registry.load, Settings.load,
-# last_journal, App) with a complete deck on flash; the script presses OK
+# The device powers up as firmware/main.py does (table/power_up.py ``boot``:
+# the registry, the settings, the last journal, the App) with a complete deck
+# on flash; the script presses OK
 # through the setup screens, deals every card of the variant's deck over the
 # centre reader in the packet order (strict mode), answers the menus with the
 # buttons (the plain game: the first to speak bids the lowest game, the rest
@@ -346,9 +347,10 @@ def prepare_flash(flash, variant, players):
 
 
 class Device:
-    """The board of fakes and the application, booted as firmware/main.py does
-    (the board and everything in RAM are new; the flash and the tags lying on
-    the readers are what ``flash`` and ``tags`` say)."""
+    """The board of fakes and the application, powered up as firmware/main.py
+    does, by table/power_up.py ``boot`` (the board and everything in RAM are
+    new; the flash and the tags lying on the readers are what ``flash`` and
+    ``tags`` say)."""
 
     def __init__(self, flash, players, clock, tags=None, boot=0):
         from boards.common import Board
@@ -356,10 +358,8 @@ class Device:
         from drivers.buttons import ButtonPad
         from drivers.buzzer import Buzzer
         from drivers.leds import SeatLeds
-        from table.app import JOBS, App
-        from table.journal import create_journal, last_journal
-        from table.registry import Registry
-        from table.settings import Settings
+        from table.app import JOBS
+        from table.power_up import boot as power_up
 
         n = players + 1
         self.boot = boot                  # power-ups before this one
@@ -379,16 +379,13 @@ class Device:
         buzzer = Buzzer(self.pwm, clock)
         root = flash.root
         self.board = Board(self.readers, display, buttons, leds, buzzer, clock, root)
-        registry = Registry(root)
-        assert registry.load() == []
-        settings = Settings(root)
-        assert settings.load() == []
-        journal = last_journal(root)      # a session in progress: take it up again
-        self.resumed = journal is not None
-        self.app = App(self.board, settings, registry, settings.deck,
-                       journal_factory=lambda header: create_journal(root, header),
-                       resume=journal)
+        self.app = power_up(self.board, root)  # a session in progress is taken up again
         app = self.app
+        self.resumed = app.view.journal() is not None
+        # the prepared deck and settings were loaded (boot leaves a bad file's
+        # defaults in place: the table would ask for a deck to enrol, or set up)
+        assert app.view.deck() == DECK_ID and app.settings.players == players, \
+            (app.view.deck(), app.settings.players)
         # the jobs as bound methods made once (a getattr per step would allocate)
         self.jobs = [(getattr(app, method), period) for _name, method, period in JOBS]
         self.plain_jobs = self.jobs
@@ -894,10 +891,7 @@ def run_session(variant, players, report, check_at=12, cut_file=None, resume_fil
     t_import = live()
     import table.screens  # noqa: F401  (first: the heap note at the top)
     # isort: split
-    import table.app
-    import table.journal
-    import table.registry
-    import table.settings  # noqa: F401
+    import table.power_up  # noqa: F401  (the App, the journal, registry and settings)
     report("import_bytes", live() - t_import)
     script = Script(variant, players, flash=flash, state=state)
     script.cut_file = cut_file

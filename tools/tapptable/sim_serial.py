@@ -374,10 +374,7 @@ class SerialSim:
         self.link.pump()
 
     def stop_for_repl(self):
-        journal = self.table.app.journal
-        close = getattr(journal, "close", None)
-        if close is not None:
-            close()
+        self.table.app.stop()            # the journal closed, as on the device
         self.repl = SimRepl(self.link, self.soft_reset)
 
     def soft_reset(self):

@@ -297,7 +297,7 @@ class TableHub:
         (a card put down at once would be taken as the old one still lying there)."""
         if code not in [c for c, _o in self.on_reader[reader]]:
             return                           # taken up again meanwhile
-        if self.table.app.presence.placed_len(reader) and waited < CLEAR_LIMIT_MS:
+        if self.tv.placed(reader) and waited < CLEAR_LIMIT_MS:
             self.after(SEEN_POLL_MS, lambda: self._place_when_clear(
                 reader, code, waited + SEEN_POLL_MS))
             return
@@ -343,7 +343,7 @@ class TableHub:
             if reader != self.centre:
                 return tv.card_on(reader) == card
             return code in self.taken_discards() or self._discarded(self.view.declarer(), code)
-        return self.table.app.presence.placed_len(reader) > 0
+        return tv.placed(reader)
 
     def _after_lift(self, reader, code, origin, tv):
         """Where a lifted card goes: a dealt card to its hand (or back on the deck
