@@ -41,6 +41,7 @@ LINE_MAX = 1 << 20       # a longer line without a newline is dropped
 KEEPALIVE_S = 10.0       # interactive: a ping this often keeps the connection's log level
 REPL_SIGNS = (">>> ", "MicroPython v", "Traceback (most recent call last)", "raw REPL",
               'Type "help()"', "soft reboot")
+READ_POLL_S = 0.05      # how often a reader thread that cannot be woken looks up
 READ_ONLY = ("help", "hello", "ping", "status", "view", "score", "journal", "readers",
              "registry", "log")
 SUITS = {"C": "\u2663", "S": "\u2660", "H": "\u2665", "D": "\u2666"}
@@ -246,6 +247,11 @@ class Link:
             reader.connect()
         except RuntimeError:
             return                      # lost at once: link_lost has taken over
+        if not hasattr(ser, "cancel_read"):
+            # socket://: the reader thread cannot be woken, it polls with the 1 s
+            # timeout it set on starting; a short one lets close() return at once
+            # (each command waited a second for it)
+            ser.timeout = READ_POLL_S
         # a line break first: a partial line left on the link ends here (as an
         # error line at worst) instead of swallowing our first request
         try:
