@@ -29,7 +29,12 @@ import pytest
 
 from host_sim.table import AutoPlayers, VirtualTable
 from host_sim.vm_table import VmTable
+from table.app import BOOT_LOOK_MS
 from tapp.record import Replayer
+
+# a table powered up on a journal has resumed once its readers have looked for
+# the cards the journal expects on them (BOOT_LOOK_MS) and a game step followed
+RESUMED_MS = BOOT_LOOK_MS + 100
 
 
 def _load_mpflash():
@@ -100,7 +105,7 @@ def _reference(tmp_path, template, variant, players, mode, lines):
         (root / "journal" / "s0001.jsonl").write_text("".join(x + "\n" for x in lines))
     table = VirtualTable(variant, players, mode, root=str(root), enrolled=False,
                          resume=True)
-    table.wait(1000)
+    table.wait(RESUMED_MS)
     return _state(table.view), table.screen()
 
 
@@ -130,7 +135,7 @@ def test_power_cuts_on_littlefs_in_the_vm(tmp_path, variant, players, mode, seed
         table = VmTable(variant, players, mode, flash=str(path), enrolled=False,
                         resume=True)
         try:
-            table.wait(1000)
+            table.wait(RESUMED_MS)
             got = table.journal_lines()
             assert low <= len(got) <= high and got == lines[:len(got)], (op, half, len(got))
             if len(got) not in refs:
