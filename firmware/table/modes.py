@@ -51,6 +51,8 @@ class _Rows:
         self.dirty = True
 
     def rows(self):
+        """The 8 rows: every subclass answers it (EnrolMode, FullMode, RenewMode);
+        this one only names the contract for the type checker."""
         raise NotImplementedError
 
 

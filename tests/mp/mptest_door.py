@@ -57,7 +57,7 @@ def _play_deal(s, rng, twin=None, ints=False):
     deal through ``deal`` and the calls through ``bid`` if ``ints``); the twin
     gets the very same inputs as event dicts.  Returns the result."""
     view = s.view
-    cards = mask_cards(DECKS[s.rules.deck])
+    cards = list(s.view.deck_cards())
     rng.shuffle(cards)
     hands, talon = deal_out(s.rules, view.dealer(), [CARD_CODES[c] for c in cards])
     events = [{"ev": "deal", "dealer": view.dealer(), "hands": hands, "talon": talon}]
@@ -106,7 +106,7 @@ def _play_deal(s, rng, twin=None, ints=False):
                   "discard": (view.hand(seat) + view.talon())[:s.rules.talon_size]}
         else:
             own = view.hand(seat)
-            called = [CARD_CODES[c] for c in mask_cards(DECKS[s.rules.deck])
+            called = [CARD_CODES[c] for c in list(s.view.deck_cards())
                       if CARD_CODES[c] not in own][0]
             ev = {"ev": "rufer", "seat": seat, "card": called,
                   "give": None if called in view.talon() else own[0]}
@@ -154,7 +154,7 @@ def test_deal_door_is_the_deal_event():
                 break
             _play_deal(s, rng, twin, ints=True)
             assert s.view.balances() == twin.view.balances()
-        cards = mask_cards(DECKS[s.rules.deck])
+        cards = list(s.view.deck_cards())
         rng.shuffle(cards)
         dealer = s.view.dealer()
         hands, talon = deal_out(s.rules, dealer, [CARD_CODES[c] for c in cards])
@@ -174,7 +174,7 @@ def test_deal_door_refuses_like_the_deal_event():
     event, and changes nothing."""
     s = new_session("tapp_modern", 4, options={"pack": 32})
     twin = new_session("tapp_modern", 4, options={"pack": 32})
-    good = mask_cards(DECKS[s.rules.deck])
+    good = list(s.view.deck_cards())
     Lcg(5).shuffle(good)
 
     def with_card(i, c):
@@ -447,7 +447,7 @@ def test_hand_legal_masks_answer_in_open_mode_too():
             s = new_session(variant, players)
             o = new_session(variant, players, mode="open")
             rng = Lcg(seed)
-            cards = mask_cards(DECKS[s.rules.deck])
+            cards = list(s.view.deck_cards())
             rng.shuffle(cards)
             hands, talon = deal_out(s.rules, 0, [CARD_CODES[c] for c in cards])
             ev = {"ev": "deal", "dealer": 0, "hands": hands, "talon": talon}
@@ -505,7 +505,7 @@ def test_undo_after_a_card_takes_back_the_card():
     rng = Lcg(3)
     masks = [0, 0, 0, 0]
     while True:
-        cards = mask_cards(DECKS[s.rules.deck])
+        cards = list(s.view.deck_cards())
         rng.shuffle(cards)
         hands, talon = deal_out(s.rules, view.dealer(), [CARD_CODES[c] for c in cards])
         s.apply({"ev": "deal", "dealer": view.dealer(), "hands": hands, "talon": talon})
@@ -663,7 +663,7 @@ def test_player_is_play_bound_to_the_deal():
         s = new_session(variant, players)
         twin = new_session(variant, players)
         rng = Lcg(21)
-        cards = mask_cards(DECKS[s.rules.deck])
+        cards = list(s.view.deck_cards())
         rng.shuffle(cards)
         hands, talon = deal_out(s.rules, 0, [CARD_CODES[c] for c in cards])
         ev = {"ev": "deal", "dealer": 0, "hands": hands, "talon": talon}
@@ -724,7 +724,7 @@ def _check_a_deal_card_by_card(variant, players, seed):
     duties = (E.MUST_FOLLOW, E.MUST_TRUMP, E.MUST_OVERTRUMP)
     s = new_session(variant, players)
     rng = Lcg(seed)
-    cards = mask_cards(DECKS[s.rules.deck])
+    cards = list(s.view.deck_cards())
     rng.shuffle(cards)
     hands, talon = deal_out(s.rules, 0, [CARD_CODES[c] for c in cards])
     events = [{"ev": "deal", "dealer": 0, "hands": hands, "talon": talon}]
@@ -741,7 +741,7 @@ def _check_a_deal_card_by_card(variant, players, seed):
                 ev = {"ev": "exchange", "seat": seat, "discard": view.talon()}
             elif view.expects() == "rufer":
                 own = view.hand(seat)
-                called = [CARD_CODES[c] for c in mask_cards(DECKS[s.rules.deck])
+                called = [CARD_CODES[c] for c in list(s.view.deck_cards())
                           if CARD_CODES[c] not in own][0]
                 ev = {"ev": "rufer", "seat": seat, "card": called,
                       "give": None if called in view.talon() else own[0]}
