@@ -13,7 +13,7 @@ pseudo-terminal (``Pico.open_pty``), the table's unchanged ``main.py``.
 * a flat .mpy deploy leaves too little RAM for the console: the table plays
   on and answers ``unavailable`` (deploy with --romfs).
 
-The MicroPython UF2s and the boot ROM come from tools/tapptable/rp2_fixtures.py
+The MicroPython UF2s and the boot ROM come from tools/tapptable/rp2_images.py
 (without them these tests fail and name what to supply).
 """
 from __future__ import annotations

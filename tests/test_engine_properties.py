@@ -1,6 +1,6 @@
 """Property and robustness tests for the rules engine.
 
-Checked against /work/shared/docs/record-format.md (record format, outcome lines,
+Checked against docs/record-format.md (record format, outcome lines,
 conventions 1-12) and docs/rules 1.5 (trick play), 1.8 (auctions), 2.1-2.3
 (wuerttemberg, tapp_classic, tapp_modern) and 3 (irregularities).
 

@@ -5,7 +5,7 @@ MicroPython unix port with ``vfs.VfsLfs2`` (as the rp2 port's ``_boot.py``
 does) on the emulated NOR flash of tests/mp/mpflash.py, which also writes to
 it; the UF2 is parsed block by block against the official MicroPython UF2 it
 was made from.  The MicroPython rp2 images come from
-tools/tapptable/rp2_fixtures.py: a missing one fails these tests loudly.
+tools/tapptable/rp2_images.py: a missing one fails these tests loudly.
 """
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ import pytest
 from tools import mpvm
 from tools.tapptable import deploy as D
 from tools.tapptable import fsimage as F
-from tools.tapptable import rp2_fixtures
+from tools.tapptable import rp2_images
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -29,12 +29,12 @@ TAPPTABLE = [sys.executable, "-m", "tools.tapptable.cli"]
 
 @pytest.fixture(scope="module")
 def stock_uf2():
-    return rp2_fixtures.fixture(rp2_fixtures.STOCK_FIRMWARE).read_bytes()
+    return rp2_images.image(rp2_images.STOCK_FIRMWARE).read_bytes()
 
 
 @pytest.fixture(scope="module")
 def romfs_uf2():
-    return rp2_fixtures.fixture(rp2_fixtures.ROMFS_FIRMWARE).read_bytes()
+    return rp2_images.image(rp2_images.ROMFS_FIRMWARE).read_bytes()
 
 
 @pytest.fixture(scope="module")
@@ -221,7 +221,7 @@ def test_the_stock_firmware_takes_no_romfs_image_and_a_wrong_sized_fs_is_refused
 
 
 def test_build_with_firmware_writes_one_uf2_with_everything(tmp_path):
-    fw = rp2_fixtures.fixture(rp2_fixtures.STOCK_FIRMWARE)
+    fw = rp2_images.image(rp2_images.STOCK_FIRMWARE)
     out = tmp_path / "pico"
     proc = subprocess.run([*TAPPTABLE, "build", "--board", "pico", "--out", str(out),
                            "--firmware", str(fw)], capture_output=True, text=True, cwd=ROOT)
@@ -233,7 +233,7 @@ def test_build_with_firmware_writes_one_uf2_with_everything(tmp_path):
 
 
 def test_build_romfs_puts_the_bytecode_in_rom_and_only_main_on_the_filesystem(tmp_path):
-    fw = rp2_fixtures.fixture(rp2_fixtures.ROMFS_FIRMWARE)
+    fw = rp2_images.image(rp2_images.ROMFS_FIRMWARE)
     out = tmp_path / "pico"
     proc = subprocess.run([*TAPPTABLE, "build", "--board", "pico", "--out", str(out),
                            "--romfs", "--firmware", str(fw)], capture_output=True, text=True,
@@ -248,7 +248,7 @@ def test_build_romfs_puts_the_bytecode_in_rom_and_only_main_on_the_filesystem(tm
 def test_build_with_a_missing_or_wrong_firmware_says_so_in_one_line(tmp_path):
     for extra, message in ((["--firmware", str(tmp_path / "nothing.uf2")], "no such file"),
                            (["--romfs", "--firmware",
-                             str(rp2_fixtures.fixture(rp2_fixtures.STOCK_FIRMWARE))],
+                             str(rp2_images.image(rp2_images.STOCK_FIRMWARE))],
                             "no ROMFS partition")):
         proc = subprocess.run([*TAPPTABLE, "build", "--board", "pico", "--out",
                                str(tmp_path / "pico"), *extra],
@@ -259,9 +259,9 @@ def test_build_with_a_missing_or_wrong_firmware_says_so_in_one_line(tmp_path):
 
 
 def test_a_missing_rp2_image_is_a_named_error(tmp_path, monkeypatch):
-    monkeypatch.setenv(rp2_fixtures.ENV, str(tmp_path))
-    with pytest.raises(rp2_fixtures.FixtureMissing, match=rp2_fixtures.ENV):
-        rp2_fixtures.fixture(rp2_fixtures.STOCK_FIRMWARE)
+    monkeypatch.setenv(rp2_images.ENV, str(tmp_path))
+    with pytest.raises(rp2_images.ImageMissing, match=rp2_images.ENV):
+        rp2_images.image(rp2_images.STOCK_FIRMWARE)
 
 
 # ----------------------------------------------------------------- on the emulated Pico
@@ -269,8 +269,8 @@ def test_a_missing_rp2_image_is_a_named_error(tmp_path, monkeypatch):
 
 def _built_flash(tmp_path, romfs):
     """The flash a Pico holds after the one UF2 of ``tapptable build --firmware``."""
-    fw = rp2_fixtures.fixture(rp2_fixtures.ROMFS_FIRMWARE if romfs
-                              else rp2_fixtures.STOCK_FIRMWARE)
+    fw = rp2_images.image(rp2_images.ROMFS_FIRMWARE if romfs
+                              else rp2_images.STOCK_FIRMWARE)
     out = tmp_path / "pico"
     proc = subprocess.run([*TAPPTABLE, "build", "--board", "pico", "--out", str(out),
                            "--firmware", str(fw)] + (["--romfs"] if romfs else []),
@@ -289,7 +289,7 @@ def test_the_stock_uf2_boots_micropython_on_the_table_files(tmp_path):
     from host_sim.rp2040.table import wire_chips
     flash, out = _built_flash(tmp_path, romfs=False)
     chips = SimChips(seats=5)
-    pico = Pico(flash, rp2_fixtures.fixture(rp2_fixtures.BOOTROM))
+    pico = Pico(flash, rp2_images.image(rp2_images.BOOTROM))
     saved = tmp_path / "after.bin"
     try:
         wire_chips(pico, chips, 5)
@@ -316,7 +316,7 @@ def test_the_romfs_uf2_boots_the_table_on_the_emulated_pico(tmp_path):
     from host_sim.rp2040.table import wire_chips
     flash, _out = _built_flash(tmp_path, romfs=True)
     chips = SimChips(seats=5)
-    pico = Pico(flash, rp2_fixtures.fixture(rp2_fixtures.BOOTROM))
+    pico = Pico(flash, rp2_images.image(rp2_images.BOOTROM))
     try:
         sync_buttons = wire_chips(pico, chips, 5)
         first = chips.oled.text_rows()

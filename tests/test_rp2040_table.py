@@ -14,7 +14,7 @@ which the table boots and resumes.  The table starts
 without a display.
 
 The MicroPython UF2s and the RP2040 boot ROM are not in the repository
-(tools/tapptable/rp2_fixtures.py says where they are looked for): without
+(tools/tapptable/rp2_images.py says where they are looked for): without
 them these tests fail and name what to supply.
 """
 import os
@@ -28,7 +28,7 @@ from host_sim.rp2040.emulator import CutPoint, Pico, flash_image
 from host_sim.rp2040.table import Rp2040Table, bootrom_path, firmware_uf2, power_up_device
 from host_sim.scenario import EMULATED, format_failures, run_file
 from host_sim.table import VirtualTable
-from tools.tapptable import fsimage, rp2_fixtures
+from tools.tapptable import fsimage, rp2_images
 
 SCENARIO_DIR = Path(__file__).parent / "scenarios"
 # a deal per variant family: Tapp (with the power cut mid-trick), Tarock, Herzblatt
@@ -39,10 +39,10 @@ NAMES = sorted(p.stem for p in SCENARIO_DIR.glob("*.scn")) if EVERY else QUICK
 
 
 def test_without_the_images_the_runtime_says_what_to_supply(tmp_path, monkeypatch):
-    monkeypatch.setenv(rp2_fixtures.ENV, str(tmp_path))          # an empty folder
-    with pytest.raises(rp2_fixtures.FixtureMissing) as err:
+    monkeypatch.setenv(rp2_images.ENV, str(tmp_path))          # an empty folder
+    with pytest.raises(rp2_images.ImageMissing) as err:
         Rp2040Table("tapp_modern", 3, root=str(tmp_path))
-    assert rp2_fixtures.ENV in str(err.value) and str(tmp_path) in str(err.value)
+    assert rp2_images.ENV in str(err.value) and str(tmp_path) in str(err.value)
 
 
 def test_the_chosen_scenarios_exist():

@@ -391,7 +391,7 @@ def main(argv=None):
     import argparse
     import signal
 
-    from tools.tapptable import rp2_fixtures
+    from tools.tapptable import rp2_images
     ap = argparse.ArgumentParser(prog="python -m host_sim.rp2040.emulator",
                                  description=main.__doc__)
     ap.add_argument("--flash", default="pico-flash.bin", help="the Pico's flash image file")
@@ -399,10 +399,10 @@ def main(argv=None):
                     help="a new flash gets the firmware with a ROMFS partition")
     args = ap.parse_args(argv)
     if not os.path.exists(args.flash):
-        uf2 = rp2_fixtures.fixture(rp2_fixtures.ROMFS_FIRMWARE if args.romfs
-                                   else rp2_fixtures.STOCK_FIRMWARE)
+        uf2 = rp2_images.image(rp2_images.ROMFS_FIRMWARE if args.romfs
+                                   else rp2_images.STOCK_FIRMWARE)
         Path(args.flash).write_bytes(flash_image(uf2))
-    pico = Pico(args.flash, rp2_fixtures.fixture(rp2_fixtures.BOOTROM))
+    pico = Pico(args.flash, rp2_images.image(rp2_images.BOOTROM))
     try:
         pico.boot_to_repl()
         print("MicroPython on the emulated Pico: %s (Ctrl+C ends it and saves %s)"

@@ -40,7 +40,7 @@ from host_sim.vm_table import Remote, VmError, VmLink, VmTable
 from table.app import JOBS
 from table.registry import Registry
 from tools import mpvm
-from tools.tapptable import rp2_fixtures
+from tools.tapptable import rp2_images
 
 HERE = Path(__file__).resolve().parent
 VM_DIR = HERE.parent / "vm"
@@ -123,13 +123,13 @@ def enrolled_files(decks):
 
 
 def bootrom_path():
-    return rp2_fixtures.fixture(rp2_fixtures.BOOTROM)
+    return rp2_images.image(rp2_images.BOOTROM)
 
 
 def firmware_uf2(romfs):
     """MicroPython's UF2 for the Pico: with a ROMFS partition or the stock one."""
-    return rp2_fixtures.fixture(rp2_fixtures.ROMFS_FIRMWARE if romfs
-                                else rp2_fixtures.STOCK_FIRMWARE)
+    return rp2_images.image(rp2_images.ROMFS_FIRMWARE if romfs
+                                else rp2_images.STOCK_FIRMWARE)
 
 
 class EmulatorClock:
@@ -278,7 +278,7 @@ class Rp2040Table(VmTable):
     default: from ``.mpy`` files on littlefs the modules take most of the
     heap, docs/benchmarks.md); ``firmware``: MicroPython's UF2 for the Pico,
     with a ROMFS partition when ``romfs`` (default: MicroPython v1.28.0's,
-    tools/tapptable/rp2_fixtures.py); ``flash``: the file holding the Pico's
+    tools/tapptable/rp2_images.py); ``flash``: the file holding the Pico's
     flash (made from the firmware and the built files when absent);
     ``display_addr``: where the display answers on I2C0 (None: no display)."""
 

@@ -38,7 +38,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from tools.tapptable import fsimage, rp2_fixtures
+from tools.tapptable import fsimage, rp2_images
 
 PROBE = Path(__file__).resolve().parent / "bench_rp2040_probe.py"
 PROBE_MODULE = "tapptable_probe.py"
@@ -65,7 +65,7 @@ class Firmware:
         out = Path(tmp) / self.name
         if not (out / "manifest.json").is_file():
             build("pico", out, romfs=self.romfs, log=lambda *a: None)
-        return rp2_fixtures.fixture(self.uf2_name).read_bytes(), out
+        return rp2_images.image(self.uf2_name).read_bytes(), out
 
     def flash(self, tmp, main=True, probe=None, extra=None):
         """The 2 MiB flash after this firmware's one UF2 was copied onto a
@@ -85,8 +85,8 @@ class Firmware:
         return bytes(fsimage.flash_contents(uf2))
 
 
-FIRMWARES = (Firmware("stock .mpy", rp2_fixtures.STOCK_FIRMWARE, False),
-             Firmware("ROMFS", rp2_fixtures.ROMFS_FIRMWARE, True))
+FIRMWARES = (Firmware("stock .mpy", rp2_images.STOCK_FIRMWARE, False),
+             Firmware("ROMFS", rp2_images.ROMFS_FIRMWARE, True))
 
 
 def probe_source(sample_ms=250):
@@ -106,7 +106,7 @@ def bench_line(line):
 
 def _pico(flash):
     from host_sim.rp2040.emulator import Pico
-    return Pico(flash, rp2_fixtures.fixture(rp2_fixtures.BOOTROM))
+    return Pico(flash, rp2_images.image(rp2_images.BOOTROM))
 
 
 def repl_heap(firmware, tmp):
@@ -464,7 +464,7 @@ def measure(quick=False, log=None, session=True):
                     figures.update(run_session(fw, tmp, 1 if quick else 20,
                                                plays=CUT_AT_PLAY + 4 if quick else None,
                                                log=log))
-            except (rp2_fixtures.FixtureMissing, OSError, RuntimeError) as exc:
+            except (rp2_images.ImageMissing, OSError, RuntimeError) as exc:
                 figures["failure"] = str(exc).splitlines()[0]
             out[fw.name] = figures
     return out
