@@ -1,9 +1,9 @@
 """The table during a session: cards on readers and button presses become events.
 
-``Game`` turns what the readers and buttons report into docs/record-format.md events for the
-engine's one door (``Session.apply`` / ``Session.play``), writes every accepted
-event to the journal before it acts on it, and keeps what the screens, LEDs and
-buzzer show.  It reads the game only through ``session.view``.
+``Game`` turns what the readers and buttons report into docs/record-format.md
+events for the engine's one door (``Session.apply`` / ``Session.play``),
+journals every event the engine accepted, and keeps what the screens, LEDs
+and buzzer show (its state and questions: table/game_state.py).
 
 Readers: seat ``s`` plays on reader ``s``; reader ``centre`` takes the deal
 (strict mode: the dealer deals over it in the variant's packet order), the
@@ -37,29 +37,22 @@ Handling of the irregular (each one a test scenario):
   a discard already taken is not counted twice).
 """
 from drivers.buttons import KEY_NEXT, KEY_OK, KEY_PREV, LONG, key_of, kind_of
-from drivers.leds import FLAG, IDLE, PLAYED, REFUSED, TURN, WINNER
+from drivers.leds import FLAG, PLAYED, REFUSED
 from tapp import errors as E
 from tapp.cards import CARD_CODES, CODE_INDEX
 from tapp.session import Session
 
 from .game_state import (
-    AUCTION,
-    DEAL_STEPS,
     DEALING,
     NO_CARD,
     OVER,
-    REFUSALS_KEPT,
     RESULT,
     GameState,
 )
 from .hand_scan import NOT_NOW, TO_TALON, HandScan
-from .menus import menu_for, needs_hold
+from .menus import needs_hold
 from .registry import card_of, deck_of, pack
-from .texts import error_text, text
-
-# The stable word of each refusal the table itself makes (besides the engine's codes).
-TABLE_REFUSALS = {"unknown": "unknown_tag", "other_deck": "other_deck", "not_now": "not_now",
-                  "clear": "clear_table"}
+from .texts import error_text
 
 
 class Game(GameState):
@@ -77,17 +70,7 @@ class Game(GameState):
         else:
             self._resume(resume)
 
-    # ----- the door --------------------------------------------------------------
-
-    def _apply(self, ev):
-        """Apply an event; journal it when accepted; the outcome."""
-        out = self._session.apply(ev)
-        if out.get("ok"):
-            self._journal.append(ev)
-        return out
-
-    def _t(self, key):
-        return text(key, self._lang)
+    # ----- the App's notes ----------------------------------------------------------
 
     def note(self, msg, tone):
         """The table's own news (table/app.py: the flash is running full), kept
@@ -106,11 +89,6 @@ class Game(GameState):
         changed = self._dirty
         self._dirty = False
         return changed
-
-    def _say(self, msg, seat=-1):
-        self._message = msg
-        self._message_seat = seat
-        self._dirty = True
 
     # ----- after a power cut -------------------------------------------------------
 
@@ -147,11 +125,6 @@ class Game(GameState):
             return
         self._after_change()
         self._discard_note()
-
-    def _trick_order(self, leader):
-        seats = self.view.active_seats()
-        k = seats.index(leader)
-        return seats[k:] + seats[:k]
 
     def after_boot(self, present):
         """The readers have had a first look after a power-up: a card the journal
@@ -303,12 +276,6 @@ class Game(GameState):
             self._signals.tone("error")
         self._revokes_told = n
 
-    def _refuse_code(self, reader, err):
-        self._refuse(reader, E.NAMES[err], error_text(err, self._lang))
-
-    def _refuse_text(self, reader, key):
-        self._refuse(reader, TABLE_REFUSALS[key], self._t(key))
-
     def _played(self, seat, card):
         ev = self._play_ev
         ev["seat"] = seat
@@ -337,30 +304,6 @@ class Game(GameState):
             self._deal_over()
         elif not self._cards_on_seats():
             self._cleared()               # no card lies there (played from the console)
-
-    def _show_winner(self):
-        """LEDs while the table is cleared: the trick's winner lit, the others idle."""
-        winner = self.view.last_winner()
-        for s in range(self.view.players()):      # the deal's active seats
-            if self.view.is_active(s):
-                self._signals.led(s, WINNER if s == winner else IDLE)
-
-    # ----- the trick, as the screen shows it ---------------------------------------------
-
-    def _clear_trick(self):
-        cards = self._trick_cards
-        i = 0
-        while i < len(cards):
-            cards[i] = 255
-            i += 1
-        self._trick_at = -1
-
-    def _record_trick(self):
-        """The record is the view's current trick (after a power-up, an undo)."""
-        self._clear_trick()
-        view = self.view
-        for i in range(view.trick_size()):
-            self._trick_cards[view.trick_seat(i)] = view.trick_card(i)
 
     def _discard(self, card):
         code = CARD_CODES[card]
@@ -431,12 +374,6 @@ class Game(GameState):
             if self._step.in_deal and self.view.expects() == "card":
                 self._play(reader, self._waiting)
 
-    def _cards_on_seats(self):
-        for r in range(self._readers):
-            if r != self._centre and self._on_reader[r] != NO_CARD:
-                return True
-        return False
-
     def jam(self, reader, on, fault=False):
         """Two cards on a reader (collision) or a reader fault, and its end."""
         self._jammed[reader] = 1 if on else 0
@@ -451,23 +388,6 @@ class Game(GameState):
         else:
             self._say("")
             self._show_turn()
-
-    def _refuse(self, reader, word, msg):
-        k = self._refusals % REFUSALS_KEPT       # kept for watchers (the console)
-        self._refusal_reader[k] = reader
-        self._refusal_word[k] = word
-        self._refusal_text[k] = msg
-        self._refusals += 1
-        self._refused[reader] = 1
-        self._say(msg, reader)
-        if reader != self._centre and reader < self.view.players():
-            self._signals.led(reader, REFUSED)
-        self._signals.tone("reject")
-
-    def _reader_down(self, reader):
-        if reader == self._centre:
-            return self._t("centre_down")
-        return self._t("reader_down") % str(reader + 1)
 
     # ----- inputs: buttons -------------------------------------------------------------
 
@@ -569,60 +489,9 @@ class Game(GameState):
             self._resync_readers()
         self._after_change()
 
-    def _resync_readers(self):
-        """After an undo: the cards of the current trick that still lie there stay
-        (one lifted already is not waited for); any other card lying on a seat
-        reader must be lifted (it is no longer played)."""
-        view = self.view
-        keep = [NO_CARD] * self._readers
-        for i in range(view.trick_size()):
-            keep[view.trick_seat(i)] = view.trick_card(i)
-        for r in range(self._readers):
-            if r == self._centre:
-                continue
-            if self._on_reader[r] != NO_CARD and keep[r] == NO_CARD:
-                self._refused[r] = 1       # no longer played: to be lifted
-                if r < self.view.players():
-                    self._signals.led(r, REFUSED)
-            self._on_reader[r] = keep[r] if self._on_reader[r] == keep[r] else NO_CARD
-        self._clearing = False
-        self._trick_shown = False
-        self._waiting_reader = -1
-
-    # ----- what the table offers now ------------------------------------------------------
-
     def _deal_over(self):
         self._step = OVER if self.view.session_over() else RESULT
         self._page = 0
         self._menu = []
         self._signals.tone("deal_done")
         self._dirty = True
-
-    def _after_change(self):
-        self._menu_for_state()
-        self._show_turn()
-        self._dirty = True
-
-    def _enter_deal(self):
-        """The engine drives the deal: the step is the one for what it expects."""
-        self._step = DEAL_STEPS.get(self.view.expects(), AUCTION)
-
-    def _menu_for_state(self):
-        """What the menu row offers now (table/menus.py)."""
-        self._menu_pos = 0
-        if not self._step.in_deal:
-            self._menu = []
-            return
-        self._enter_deal()
-        self._menu, self._menu_pos = menu_for(self.view, self._lang, self._rufer_card)
-
-    def _show_turn(self):
-        """LEDs: the seat to act in blue (the trick's winner stays lit while the
-        table is cleared); the others idle."""
-        if self._clearing:
-            return
-        turn = self.view.turn() if self._step.in_deal else -1
-        for s in range(self.view.players()):
-            if self._refused[s] or self._jammed[s]:
-                continue
-            self._signals.led(s, TURN if s == turn else IDLE)

@@ -25,9 +25,12 @@ the score sheet, this deal's points; opening one closes another); a proven
 revoke's *notice* lies under the panel; the top one is shown.
 """
 from drivers.buttons import KEY_OK, KEY_PREV
+from drivers.leds import IDLE, REFUSED, TURN, WINNER
+from tapp import errors as E
 
 from .hand_scan import NOT_DUE
-from .menus import needs_hold
+from .menus import menu_for, needs_hold
+from .texts import error_text, text
 
 
 class Step:
@@ -57,6 +60,9 @@ INFO = "info"
 NOTICE = "notice"
 
 NO_CARD = -1
+# The stable word of each refusal the table itself makes (besides the engine's codes).
+TABLE_REFUSALS = {"unknown": "unknown_tag", "other_deck": "other_deck", "not_now": "not_now",
+                  "clear": "clear_table"}
 REFUSALS_KEPT = 8    # refusals a watcher (the console, every 20 ms) can still read
 
 
@@ -281,6 +287,129 @@ class GameState:
 
     def discard(self, k):
         return self._discards[k]
+
+
+    # ----- changing the state: for the inputs (table/game.py) ----------------------------
+
+    def _apply(self, ev):
+        """Apply an event; journal it when accepted; the outcome."""
+        out = self._session.apply(ev)
+        if out.get("ok"):
+            self._journal.append(ev)
+        return out
+
+    def _t(self, key):
+        return text(key, self._lang)
+
+    def _say(self, msg, seat=-1):
+        self._message = msg
+        self._message_seat = seat
+        self._dirty = True
+
+    def _trick_order(self, leader):
+        seats = self.view.active_seats()
+        k = seats.index(leader)
+        return seats[k:] + seats[:k]
+
+    def _show_winner(self):
+        """LEDs while the table is cleared: the trick's winner lit, the others idle."""
+        winner = self.view.last_winner()
+        for s in range(self.view.players()):      # the deal's active seats
+            if self.view.is_active(s):
+                self._signals.led(s, WINNER if s == winner else IDLE)
+
+    def _clear_trick(self):
+        cards = self._trick_cards
+        i = 0
+        while i < len(cards):
+            cards[i] = 255
+            i += 1
+        self._trick_at = -1
+
+    def _record_trick(self):
+        """The record is the view's current trick (after a power-up, an undo)."""
+        self._clear_trick()
+        view = self.view
+        for i in range(view.trick_size()):
+            self._trick_cards[view.trick_seat(i)] = view.trick_card(i)
+
+    def _cards_on_seats(self):
+        for r in range(self._readers):
+            if r != self._centre and self._on_reader[r] != NO_CARD:
+                return True
+        return False
+
+    def _refuse(self, reader, word, msg):
+        k = self._refusals % REFUSALS_KEPT       # kept for watchers (the console)
+        self._refusal_reader[k] = reader
+        self._refusal_word[k] = word
+        self._refusal_text[k] = msg
+        self._refusals += 1
+        self._refused[reader] = 1
+        self._say(msg, reader)
+        if reader != self._centre and reader < self.view.players():
+            self._signals.led(reader, REFUSED)
+        self._signals.tone("reject")
+
+    def _refuse_code(self, reader, err):
+        self._refuse(reader, E.NAMES[err], error_text(err, self._lang))
+
+    def _refuse_text(self, reader, key):
+        self._refuse(reader, TABLE_REFUSALS[key], self._t(key))
+
+    def _reader_down(self, reader):
+        if reader == self._centre:
+            return self._t("centre_down")
+        return self._t("reader_down") % str(reader + 1)
+
+    def _after_change(self):
+        self._menu_for_state()
+        self._show_turn()
+        self._dirty = True
+
+    def _enter_deal(self):
+        """The engine drives the deal: the step is the one for what it expects."""
+        self._step = DEAL_STEPS.get(self.view.expects(), AUCTION)
+
+    def _menu_for_state(self):
+        """What the menu row offers now (table/menus.py)."""
+        self._menu_pos = 0
+        if not self._step.in_deal:
+            self._menu = []
+            return
+        self._enter_deal()
+        self._menu, self._menu_pos = menu_for(self.view, self._lang, self._rufer_card)
+
+    def _show_turn(self):
+        """LEDs: the seat to act in blue (the trick's winner stays lit while the
+        table is cleared); the others idle."""
+        if self._clearing:
+            return
+        turn = self.view.turn() if self._step.in_deal else -1
+        for s in range(self.view.players()):
+            if self._refused[s] or self._jammed[s]:
+                continue
+            self._signals.led(s, TURN if s == turn else IDLE)
+
+    def _resync_readers(self):
+        """After an undo: the cards of the current trick that still lie there stay
+        (one lifted already is not waited for); any other card lying on a seat
+        reader must be lifted (it is no longer played)."""
+        view = self.view
+        keep = [NO_CARD] * self._readers
+        for i in range(view.trick_size()):
+            keep[view.trick_seat(i)] = view.trick_card(i)
+        for r in range(self._readers):
+            if r == self._centre:
+                continue
+            if self._on_reader[r] != NO_CARD and keep[r] == NO_CARD:
+                self._refused[r] = 1       # no longer played: to be lifted
+                if r < self.view.players():
+                    self._signals.led(r, REFUSED)
+            self._on_reader[r] = keep[r] if self._on_reader[r] == keep[r] else NO_CARD
+        self._clearing = False
+        self._trick_shown = False
+        self._waiting_reader = -1
 
 
 class NoGame:
