@@ -4,12 +4,14 @@ The engine has ``session.view``; the table layer around it (the setup, the
 enrolment, the game with its menus, dealing and readers) has this one,
 ``app.view``.  Screens, the console, the virtual tables and tests ask it
 instead of reading ``App`` and ``Game`` fields, so those can change behind it
-(tests/test_engine_seam.py holds everything outside app.py, this file and
-modes.py to it).  It changes nothing and keeps nothing of its own;
-``engine()`` is the engine's view of the session in play (None before the
-session starts).  The screens ask it at every redraw: what they ask
-allocates nothing, and each method is small (a MicroPython frame over 11
-words would go on the heap: tests/test_frames.py).
+(tests/test_table_seam.py holds a whole session to the App's doors and to
+this view at run time).  It changes nothing and hands out no writer: the
+journal comes as a ``JournalReader``, menu events as copies.  The game's
+questions are the game's own (table/game_state.py), asked of the session in
+play or of ``NO_GAME``; ``engine()`` is the engine's view of the session in
+play (None before the session starts).  The screens ask it at every redraw:
+what they ask allocates nothing, and each method is small (a MicroPython
+frame over 11 words would go on the heap: tests/test_frames.py).
 
 Modes (``mode()``): ``setup`` (the settings menu), ``enrol`` (learning a deck),
 ``dealing`` (strict mode: the hands are scanned), ``play`` (auction to the last
