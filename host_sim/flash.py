@@ -219,8 +219,8 @@ class FlashOs:
 
 def install():
     """Let the firmware's file modules reach mounted flash (idempotent)."""
-    from table import journal, registry, settings
+    from table import files, journal, registry, settings
     shim = FlashOs()
-    for module in (journal, registry, settings):
+    for module in (files, journal, registry, settings):
         module.os = shim
         module.open = flash_open

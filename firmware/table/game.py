@@ -25,7 +25,7 @@ Handling of the irregular (each one a test scenario):
 * a second card on a reader (the reader reports a collision): "one card only",
   nothing is played until the reader sees one card again;
 * a reader that stops answering: the display names the seat, the game goes on
-  (the reader recovers by itself, drivers/mfrc522.py);
+  (the reader recovers by itself, drivers/reader_set.py);
 * when every active seat has played: the winner's LED and tone, the trick's
   points; the next trick starts when the trick's cards are off the readers.
   The next leader may lay his card before that: it waits, and is played once

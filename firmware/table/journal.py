@@ -50,7 +50,7 @@ from tapp.cards import CODE_INDEX
 from tapp.jsonout import dumps
 from tapp.record import MAX_LINE, OVERLONG, LineReader, parse_line, with_crc
 
-from .settings import join
+from .files import join
 
 FOLDER = "journal"
 RESERVE_BLOCKS = 4        # free blocks play never uses (littlefs commits need some)

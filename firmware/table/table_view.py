@@ -102,7 +102,7 @@ class TableView:
 
     def reader_status(self, reader):
         """The reader's status after its last scan (0 absent, 1 present, 2
-        collision, 3 error: drivers/mfrc522.py ReaderSet)."""
+        collision, 3 error: drivers/reader_set.py)."""
         return self._app.readers.status[reader]
 
     def reader_raw(self, reader):

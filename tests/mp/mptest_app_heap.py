@@ -74,7 +74,7 @@ PASSES = ("pass", "weg")
 DECK_ID = 1
 CUT_AT_PLAY = [7]             # the power cut after this many plays (-1: none)
 
-# reader states as drivers.mfrc522.ReaderSet reports them (table/presence.py)
+# reader states as drivers.reader_set.ReaderSet reports them (table/presence.py)
 ABSENT = 0
 PRESENT = 1
 
@@ -140,7 +140,7 @@ class Clock:
 
 
 class FakeReaders:
-    """What the app and presence.feed use of drivers.mfrc522.ReaderSet: ``n``,
+    """What the app and presence.feed use of drivers.reader_set.ReaderSet: ``n``,
     ``status``/``raw`` (one state per reader), ``uid_view(i)``/``raw_uid_view(i)``
     (memoryviews made once), ``arm(i)``, ``poll(i)``.  A reader reports the tag
     laid on it (``put``) from its next poll, two tags as a collision."""

@@ -50,7 +50,7 @@ def _fail(cmd, message):
 
 
 def cmd_replay(args):
-    """Print one outcome line per event of a record (RECORD.md)."""
+    """Print one outcome line per event of a record (docs/record-format.md)."""
     if args.runtime == "micropython":
         from tools.tapptable.mpreplay import replay_in_micropython
         return replay_in_micropython(args.file, _explaining(sys.stdout.write)
