@@ -22,10 +22,13 @@ writes the next ones at the following steps.  Rows are written character by
 character over what is shown (table/rows.py), so a redraw allocates nothing
 (tests/mp/mptest_app_heap.py), except the view's active seats once per deal,
 its result once when the result screen comes up and, after a power-up or an
-undo, its last trick.
+undo, its last trick.  Cards show in the deck's pattern: a German-suited
+game's (names.german_suited: Württemberg, the Bavarian family) with the
+German suits' glyphs and Ober and Unter.
 """
 from array import array
 
+from . import names
 from .rows import ROWS, RowWriter
 
 ROWS_PER_STEP = 2
@@ -122,7 +125,7 @@ class Screens:
         self.view_shown = view
         self.seat_names = view.seat_names()
         self.w.lang = table.language()
-        self.w.german = False
+        self.w.german = names.german_suited(view.variant())
         page = self._page(table)
         if page is not self.page:
             fresh = True
