@@ -161,7 +161,7 @@ class Run:
         if not args:
             self.players.choose()
             return
-        label = " ".join(args)
+        label = _unescaped(" ".join(args))
         labels = [tv.menu_label(k) for k in range(tv.menu_size())]
         if label not in labels:
             self._fail("call %s" % label, "a menu entry %r" % label, "menu %r" % labels)

@@ -83,3 +83,11 @@ def test_names_and_the_suits_they_name():
             for s, letter in enumerate("CSHD"):
                 named = suit_name(letter, lang) in contract_name(cid, lang)
                 assert bool(names.SUITS_NAMED[j] >> s & 1) == named, (cid, lang, letter)
+
+
+def test_a_trump_is_named_in_the_deck_s_pattern():
+    """The menu's calls (table/menus.py) name a German-suited game's trump by
+    its German glyph, as the seat rows show the call once it is made."""
+    ev = {"call": "declare", "contract": "pickup", "trump": "C"}
+    assert names.call_label(ev) == "Aufnehmen \u2663"
+    assert names.call_label(ev, "de", True) == "Aufnehmen \ue000"
