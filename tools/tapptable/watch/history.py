@@ -143,9 +143,10 @@ class History:
         with self.lock:
             self.db.close()
 
-    def changed(self):
+    def changed(self, sid, origin):
+        """Tell the listeners (``fn(sid, origin)``) that a session took new deals."""
         for fn in list(self.listeners):
-            fn()
+            fn(sid, origin)
 
     # ----- writing ------------------------------------------------------------------
 
@@ -192,7 +193,7 @@ class History:
                                 (sid, k + 1, json.dumps(deals[k])))
             self.db.execute("UPDATE sessions SET deals = ?, updated = ?, record = "
                             "coalesce(?, record) WHERE id = ?", (len(deals), seen, record, sid))
-        self.changed()
+        self.changed(sid, origin)
         return sid, len(deals) - have
 
     def _player(self, name, table_name):
