@@ -244,13 +244,15 @@ def test_a_power_cut_mid_deal_and_a_pulled_cable_lose_nothing_and_store_nothing_
 def test_a_second_watcher_is_refused_and_the_table_plays_on(live, watch, tmp_path):
     table = live(speed=8.0)
     w = watch(table.port)
+    table.playing.set()                          # the people play while the second one tries
+    before = len(table.table.journal_lines())
     r = subprocess.run(TAPPTABLE + ["watch", table.port, "--db", str(tmp_path / "b.db"),
                                     "--web-host", "127.0.0.1", "--web-port", "0", "--no-qr"],
                        cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert r.returncode == 2 and r.stdout == ""
     assert "another client holds this table" in r.stderr, r.stderr
-    table.play(1)
-    wait_for(lambda: w.history.sessions(), "the first watcher's history")
+    wait_for(lambda: len(table.table.journal_lines()) > before + 3, "the table playing on")
+    wait_for(lambda: w.picture.snapshot()["auction"], "the first watcher following the game")
     assert w.picture.link["state"] == "connected"
     # a serial port (here a pseudo-terminal) held by the first: refused the same way
     from tools.tapptable import sim_serial

@@ -69,7 +69,7 @@ class Broker:
         self.proc.wait(10)
 
 
-def wait_for(check, what, limit_s=30.0):
+def wait_for(check, what, limit_s=60.0):
     end = time.monotonic() + limit_s
     while not check():
         assert time.monotonic() < end, "waited %.0f s for %s" % (limit_s, what)
