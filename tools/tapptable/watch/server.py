@@ -29,6 +29,8 @@ from pathlib import Path
 
 from aiohttp import WSMsgType, web
 
+from tools.tapptable.sim_web.server import ServerThread as SimServerThread
+
 STATIC = Path(__file__).resolve().parent / "static"
 TICK_S = 0.05              # how often the server looks for changes to push
 PING_S = 15.0
@@ -218,43 +220,16 @@ async def start(watch_web, host, port):
     return runner, runner.addresses[0][1]
 
 
-class ServerThread:
-    """The server in a thread of its own (the tests): ``url``."""
+class ServerThread(SimServerThread):
+    """The watcher's page served from a thread of its own on 127.0.0.1 (the tests),
+    run as the browser table's server runs: ``url``, a context manager."""
 
-    def __init__(self, club, host="127.0.0.1", port=0):
-        self.web = WatchWeb(club)
-        self.host = host
-        self.port = port
+    def __init__(self, club, port=0):
+        self.web_table = WatchWeb(club)
+        self.hub = None
         self.loop = asyncio.new_event_loop()
         self.ready = threading.Event()
+        self.runner = None
+        self.port = port
         self.error = None
         self.thread = threading.Thread(target=self._run, name="watch-web", daemon=True)
-
-    def _run(self):
-        asyncio.set_event_loop(self.loop)
-        try:
-            runner, self.port = self.loop.run_until_complete(
-                start(self.web, self.host, self.port))
-        except OSError as exc:
-            self.error = exc
-            self.ready.set()
-            return
-        self.ready.set()
-        self.loop.run_forever()
-        self.loop.run_until_complete(runner.cleanup())
-        self.loop.close()
-
-    def __enter__(self):
-        self.thread.start()
-        self.ready.wait(10)
-        if self.error:
-            raise self.error
-        return self
-
-    def __exit__(self, *exc):
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self.thread.join(10)
-
-    @property
-    def url(self):
-        return "http://%s:%d/" % (self.host, self.port)
