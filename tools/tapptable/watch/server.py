@@ -48,8 +48,8 @@ class WatchWeb:
     def __init__(self, club):
         self.club = club
         self.pages = {}            # ws -> the season it shows
-        self.app = web.Application()
-        r = self.app.router
+        site = web.Application()            # (``app`` is the aiohttp application)
+        r = site.router
         r.add_get("/", self.index)
         r.add_get("/ws", self.websocket)
         r.add_get("/api/tables", self.api_tables)
@@ -58,8 +58,9 @@ class WatchWeb:
         r.add_get("/session/{sid}.csv", self.session_csv)
         r.add_get("/session/{sid}/print", self.session_print)
         r.add_static("/static/", STATIC, append_version=False)
-        self.app.on_startup.append(self._start)
-        self.app.on_shutdown.append(self._stop)
+        site.on_startup.append(self._start)
+        site.on_shutdown.append(self._stop)
+        self.app = site
         self.ticker = None
 
     # ----- lifecycle ----------------------------------------------------------------
