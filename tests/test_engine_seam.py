@@ -204,7 +204,7 @@ def test_the_check_catches_a_game_read(tmp_path):
 # board's hardware).  Everything else it keeps is read through ``app.view``.
 APP_DOORS = {"view", "input", "inject", "inputs_pending", "redraw", "set_console", "stop",
              "run", "poll_readers", "poll_buttons", "run_game", "refresh", "run_signals",
-             "poll_console", "settings", "registry", "board"}
+             "poll_console", "prepare_flash", "settings", "registry", "journals", "board"}
 TABLE_CORE = {"firmware/table/app.py", "firmware/table/table_view.py",
               "firmware/table/modes.py"}
 # The rule has no exception in product code, on the device or the hosts.  Tests

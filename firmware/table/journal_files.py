@@ -1,20 +1,15 @@
-"""The event log behind one small interface: what the table has accepted.
+"""The journal as files on littlefs: one file per session under
+``<root>/journal/`` (``s0001.jsonl``, ``s0002.jsonl`` ...).  The table uses
+it where littlefs covers the whole flash (the stock or ROMFS firmware: no
+flash area of the journal's own, table/journal.py ``open_journals``) and on a
+host's disk; the rules it keeps are table/journal.py's.
 
-The game calls ``append(event)`` for every accepted input event; it returns
-once the line is written and flushed, so a power cut loses at most the event
-being entered ("append, flush, then act").  Lines are docs/record-format.md lines with the
-journal's tab + CRC-32 suffix; the first line is the session's header, so a
-journal file is a record that ``tapptable replay`` reads.
+``FileJournals(root)`` is the store: ``create(header)`` starts the next
+file, ``last()`` reads the newest back after a power-up: a torn last line
+(power cut inside a write, erased flash) or any line whose CRC does not
+match is dropped and counted, nothing before it is lost.
 
-``MemoryJournal`` keeps the lines in RAM (tests, a table without flash).
-``FileJournal`` keeps one file per session under ``<root>/journal/``
-(``s0001.jsonl``, ``s0002.jsonl`` ...): ``create_journal(root, header)`` starts
-one, ``last_journal(root)`` finds the
-newest session after a power-up and reads it back: a torn last line (power cut
-inside a write, erased flash) or any line whose CRC does not match is dropped
-and counted, nothing before it is lost.
-
-Space on flash (docs/record-format.md, "Journal on the device"):
+Space on flash:
 
 * free space is the flash's blocks (``statvfs``'s total) less what the files
   and folders take by their sizes (``used_blocks``) and less ``RESERVE_BLOCKS``,
@@ -25,39 +20,23 @@ Space on flash (docs/record-format.md, "Journal on the device"):
   total and wraps to a huge number (MicroPython's VfsLfs2 subtracts unsigned);
   it also differs between littlefs builds by a block or two, where the sizes
   of the files are the same on every runtime;
-* a new deal is journalled only if the free space holds a whole deal (this
-  session's bytes per deal so far; ``DEAL_BYTES`` before its first): so a deal
-  once begun can always be finished (the reserve absorbs a long one);
-  otherwise ``append`` writes nothing and sets ``failed``;
-* ``deals_left()``: how many deals still fit; the table warns from
-  ``WARN_DEALS`` on;
-* old sessions are removed, oldest first, when a session starts and before
-  each deal, while the free space is short of ``CLEAN_DEALS`` deals.  Only
-  finished sessions are removed (a session is finished once a newer one has
-  started; its file has been downloadable since), never the running one, and
-  the newest finished session only when the running one has no room left for
-  its next deal.
+* old sessions are removed as table/journal.py ``make_room`` says: a file is
+  a finished session once a newer one has started;
 * an append the flash refuses (``OSError``) sets ``failed`` and closes the
   file at once, so a line that did not reach the flash can never be committed
-  later; ``reopen()`` reads back what the flash holds, and the table resumes
-  from it as after a power cut: an event the journal could not keep does not
-  count (table/app.py).  ``append`` itself never raises: the card-play path
-  stays free of exception handlers (a bigger frame would go on the heap).
+  later; ``reopen()`` reads back what the flash holds.
 """
 import os
 
-from tapp.cards import CODE_INDEX
 from tapp.jsonout import dumps
 from tapp.record import MAX_LINE, OVERLONG, LineReader, parse_line, with_crc
 
+from .journal import DEAL_BYTES, TAIL, SessionJournal, line_of, make_room
 from .settings import join
 
 FOLDER = "journal"
 RESERVE_BLOCKS = 4        # free blocks play never uses (littlefs commits need some)
 INLINE = 512              # littlefs keeps a file this small inside its folder's blocks
-DEAL_BYTES = 2048         # a deal's journal lines, before the session has an average
-WARN_DEALS = 10           # from this many deals left the table warns
-CLEAN_DEALS = 40          # old sessions go while fewer deals than this fit
 ENOSPC = 28
 
 class _LineBuffer:
@@ -82,55 +61,6 @@ class _LineBuffer:
 
 
 _LINES = _LineBuffer()
-
-
-def line_of(ev):
-    """The journal line of an event: its canonical JSON (tapp.jsonout.dumps) and
-    the CRC.  A card play, the line written most, is formatted directly: the
-    same text, but about 0.2 KB of heap instead of dumps' 2.5 KB (measured in
-    the MicroPython VM, tests/mp/mptest_app_heap.py, which checks the text)."""
-    if len(ev) == 3 and ev.get("ev") == "play":
-        seat = ev.get("seat")
-        card = ev.get("card")
-        if type(seat) is int and 0 <= seat < 10 and type(card) is str and card in CODE_INDEX:
-            return with_crc('{"seat":%d,"card":"%s","ev":"play"}' % (seat, card))
-    return with_crc(dumps(ev))
-
-
-class MemoryJournal:
-    def __init__(self, header):
-        self.lines = [with_crc(dumps(header))]
-        self.deals = 0
-        self.failed = False          # RAM does not refuse
-
-    def append(self, ev):
-        self.lines.append(line_of(ev))
-        if ev.get("ev") == "deal":
-            self.deals += 1
-
-    def deals_left(self):
-        """RAM has no flash to fill: no way to tell (-1)."""
-        return -1
-
-    def reopen(self):
-        """RAM never refuses a line: the same journal."""
-        return self
-
-    def close(self):
-        """Nothing to close."""
-
-    def tail(self, n):
-        """The last ``n`` lines (for screens and the console)."""
-        return self.lines[-n:]
-
-    def line(self, k):
-        return self.lines[k]
-
-    def read_lines(self):
-        return iter(self.lines)
-
-    def __len__(self):
-        return len(self.lines)
 
 
 def sessions(root):
@@ -224,39 +154,28 @@ def _rewrite(path):
     os.rename(tmp, path)
 
 
-def make_room(root, running, deal_bytes=DEAL_BYTES):
-    """Remove finished sessions, oldest first, while the free space is short of
-    ``CLEAN_DEALS`` deals of ``deal_bytes``; never the ``running`` session (a
-    file name), and the newest finished one only when not even one deal fits."""
+def make_room_files(root, running, deal_bytes=DEAL_BYTES):
+    """Remove finished sessions, oldest first, by table/journal.py
+    ``make_room``; never the ``running`` session (a file name)."""
     finished = [n for n in sessions(root) if n != running]
-    for k, name in enumerate(finished):
-        free = free_bytes(root)
-        if free < 0 or free >= CLEAN_DEALS * deal_bytes:
-            return
-        if k == len(finished) - 1 and free >= deal_bytes:
-            return
-        os.remove(join(root, FOLDER, name))
+
+    def drop_oldest():
+        os.remove(join(root, FOLDER, finished.pop(0)))
+        return True
+    make_room(len(finished), lambda: free_bytes(root), drop_oldest, deal_bytes)
 
 
-TAIL = 32                 # lines a file journal keeps in RAM (the console follows them)
-
-
-class FileJournal:
+class FileJournal(SessionJournal):
     """One session's journal file, opened for appending.  Only the header and
     the last ``TAIL`` lines stay in RAM: a long session costs flash, not heap;
     ``read_lines()`` reads the whole session back from flash."""
 
     def __init__(self, path, header_line, count, tail, size=0, deals=0):
+        SessionJournal.__init__(self, header_line, count, size, deals, size)
         self.path = path
-        self.header_line = header_line
-        self.count = count           # lines in the file (dropped lines excluded)
         self.recent = list(tail)     # its last lines (at most TAIL)
-        self.dropped = 0             # torn or corrupt lines found when it was read
-        self.size = size             # bytes of its lines
-        self.deals = deals           # deal events in it
-        self.header_size = len(header_line) + 1 if header_line else 0
+        self.header_used = len(header_line) + 1 if header_line else 0
         self.root = path[:path.rfind("/" + FOLDER + "/")] or "/"
-        self.failed = False          # an append was refused: reopen() before the next
         self._geometry = None        # (block size, blocks), asked once
         self._others = -1            # blocks the other files take (-1: count them)
         try:
@@ -264,14 +183,6 @@ class FileJournal:
         except OSError:              # no room even to open it
             self._file = None
             self.failed = True
-
-    def deal_bytes(self):
-        """What a deal of this session takes on flash: its average so far
-        (DEAL_BYTES before its first deal)."""
-        if not self.deals:
-            return DEAL_BYTES
-        per = (self.size - self.header_size) // self.deals + 1
-        return per if per > 256 else 256
 
     def free_bytes(self):
         """``free_bytes(root)`` without walking the flash at every deal (nor
@@ -295,21 +206,9 @@ class FileJournal:
             self._others = used_blocks(self.root, size) - mine
         return _beyond_reserve(geo, self._others + file_blocks(self.size, size))
 
-    def deals_left(self):
-        """How many more deals fit on the flash (-1: no way to tell)."""
-        free = self.free_bytes()
-        return free // self.deal_bytes() if free >= 0 else -1
-
-    def room_for_deal(self):
-        """Make room for one more deal (old sessions removed by the rules
-        above, only when the flash is short); whether it fits."""
-        per = self.deal_bytes()
-        free = self.free_bytes()
-        if 0 <= free < CLEAN_DEALS * per:
-            make_room(self.root, self.path[self.path.rfind("/") + 1:], per)
-            self._others = -1
-            free = self.free_bytes()
-        return free < 0 or free >= per
+    def make_room(self, per):
+        make_room_files(self.root, self.path[self.path.rfind("/") + 1:], per)
+        self._others = -1
 
     def write_line(self, line):
         """Write and flush ``line``; OSError when the flash refuses it (the
@@ -327,8 +226,9 @@ class FileJournal:
         if sync is not None:
             sync()
         self.size += len(line) + 1
-        if self.header_size == 0:
-            self.header_size = len(line) + 1
+        self.used = self.size
+        if self.header_used == 0:
+            self.header_used = len(line) + 1
         if self.header_line is None:
             self.header_line = line
         self.count += 1
@@ -336,31 +236,18 @@ class FileJournal:
         if len(self.recent) > TAIL:
             self.recent.pop(0)
 
-    def append(self, ev):
-        """Write and flush the event's line.  When the flash refuses it, or for
-        a new deal that would not fit whole, nothing is written and ``failed``
-        is set (the caller takes the session up again: ``reopen``)."""
-        if self.failed:
-            return
-        if ev.get("ev") == "deal":
-            if not self.room_for_deal():
-                self.failed = True
-                return
-            self.deals += 1
+    def write_event(self, ev):
         try:
             self.write_line(line_of(ev))
         except OSError:
-            if ev.get("ev") == "deal":
-                self.deals -= 1
+            return False
+        return True
 
     def reopen(self):
         """After a failed append: the session as the flash holds it (a new
         journal read back from the file, as at a power-up)."""
         self.close()
         return read_back(self.path)
-
-    def header(self):
-        return parse_line(self.header_line)
 
     def line(self, k):
         """Line k of the session (0: the header); from RAM when it is recent."""
@@ -374,31 +261,7 @@ class FileJournal:
 
     def read_lines(self):
         """Every line of the session, read from flash one by one."""
-        with open(self.path, "rb") as f:
-            reader = _LINES.reader(f)
-            try:
-                while True:
-                    raw = reader.readline()
-                    if raw is None:
-                        return
-                    if _whole(raw):
-                        yield bytes(raw).decode()
-            finally:
-                _LINES.release(reader)
-
-    def iter_events(self):
-        """The session's events one by one: a power-up folds them without
-        holding them all (as lines or dicts) at once."""
-        first = True
-        for line in self.read_lines():
-            if first:
-                first = False
-                continue
-            yield parse_line(line)
-
-    def events(self):
-        """The session's events (dicts), in order."""
-        return list(self.iter_events())
+        return file_lines(self.path)
 
     def tail(self, n):
         return self.recent[-n:]
@@ -413,8 +276,20 @@ class FileJournal:
             except OSError:
                 pass
 
-    def __len__(self):
-        return self.count
+
+def file_lines(path):
+    """The whole lines of the session file ``path``, read one by one."""
+    with open(path, "rb") as f:
+        reader = _LINES.reader(f)
+        try:
+            while True:
+                raw = reader.readline()
+                if raw is None:
+                    return
+                if _whole(raw):
+                    yield bytes(raw).decode()
+        finally:
+            _LINES.release(reader)
 
 
 def create_journal(root, header):
@@ -427,7 +302,7 @@ def create_journal(root, header):
     names = sessions(root)
     number = int(names[-1][1:-6]) + 1 if names else 1
     name = "s%04d.jsonl" % number
-    make_room(root, name)
+    make_room_files(root, name)
     path = join(folder, name)
     journal = FileJournal(path, None, 0, [])
     try:
@@ -443,6 +318,36 @@ def last_journal(root):
     if not names:
         return None
     return read_back(join(root, FOLDER, names[-1]))
+
+
+class FileJournals:
+    """The sessions as files under ``<root>/journal/`` (table/journal.py's
+    store interface)."""
+
+    def __init__(self, root):
+        self.root = root
+
+    def create(self, header):
+        return create_journal(self.root, header)
+
+    def last(self):
+        return last_journal(self.root)
+
+    def sessions(self):
+        """(name, bytes) of every session file, oldest first."""
+        out = []
+        for name in sessions(self.root):
+            try:
+                out.append((name, os.stat(join(self.root, FOLDER, name))[6]))
+            except OSError:
+                pass
+        return out
+
+    def lines(self, name):
+        """The lines of the session file ``name`` (a generator), or None."""
+        if name not in sessions(self.root):
+            return None
+        return file_lines(join(self.root, FOLDER, name))
 
 
 def read_back(path):
