@@ -10,7 +10,7 @@ import json
 from host_sim import flash as F
 from host_sim.players import AutoPlayers
 from host_sim.table import VirtualTable
-from table import journal as J
+from table import journal_files as J
 from table.app import NEW_SESSION
 from tapp.record import Replayer
 

@@ -29,10 +29,12 @@ of it done, the rest as it was):
 * a sector without a valid header (never used, half erased, its header cut)
   is erased again before use;
 * a record whose line fails its CRC is torn: it is skipped, and nothing is
-  ever programmed over it: the next record starts at the first page after
-  it (after its length when its head is whole, else after the longest head),
+  ever programmed over it: writing goes on at the first page after it
+  (after its length when its head is whole, else after the longest head),
   which no page of it reached.  An erased byte where a record would start
-  means nothing starts there: the next record, if any, starts at a page;
+  means nothing starts there: the next record, if any, starts at a page.
+  Reading goes on right after a torn record's length, or byte by byte after
+  a damaged head, so bytes damaged in the middle cost only their record;
 * each program writes 0xFF everywhere but on the record's own bytes, so a
   cut one leaves the records before it as they were.
 
@@ -72,7 +74,8 @@ USED = const(2)             # holds records
 END = const(0)              # the sector has no room for a record head here
 EMPTY = const(1)            # erased: no record starts here
 GOOD = const(2)             # a whole record
-TORN = const(3)             # a record cut by the power, or garbage
+TORN = const(3)             # a whole head, its line not: cut by the power, or damaged
+GARBAGE = const(4)          # bytes that are no record's head
 
 _FF_PAGE = bytes((ERASED,)) * PAGE
 
@@ -113,6 +116,7 @@ class FlashLog:
         self.tag = 0                # ... the record's tag
         self.number = 0             # ... a session record's number
         self.next = 0               # ... where the next record may start
+        self.end = 0                # ... where writing may go on after it
         self.torn = 0               # torn records met by ``scan``
         self.erases = 0             # sectors erased
         self.programs = 0           # pages programmed
@@ -148,27 +152,32 @@ class FlashLog:
         return seq if b[14] == LIVE else -2 - seq
 
     def look(self, s, pos):
-        """What ``pos`` in sector ``s`` holds: END, EMPTY, GOOD or TORN.  For
-        GOOD: ``tag``, ``number``, the line's ``n`` bytes at ``buf[at:]``
-        (``line()``); ``next``: where the next record may start (after a torn
-        record: the page after the bytes it could have reached)."""
+        """What ``pos`` in sector ``s`` holds: END, EMPTY, GOOD, TORN (a
+        whole head, the line not: a record cut by the power or damaged) or
+        GARBAGE (no head).  ``next``: where a record may start after it;
+        ``end``: where writing may go on after it -- for a torn record the
+        page after the bytes it could have reached, which nothing is ever
+        programmed over.  For GOOD: ``tag``, ``number``, the line's ``n``
+        bytes at ``buf[at:]`` (``line()``)."""
         if pos > SECTOR - 4:
-            self.next = SECTOR
+            self.next = self.end = SECTOR
             return END
         b = self.load(s)
         tag = b[pos]
-        if tag == ERASED:
-            self.next = ceil_page(pos + 1)
+        if tag == ERASED:                  # nothing starts here: the next record, if
+            self.next = ceil_page(pos + 1)  # any, was written at a page
             return EMPTY
         size = self._head(b, tag, pos)
-        if size < 0:
-            self.next = ceil_page(pos + MAX_HEAD)
-            return TORN
+        if size < 0:                       # a torn or damaged head: look on byte by byte
+            self.next = pos + 1
+            self.end = ceil_page(pos + MAX_HEAD)
+            return GARBAGE
         self.next = pos + size
         self.at = pos + size - self.n
         if not _whole_line(b, self.at, self.n):
-            self.next = ceil_page(pos + size)
+            self.end = ceil_page(pos + size)
             return TORN
+        self.end = self.next
         self.tag = tag
         return GOOD
 
@@ -221,6 +230,8 @@ class FlashLog:
         the last record, never on a torn one."""
         self.torn = 0
         self.top = -1
+        self.failed = False
+        self.cached = -1
         for s in range(self.sectors):
             seq = self.header(s)
             self.seqs[s] = seq if seq >= 0 else -1
@@ -251,21 +262,25 @@ class FlashLog:
         return end if last < end else ceil_page(last + 1)
 
     def _walk(self, s, visit):
-        """Visit sector ``s``'s whole records; the position after its last
-        one (after a torn record: the page ``look`` skips to)."""
+        """Visit sector ``s``'s records (``visit(s, pos, whole)``; a run of
+        garbage counts as one torn record); where writing may go on after
+        the last of them."""
         pos = HEAD
         end = HEAD
+        garbage = False
         while True:
             what = self.look(s, pos)
             if what == END:
                 return end
-            if what == GOOD:
-                visit(s, pos, True)
-                end = self.next
-            elif what == TORN:
-                self.torn += 1
+            if what == GOOD or what == TORN:
+                visit(s, pos, what == GOOD)
+                self.torn += what == TORN
+            elif what == GARBAGE and not garbage:
                 visit(s, pos, False)
-                end = self.next
+                self.torn += 1
+            if what != EMPTY:
+                end = max(end, self.end)
+            garbage = what == GARBAGE
             pos = self.next
 
     def _settle_ready(self):

@@ -52,6 +52,11 @@ WARN_DEALS = 10           # from this many deals left the table warns
 CLEAN_DEALS = 40          # old sessions go while fewer deals than this fit
 TAIL = 32                 # lines of the running session the console may ask again
 
+# why an append was refused (``refused``): the same words on every runtime
+NO_ROOM = "no_room"               # a new deal would not fit whole, or the flash is full
+LINE_TOO_LONG = "line_too_long"   # longer than a record holds (flash_log.MAX_LINE)
+FLASH_ERROR = "flash_error"       # the flash refused an erase or a program
+
 _PLAY_HEAD = b'{"seat":'
 _PLAY_CARD = b',"card":"'
 _PLAY_END = b'","ev":"play"}'
@@ -98,9 +103,9 @@ def make_room(finished, free, drop_oldest, per):
 
 class SessionJournal:
     """What a session on flash shares, whatever holds it: the counts, the
-    space rules, ``append``.  A subclass writes (``write_event``: False when
-    the flash does not take it), says what is free (``free_bytes``) and makes
-    room (``make_room(per)``)."""
+    space rules, ``append``.  A subclass writes (``write_event``: None, or
+    the word why the flash did not take it), says what is free
+    (``free_bytes``) and makes room (``make_room(per)``)."""
 
     def __init__(self, header_line, count, size, deals, used):
         self.header_line = header_line
@@ -111,6 +116,7 @@ class SessionJournal:
         self.deals = deals          # deal events
         self.dropped = 0            # torn lines found when it was read back
         self.failed = False         # an append was refused: reopen() before the next
+        self.refused = None         # ... and why (NO_ROOM, LINE_TOO_LONG, FLASH_ERROR)
 
     def deal_bytes(self):
         """What a deal of this session takes on flash: its average so far
@@ -151,16 +157,22 @@ class SessionJournal:
         deal = ev.get("ev") == "deal"
         if deal:
             if not self.room_for_deal():
-                self.failed = True
+                self.refuse(NO_ROOM)
                 return
             self.deals += 1
-        if not self.write_event(ev):
-            self.failed = True
+        why = self.write_event(ev)
+        if why is not None:
+            self.refuse(why)
             if deal:
                 self.deals -= 1
 
+    def refuse(self, why):
+        """Nothing more is written until ``reopen``: ``why`` says the reason."""
+        self.failed = True
+        self.refused = why
+
     def write_event(self, ev):
-        return False
+        return FLASH_ERROR
 
     def prepare(self):
         """Flash work done ahead of need when nothing waits (table/app.py):
@@ -169,6 +181,10 @@ class SessionJournal:
 
     def header(self):
         return parse_line(self.header_line)
+
+    def name(self):
+        """The session's name in ``journal list`` (None: kept in RAM only)."""
+        return None
 
     def read_lines(self):
         return iter(())
@@ -207,7 +223,7 @@ class MemoryJournal(SessionJournal):
         self.lines.append(line)
         self.count += 1
         self.size += len(line) + 1
-        return True
+        return None
 
     def deals_left(self):
         """RAM has no flash to fill: no way to tell (-1)."""
@@ -428,6 +444,9 @@ class FlashJournal(SessionJournal):
         self.where = [-1] * TAIL     # the last records' places (sector * SECTOR + position)
         self.last = TAIL - 1         # the slot of the newest
 
+    def name(self):
+        return session_name(self.entry[_NUM])
+
     def note(self, where):
         """A record of this session went on flash at ``where``."""
         self.last = self.last + 1 if self.last + 1 < TAIL else 0
@@ -446,10 +465,15 @@ class FlashJournal(SessionJournal):
         if is_play(ev):
             return self._write_play(ev["seat"], _CODES[CODE_INDEX[ev["card"]]])
         data = line_of(ev).encode()
+        if len(data) > L.MAX_LINE:
+            return LINE_TOO_LONG
         if not self.log.write(L.TAG_LINE, 0, data):
-            return False
+            return self._why()
         self._written(len(data), 4 + len(data))
-        return True
+        return None
+
+    def _why(self):
+        return FLASH_ERROR if self.log.failed else NO_ROOM
 
     def _written(self, n, size):
         """A record of a line of ``n`` bytes, ``size`` on flash, went on."""
@@ -465,12 +489,12 @@ class FlashJournal(SessionJournal):
         MicroPython would put on the heap)."""
         r = self.log.reserve(45 + len(code))
         if r < 0:
-            return False
+            return self._why()
         _format_play(self.log.win, r, seat, code)
         if not self.log.commit(45 + len(code)):
-            return False
+            return FLASH_ERROR
         self._written(41 + len(code), 45 + len(code))
-        return True
+        return None
 
     def reopen(self):
         """After a refused append: the session as the flash holds it (the

@@ -31,7 +31,7 @@ import os
 from tapp.jsonout import dumps
 from tapp.record import MAX_LINE, OVERLONG, LineReader, parse_line, with_crc
 
-from .journal import DEAL_BYTES, TAIL, SessionJournal, line_of, make_room
+from .journal import DEAL_BYTES, FLASH_ERROR, NO_ROOM, TAIL, SessionJournal, line_of, make_room
 from .settings import join
 
 FOLDER = "journal"
@@ -206,8 +206,11 @@ class FileJournal(SessionJournal):
             self._others = used_blocks(self.root, size) - mine
         return _beyond_reserve(geo, self._others + file_blocks(self.size, size))
 
+    def name(self):
+        return self.path[self.path.rfind("/") + 1:]
+
     def make_room(self, per):
-        make_room_files(self.root, self.path[self.path.rfind("/") + 1:], per)
+        make_room_files(self.root, self.name(), per)
         self._others = -1
 
     def write_line(self, line):
@@ -239,9 +242,9 @@ class FileJournal(SessionJournal):
     def write_event(self, ev):
         try:
             self.write_line(line_of(ev))
-        except OSError:
-            return False
-        return True
+        except OSError as exc:
+            return NO_ROOM if exc.args and exc.args[0] == ENOSPC else FLASH_ERROR
+        return None
 
     def reopen(self):
         """After a failed append: the session as the flash holds it (a new

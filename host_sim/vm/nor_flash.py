@@ -138,6 +138,8 @@ class NorFlash:
         self.dead = False     # the power is gone
         self.log = None       # a list: record every operation (replayed cuts)
         self.own = 0          # heap bytes the emulation itself allocated (mem_total)
+        self.watch = None     # called with ``ops`` before each operation (tests)
+        self.refuse = False   # a failing chip: every erase and program raises OSError (EIO)
         self._t0 = 0
 
     @staticmethod
@@ -187,6 +189,8 @@ class NorFlash:
 
     def _go(self, size):
         """Account one operation of ``size`` bytes; how many of them reach the flash."""
+        if self.watch is not None:
+            self.watch(self.ops)
         self.ops += 1
         if self.dead:
             return 0
@@ -245,6 +249,8 @@ class NorFlash:
         if a % self.page or len(buf) % self.page or a < 0 \
                 or a + len(buf) > len(self.data):
             raise ValueError("program of %d bytes at %d: whole pages only" % (len(buf), a))
+        if self.refuse:
+            raise OSError(5, "EIO")
         self.writes += 1
         self.programmed += len(buf)
         if self.log is not None:
@@ -270,6 +276,8 @@ class NorFlash:
     def _erase(self, block):
         if not 0 <= block < self.blocks:
             raise ValueError("erase of block %d of %d" % (block, self.blocks))
+        if self.refuse:
+            raise OSError(5, "EIO")
         self.erases += 1
         if self.log is not None:
             self.log.append((block, -1, None))
