@@ -119,7 +119,7 @@ class NorFlash:
             share = True
         if data is None:
             self.data = bytearray(size)
-            erase(self.data, 0, size)
+            self._erased(self.data)
         elif share:
             self.data = data
         else:
@@ -129,6 +129,7 @@ class NorFlash:
         self._mv = memoryview(self.data)
         if block_size not in _FF:    # the 0xFF runs erase() copies from: made now, not mid-run
             erase(bytearray(block_size), 0, block_size)
+            erase(bytearray(block_size), 0, block_size // 2)
         self.ops = 0          # erases + programs that were asked for
         self.writes = 0       # programs that were asked for
         self.erases = 0
@@ -142,10 +143,16 @@ class NorFlash:
         self.refuse = False   # a failing chip: every erase and program raises OSError (EIO)
         self._t0 = 0
 
-    @staticmethod
-    def _load(path, size):
+    def _erased(self, data):
+        """``data`` erased block by block (one block's 0xFF kept, not the whole)."""
+        b = 0
+        while b < self.blocks:
+            erase(data, b * self.block_size, self.block_size)
+            b += 1
+
+    def _load(self, path, size):
         data = bytearray(size)
-        erase(data, 0, size)
+        self._erased(data)
         try:
             with open(path, "rb") as f:
                 got = f.read(size)
@@ -154,16 +161,19 @@ class NorFlash:
         data[0:len(got)] = got
         return data
 
-    def cut_at(self, n, done=None):
+    def cut_at(self, n, done=None, half=False):
         """Cut the power in operation n from now (n >= 1): its first ``done``
-        bytes reach the flash (None: all of it), nothing after."""
+        bytes reach the flash (None: all of it; ``half``: half of it, whatever
+        its size), nothing after."""
         self.left = n
-        self.done = done
+        self.done = -1 if half else done
         self.dead = False
 
     def power_on(self):
-        """A new device on what reached the flash (the cut forgotten)."""
-        dev = NorFlash(self.blocks, self.block_size, self.data, page=self.page)
+        """A new device on what reached the flash (the cut forgotten): its
+        bytes shared, this one dead from now on."""
+        self.dead = True
+        dev = NorFlash(self.blocks, self.block_size, self.data, share=True, page=self.page)
         dev.path = self.path
         dev.through = self.through
         return dev
@@ -199,7 +209,7 @@ class NorFlash:
             if self.left == 0:
                 self.dead = True
                 done = self.done
-                return size if done is None else done
+                return size if done is None else size // 2 if done < 0 else done
         return size
 
     def _through(self, a, n):
