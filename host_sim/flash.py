@@ -16,8 +16,8 @@ scenario fills up and runs out of space at the same point in both runtimes.
 How the firmware reaches it: MicroPython mounts a file system at a path
 (``vfs.mount``) and ``open``/``os`` find it by the path's prefix.  CPython has no
 mount table, so ``install()`` gives the firmware's file modules
-(table/journal_files, table/registry, table/settings) an ``os`` and an ``open`` that send a path under
-a mounted prefix (``/flash1``, ``/flash2``, ...) to its littlefs and every other
+(table/journal_files, table/registry, table/settings) an ``os`` and an ``open``
+that send a path under a mounted prefix (``/flash1``, ``/flash2``, ...) to its littlefs and every other
 path to the host's file system.  Files behave as MicroPython's littlefs files:
 ``write`` goes to littlefs at once, ``flush`` commits (lfs_file_sync), an error
 is an ``OSError`` with littlefs's errno (28: no space left).  ``statvfs`` answers

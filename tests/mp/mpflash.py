@@ -18,12 +18,16 @@ except ImportError:  # CPython, older ports
         vfs = None
 
 try:
-    from nor_flash import (ERASE_BLOCK, ERASED, NorFlash, apply_op, cut_image, erase,  # noqa: F401
-                           half, load_log, program)
+    import nor_flash as _nor
 except ImportError:  # CPython: the package's module
-    from host_sim.vm.nor_flash import (ERASE_BLOCK, ERASED, NorFlash,  # noqa: F401
-                                       apply_op, cut_image, erase, half, load_log, program)
+    from host_sim.vm import nor_flash as _nor
 
+ERASE_BLOCK = _nor.ERASE_BLOCK
+NorFlash = _nor.NorFlash
+apply_op = _nor.apply_op
+cut_image = _nor.cut_image
+erase = _nor.erase
+half = _nor.half
 FlashDev = NorFlash   # (the name the littlefs tests and test_fsimage.py use)
 
 LFS = vfs is not None and hasattr(vfs, "VfsLfs2")
