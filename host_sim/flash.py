@@ -14,16 +14,17 @@ same littlefs 2.11 and configuration as tools/tapptable/fsimage.py), so a
 scenario fills up and runs out of space at the same point in both runtimes.
 
 How the firmware reaches it: MicroPython mounts a file system at a path
-(``vfs.mount``) and ``open``/``os`` find it by the path's prefix.  CPython has no
+(``vfs.mount``) and ``open``/``os`` find it by the path's prefix. CPython has no
 mount table, so ``install()`` gives the firmware's file modules
 (table/journal_files, table/registry, table/settings) an ``os`` and an ``open``
-that send a path under a mounted prefix (``/flash1``, ``/flash2``, ...) to its littlefs and every other
-path to the host's file system.  Files behave as MicroPython's littlefs files:
-``write`` goes to littlefs at once, ``flush`` commits (lfs_file_sync), an error
-is an ``OSError`` with littlefs's errno (28: no space left).  ``statvfs`` answers
-as MicroPython's VfsLfs2 does, free blocks being ``block_count - lfs_fs_size()``
-in unsigned 32-bit arithmetic (so it wraps to a huge number when littlefs counts
-more blocks in use than there are, as on a full flash).
+that send a path under a mounted prefix (``/flash1``, ``/flash2``, ...) to its
+littlefs and every other path to the host's file system. Files behave as
+MicroPython's littlefs files: ``write`` goes to littlefs at once, ``flush``
+commits (lfs_file_sync), an error is an ``OSError`` with littlefs's errno (28:
+no space left). ``statvfs`` answers as MicroPython's VfsLfs2 does, free blocks
+being ``block_count - lfs_fs_size()`` in unsigned 32-bit arithmetic (so it wraps
+to a huge number when littlefs counts more blocks in use than there are, as on a
+full flash).
 """
 import itertools
 import os as host_os
