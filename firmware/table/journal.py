@@ -89,15 +89,16 @@ def session_name(number):
 def make_room(finished, free, drop_oldest, per):
     """Drop finished sessions (``finished`` of them), oldest first, while
     ``free()`` holds fewer than ``CLEAN_DEALS`` deals of ``per`` bytes; the
-    newest finished one only when not one deal fits.  ``drop_oldest()``
-    says whether it made any room (False stops)."""
+    newest finished one only when not one deal fits.  ``drop_oldest(newest)``
+    drops the oldest (``newest``: even if that is, or takes with it, the
+    newest finished one) and says whether it did (False stops)."""
     for k in range(finished):
         got = free()
         if got < 0 or got >= CLEAN_DEALS * per:
             return
         if k == finished - 1 and got >= per:
             return
-        if not drop_oldest():
+        if not drop_oldest(got < per):
             return
 
 
@@ -362,17 +363,19 @@ class FlashJournals:
         many of the oldest may go."""
         make_room(finished, self.free_bytes, self.drop_oldest, per)
 
-    def drop_oldest(self):
+    def drop_oldest(self, newest):
         """Drop the oldest session -- with any others that start in its first
         sector, which goes with it -- by releasing the sectors before the next
         session's first one.  False (nothing dropped) if the running session
-        would go too, or no sector can be released."""
+        would go too, or the newest finished one unless ``newest``, or no
+        sector can be released."""
         entries = self.entries
         first = entries[0][_SEC]
         k = 1
         while k < len(entries) and entries[k][_SEC] == first:
             k += 1
-        if self.running is not None and any(e is self.running.entry for e in entries[:k]):
+        finished = len(entries) - (self.running is not None)
+        if k > finished or k == finished and not newest:
             return False
         if not self.log.release_before(entries[k][_SEC] if k < len(entries) else -1):
             return False

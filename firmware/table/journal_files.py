@@ -159,7 +159,7 @@ def make_room_files(root, running, deal_bytes=DEAL_BYTES):
     ``make_room``; never the ``running`` session (a file name)."""
     finished = [n for n in sessions(root) if n != running]
 
-    def drop_oldest():
+    def drop_oldest(_newest):
         os.remove(join(root, FOLDER, finished.pop(0)))
         return True
     make_room(len(finished), lambda: free_bytes(root), drop_oldest, deal_bytes)
