@@ -17,6 +17,7 @@ import os
 import tempfile
 
 from host_sim.board import SimBoard
+from host_sim.flash import PICO_JOURNAL_KB, journal_flash, split
 from host_sim.mfrc522_model import Tag
 from host_sim.players import AutoPlayers
 from host_sim.scheduler import Scheduler
@@ -58,17 +59,19 @@ class VirtualTable:
     def __init__(self, variant="tapp_modern", players=3, mode="strict", options=None,
                  seats=None, first_dealer=0, lang="de", root=None, setup=False,
                  enrolled=True, decks=1, resume=False, fields_on=False, flash_kb=None,
-                 flash_store=None, journal_flash=None, journal_files=False):
+                 flash_store=None, journal_flash=None, journal_files=False, journal_kb=None):
         self.args = dict(variant=variant, players=players, mode=mode, options=options,
                          seats=seats, first_dealer=first_dealer, lang=lang, setup=setup,
-                         fields_on=fields_on, flash_kb=flash_kb, journal_files=journal_files)
+                         fields_on=fields_on, flash_kb=flash_kb, journal_files=journal_files,
+                         journal_kb=journal_kb)
         self.powered = True
         self.flash_store = self.mount_flash(flash_kb, flash_store)
         given = root is not None and self.flash_store is None
         if self.flash_store is not None:
             root = self.flash_store.root
         self.root = root or tempfile.mkdtemp(prefix="tapptable-")
-        self.journal_flash = self.journal_area(flash_kb, journal_flash, journal_files, given)
+        self.journal_flash = self.journal_area(journal_kb or flash_kb and split(flash_kb)[1],
+                                               journal_flash, journal_files, given)
         self.decks = decks if enrolled else 0
         values = {"variant": variant, "players": players, "mode": mode,
                   "options": dict(options or {}), "first_dealer": first_dealer,
@@ -105,32 +108,29 @@ class VirtualTable:
         flash.install()
         return flash.Flash(flash.split(flash_kb)[0])
 
-    def journal_area(self, flash_kb, dev, files, given):
+    def journal_area(self, kb, dev, files, given):
         """The journal's own flash area (host_sim/vm/nor_flash.py): ``dev``
-        again after a power cut, else ``flash_kb``'s share of the flash
-        (host_sim/flash.py ``split``), else the Pico's 512 KiB -- kept in
-        ``<root>/journal.img`` when the table was given its folder (``given``:
-        a table directory that outlives the process), else in RAM.  None with
-        ``files``: the journal in files under ``root``."""
+        again after a power cut, else ``kb`` KiB (``journal_kb``, or
+        ``flash_kb``'s share of the flash: host_sim/flash.py ``split``; the
+        Pico's 512 by default) -- kept in ``<root>/journal.img`` when the table
+        was given its folder (``given``: a table directory that outlives the
+        process), else in RAM.  None with ``files``: the journal in files
+        under ``root``."""
         if files:
             return None
         if dev is not None:
             return dev.power_on()
-        from host_sim import flash
-        if flash_kb is not None:
-            return flash.journal_flash(flash.split(flash_kb)[1])
-        return flash.journal_flash(path=os.path.join(self.root, JOURNAL_IMAGE)
-                                   if given else None)
+        return journal_flash(kb or PICO_JOURNAL_KB, path=os.path.join(self.root, JOURNAL_IMAGE)
+                             if given else None)
 
     @staticmethod
     def session_found(root):
         """Does the table folder ``root`` hold a session to take up?"""
-        from host_sim import flash
         from table.journal import FlashJournals
         path = os.path.join(root, JOURNAL_IMAGE)
         if not os.path.exists(path):
             return False
-        return FlashJournals(flash.journal_flash(path=path, through=False)).last() is not None
+        return FlashJournals(journal_flash(path=path, through=False)).last() is not None
 
     def close(self):
         """Power off for good (nothing to do in this process; the VM table stops its VM)."""
@@ -238,6 +238,11 @@ class VirtualTable:
     @property
     def view(self):
         return self.app.view.engine()
+
+    def journal_name(self):
+        """The name of the session in play (``journal list``), or None."""
+        journal = self.app.view.journal()
+        return journal.name() if journal is not None else None
 
     def journal_lines(self, start=0, stop=None):
         """The journal's lines ``start`` (0: the header) up to ``stop`` (the end)."""

@@ -388,11 +388,10 @@ class VmTable(VirtualTable):
                                                "flash.img")
         return None
 
-    def journal_area(self, flash_kb, dev, files, given):
+    def journal_area(self, kb, dev, files, given):
         """The journal's area lives in the VM: here its image file and size
         (``VirtualTable.journal_area`` says which)."""
-        self.journal_blocks = (split(flash_kb)[1] if flash_kb is not None
-                               else PICO_JOURNAL_KB) * 1024 // 4096
+        self.journal_blocks = (kb or PICO_JOURNAL_KB) * 1024 // 4096
         if files:
             self.journal_path = None
         elif self.journal_path is None:
@@ -438,6 +437,9 @@ class VmTable(VirtualTable):
         if self.journal_path and not self.journal_through:
             self.journal_flash.save(os.path.abspath(self.journal_path))
         VirtualTable.power_off(self)
+
+    def journal_name(self):
+        return Remote(self.link, "host").journal_name()
 
     def journal_lines(self, start=0, stop=None):
         """As ``VirtualTable.journal_lines``, fetched from the VM a few lines per
