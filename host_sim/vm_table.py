@@ -42,7 +42,14 @@ from tools import mpvm
 
 VM_DIR = Path(__file__).resolve().parent / "vm"
 VM_HEAPSIZE = "1m"      # the app and the bridge's JSON answers; the app's own peak: bench
-FLASH_HEAPSIZE = "4m"   # ... and the emulated flash with its log of operations
+FLASH_HEAPSIZE = "4m"   # ... and littlefs's emulated flash with its log of operations
+LOG_KB = 64             # ... the journal area's log of operations, when a test keeps one
+
+
+def journal_heapsize(journal_kb):
+    """The VM's heap with the journal's area in it: the app's, the area's
+    bytes and room for its log."""
+    return "%dk" % (1024 + journal_kb + LOG_KB)
 COMMAND_LIMIT_S = 60.0  # a command the VM has not finished by then is a hang: it is killed
 
 
@@ -407,8 +414,8 @@ class VmTable(VirtualTable):
                "flash_blocks": self.flash_blocks,
                "journal": self.journal_path and os.path.abspath(self.journal_path),
                "journal_blocks": self.journal_blocks, "journal_through": self.journal_through}
-        self.link = VmLink(self.board, cfg,
-                           FLASH_HEAPSIZE if self.flash_path or self.journal_path
+        self.link = VmLink(self.board, cfg, FLASH_HEAPSIZE if self.flash_path else
+                           journal_heapsize(self.journal_blocks * 4) if self.journal_path
                            else VM_HEAPSIZE)
         self.app = Remote(self.link, "app")
         self.flash = Remote(self.link, "flash") if self.flash_path else None
