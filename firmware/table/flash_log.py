@@ -362,21 +362,25 @@ class FlashLog:
         return -1
 
     def _open_sector(self, s):
-        """Erase sector ``s`` and program its header: it is READY."""
+        """Erase sector ``s`` and program its header: it is READY.  (Small
+        frames, as in the append path: this is its fallback.)"""
         if self.cached == s:
             self.cached = -1
-        try:
-            self.dev.ioctl(6, s)
-        except OSError:
+        if not _erase(self, s):
             self.failed = True
             return
         self.erases += 1
         self.top += 1
-        w = self.win
+        self._header(self.win, self.top)
+        self._flush(s, 0, 0)
+        self.seqs[s] = self.top
+        self.kind[s] = READY
+
+    def _header(self, w, top):
+        """A sector's header with sequence number ``top`` at ``w[0:16]``."""
         w[0:4] = MAGIC
         w[4] = VERSION
         w[5] = 0
-        top = self.top
         w[6] = (top >> 24) & 0xFF
         w[7] = (top >> 16) & 0xFF
         w[8] = (top >> 8) & 0xFF
@@ -384,9 +388,6 @@ class FlashLog:
         C.start(self.crc)
         C.feed(self.crc, w, 0, 10)
         C.put_be(self.crc, w, 10)
-        self._flush(s, 0, 0)
-        self.seqs[s] = top
-        self.kind[s] = READY
 
     def reserve(self, size):
         """Room for a record of ``size`` bytes: the offset in ``win`` where it
@@ -476,6 +477,16 @@ class FlashLog:
             self.win[PAGE:2 * PAGE] = _FF_PAGE
         else:
             self.win[0:PAGE] = _FF_PAGE
+
+
+def _erase(log, s):
+    """Erase sector ``s``; False if the device refused (two arguments: see
+    ``_program``)."""
+    try:
+        log.dev.ioctl(6, s)
+    except OSError:
+        return False
+    return True
 
 
 def _program(log, k):
