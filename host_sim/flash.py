@@ -246,8 +246,8 @@ class FlashOs:
 
 def install():
     """Let the firmware's file modules reach mounted flash (idempotent)."""
-    from table import journal_files, registry, settings
+    from table import files, journal_files, registry, settings
     shim = FlashOs()
-    for module in (journal_files, registry, settings):
+    for module in (files, journal_files, registry, settings):
         module.os = shim
         module.open = flash_open

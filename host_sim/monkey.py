@@ -94,7 +94,7 @@ class QuickReader:
 
 
 class QuickReaders:
-    """What ``drivers.mfrc522.ReaderSet`` reports, read straight from the
+    """What ``drivers.reader_set.ReaderSet`` reports, read straight from the
     readers' tags: one card PRESENT, two COLLISION, unplugged ERROR."""
 
     def __init__(self, chips):

@@ -50,6 +50,7 @@ def build(machine, neopixel, pins, settings, spi_id, i2c_id, root="/", clock=tim
     from drivers.buttons import ButtonPad
     from drivers.buzzer import Buzzer
     from drivers.leds import SeatLeds
+    from drivers.reader_set import ReaderSet
 
     Pin = machine.Pin
     spi = machine.SPI(spi_id, baudrate=settings["spi_baud"], polarity=0, phase=0,
@@ -60,7 +61,7 @@ def build(machine, neopixel, pins, settings, spi_id, i2c_id, root="/", clock=tim
         cs = Pin(name, Pin.OUT, value=1)
         readers.append(M.MFRC522(spi, cs, sleep_us=clock.sleep_us))
     rst = Pin(pins["reader_rst"], Pin.OUT, value=1)
-    rs = M.ReaderSet(readers, rst=rst, keep_field=settings["fields_on"],
+    rs = ReaderSet(readers, rst=rst, keep_field=settings["fields_on"],
                      sleep_us=clock.sleep_us, ticks_ms=clock.ticks_ms)
     rs.init()
     i2c = machine.I2C(i2c_id, scl=Pin(pins["i2c_scl"]), sda=Pin(pins["i2c_sda"]),

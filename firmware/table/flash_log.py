@@ -108,15 +108,8 @@ class FlashLog:
         self.views = (mv[0:PAGE], mv[PAGE:2 * PAGE])
         self.win[:] = _FF_PAGE * 2
         self.hbuf = bytearray(4)              # a header's check, computed
-        self.buf = bytearray(SECTOR)          # a sector's bytes, read (``load``)
-        self.cached = -1                      # the sector in ``buf`` (-1: none)
+        self.scanner = Reader(dev, SECTOR)    # the power-up's reading, a sector at a time
         self.crc = C.state()
-        self.at = 0                 # ``look``: the line's offset in ``buf``...
-        self.n = 0                  # ... its length
-        self.tag = 0                # ... the record's tag
-        self.number = 0             # ... a session record's number
-        self.next = 0               # ... where the next record may start
-        self.end = 0                # ... where writing may go on after it
         self.torn = 0               # torn records met by ``scan``
         self.erases = 0             # sectors erased
         self.programs = 0           # pages programmed
@@ -128,18 +121,18 @@ class FlashLog:
 
     # ----- reading ----------------------------------------------------------------
 
-    def load(self, s):
-        """Sector ``s``'s bytes in ``buf`` (read once until it is written)."""
-        if self.cached != s:
-            self.cached = -1
-            self.dev.readblocks(s, self.buf, 0)
-            self.cached = s
-        return self.buf
+    def reader(self, size=PAGE):
+        """A Reader of its own for whoever reads records (reading changes
+        nothing of the log's: the table's state stays as its doors left it)."""
+        return Reader(self.dev, size)
 
     def header(self, s):
         """Sector ``s``'s sequence number if its header is valid and live,
-        -2 - the number if valid but released, -1 if not valid."""
-        b = self.load(s)
+        -2 - the number if valid but released, -1 if not valid (the sector
+        is then in ``scanner``'s buffer)."""
+        r = self.scanner
+        r.window(s, 0, SECTOR)
+        b = r.buf
         if b[0:4] != MAGIC or b[4] != VERSION:
             return -1
         h = self.hbuf
@@ -150,62 +143,6 @@ class FlashLog:
             return -1
         seq = (b[6] << 24) | (b[7] << 16) | (b[8] << 8) | b[9]
         return seq if b[14] == LIVE else -2 - seq
-
-    def look(self, s, pos):
-        """What ``pos`` in sector ``s`` holds: END, EMPTY, GOOD, TORN (a
-        whole head, the line not: a record cut by the power or damaged) or
-        GARBAGE (no head).  ``next``: where a record may start after it;
-        ``end``: where writing may go on after it -- for a torn record the
-        page after the bytes it could have reached, which nothing is ever
-        programmed over.  For GOOD: ``tag``, ``number``, the line's ``n``
-        bytes at ``buf[at:]`` (``line()``)."""
-        if pos > SECTOR - 4:
-            self.next = self.end = SECTOR
-            return END
-        b = self.load(s)
-        tag = b[pos]
-        if tag == ERASED:                  # nothing starts here: the next record, if
-            self.next = ceil_page(pos + 1)  # any, was written at a page
-            return EMPTY
-        size = self._head(b, tag, pos)
-        if size < 0:                       # a torn or damaged head: look on byte by byte
-            self.next = pos + 1
-            self.end = ceil_page(pos + MAX_HEAD)
-            return GARBAGE
-        self.next = pos + size
-        self.at = pos + size - self.n
-        if not _whole_line(b, self.at, self.n):
-            self.end = ceil_page(pos + size)
-            return TORN
-        self.end = self.next
-        self.tag = tag
-        return GOOD
-
-    def _head(self, b, tag, pos):
-        """The record's size if its head at ``pos`` is whole (its line's
-        length ``n`` and ``number`` set), else -1."""
-        hs = head_size(tag)
-        if (tag != TAG_LINE and tag != TAG_SESSION) or pos + hs > SECTOR:
-            return -1
-        check = 0xA5
-        for i in range(pos, pos + hs - 1):
-            check ^= b[i]
-        if check != b[pos + hs - 1]:
-            return -1
-        n = (b[pos + 1] << 8) | b[pos + 2]
-        if n < 10 or pos + hs + n > SECTOR:
-            return -1
-        self.n = n
-        self.number = (b[pos + 3] << 8) | b[pos + 4] if tag == TAG_SESSION else 0
-        return hs + n
-
-    def line(self):
-        """The line ``look`` found (str)."""
-        return bytes(memoryview(self.buf)[self.at:self.at + self.n]).decode()
-
-    def is_deal(self):
-        """Is the line ``look`` found a deal event (its canonical JSON)?"""
-        return self.buf.find(b'"ev":"deal"', self.at, self.at + self.n) >= 0
 
     def order(self):
         """The sectors holding records (USED), oldest first."""
@@ -226,12 +163,11 @@ class FlashLog:
     def scan(self, visit):
         """Read the whole area (a power-up): every sector's header, then each
         record oldest first, ``visit(s, pos, whole)`` (for a whole one with
-        ``look``'s answers set); torn records are counted (``torn``); the write position follows
+        ``scanner``'s answers set); torn records are counted (``torn``); the write position follows
         the last record, never on a torn one."""
         self.torn = 0
         self.top = -1
         self.failed = False
-        self.cached = -1
         for s in range(self.sectors):
             seq = self.header(s)
             self.seqs[s] = seq if seq >= 0 else -1
@@ -245,14 +181,14 @@ class FlashLog:
             self.wsec = s
             self.wpos = self._walk(s, visit)
         if self.wsec >= 0:
-            self.load(self.wsec)
+            self.scanner.window(self.wsec, 0, SECTOR)
             self.wpos = self._blank_from(self.wpos)
         self._settle_ready()
 
     def _blank_from(self, end):
         """``end``, or the page after the last byte at or after it that is not
-        erased, in the sector in ``buf``: where writing may go on."""
-        b = self.buf
+        erased, in the sector in ``scanner``'s buffer: where writing may go on."""
+        b = self.scanner.buf
         p = SECTOR - PAGE
         while p >= end and b[p:p + PAGE] == _FF_PAGE:
             p -= PAGE
@@ -265,11 +201,12 @@ class FlashLog:
         """Visit sector ``s``'s records (``visit(s, pos, whole)``; a run of
         garbage counts as one torn record); where writing may go on after
         the last of them."""
+        r = self.scanner
         pos = HEAD
         end = HEAD
         garbage = False
         while True:
-            what = self.look(s, pos)
+            what = r.look(s, pos)
             if what == END:
                 return end
             if what == GOOD or what == TORN:
@@ -279,9 +216,9 @@ class FlashLog:
                 visit(s, pos, False)
                 self.torn += 1
             if what != EMPTY:
-                end = max(end, self.end)
+                end = max(end, r.end)
             garbage = what == GARBAGE
-            pos = self.next
+            pos = r.next
 
     def _settle_ready(self):
         """A prepared sector counts only above the write position (an empty one
@@ -364,8 +301,7 @@ class FlashLog:
     def _open_sector(self, s):
         """Erase sector ``s`` and program its header: it is READY.  (Small
         frames, as in the append path: this is its fallback.)"""
-        if self.cached == s:
-            self.cached = -1
+        self.scanner.forget(s)
         if not _erase(self, s):
             self.failed = True
             return
@@ -464,8 +400,7 @@ class FlashLog:
     def _flush(self, s, offset, k):
         """Program ``win``'s page ``k`` at ``offset`` in sector ``s``, then
         erase it in RAM (0xFF: a program changes only what it is meant to)."""
-        if self.cached == s:
-            self.cached = -1
+        self.scanner.forget(s)
         self.psec = s
         self.poff = offset
         if not self.failed:
@@ -497,6 +432,103 @@ def _program(log, k):
     except OSError:
         return False
     return True
+
+
+class Reader:
+    """Records of the log's device read back through a window of its bytes
+    (``size`` of them: a sector for the power-up's read, a page for a line
+    now and then; a longer record gets a window of its size), ``look``'s
+    answers in its fields.  Each reader has its own: reading changes nothing
+    of the log's."""
+
+    def __init__(self, dev, size):
+        self.dev = dev
+        self.buf = bytearray(size)
+        self.s = -1               # the sector in ``buf`` (-1: none) ...
+        self.base = 0             # ... its bytes from this offset ...
+        self.len = 0              # ... this many
+        self.at = 0               # ``look``: the line's offset in ``buf``...
+        self.n = 0                # ... its length
+        self.tag = 0              # ... the record's tag
+        self.number = 0           # ... a session record's number
+        self.next = 0             # ... where the next record may start
+        self.end = 0              # ... where writing may go on after it
+
+    def forget(self, s):
+        """Sector ``s`` was written: what ``buf`` holds of it is old."""
+        if self.s == s:
+            self.s = -1
+
+    def window(self, s, pos, n):
+        """Sector ``s``'s bytes ``pos`` to ``pos + n`` in ``buf``: where they start there."""
+        if s == self.s and self.base <= pos and pos + n <= self.base + self.len:
+            return pos - self.base
+        if n > len(self.buf):
+            self.buf = bytearray(n)
+        k = min(len(self.buf), SECTOR - pos)
+        self.s = -1
+        self.dev.readblocks(s, memoryview(self.buf)[0:k], pos)
+        self.s = s
+        self.base = pos
+        self.len = k
+        return 0
+
+    def look(self, s, pos):
+        """What ``pos`` in sector ``s`` holds: END, EMPTY, GOOD, TORN (a
+        whole head, the line not: a record cut by the power or damaged) or
+        GARBAGE (no head).  ``next``: where a record may start after it;
+        ``end``: where writing may go on after it -- for a torn record the
+        page after the bytes it could have reached, which nothing is ever
+        programmed over.  For GOOD: ``tag``, ``number``, the line's ``n``
+        bytes at ``buf[at:]`` (``line()``)."""
+        if pos > SECTOR - 4:
+            self.next = self.end = SECTOR
+            return END
+        tag = self.buf[self.window(s, pos, 1)]
+        if tag == ERASED:                  # nothing starts here: the next record, if
+            self.next = ceil_page(pos + 1)  # any, was written at a page
+            return EMPTY
+        size = self._head(s, tag, pos)
+        if size < 0:                       # a torn or damaged head: look on byte by byte
+            self.next = pos + 1
+            self.end = ceil_page(pos + MAX_HEAD)
+            return GARBAGE
+        self.next = pos + size
+        self.at = self.window(s, pos, size) + size - self.n
+        if not _whole_line(self.buf, self.at, self.n):
+            self.end = ceil_page(pos + size)
+            return TORN
+        self.end = self.next
+        self.tag = tag
+        return GOOD
+
+    def _head(self, s, tag, pos):
+        """The record's size if its head at ``pos`` is whole (its line's
+        length ``n`` and ``number`` set), else -1."""
+        hs = head_size(tag)
+        if (tag != TAG_LINE and tag != TAG_SESSION) or pos + hs > SECTOR:
+            return -1
+        i = self.window(s, pos, hs)
+        b = self.buf
+        check = 0xA5
+        for k in range(i, i + hs - 1):
+            check ^= b[k]
+        if check != b[i + hs - 1]:
+            return -1
+        n = (b[i + 1] << 8) | b[i + 2]
+        if n < 10 or pos + hs + n > SECTOR:
+            return -1
+        self.n = n
+        self.number = (b[i + 3] << 8) | b[i + 4] if tag == TAG_SESSION else 0
+        return hs + n
+
+    def line(self):
+        """The line ``look`` found (str)."""
+        return bytes(memoryview(self.buf)[self.at:self.at + self.n]).decode()
+
+    def is_deal(self):
+        """Is the line ``look`` found a deal event (its canonical JSON)?"""
+        return self.buf.find(b'"ev":"deal"', self.at, self.at + self.n) >= 0
 
 
 def line_head(w, r, n):

@@ -291,21 +291,22 @@ class FlashJournals:
 
     def _visit(self, s, pos, good):
         log = self.log
+        r = log.scanner
         if not good:
             if self.counts:
                 self.counts[-1][_TORN] += 1
             return
-        if log.tag == L.TAG_SESSION:
-            self.entries.append([log.number, s, pos, log.seqs[s]])
+        if r.tag == L.TAG_SESSION:
+            self.entries.append([r.number, s, pos, log.seqs[s]])
             self.counts.append([0, 0, 0, 0, 0])
             self.places = []
         elif not self.entries:
             return                   # the last records of a dropped session
         c = self.counts[-1]
         c[_LINES] += 1
-        c[_BYTES] += log.n + 1
-        c[_USED] += log.next - pos
-        if log.is_deal():
+        c[_BYTES] += r.n + 1
+        c[_USED] += r.next - pos
+        if r.is_deal():
             c[_DEALS] += 1
         self.places.append(s * L.SECTOR + pos)
         if len(self.places) > TAIL:
@@ -401,30 +402,31 @@ class FlashJournals:
         ``limit``: read from flash record by record (a sector released or
         written over meanwhile ends it)."""
         log = self.log
+        r = log.reader()
         s, pos, seq = entry[_SEC], entry[_POS], entry[_SEQ]
         k = 0
         while k < limit and s >= 0:
             if log.seqs[s] != seq:
                 return
-            what = log.look(s, pos)
+            what = r.look(s, pos)
             if what == L.END:
                 s = log.after(s)
                 seq = log.seqs[s] if s >= 0 else -1
                 pos = L.HEAD
                 continue
-            pos = log.next
+            pos = r.next
             if what == L.GOOD:
-                if log.tag == L.TAG_SESSION and k:
+                if r.tag == L.TAG_SESSION and k:
                     return               # the next session's header
                 k += 1
-                yield log.line()
+                yield r.line()
 
-    def line_at(self, where):
+    def line_at(self, where, reader=None):
         """The line of the record at ``where`` (sector * SECTOR + position)."""
-        log = self.log
-        if log.look(where // L.SECTOR, where % L.SECTOR) != L.GOOD:
+        r = reader or self.log.reader()
+        if r.look(where // L.SECTOR, where % L.SECTOR) != L.GOOD:
             raise IndexError(where)
-        return log.line()
+        return r.line()
 
 
 def _place(entry):
@@ -511,7 +513,8 @@ class FlashJournal(SessionJournal):
     def tail(self, n):
         """The last ``n`` lines (at most TAIL), read from flash."""
         k = min(n, TAIL, self.count)
-        return [self.store.line_at(self.where[(self.last - k + 1 + i) % TAIL])
+        r = self.log.reader()
+        return [self.store.line_at(self.where[(self.last - k + 1 + i) % TAIL], r)
                 for i in range(k)]
 
     def line(self, k):

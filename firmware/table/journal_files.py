@@ -31,8 +31,8 @@ import os
 from tapp.jsonout import dumps
 from tapp.record import MAX_LINE, OVERLONG, LineReader, parse_line, with_crc
 
+from .files import join
 from .journal import DEAL_BYTES, FLASH_ERROR, NO_ROOM, TAIL, SessionJournal, line_of, make_room
-from .settings import join
 
 FOLDER = "journal"
 RESERVE_BLOCKS = 4        # free blocks play never uses (littlefs commits need some)

@@ -406,11 +406,12 @@ class View:
         (``random.getrandbits`` or alike): its card int, and the seat to play
         in ``out[0]``; -1 when no known hand is to play.  A robot player's
         card in one call (the simulator's, every card of a deal)."""
+        deal = self._deal
         pick = self._pick
         n = self.legal_masks(pick)
-        if not n:
+        if deal is None or not n:
             return -1
-        out[0] = self._deal.turn
+        out[0] = deal.turn
         nth = _nth or _nth_table()
         k = bits(WIDTH[n])                  # uniform below n: a draw beyond drawn again
         while k >= n:

@@ -76,7 +76,7 @@ PASSES = ("pass", "weg")
 DECK_ID = 1
 CUT_AT_PLAY = [7]             # the power cut after this many plays (-1: none)
 
-# reader states as drivers.mfrc522.ReaderSet reports them (table/presence.py)
+# reader states as drivers.reader_set.ReaderSet reports them (table/presence.py)
 ABSENT = 0
 PRESENT = 1
 
@@ -142,7 +142,7 @@ class Clock:
 
 
 class FakeReaders:
-    """What the app and presence.feed use of drivers.mfrc522.ReaderSet: ``n``,
+    """What the app and presence.feed use of drivers.reader_set.ReaderSet: ``n``,
     ``status``/``raw`` (one state per reader), ``uid_view(i)``/``raw_uid_view(i)``
     (memoryviews made once), ``arm(i)``, ``poll(i)``.  A reader reports the tag
     laid on it (``put``) from its next poll, two tags as a collision."""
@@ -638,7 +638,7 @@ class Script:
         flash: it is written to a dead device."""
         tags = self.dev.tags()
         self.power_cuts += 1
-        journal = self.dev.app.view.journal()
+        journal = self.dev.app.journal   # the writer itself: its file is closed at the cut
         self.dev = None
         self.flash.power_cycle(journal)
         journal = None
@@ -771,7 +771,7 @@ class PlayMeter:
             return measured
         dev.jobs = [(wrap(dev.names[k], dev.plain_jobs[k][0]), dev.plain_jobs[k][1])
                     for k in range(len(dev.plain_jobs))]
-        journal = dev.app.view.journal()
+        journal = dev.app.journal        # the writer itself: its lines are measured
         plain = journal.append
 
         def append(ev):

@@ -1,6 +1,6 @@
 """``tapptable bench``: engine speed and heap numbers, printed as a table.
 
-Benchmarks print numbers; they never pass or fail on time (DEVELOPERS.md).
+Benchmarks print numbers; they never pass or fail on time (tests/README.md).
 """
 import os
 import subprocess
