@@ -126,7 +126,7 @@ class VirtualTable:
     @staticmethod
     def session_found(root):
         """Does the table folder ``root`` hold a session to take up?"""
-        from table.journal import FlashJournals
+        from table.journal_flash import FlashJournals
         path = os.path.join(root, JOURNAL_IMAGE)
         if not os.path.exists(path):
             return False

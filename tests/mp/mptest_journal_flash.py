@@ -32,7 +32,8 @@ except ImportError:  # CPython: the package's module
     from host_sim.vm.nor_flash import NorFlash, apply_op, half
 
 from table import flash_log as L
-from table.journal import FlashJournals, line_of, session_name
+from table.journal import line_of, session_name
+from table.journal_flash import FlashJournals
 from tapp.jsonout import dumps
 from tapp.record import with_crc
 

@@ -16,7 +16,7 @@ import time
 import micropython
 from nor_flash import NorFlash
 
-from table.journal import FlashJournals
+from table.journal_flash import FlashJournals
 
 HEADER = {"record": 1, "variant": "tapp_modern", "players": 3, "first_dealer": 0,
           "mode": "open", "seats": ["A", "B", "C"]}
