@@ -23,6 +23,7 @@ import io
 import json
 
 import pytest
+from played_sessions import play_sessions
 
 from host_sim.table import AutoPlayers, VirtualTable
 from host_sim.vm.nor_flash import NorFlash, apply_op, half
@@ -62,22 +63,15 @@ class Played:
         dev = table.journal_flash
         self.lines = {}
         self.kept = []
-        people = AutoPlayers(table, seed=seed, illegal_once=False)
-        for k in range(warm + deals):
+
+        def before_deal(k):
             if k == warm:
                 self.snapshot = bytes(dev.data)
                 self.erases = dev.erases
                 dev.start_log()
                 dev.watch = lambda ops: self.kept.append(self._shown(table))
-            if k and k % per_session == 0:
-                self._keep(table)
-                assert table.app.input(NEW_SESSION)
-                table.wait(200)
-                people = AutoPlayers(table, seed=seed + k, illegal_once=False)
-            elif k:
-                people.next_deal()
-            people.play_deal()
-        self._keep(table)
+        play_sessions(table, warm + deals, per_session, seed, before_deal,
+                      lambda: self._keep(table))
         self.log = dev.log
         self.end = bytes(dev.data)
         self.sessions = table.app.journals.sessions()

@@ -18,11 +18,12 @@ default a spread part of the cuts (a VM's power-up costs half a second);
 import json
 
 import pytest
+from played_sessions import play_sessions
 
 from host_sim.table import AutoPlayers, VirtualTable
 from host_sim.vm.nor_flash import NorFlash, apply_op, half, load_log
 from host_sim.vm_table import VmTable
-from table.app import BOOT_LOOK_MS, NEW_SESSION
+from table.app import BOOT_LOOK_MS
 from tapp.record import Replayer
 
 RESUMED_MS = BOOT_LOOK_MS + 100     # the readers have looked, a game step followed
@@ -52,19 +53,9 @@ class PlayedInVm:
         self.lines = {}
         self.marks = []
         try:
-            people = AutoPlayers(table, seed=seed, illegal_once=False)
-            for k in range(warm + deals):
-                if k == warm:
-                    self._start_log(table, image)
-                if k and k % 2 == 0:
-                    self._keep(table)
-                    assert table.app.input(NEW_SESSION)
-                    table.wait(200)
-                    people = AutoPlayers(table, seed=seed + k, illegal_once=False)
-                elif k:
-                    people.next_deal()
-                people.play_deal()
-            self._keep(table)
+            play_sessions(table, warm + deals, 2, seed,
+                          lambda k: k == warm and self._start_log(table, image),
+                          lambda: self._keep(table))
             table.after_step = None
             flash = table.journal_flash
             flash.save_log(str(tmp_path / "ops.bin"))

@@ -15,24 +15,21 @@ words on the heap.
 """
 from array import array
 
+from tapp.record import crc_hex
+
 _LO = array("H", bytes(512))
 _HI = array("H", bytes(512))
 _HEX = b"0123456789abcdef"
 
 
 def _table():
+    """Entry n is the CRC register's change for a byte that leaves n in its
+    low byte: the CRC-32 of the one byte n ^ 0xFF, its top byte uninverted
+    (the record format's own CRC, tapp/record.py, computes it)."""
     for n in range(256):
-        hi = 0
-        lo = n
-        for _ in range(8):
-            carry = lo & 1
-            lo = (lo >> 1) | ((hi & 1) << 15)
-            hi >>= 1
-            if carry:
-                hi ^= 0xEDB8
-                lo ^= 0x8320
-        _LO[n] = lo
-        _HI[n] = hi
+        v = int(crc_hex(bytes((n ^ 0xFF,))), 16)
+        _HI[n] = (v >> 16) ^ 0xFF00
+        _LO[n] = v & 0xFFFF
 
 
 _table()

@@ -140,17 +140,9 @@ def _rewrite(path):
     """Copy the whole lines to a new file and rename it over the old one, so the
     next append does not follow a torn line (read and written line by line)."""
     tmp = path + ".tmp"
-    with open(path, "rb") as src, open(tmp, "w") as dst:
-        reader = _LINES.reader(src)
-        try:
-            while True:
-                raw = reader.readline()
-                if raw is None:
-                    break
-                if _whole(raw):
-                    dst.write(bytes(raw).decode() + "\n")
-        finally:
-            _LINES.release(reader)
+    with open(tmp, "w") as dst:
+        for line in file_lines(path):
+            dst.write(line + "\n")
     os.rename(tmp, path)
 
 
@@ -280,8 +272,9 @@ class FileJournal(SessionJournal):
                 pass
 
 
-def file_lines(path):
-    """The whole lines of the session file ``path``, read one by one."""
+def _raw_lines(path):
+    """Every line of the file ``path`` as the shared line reader gives it
+    (bytes valid until the next one)."""
     with open(path, "rb") as f:
         reader = _LINES.reader(f)
         try:
@@ -289,10 +282,21 @@ def file_lines(path):
                 raw = reader.readline()
                 if raw is None:
                     return
-                if _whole(raw):
-                    yield bytes(raw).decode()
+                yield raw
         finally:
             _LINES.release(reader)
+
+
+def file_lines(path):
+    """The whole lines of the session file ``path``, read one by one (closing
+    this closes the file and gives the line buffer back at once)."""
+    raws = _raw_lines(path)
+    try:
+        for raw in raws:
+            if _whole(raw):
+                yield bytes(raw).decode()
+    finally:
+        raws.close()
 
 
 def create_journal(root, header):
@@ -361,28 +365,20 @@ def read_back(path):
     dropped = 0
     size = 0
     deals = 0
-    with open(path, "rb") as f:
-        reader = _LINES.reader(f)
-        try:
-            while True:
-                raw = reader.readline()
-                if raw is None:
-                    break
-                if not _whole(raw):
-                    dropped += 1    # torn (power cut in a write, erased flash) or corrupt
-                    continue
-                line = bytes(raw).decode()
-                if header is None:
-                    header = line
-                elif '"ev":"deal"' in line:
-                    deals += 1
-                count += 1
-                size += len(raw) + 1
-                tail.append(line)
-                if len(tail) > TAIL:
-                    tail.pop(0)
-        finally:
-            _LINES.release(reader)
+    for raw in _raw_lines(path):
+        if not _whole(raw):
+            dropped += 1    # torn (power cut in a write, erased flash) or corrupt
+            continue
+        line = bytes(raw).decode()
+        if header is None:
+            header = line
+        elif '"ev":"deal"' in line:
+            deals += 1
+        count += 1
+        size += len(raw) + 1
+        tail.append(line)
+        if len(tail) > TAIL:
+            tail.pop(0)
     if header is None:
         return None
     if dropped:
