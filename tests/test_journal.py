@@ -163,6 +163,38 @@ def test_a_power_cut_in_and_after_every_flash_operation_of_a_session(played):
     assert stats["kept"] and stats["new"] and stats["started"] and stats["played on"] >= 30
 
 
+def test_sectors_are_erased_ahead_only_while_nothing_waits():
+    """Ten deals on a small area: every sector the deals need was erased by
+    the flash job ahead of need (no append erased one), and at each of those
+    erases no input was queued, no button held, no card the readers saw
+    still to be settled (nor a placed one they no longer see), the screen
+    sent.  (A card laid since its reader's last look is not known yet: the
+    erase may hold its notice up by its 45 ms on the Pico.)"""
+    table = VirtualTable("herzblatt", 4, "strict", journal_kb=24)
+    dev = table.journal_flash
+    log = table.app.journals.log
+    start = (log.prepared, log.fallbacks)
+    erases = []
+
+    def watch(ops):
+        if dev.erases != (erases[-1][0] if erases else start[0] + 1):
+            tags = table.tags
+            erases.append((dev.erases, table.app.inputs_pending(),
+                           [pin.is_pressed for pin in table.board.button_pins],
+                           [(table.app.view.reader_raw(r) == 1) != bool(table.app.view.placed(r))
+                            for r in range(len(tags))],
+                           table.board.display.dirty_pages()))
+    dev.watch = watch
+    people = AutoPlayers(table, seed=7, illegal_once=False)
+    for k in range(10):
+        if k:
+            people.next_deal()
+        people.play_deal()
+    assert log.fallbacks == start[1] and log.prepared - start[0] >= 5, (log.prepared, start)
+    for _, pending, buttons, unsettled, dirty in erases:
+        assert not pending and not any(buttons) and not any(unsettled) and not dirty
+
+
 def test_play_goes_on_after_a_power_cut_mid_trick():
     table = VirtualTable("wuerttemberg", 3)
     people = AutoPlayers(table, seed=3, illegal_once=False)
