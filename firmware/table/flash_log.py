@@ -163,8 +163,8 @@ class FlashLog:
     def scan(self, visit):
         """Read the whole area (a power-up): every sector's header, then each
         record oldest first, ``visit(s, pos, whole)`` (for a whole one with
-        ``scanner``'s answers set); torn records are counted (``torn``); the write position follows
-        the last record, never on a torn one."""
+        ``scanner``'s answers set); torn records are counted (``torn``); the
+        write position follows the last record, never on a torn one."""
         self.torn = 0
         self.top = -1
         self.failed = False

@@ -115,7 +115,7 @@ class FlashJournals:
             self.counts.append(None)       # (the running journal counts for itself)
             self.running = journal
         else:
-            journal.failed = True
+            journal.refuse(LINE_TOO_LONG if len(data) > L.MAX_LINE else _why(log))
         return journal
 
     def finish(self):
@@ -244,12 +244,10 @@ class FlashJournal(SessionJournal):
         if len(data) > L.MAX_LINE:
             return LINE_TOO_LONG
         if not self.log.write(L.TAG_LINE, 0, data):
-            return self._why()
+            return _why(self.log)
         self._written(len(data), 4 + len(data))
         return None
 
-    def _why(self):
-        return FLASH_ERROR if self.log.failed else NO_ROOM
 
     def _written(self, n, size):
         """A record of a line of ``n`` bytes, ``size`` on flash, went on."""
@@ -265,7 +263,7 @@ class FlashJournal(SessionJournal):
         MicroPython would put on the heap)."""
         r = self.log.reserve(45 + len(code))
         if r < 0:
-            return self._why()
+            return _why(self.log)
         _format_play(self.log.win, r, seat, code)
         if not self.log.commit(45 + len(code)):
             return FLASH_ERROR
@@ -301,6 +299,11 @@ class FlashJournal(SessionJournal):
     def read_lines(self):
         """Every line of the session, read from flash one by one."""
         return self.store.walk(self.entry, self.count)
+
+
+def _why(log):
+    """Why the log took no record: the device refused, or there is no room."""
+    return FLASH_ERROR if log.failed else NO_ROOM
 
 
 def _format_play(w, r, seat, code):

@@ -323,6 +323,10 @@ def test_what_the_flash_cannot_keep_is_refused_with_a_word():
     assert _lines(third) == [with_crc(dumps(HEADER)), line_of(DEAL)]
     third.append(_play(2))
     assert not third.failed and len(_lines(third)) == 3
+    before = bytes(dev.data)                   # a header too long for a record
+    big = store.create(dict(HEADER, note="y" * L.MAX_LINE))
+    assert big.failed and big.refused == "line_too_long" and big.reopen() is None
+    assert [n for n, _ in store.sessions()] == ["s0001.jsonl"] and bytes(dev.data) == before
 
 
 def test_corrupt_bytes_cost_only_their_record():
