@@ -8,7 +8,7 @@ program: firmware/table/flash_log.py).  A virtual table with ``table
 flash=KB`` gets a flash of KB KiB split the same way (``split``): littlefs
 for decks and settings, the journal's area on emulated NOR flash
 (host_sim/vm/nor_flash.py, ``journal_flash``).  The MicroPython VM table
-mounts littlefs on the same NOR model (tests/mp/mpflash.py); this module gives
+mounts littlefs on the same NOR model (vm/nor_flash.py); this module gives
 the CPython table the same: the real littlefs C library (littlefs-python, the
 same littlefs 2.11 and configuration as tools/tapptable/fsimage.py), so a
 scenario fills up and runs out of space at the same point in both runtimes.

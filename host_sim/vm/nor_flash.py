@@ -296,6 +296,30 @@ class NorFlash:
         self._through(block * self.block_size, n)
 
 
+PICO_PROGSIZE = 256   # the rp2 port's _boot.py: VfsLfs2(bdev, progsize=256)
+
+
+def _vfs():
+    try:
+        import vfs
+    except ImportError:  # CPython: littlefs-python behind the same calls
+        from host_sim import lfs_vfs as vfs
+    return vfs
+
+
+def format_lfs(bd, progsize=PICO_PROGSIZE):
+    """littlefs v2 made on ``bd`` as the rp2 port makes it."""
+    _vfs().VfsLfs2.mkfs(bd, progsize=progsize)
+
+
+def mount_lfs(bd, where, progsize=PICO_PROGSIZE, mtime=True):
+    """Mount littlefs v2 on ``bd`` at ``where`` as the rp2 port does (progsize
+    256; mtime=False makes the flash contents independent of the clock)."""
+    vfs = _vfs()
+    vfs.mount(vfs.VfsLfs2(bd, progsize=progsize, mtime=mtime), where)
+    return where
+
+
 def load_log(path):
     """The operations ``NorFlash.save_log`` wrote, as ``log`` holds them."""
     import struct

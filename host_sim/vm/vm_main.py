@@ -14,7 +14,7 @@ import sys
 import vm_machine
 import vm_neopixel
 import vm_time
-from nor_flash import NorFlash
+from nor_flash import NorFlash, format_lfs, mount_lfs
 from vm_link import answer
 
 sys.modules["time"] = vm_time
@@ -39,15 +39,14 @@ def mount_flash(cfg):
     formatted; or None: those files on the host's file system (``cfg["root"]``)."""
     if not cfg.get("flash"):
         return None
-    import mpflash as F
     blocks = cfg.get("flash_blocks") or FLASH_BLOCKS
     try:
         with open(cfg["flash"], "rb") as f:
             flash = NorFlash(blocks, data=f.read())
     except OSError:
         flash = NorFlash(blocks)
-        F.format_lfs(flash)
-    F.mount(flash, FLASH_ROOT, mtime=False)
+        format_lfs(flash)
+    mount_lfs(flash, FLASH_ROOT, mtime=False)
     cfg["root"] = FLASH_ROOT
     return flash
 

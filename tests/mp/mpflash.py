@@ -32,14 +32,9 @@ FlashDev = NorFlash   # (the name the littlefs tests and test_fsimage.py use)
 
 LFS = vfs is not None and hasattr(vfs, "VfsLfs2")
 
-PICO_PROGSIZE = 256   # the rp2 port's _boot.py: VfsLfs2(bdev, progsize=256)
-
-
-def mount(bd, where, progsize=PICO_PROGSIZE, mtime=True):
-    """Mount littlefs v2 on ``bd`` at ``where`` as the rp2 port does (progsize
-    256; mtime=False makes the flash contents independent of the clock)."""
-    vfs.mount(vfs.VfsLfs2(bd, progsize=progsize, mtime=mtime), where)
-    return where
+PICO_PROGSIZE = _nor.PICO_PROGSIZE
+mount = _nor.mount_lfs
+format_lfs = _nor.format_lfs
 
 
 def umount(where):
@@ -47,10 +42,6 @@ def umount(where):
         vfs.umount(where)
     except OSError:
         pass
-
-
-def format_lfs(bd, progsize=PICO_PROGSIZE):
-    vfs.VfsLfs2.mkfs(bd, progsize=progsize)
 
 
 def rmtree(path):
