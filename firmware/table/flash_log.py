@@ -108,7 +108,8 @@ class FlashLog:
         self.views = (mv[0:PAGE], mv[PAGE:2 * PAGE])
         self.win[:] = _FF_PAGE * 2
         self.hbuf = bytearray(4)              # a header's check, computed
-        self.scanner = Reader(dev, SECTOR)    # the power-up's reading, a sector at a time
+        self.scanner = Reader(dev, 2 * PAGE)  # the power-up's reading (no 4 KB block: a
+                                              # fragmented heap may have none at a reopen)
         self.crc = C.state()
         self.torn = 0               # torn records met by ``scan``
         self.erases = 0             # sectors erased
@@ -128,10 +129,9 @@ class FlashLog:
 
     def header(self, s):
         """Sector ``s``'s sequence number if its header is valid and live,
-        -2 - the number if valid but released, -1 if not valid (the sector
-        is then in ``scanner``'s buffer)."""
+        -2 - the number if valid but released, -1 if not valid."""
         r = self.scanner
-        r.window(s, 0, SECTOR)
+        r.window(s, 0, HEAD)
         b = r.buf
         if b[0:4] != MAGIC or b[4] != VERSION:
             return -1
@@ -173,7 +173,7 @@ class FlashLog:
             self.seqs[s] = seq if seq >= 0 else -1
             self.kind[s] = FREE
             if seq >= 0:
-                self.kind[s] = READY if self._blank_from(HEAD) == HEAD else USED
+                self.kind[s] = READY if self._blank_from(s, HEAD) == HEAD else USED
             self.top = max(self.top, seq if seq >= 0 else -2 - seq)
         self.wsec = -1
         self.wpos = SECTOR
@@ -181,19 +181,24 @@ class FlashLog:
             self.wsec = s
             self.wpos = self._walk(s, visit)
         if self.wsec >= 0:
-            self.scanner.window(self.wsec, 0, SECTOR)
-            self.wpos = self._blank_from(self.wpos)
+            self.wpos = self._blank_from(self.wsec, self.wpos)
         self._settle_ready()
 
-    def _blank_from(self, end):
-        """``end``, or the page after the last byte at or after it that is not
-        erased, in the sector in ``scanner``'s buffer: where writing may go on."""
-        b = self.scanner.buf
+    def _blank_from(self, s, end):
+        """``end``, or the page after the last byte of sector ``s`` at or after
+        it that is not erased: where writing may go on."""
+        r = self.scanner
         p = SECTOR - PAGE
-        while p >= end and b[p:p + PAGE] == _FF_PAGE:
+        while p >= end:
+            i = r.window(s, p, PAGE)
+            if r.buf[i:i + PAGE] != _FF_PAGE:
+                break
             p -= PAGE
-        last = min(p + PAGE, SECTOR) - 1
-        while last >= end and b[last] == ERASED:
+        if p < 0:
+            return end
+        i = r.window(s, p, PAGE) - p
+        last = p + PAGE - 1
+        while last >= end and r.buf[i + last] == ERASED:
             last -= 1
         return end if last < end else ceil_page(last + 1)
 
