@@ -27,12 +27,13 @@ def table_numbers(variant, players, mode, deals):
         people.play_deal()
     lines = table.journal_lines()
     plays = sum('"ev":"play"' in line for line in lines)
-    journal = table.app.view.journal()
+    dealt = sum('"ev":"deal"' in line for line in lines)
+    per = sum(len(line.encode()) + 4 for line in lines[1:]) // dealt + 1   # records' bytes
     return {"lines": len(lines) - 1, "plays": plays,
             "programs": (dev.writes - start[0]) / (len(lines) - 1),
             "erases": (dev.erases - start[1]) / plays,
             "ahead": log.prepared - start[2], "fallback": log.fallbacks - start[3],
-            "deal_bytes": journal.deal_bytes(), "fit": journal.deals_left()}
+            "deal_bytes": per, "fit": table.app.journals.free_bytes() // per}
 
 
 def vm_numbers(quick):
