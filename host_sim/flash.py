@@ -100,6 +100,15 @@ def journal_flash(kb=PICO_JOURNAL_KB, path=None, through=True):
     return NorFlash(kb * 1024 // BLOCK, BLOCK, path=path, through=through)
 
 
+def journal_area_lines(image):
+    """The newest session's lines in an image of the journal's own flash area
+    (a Pico's flash read back: the table's firmware keeps its journal there)."""
+    from host_sim.vm.nor_flash import NorFlash
+    from table.journal_flash import FlashJournals
+    journal = FlashJournals(NorFlash(len(image) // BLOCK, BLOCK, data=image)).last()
+    return list(journal.read_lines()) if journal is not None else []
+
+
 def mount(prefix, fs):
     """Send paths under ``prefix`` to ``fs`` (``.fs``: a LittleFS, ``.statvfs()``);
     host_sim/lfs_vfs.py mounts the tests' flash devices so."""
