@@ -67,3 +67,9 @@ def test_sessions_on_a_window_survive_a_power_up_and_leave_the_rest_alone():
     below = bytearray(4 * 4096)
     dev.readblocks(0, below)
     assert bytes(below) == image
+
+
+def test_the_virtual_tables_journal_area_is_the_picos():
+    from boards import pico
+    from host_sim import flash
+    assert flash.PICO_JOURNAL_KB * 1024 == pico.JOURNAL_SECTORS * 4096
