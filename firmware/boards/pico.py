@@ -23,6 +23,24 @@ SETTINGS = {
 }
 
 
+WRONG_FIRMWARE = ("tapptable: this MicroPython is not the table's own firmware (no "
+                  "tapptable_board frozen in it): flash build/pico/tapptable-pico.uf2 "
+                  "(tapptable build --board pico, docs/build.md). This is the MicroPython "
+                  "REPL.")
+
+
+def wrong_firmware():
+    """Why the table cannot start on this MicroPython, or None.  Its flash layout
+    (littlefs below the journal's own area) is the board's frozen
+    ``tapptable_board``: only the table's firmware has it; on another one
+    littlefs spans the journal's area."""
+    try:
+        import tapptable_board  # noqa: F401
+    except ImportError:
+        return WRONG_FIRMWARE
+    return None
+
+
 def make(root="/"):
     import machine
     import neopixel

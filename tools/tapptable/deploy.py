@@ -3,18 +3,22 @@
 ``build`` compiles every firmware module with mpy-cross for the board
 (``pico``: ``-march=armv6m``; ``esp32``: ``-march=xtensawin``) into
 ``build/<board>/fs/`` (``main.py`` stays source: the board runs it by name),
-writes ``build/<board>/manifest.json`` (each file's SHA-256 and size) and,
-with ``--romfs``, ``build/<board>/romfs.img`` (``mpremote romfs build``: the
-bytecode then runs from flash instead of RAM).
+writes ``build/<board>/manifest.json`` (each file's SHA-256 and size) and
+``build/<board>/romfs.img`` (``mpremote romfs build``: the bytecode then runs
+from flash instead of RAM; always for the Pico, whose table firmware has the
+partition, with ``--romfs`` for an ESP32).  For the Pico it also writes the
+filesystem image and the one UF2 to flash (fsimage.py).
 
 ``deploy`` finds the board as ``tapptable console`` does, stops the table's
 app with the console's PIN-guarded ``repl`` command (keyboard interrupt is off
-while it plays), checks the board's ``sys.platform`` (and names its machine)
-before changing anything, hashes the files on the board (the board's manifest
-``tapptable-manifest.json`` only says which files an earlier deploy put
-there), copies only the files whose hash differs, removes the files the new
-build no longer has, writes the manifest last (an interrupted deploy copies
-again), checks the copies by hash, writes ``settings.json`` when
+while it plays), checks the board's ``sys.platform`` (and names its machine;
+a Pico must run the table's own firmware) before changing anything, writes
+the ROMFS image where the board has a ROMFS partition, hashes the files on
+the board (the board's manifest ``tapptable-manifest.json`` only says which
+files an earlier deploy put there), copies only the files whose hash
+differs, removes the files the new build no longer has, writes the manifest
+last (an interrupted deploy copies again), checks the copies by hash, writes
+``settings.json`` when
 ``--pin``/``--set`` are given (checked by firmware/table/settings.py) and
 soft-resets the board.
 ``--dry-run`` prints the plan and changes nothing.  The MicroPython unix
@@ -73,11 +77,18 @@ def sources(src, board):
     return out
 
 
-def build(board="pico", out=None, src=None, romfs=False, log=print, firmware=None):
-    """Compile ``src`` (firmware/) for ``board`` into ``out``; the manifest dict."""
+def build(board="pico", out=None, src=None, romfs=False, log=print, firmware=None,
+          uf2=False):
+    """Compile ``src`` (firmware/) for ``board`` into ``out``; the manifest dict.
+    A Pico build always has its ROMFS image (the table's firmware runs the
+    bytecode from /rom) and the filesystem image; with ``uf2`` also the one
+    UF2 of the table's firmware (``firmware``: a UF2 of one's own build)."""
     from tools.mpy_compile import compile_firmware, mpy_cross_version
     if board not in MARCH:
         raise DeployError("--board: pico or esp32, not %r" % board)
+    if firmware and board != "pico":
+        raise DeployError("--firmware: the UF2 is made for --board pico only")
+    romfs = romfs or board == "pico"
     src = Path(src or ROOT / "firmware").resolve()
     if src.name != "firmware" or not (src / "main.py").is_file():
         raise DeployError("%s: not a firmware folder (with main.py)" % src)
@@ -114,12 +125,10 @@ def build(board="pico", out=None, src=None, romfs=False, log=print, firmware=Non
             raise DeployError("mpremote romfs build: %s" % (proc.stderr or proc.stdout).strip())
         manifest["romfs"] = {"sha256": sha256(img), "size": img.stat().st_size}
         (out / MANIFEST).write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
-    if firmware and board != "pico":
-        raise DeployError("--firmware: the UF2 is made for --board pico only")
-    if board == "pico":                  # fs.img, and one UF2 with --firmware (fsimage.py)
+    if board == "pico":                  # fs.img, and the one UF2 (fsimage.py)
         from tools.tapptable.fsimage import ImageError, write_images
         try:
-            write_images(out, firmware, romfs, log)
+            write_images(out, firmware, uf2 or firmware is not None, log)
         except ImageError as exc:
             raise DeployError(str(exc)) from None
     total = sum(e["size"] for e in entries.values())
@@ -150,7 +159,9 @@ for f in %r:
 IDENTIFY = ("import sys\nprint('P', sys.platform)\n"
             "print('M', getattr(sys.implementation, '_machine', '?'))\n"
             "try:\n import vfs\n print('R', vfs.rom_ioctl(1) if hasattr(vfs, 'rom_ioctl') "
-            "else 0)\nexcept Exception:\n print('R', 0)\n")
+            "else 0)\nexcept Exception:\n print('R', 0)\n"
+            "try:\n import tapptable_board\n print('B', tapptable_board.BOARD_ID)\n"
+            "except ImportError:\n print('B', '-')\n")
 
 
 def mpremote():
@@ -178,6 +189,7 @@ class Board:
         self.platform = None
         self.machine = None
         self.romfs = 0
+        self.board_id = None          # the table's firmware names its board (tapptable_board)
 
     def device(self):
         """The port, found once: the same board the console would pick."""
@@ -252,6 +264,8 @@ class Board:
                 self.machine = value
             elif key == "R":
                 self.romfs = int(value) if value.lstrip("-").isdigit() else 0
+            elif key == "B":
+                self.board_id = None if value == "-" else value
         if self.platform is None:
             raise DeployError("%s did not say what it is (is it MicroPython?)" % self.port)
         return self.platform, self.machine
@@ -279,8 +293,11 @@ class Board:
 
 
 def check_board(board, board_name, romfs=False):
-    """Refuse a board of another kind (a Pico build on an ESP32 cannot boot) and a
-    ROMFS deploy onto firmware without a ROMFS partition, before anything changes."""
+    """Refuse a board of another kind (a Pico build on an ESP32 cannot boot), a
+    Pico without the table's own firmware (the table does not start there) and
+    a ROMFS deploy onto firmware without a ROMFS partition, before anything
+    changes."""
+    from tools.tapptable.fsimage import LAYOUT
     platform, machine = board.identify()
     want = PLATFORMS[board_name]
     if platform not in (want, STAND_IN):
@@ -288,6 +305,10 @@ def check_board(board, board_name, romfs=False):
                           "with --board %s" % (board.port, platform, machine, board_name, want,
                                                {v: k for k, v in PLATFORMS.items()}.get(
                                                    platform, "?")))
+    if platform == PLATFORMS["pico"] and board.board_id != LAYOUT.BOARD_ID:
+        raise DeployError("%s runs MicroPython without the table's board (%s): copy "
+                          "build/pico/tapptable-pico.uf2 (tapptable build --board pico) onto "
+                          "its boot drive first (docs/build.md)" % (board.port, machine))
     if romfs and board.romfs <= 0:
         raise DeployError("%s: its MicroPython has no ROMFS partition (mpremote romfs query): "
                           "deploy without --romfs, or flash a firmware with one" % board.port)
@@ -353,12 +374,15 @@ def settings_text(board, pin=None, sets=()):
 
 
 def deploy(board_name="pico", port=None, build_dir=None, dry_run=False, force=False,
-           romfs=False, pin=None, sets=(), reset=True, log=print, board=None, stop_pin=None):
+           romfs=None, pin=None, sets=(), reset=True, log=print, board=None, stop_pin=None):
     """Copy the build onto the board; returns (copied, removed) file lists.
 
     The table's app is stopped first (``repl`` with ``stop_pin``, else ``pin``), the
     board's kind checked, and the board's own files hashed: nothing is trusted
-    from its manifest but the list of files an earlier deploy put there."""
+    from its manifest but the list of files an earlier deploy put there.
+    ``romfs``: True writes the ROMFS image (the board must have the partition),
+    False copies the .mpy files; None (the default) writes the image where the
+    board has a partition and the build an image (the table's Pico firmware)."""
     out = Path(build_dir or ROOT / "build" / board_name)
     if build_dir is None:
         build(board_name, out, romfs=romfs, log=log)
@@ -373,6 +397,8 @@ def deploy(board_name="pico", port=None, build_dir=None, dry_run=False, force=Fa
     board = board or Board(port)
     board.stop_app(stop_pin if stop_pin is not None else pin, log)
     platform, machine = check_board(board, board_name, romfs)
+    if romfs is None:
+        romfs = board.romfs > 0 and "romfs" in local
     remote = read_manifest(board)
     have = remote.get("files") if isinstance(remote.get("files"), dict) else {}
     actual = board.hashes(set(local["files"]) | set(have))
@@ -434,7 +460,7 @@ def deploy(board_name="pico", port=None, build_dir=None, dry_run=False, force=Fa
 
 def cmd_build(args):
     try:
-        build(args.board, args.out, romfs=args.romfs, firmware=args.firmware)
+        build(args.board, args.out, romfs=args.romfs, firmware=args.firmware, uf2=True)
     except DeployError as exc:
         return _fail("build", str(exc))
     return 0

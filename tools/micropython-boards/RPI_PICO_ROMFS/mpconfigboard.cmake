@@ -1,3 +1,0 @@
-# cmake file for Raspberry Pi Pico
-set(PICO_BOARD "pico")
-set(PICO_PLATFORM "rp2040")
