@@ -39,6 +39,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from host_sim.table import VirtualTable
+from host_sim.vm.vm_deck import DECK_ID
 from tools.tapptable import fsimage, rp2_images
 
 PROBE = Path(__file__).resolve().parent / "bench_rp2040_probe.py"
@@ -167,26 +169,37 @@ class MirroredTable:
 
     ``shown_ms``: per card laid on the on-turn seat's reader, the emulated
     time until the Pico's display showed what the twin shows for it;
-    ``report``: the probe's figures (the lowest and the largest seen)."""
+    ``report``: the probe's figures (the lowest and the largest seen).
 
-    def __init__(self, firmware, tmp, variant, players, probe=True):
-        from host_sim.rp2040.table import enrolled_files
-        from host_sim.table import VirtualTable
-        self.tmp = Path(tmp)
-        names = list(SEAT_NAMES[:players])
-        values = {"variant": variant, "players": players, "mode": "strict",
-                  "first_dealer": 0, "language": "de", "options": {}, "seat_names": names}
-        self.twin = VirtualTable(variant, players, "strict", seats=names, setup=True)
-        self.flash_path = self.tmp / ("flash-%s.bin" % firmware.name.split()[0])
-        files = dict(enrolled_files(1), **settings_files(values))
-        self.flash_path.write_bytes(firmware.flash(self.tmp, probe={} if probe else None,
-                                                   extra=files))
+    ``flash``: the Pico's flash (bytes), kept in the file ``flash_path``;
+    ``twin``: the CPython table in the state that flash puts the Pico in
+    (its settings, its decks).  ``for_firmware`` makes both for the bench."""
+
+    enrol_cards = VirtualTable.enrol_cards    # the same steps, each made on both tables
+
+    def __init__(self, flash, flash_path, twin):
+        self.twin = twin
+        self.flash_path = Path(flash_path)
+        self.flash_path.write_bytes(flash)
         self.report = {}
         self.shown_ms = []
         self.emulated_s = 0.0
         self._turn_card = False
         self.i2c_bytes = 0
         self.pico = None
+
+    @classmethod
+    def for_firmware(cls, firmware, tmp, variant, players, probe=True):
+        """The bench's table: a deck enrolled and the session's settings
+        remembered on both tables, the probe as boot.py on the Pico."""
+        from host_sim.rp2040.table import enrolled_files
+        names = list(SEAT_NAMES[:players])
+        values = {"variant": variant, "players": players, "mode": "strict",
+                  "first_dealer": 0, "language": "de", "options": {}, "seat_names": names}
+        twin = VirtualTable(variant, players, "strict", seats=names, setup=True)
+        files = dict(enrolled_files(1), **settings_files(values))
+        flash = firmware.flash(tmp, probe={} if probe else None, extra=files)
+        return cls(flash, Path(tmp) / ("flash-%s.bin" % firmware.name.split()[0]), twin)
 
     def power_on(self):
         """The first power-up: the Pico boots and shows the twin's first screen."""
@@ -283,17 +296,17 @@ class MirroredTable:
         result = fn()
         return result, self.twin.scheduler.now_ms() - t0
 
-    def place(self, reader, code, wait=True):
+    def place(self, reader, code, deck_id=DECK_ID, wait=True):
         from host_sim.mfrc522_model import Tag
-        from host_sim.vm.vm_deck import DECK_ID, card_uid
+        from host_sim.vm.vm_deck import card_uid
         from tapp.cards import CODE_INDEX
         table = self.twin.app.view
         view = table.engine()
         on_turn = (view is not None and not table.menu_size() and view.expects() == "card"
                    and view.turn() == reader)
-        uid = bytes(card_uid(DECK_ID, CODE_INDEX[code]))
+        uid = bytes(card_uid(deck_id, CODE_INDEX[code]))
         self.chips.chips[self._reader(reader)].place(Tag(uid))
-        _r, ms = self._twin_ms(lambda: self.twin.place(reader, code, wait=wait))
+        _r, ms = self._twin_ms(lambda: self.twin.place(reader, code, deck_id, wait=wait))
         self._turn_card = on_turn
         if wait:
             self._settle(ms)
@@ -390,7 +403,7 @@ def run_session(firmware, tmp, deals, plays=None, log=None, probe=True):
     from host_sim.players import AutoPlayers
     variant, players = SESSION
     t0 = time.perf_counter()
-    table = MirroredTable(firmware, tmp, variant, players, probe)
+    table = MirroredTable.for_firmware(firmware, tmp, variant, players, probe)
     flash_ops = {}
     failure = None
     same = None
