@@ -23,6 +23,7 @@ import pytest
 
 from tools import mpvm
 from tools.tapptable import deploy as D
+from tools.tapptable.fsimage import LAYOUT
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -162,10 +163,10 @@ class KindOfBoard(D.Board):
     """A board that only says what it is (no mpremote): for the checks made before
     anything changes."""
 
-    def __init__(self, platform, machine, romfs=0):
+    def __init__(self, platform, machine, romfs=0, board_id="-"):
         super().__init__("/dev/ttyFAKE")
         self.found = True
-        self.answer = "P %s\nM %s\nR %d\n" % (platform, machine, romfs)
+        self.answer = "P %s\nM %s\nR %d\nB %s\n" % (platform, machine, romfs, board_id)
         self.calls = []
 
     def run(self, *args):
@@ -175,17 +176,23 @@ class KindOfBoard(D.Board):
         raise AssertionError("changed or read the board after the check: %r" % (args,))
 
 
-def test_the_boards_kind_and_romfs_are_checked_before_anything_changes():
-    pico = KindOfBoard("rp2", "Raspberry Pi Pico with RP2040")
+TABLE_PICO = "Tapp table (Raspberry Pi Pico) with RP2040"
+
+
+def test_the_boards_kind_and_firmware_are_checked_before_anything_changes():
+    pico = KindOfBoard("rp2", TABLE_PICO, romfs=1, board_id=LAYOUT.BOARD_ID)
     with pytest.raises(D.DeployError, match="not a esp32 board.*--board pico"):
         D.check_board(pico, "esp32")
-    assert D.check_board(pico, "pico") == ("rp2", "Raspberry Pi Pico with RP2040")
+    assert D.check_board(pico, "pico", romfs=True) == ("rp2", TABLE_PICO)
+    stock = KindOfBoard("rp2", "Raspberry Pi Pico with RP2040")
+    with pytest.raises(D.DeployError, match="without the table's board.*tapptable-pico.uf2"):
+        D.check_board(stock, "pico")
     with pytest.raises(D.DeployError, match="no ROMFS partition"):
-        D.check_board(pico, "pico", romfs=True)
-    assert D.check_board(KindOfBoard("rp2", "Pico", romfs=1), "pico", romfs=True)
+        D.check_board(KindOfBoard("rp2", TABLE_PICO, board_id=LAYOUT.BOARD_ID), "pico",
+                      romfs=True)
     with pytest.raises(D.DeployError, match="not a pico board"):
         D.check_board(KindOfBoard("esp32", "ESP32 module with ESP32"), "pico")
-    assert len(pico.calls) == 3                    # one question each, nothing else
+    assert len(pico.calls) == 2 and len(stock.calls) == 1   # one question each, nothing else
 
 
 def test_the_board_is_trusted_for_nothing_but_its_file_list(firmware, tmp_path, board):

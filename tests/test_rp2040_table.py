@@ -13,9 +13,10 @@ a power cut inside a page program leaves part of the page programmed, from
 which the table boots and resumes.  The table starts
 without a display.
 
-The MicroPython UF2s and the RP2040 boot ROM are not in the repository
-(tools/tapptable/rp2_images.py says where they are looked for): without
-them these tests fail and name what to supply.
+The table's firmware (tools/micropython-boards/TAPPTABLE_PICO) and the
+RP2040 boot ROM come from tools/micropython-boards/images
+(tools/tapptable/rp2_images.py): without them these tests fail and name what
+to supply.
 """
 import os
 from pathlib import Path
@@ -88,21 +89,35 @@ def _pico(flash):
     return Pico(flash, bootrom_path())
 
 
+LAYOUT_NOW = ("import tapptable_board as t, os, sys\nprint(sys.implementation._build, "
+              "t.STORAGE_BYTES, t.ROMFS_BYTES, t.FS_START, t.FS_LEN, t.JOURNAL_START, "
+              "t.JOURNAL_LEN, os.statvfs('/')[2] * os.statvfs('/')[0])")
+
+
 def test_littlefs_formats_on_blank_flash_and_a_file_survives_the_power_cut(tmp_path):
-    blank = flash_image(firmware_uf2(False))       # no filesystem: _boot.py formats it
+    """The table's firmware on a new Pico: its frozen _boot.py formats littlefs
+    on the layout's FS part (the frozen layout is the board folder's), and
+    nothing it does touches the journal's area."""
+    blank = flash_image(firmware_uf2(True))        # no filesystem: _boot.py formats it
     assert blank[fsimage.FS_OFFSET:fsimage.FS_OFFSET + 4096] == b"\xff" * 4096
+    L = fsimage.LAYOUT
     pico = _pico(blank)
     try:
         pico.boot_to_repl()
         assert pico.flash_state()["erase"] >= 1     # the format erased blocks
-        pico.exec_raw("f = open('kept.txt', 'w'); f.write('tapp' * 300); f.close()")
+        assert pico.exec_raw(LAYOUT_NOW).split() == [str(v) for v in (
+            L.BOARD_ID, L.STORAGE_BYTES, L.ROMFS_BYTES, L.FS_START, L.FS_LEN,
+            L.JOURNAL_START, L.JOURNAL_LEN, L.FS_LEN)]
+        pico.exec_raw("f = open('kept.txt', 'w'); f.write('tapp' * 3000); f.close()")
     finally:
         pico.power_cut(tmp_path / "flash.bin")
+    assert (tmp_path / "flash.bin").read_bytes()[fsimage.JOURNAL_OFFSET:] == (
+        b"\xff" * fsimage.JOURNAL_BYTES)
     again = _pico(tmp_path / "flash.bin")
     try:
         again.boot_to_repl()
         out = again.exec_raw("import os; print(sorted(os.listdir('/')), "
-                             "open('kept.txt').read() == 'tapp' * 300)")
+                             "open('kept.txt').read() == 'tapp' * 3000)")
     finally:
         again.close()
     assert out.split() == ["['kept.txt']", "True"]
@@ -115,7 +130,7 @@ def test_the_faster_emulator_runs_exactly_what_rp2040js_runs():
     instruction count, timer reads, emulated time and output as rp2040js's own."""
     code = ("s = 0\nd = {}\nfor i in range(300):\n s = (s * 31 + i) % 1000003\n"
             " d[str(i)] = [i] * (i % 5)\nprint(s, len(d), sum(len(v) for v in d.values()))")
-    image = flash_image(firmware_uf2(False))
+    image = flash_image(firmware_uf2(True))
     runs = []
     for chain in (True, False):
         pico = Pico(image, bootrom_path(), chain_decoder=chain)
@@ -130,7 +145,7 @@ def test_the_faster_emulator_runs_exactly_what_rp2040js_runs():
 
 
 def test_a_power_cut_inside_a_page_program_leaves_part_of_the_page(tmp_path):
-    pico = _pico(flash_image(firmware_uf2(False), files={"log.txt": b"old\n"}))
+    pico = _pico(flash_image(firmware_uf2(True), files={"log.txt": b"old\n"}))
     try:
         pico.boot_to_repl()
         pico.arm_cut("program")

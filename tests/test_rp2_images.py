@@ -14,7 +14,7 @@ SUMS = rp2_images.recorded_sums()
 
 
 def test_every_named_image_is_recorded():
-    for name in (rp2_images.STOCK_FIRMWARE, rp2_images.ROMFS_FIRMWARE, rp2_images.BOOTROM):
+    for name in (rp2_images.STOCK_FIRMWARE, rp2_images.TABLE_FIRMWARE, rp2_images.BOOTROM):
         assert name in SUMS, name
 
 
@@ -29,6 +29,13 @@ def test_readme_names_the_same_hashes():
     readme = (rp2_images.FOLDER / "README.md").read_text()
     rows = dict(re.findall(r"^\| `([^`]+)` \|.*\| ([0-9a-f]{64}) \|$", readme, re.M))
     assert rows == SUMS
+
+
+def test_every_licence_the_readme_names_is_there():
+    readme = (rp2_images.FOLDER / "README.md").read_text()
+    named = set(re.findall(r"`([a-z0-9-]+\.txt)`", readme))
+    assert named == {p.name for p in (rp2_images.FOLDER / "LICENSES").iterdir()}
+    assert len(named) == 6
 
 
 def test_no_file_in_the_folder_is_unrecorded():

@@ -235,8 +235,8 @@ class Board:
             except C.DeviceError as exc:           # the console did not fit in RAM
                 raise DeployError("the table's app runs on %s but cannot stop for the "
                                   "REPL (%s): hold PREV while resetting the board (safe "
-                                  "boot), then deploy (--romfs leaves room for the console)"
-                                  % (self.port, exc.answer.get("message"))) from None
+                                  "boot), then deploy (the ROMFS image leaves room for the "
+                                  "console)" % (self.port, exc.answer.get("message"))) from None
             if pin is None:
                 raise DeployError("the table's app is running on %s: give the referee PIN "
                                   "(--pin or TAPPTABLE_PIN) so deploy can stop it, or hold "
