@@ -180,7 +180,7 @@ class App:
         left = journal.deals_left()
         if 0 <= left <= WARN_DEALS:
             game.note(text("flash_low", self.settings.language) % left, "")
-        elif game.news:
+        elif game.news():
             game.note("", "")
 
     def setup_done(self):

@@ -236,9 +236,9 @@ class Tricks(RevokeProofs):
         """The one statement of what may go to the trick now (docs/rules 1.5
         rules 1, 2 and 4): of the hand ``hand[base:base + 4]`` (suit masks),
         the cards that may, written into ``out`` (4 ints), and the duty that
-        limits them: E.OK (leading, or void in the led suit and in trump: any
-        card), E.MUST_FOLLOW (the led suit), E.MUST_TRUMP (void in it: trump)
-        or E.MUST_OVERTRUMP (on a trump lead, a higher trump if he has one).
+        limits them to one suit: E.OK (leading, or void in the led suit and in
+        trump: any card), E.MUST_FOLLOW (the led suit; on a trump lead only
+        the higher trumps if he has one) or E.MUST_TRUMP (void in it: trump).
         ``Session.play``, the view's legal cards and the robots all ask this;
         it allocates nothing."""
         out[0] = out[1] = out[2] = out[3] = 0
@@ -254,7 +254,6 @@ class Tricks(RevokeProofs):
                     higher = out[s] & ((1 << (8 - self.top_trump)) - 1)
                     if higher:
                         out[s] = higher
-                        return E.MUST_OVERTRUMP
                 return duty
         out[0] = hand[base]
         out[1] = hand[base + 1]
@@ -264,10 +263,14 @@ class Tricks(RevokeProofs):
 
     def _duty(self, seat, card):
         """docs/rules 1.5 rules 1, 2 and 4 for a card of a known hand: E.OK or
-        the duty it breaks (``legal_in``)."""
+        the duty it breaks (``legal_in``); a card of the led suit that is
+        refused is a trump not above the trick's best (rule 4)."""
         due = self.due
         duty = self.legal_in(self.hands, seat * 4, due)
-        return E.OK if due[CARD_SUIT[card]] & CARD_BIT[card] else duty
+        s = CARD_SUIT[card]
+        if due[s] & CARD_BIT[card]:
+            return E.OK
+        return E.MUST_OVERTRUMP if s == self.led and duty == E.MUST_FOLLOW else duty
 
     def last_trick_cards(self):
         """The cards of the last completed trick, in the order played (a list)."""

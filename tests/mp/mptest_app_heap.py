@@ -626,7 +626,7 @@ class Script:
         flash: it is written to a dead device."""
         tags = self.dev.tags()
         self.power_cuts += 1
-        journal = self.dev.app.view.journal()
+        journal = self.dev.app.journal   # the writer itself: its file is closed at the cut
         self.dev = None
         self.flash.power_cycle(journal)
         journal = None
@@ -759,7 +759,7 @@ class PlayMeter:
             return measured
         dev.jobs = [(wrap(dev.names[k], dev.plain_jobs[k][0]), dev.plain_jobs[k][1])
                     for k in range(len(dev.plain_jobs))]
-        journal = dev.app.view.journal()
+        journal = dev.app.journal        # the writer itself: its lines are measured
         plain = journal.append
 
         def append(ev):
