@@ -284,8 +284,8 @@ def uf2_with_filesystem(firmware_uf2, fs_image, romfs_image=None):
     out = list(chunks)
     if romfs_image is not None:
         if ROMFS_PARTITION not in parts:
-            raise ImageError("the firmware has no ROMFS partition (the table's firmware "
-                             "has: docs/build.md)")
+            raise ImageError("the firmware has no ROMFS partition; the table's own "
+                             "firmware has one (docs/build.md)")
         rom_at, rom_size = parts[ROMFS_PARTITION]
         if len(romfs_image) > rom_size:
             raise ImageError("romfs image is %d bytes; the ROMFS partition holds %d"
@@ -360,7 +360,8 @@ def table_firmware(firmware=None):
         try:
             return rp2_images.image(rp2_images.TABLE_FIRMWARE).read_bytes()
         except rp2_images.ImageMissing as exc:
-            raise ImageError(str(exc)) from None
+            raise ImageError("%s; or give --firmware with a UF2 of your own build of the "
+                             "table's board folder, docs/build.md" % exc) from None
     path = Path(firmware)
     if not path.is_file():
         raise ImageError("--firmware %s: no such file (a UF2 built from the table's board "
