@@ -45,7 +45,7 @@ def main(root="/"):
         print("tapptable: safe boot (PREV held at power-up): the table's app does not "
               "start; this is the MicroPython REPL")
         return
-    wrong = getattr(module, "wrong_firmware", None)     # a board with its own firmware
+    wrong = getattr(module, "wrong_firmware", None)     # pico: a firmware with ROMFS
     problem = wrong() if wrong else None
     if problem:
         print(problem)
@@ -66,7 +66,7 @@ def main(root="/"):
 
 
 NO_RAM = ("tapptable: the table ran out of RAM. It runs its bytecode from the "
-          "ROMFS partition of its own firmware: flash build/pico/tapptable-pico.uf2 "
+          "firmware's ROMFS partition: flash build/pico/tapptable-pico.uf2 "
           "(tapptable build --board pico, docs/build.md). This is the MicroPython REPL.")
 
 

@@ -8,9 +8,9 @@ pseudo-terminal (``Pico.open_pty``), the table's unchanged ``main.py``.
   ``repl`` command hands the board to the REPL (journal closed), after which
   mpremote works and names the machine;
 * ``tapptable deploy`` stops the table by itself, checks ``sys.platform``
-  (rp2), the machine name and the table's own firmware before changing
-  anything, refuses an esp32 build and a Pico on the published firmware
-  (where the table itself refuses to start, naming its UF2);
+  (rp2), the machine name and the ROMFS partition before changing anything,
+  refuses an esp32 build and a Pico on the published firmware (no ROMFS
+  partition: the table itself refuses to start there, naming its UF2);
 * .mpy files loaded into RAM leave too little of it for the table: it stops
   with one line naming the table's UF2, whose ROMFS runs them from flash.
 
@@ -34,7 +34,7 @@ from tools.tapptable import fsimage
 ROOT = Path(__file__).resolve().parent.parent
 PIN = "4711"
 BUTTONS = (10, 11, 12)          # firmware/boards/pico.py: prev, next, OK (to ground)
-MACHINE = "Tapp table (Raspberry Pi Pico) with RP2040"      # the table's firmware
+MACHINE = "Raspberry Pi Pico with RP2040"      # RPI_PICO_ROMFS names the board as RPI_PICO
 
 
 @pytest.fixture(scope="module")
@@ -119,10 +119,10 @@ def test_deploy_stops_the_table_and_checks_the_board(pico_with, builds):
 
 
 def test_a_pico_on_the_published_firmware_is_refused(pico_with, builds):
-    pico = pico_with(romfs=False)                    # the stock firmware: not the table's
+    pico = pico_with(romfs=False)                    # the stock firmware: no ROMFS
     pico.run_for(2_000_000)
     said = pico.serial_output().decode(errors="replace")
-    assert "not the table's own firmware" in said and "tapptable-pico.uf2" in said, said
+    assert "no ROMFS partition" in said and "tapptable-pico.uf2" in said, said
     port = pico.open_pty()
     link = client.Link(port, reconnect_s=0)
     try:                                             # main.py stopped: no table answers
@@ -130,7 +130,7 @@ def test_a_pico_on_the_published_firmware_is_refused(pico_with, builds):
             link.request("status", timeout=10)
     finally:
         link.close()
-    with pytest.raises(D.DeployError, match="without the table's board.*tapptable-pico.uf2"):
+    with pytest.raises(D.DeployError, match="without a ROMFS partition.*tapptable-pico.uf2"):
         D.deploy("pico", port, builds / "rom", dry_run=True, reset=False,
                  log=lambda s: None)
 

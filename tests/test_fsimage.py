@@ -1,8 +1,8 @@
 """The Pico's flash images (tools/tapptable/fsimage.py) and ``tapptable build --board pico``.
 
-The table's board folder, its frozen layout module and the firmware built
-from it agree; the littlefs image is read back with littlefs-python and
-mounted by the MicroPython unix port with ``vfs.VfsLfs2`` (as the board's
+The table's board folder, the firmware built from it, the journal's area
+(firmware/boards/pico.py) and fsimage agree; the littlefs image is read back
+with littlefs-python and mounted by the MicroPython unix port with ``vfs.VfsLfs2`` (as the board's
 ``_boot.py`` does) on the emulated NOR flash of tests/mp/mpflash.py, which
 also writes to it; the UF2 is parsed block by block against the firmware UF2
 it was made from, and booted on the emulated Pico from blank flash.  The
@@ -37,7 +37,7 @@ def stock_uf2():
 
 @pytest.fixture(scope="module")
 def table_uf2():
-    return rp2_images.image(rp2_images.TABLE_FIRMWARE).read_bytes()
+    return rp2_images.image(rp2_images.ROMFS_FIRMWARE).read_bytes()
 
 
 @pytest.fixture(scope="module")
@@ -50,7 +50,7 @@ def built(tmp_path_factory):
 
 # ----------------------------------------------------------------- the layout
 
-BOARD = ROOT / "tools" / "micropython-boards" / "TAPPTABLE_PICO"
+BOARD = ROOT / "tools" / "micropython-boards" / "RPI_PICO_ROMFS"
 
 
 def board_defines():
@@ -63,34 +63,25 @@ def board_defines():
     return defines
 
 
-def test_the_board_folder_the_layout_module_and_the_firmware_agree(stock_uf2, table_uf2):
-    """One layout: mpconfigboard.h's storage and ROMFS sizes are the layout
-    module's; the table's firmware declares them where fsimage puts the
-    images, freezes the layout module and the board's own _boot.py (not the
-    port's _boot_fat.py); littlefs and the journal's area split the storage
-    in whole sectors; the published firmware mounts littlefs on all of it."""
-    L = F.LAYOUT
+def test_the_board_folder_the_firmware_and_the_journals_area_agree(stock_uf2, table_uf2):
+    """One layout: mpconfigboard.h's storage and ROMFS sizes are where the
+    table's firmware declares its partitions and where fsimage puts the
+    images; the journal's area is the last JOURNAL_SECTORS sectors of the
+    ROMFS partition (boards/pico.py), in whole sectors; both firmwares mount
+    littlefs on the whole storage."""
+    from boards import pico
     h = board_defines()
-    assert h["MICROPY_HW_FLASH_STORAGE_BYTES"] == L.STORAGE_BYTES == 1408 * 1024
-    assert h["MICROPY_HW_ROMFS_BYTES"] == L.ROMFS_BYTES == 256 * 1024
-    assert h["MICROPY_HW_BOARD_NAME"] == '"Tapp table (Raspberry Pi Pico)"'
-    assert L.BOARD_ID == BOARD.name
-    assert (L.FS_START, L.FS_LEN, L.JOURNAL_START, L.JOURNAL_LEN) == (
-        0, 896 * 1024, 896 * 1024, 512 * 1024)
-    assert L.JOURNAL_START == L.FS_START + L.FS_LEN
-    assert L.JOURNAL_START + L.JOURNAL_LEN == L.STORAGE_BYTES
-    for value in (L.FS_START, L.FS_LEN, L.JOURNAL_START, L.JOURNAL_LEN):
-        assert value % L.SECTOR == 0 and L.SECTOR == F.FS_BLOCK
-    assert F.partitions(table_uf2) == {"MicroPython": (0xA0000, L.STORAGE_BYTES),
-                                       "ROMFS": (0x60000, L.ROMFS_BYTES)}
-    assert (F.STORAGE_OFFSET, F.ROMFS_OFFSET) == (0xA0000, 0x60000)
-    assert F.filesystem_partition(table_uf2) == (F.FS_OFFSET, F.FS_BYTES) == (0xA0000, L.FS_LEN)
-    assert (F.JOURNAL_OFFSET, F.JOURNAL_BYTES) == (0x180000, 512 * 1024)
-    assert F.JOURNAL_OFFSET + F.JOURNAL_BYTES == F.FLASH_BYTES
-    frozen = F.frozen_modules(table_uf2)
-    assert {"tapptable_board", "_boot", "rp2", "neopixel", "asyncio"} <= set(frozen)
-    assert "_boot_fat" not in frozen
-    assert F.is_table_firmware(table_uf2) and not F.is_table_firmware(stock_uf2)
+    assert h["MICROPY_HW_FLASH_STORAGE_BYTES"] == F.FS_BYTES == 1408 * 1024
+    assert h["MICROPY_HW_ROMFS_BYTES"] == F.ROMFS_BYTES == 256 * 1024
+    assert F.partitions(table_uf2) == {"MicroPython": (0xA0000, F.FS_BYTES),
+                                       "ROMFS": (0x60000, F.ROMFS_BYTES)}
+    assert (F.FS_OFFSET, F.ROMFS_OFFSET) == (0xA0000, 0x60000)
+    assert F.filesystem_partition(table_uf2) == (F.FS_OFFSET, F.FS_BYTES)
+    assert (F.JOURNAL_OFFSET, F.JOURNAL_BYTES) == (0x90000, 64 * 1024)
+    assert F.journal_area(*F.partitions(table_uf2)["ROMFS"]) == (0x90000, 64 * 1024)
+    assert F.JOURNAL_BYTES == pico.JOURNAL_SECTORS * pico.SECTOR == pico.JOURNAL_SECTORS * 4096
+    assert F.JOURNAL_OFFSET + F.JOURNAL_BYTES == F.FS_OFFSET    # the top of the ROMFS partition
+    assert pico.journal_area() is None                          # not wired to the journal yet
     assert F.partitions(stock_uf2) == {"MicroPython": (0xA0000, 1408 * 1024)}
     assert F.filesystem_partition(stock_uf2) == (0xA0000, 1408 * 1024)
     assert 'set(PICO_BOARD "pico")' in (BOARD / "mpconfigboard.cmake").read_text()
@@ -196,8 +187,8 @@ def test_uf2_holds_the_firmware_then_romfs_littlefs_and_the_erased_journal(table
     rest = [a - F.XIP_BASE for a, _ in chunks[len(fw):]]
     rom_pages = -(-len(rom) // 256)
     assert rest == (list(range(F.ROMFS_OFFSET, F.ROMFS_OFFSET + rom_pages * 256, 256))
-                    + list(range(F.FS_OFFSET, F.FS_OFFSET + F.FS_BYTES, 256))
-                    + list(range(F.JOURNAL_OFFSET, F.FLASH_BYTES, 256)))
+                    + list(range(F.JOURNAL_OFFSET, F.JOURNAL_OFFSET + F.JOURNAL_BYTES, 256))
+                    + list(range(F.FS_OFFSET, F.FLASH_BYTES, 256)))
     blocks = _blocks(uf2)
     n = len(blocks)
     for i, (m0, m1, flags, _addr, size, no, total, family, end) in enumerate(blocks):
@@ -209,16 +200,28 @@ def test_uf2_holds_the_firmware_then_romfs_littlefs_and_the_erased_journal(table
     assert flash[:fw_end] == fw_flash[:fw_end]
     assert flash[F.ROMFS_OFFSET:F.ROMFS_OFFSET + len(rom)] == rom
     assert flash[F.FS_OFFSET:F.FS_OFFSET + F.FS_BYTES] == fs
-    assert flash[F.JOURNAL_OFFSET:] == b"\xff" * F.JOURNAL_BYTES
+    assert flash[F.JOURNAL_OFFSET:F.JOURNAL_OFFSET + F.JOURNAL_BYTES] == b"\xff" * F.JOURNAL_BYTES
     assert F.uf2_encode(chunks) == uf2                 # parse and write back: same bytes
+
+
+def test_a_romfs_image_reaching_the_journals_area_is_refused(table_uf2):
+    """The ROMFS image may fill the partition up to the journal's area, not a byte more."""
+    fs = F.littlefs_image({})
+    room = F.ROMFS_BYTES - F.JOURNAL_BYTES
+    flash = F.flash_contents(F.uf2_with_filesystem(table_uf2, fs, b"\x55" * room))
+    assert flash[F.ROMFS_OFFSET:F.JOURNAL_OFFSET] == b"\x55" * room
+    assert flash[F.JOURNAL_OFFSET:F.FS_OFFSET] == b"\xff" * F.JOURNAL_BYTES
+    with pytest.raises(F.ImageError, match="romfs.img is %d bytes; the ROMFS partition holds %d "
+                       "below the journal's 64 KiB" % (room + 1, room)):
+        F.uf2_with_filesystem(table_uf2, fs, b"\x55" * (room + 1))
 
 
 def test_the_published_firmware_gets_littlefs_on_its_whole_storage(stock_uf2):
     """What the tests of its refusal boot: the port's own _boot.py mounts all 1408 KiB."""
     files = {"main.py": b"import table\n"}
     flash = F.flash_contents(F.uf2_with_files(stock_uf2, files))
-    assert F.littlefs_files(flash[F.STORAGE_OFFSET:]) == files
-    assert len(flash[F.STORAGE_OFFSET:]) == F.LAYOUT.STORAGE_BYTES
+    assert F.littlefs_files(flash[F.FS_OFFSET:]) == files
+    assert len(flash[F.FS_OFFSET:]) == F.FS_BYTES
 
 
 @pytest.mark.parametrize("damage, message", [
@@ -235,11 +238,10 @@ def test_a_damaged_firmware_uf2_is_refused(table_uf2, damage, message):
 
 def test_the_stock_firmware_takes_no_romfs_image_and_a_wrong_sized_fs_is_refused(
         stock_uf2, table_uf2):
-    whole = F.littlefs_image({}, F.LAYOUT.STORAGE_BYTES)
     with pytest.raises(F.ImageError, match="no ROMFS partition"):
-        F.uf2_with_filesystem(stock_uf2, whole, b"romfs")
+        F.uf2_with_filesystem(stock_uf2, F.littlefs_image({}), b"romfs")
     with pytest.raises(F.ImageError, match="filesystem image is"):
-        F.uf2_with_filesystem(table_uf2, whole)         # littlefs over the journal's area
+        F.uf2_with_filesystem(table_uf2, F.littlefs_image({}, F.FS_BYTES - 4096))
     not_micropython = F.uf2_encode([(F.XIP_BASE, b"\x00" * 256)])
     with pytest.raises(F.ImageError, match="declares no 'MicroPython'"):
         F.uf2_with_filesystem(not_micropython, F.littlefs_image({}))
@@ -254,9 +256,11 @@ def _build(out, *extra):
 
 
 def test_build_writes_one_uf2_of_the_tables_firmware_romfs_and_littlefs(tmp_path, table_uf2):
-    """``tapptable build --board pico``, no other option: the carried firmware,
-    the bytecode in its ROMFS partition, littlefs with main.py and the
-    manifest; ``--firmware`` with one's own build of the board makes the same."""
+    """``tapptable build --board pico``, no other option: the carried ROMFS
+    firmware, the bytecode at the start of its ROMFS partition, the journal's
+    area erased, littlefs with main.py and the manifest over the whole
+    storage, checked block by block; ``--firmware`` with the same UF2 makes
+    the same file."""
     out = tmp_path / "pico"
     proc = _build(out)
     assert proc.returncode == 0, proc.stderr
@@ -264,13 +268,22 @@ def test_build_writes_one_uf2_of_the_tables_firmware_romfs_and_littlefs(tmp_path
     uf2 = (out / F.UF2_NAME).read_bytes()
     flash = F.flash_contents(uf2)
     fw = F.uf2_chunks(table_uf2)
-    assert F.uf2_chunks(uf2)[:len(fw)] == fw
+    chunks = F.uf2_chunks(uf2)
+    assert chunks[:len(fw)] == fw
     rom = (out / "romfs.img").read_bytes()
+    fs_image = (out / F.FS_IMAGE).read_bytes()
+    assert 0 < len(rom) <= F.JOURNAL_OFFSET - F.ROMFS_OFFSET
+    expected = {F.XIP_BASE + F.ROMFS_OFFSET + i: rom[i:i + 256].ljust(256, b"\xff")
+                for i in range(0, len(rom), 256)}
+    expected.update({F.XIP_BASE + F.JOURNAL_OFFSET + i: b"\xff" * 256
+                     for i in range(0, F.JOURNAL_BYTES, 256)})
+    expected.update({F.XIP_BASE + F.FS_OFFSET + i: fs_image[i:i + 256]
+                     for i in range(0, F.FS_BYTES, 256)})
+    assert dict(chunks[len(fw):]) == expected and len(chunks) == len(fw) + len(expected)
     assert flash[F.ROMFS_OFFSET:F.ROMFS_OFFSET + len(rom)] == rom
-    assert flash[F.FS_OFFSET:F.FS_OFFSET + F.FS_BYTES] == (out / F.FS_IMAGE).read_bytes()
-    fs = F.littlefs_files(flash[F.FS_OFFSET:F.FS_OFFSET + F.FS_BYTES])
+    assert flash[F.JOURNAL_OFFSET:F.JOURNAL_OFFSET + F.JOURNAL_BYTES] == b"\xff" * F.JOURNAL_BYTES
+    fs = F.littlefs_files(flash[F.FS_OFFSET:])
     assert set(fs) == {"main.py", D.DEVICE_MANIFEST}
-    assert flash[F.JOURNAL_OFFSET:] == b"\xff" * F.JOURNAL_BYTES
     own = tmp_path / "own.uf2"
     own.write_bytes(table_uf2)
     again = _build(tmp_path / "again", "--firmware", str(own))
@@ -281,7 +294,7 @@ def test_build_writes_one_uf2_of_the_tables_firmware_romfs_and_littlefs(tmp_path
 def test_build_with_a_missing_or_wrong_firmware_says_so_in_one_line(tmp_path):
     stock = str(rp2_images.image(rp2_images.STOCK_FIRMWARE))
     for extra, message in ((["--firmware", str(tmp_path / "nothing.uf2")], "no such file"),
-                           (["--firmware", stock], "without the table's board"),
+                           (["--firmware", stock], "without a ROMFS partition"),
                            (["--board", "esp32", "--firmware", stock], "for --board pico only")):
         proc = _build(tmp_path / "pico", *extra)
         assert proc.returncode == 2
@@ -290,11 +303,26 @@ def test_build_with_a_missing_or_wrong_firmware_says_so_in_one_line(tmp_path):
     assert "docs/build.md" in _build(tmp_path / "pico", "--firmware", stock).stderr
 
 
+def test_build_refuses_a_romfs_image_reaching_the_journals_area(tmp_path, monkeypatch, capsys):
+    """Exit 2 and one line with both sizes; no UF2 is left behind."""
+    import argparse
+    monkeypatch.setattr(F, "JOURNAL_BYTES", F.ROMFS_BYTES - 4096)     # 4 KiB left for romfs
+    out = tmp_path / "pico"
+    args = argparse.Namespace(board="pico", out=str(out), romfs=False, firmware=None)
+    assert D.cmd_build(args) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    size = (out / "romfs.img").stat().st_size
+    assert err == ["tapptable build: romfs.img is %d bytes; the ROMFS partition holds 4096 "
+                   "below the journal's 252 KiB at its top (boards/pico.py JOURNAL_SECTORS)"
+                   % size], err
+    assert not (out / F.UF2_NAME).exists()
+
+
 def test_a_missing_rp2_image_is_a_named_error(tmp_path, monkeypatch):
     monkeypatch.setenv(rp2_images.ENV, str(tmp_path))
     with pytest.raises(rp2_images.ImageMissing, match=rp2_images.ENV):
         rp2_images.image(rp2_images.STOCK_FIRMWARE)
-    with pytest.raises(F.ImageError, match=rp2_images.TABLE_FIRMWARE):
+    with pytest.raises(F.ImageError, match=rp2_images.ROMFS_FIRMWARE):
         F.table_firmware()
 
 
@@ -322,10 +350,10 @@ def test_the_stock_uf2_refuses_the_table_and_names_its_firmware(built, tmp_path)
         pico.save_flash(str(saved))
     finally:
         pico.close()
-    after = F.littlefs_files(saved.read_bytes()[F.STORAGE_OFFSET:])
+    after = F.littlefs_files(saved.read_bytes()[F.FS_OFFSET:])
     assert {k: after.get(k) for k in files} == files
     lines = [ln for ln in said.splitlines() if ln.startswith("tapptable:")]
-    assert len(lines) == 1 and "not the table's own firmware" in lines[0], said[-800:]
+    assert len(lines) == 1 and "no ROMFS partition" in lines[0], said[-800:]
     assert "tapptable-pico.uf2" in lines[0] and "Traceback" not in said
     assert said.rstrip().endswith(">>>"), said[-300:]
 
@@ -361,5 +389,7 @@ def test_the_uf2_of_build_boots_from_blank_flash_and_plays_a_deal(tmp_path):
         result = AutoPlayers(table, seed=3, illegal_once=False).play_deal()
         assert result is not None and table.app.view.mode() != "play"    # settled
         assert table.pico_journal() == [ln.rstrip("\n") for ln in table.journal_lines()]
+        after = table.flash_path.read_bytes()         # saved by pico_journal
+        assert after[F.JOURNAL_OFFSET:F.FS_OFFSET] == b"\xff" * F.JOURNAL_BYTES
     finally:
         table.close()

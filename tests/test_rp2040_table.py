@@ -13,10 +13,10 @@ a power cut inside a page program leaves part of the page programmed, from
 which the table boots and resumes.  The table starts
 without a display.
 
-The table's firmware (tools/micropython-boards/TAPPTABLE_PICO) and the
-RP2040 boot ROM come from tools/micropython-boards/images
-(tools/tapptable/rp2_images.py): without them these tests fail and name what
-to supply.
+The table's firmware (RPI_PICO_ROMFS, built from the board folder
+tools/micropython-boards/RPI_PICO_ROMFS) and the RP2040 boot ROM come from
+tools/micropython-boards/images (tools/tapptable/rp2_images.py): without them
+these tests fail and name what to supply.
 """
 import os
 from pathlib import Path
@@ -89,30 +89,28 @@ def _pico(flash):
     return Pico(flash, bootrom_path())
 
 
-LAYOUT_NOW = ("import tapptable_board as t, os, sys\nprint(sys.implementation._build, "
-              "t.STORAGE_BYTES, t.ROMFS_BYTES, t.FS_START, t.FS_LEN, t.JOURNAL_START, "
-              "t.JOURNAL_LEN, os.statvfs('/')[2] * os.statvfs('/')[0])")
+LAYOUT_NOW = ("import os, vfs\nd = vfs.rom_ioctl(2, 0)\nprint(vfs.rom_ioctl(1), "
+              "d.ioctl(4, 0) * d.ioctl(5, 0), os.statvfs('/')[2] * os.statvfs('/')[0])")
 
 
 def test_littlefs_formats_on_blank_flash_and_a_file_survives_the_power_cut(tmp_path):
-    """The table's firmware on a new Pico: its frozen _boot.py formats littlefs
-    on the layout's FS part (the frozen layout is the board folder's), and
-    nothing it does touches the journal's area."""
-    blank = flash_image(firmware_uf2(True))        # no filesystem: _boot.py formats it
+    """The table's firmware on a new Pico: the port's _boot.py formats littlefs
+    on the whole storage, the ROMFS partition is the board folder's, and
+    nothing either does touches the journal's area at the partition's top."""
+    blank = bytearray(flash_image(firmware_uf2(True)))   # no filesystem: _boot.py formats it
     assert blank[fsimage.FS_OFFSET:fsimage.FS_OFFSET + 4096] == b"\xff" * 4096
-    L = fsimage.LAYOUT
-    pico = _pico(blank)
+    journal = slice(fsimage.JOURNAL_OFFSET, fsimage.JOURNAL_OFFSET + fsimage.JOURNAL_BYTES)
+    blank[journal] = b"\x5a" * fsimage.JOURNAL_BYTES        # records an old journal left
+    pico = _pico(bytes(blank))
     try:
         pico.boot_to_repl()
         assert pico.flash_state()["erase"] >= 1     # the format erased blocks
-        assert pico.exec_raw(LAYOUT_NOW).split() == [str(v) for v in (
-            L.BOARD_ID, L.STORAGE_BYTES, L.ROMFS_BYTES, L.FS_START, L.FS_LEN,
-            L.JOURNAL_START, L.JOURNAL_LEN, L.FS_LEN)]
+        assert pico.exec_raw(LAYOUT_NOW).split() == [
+            "1", str(fsimage.ROMFS_BYTES), str(fsimage.FS_BYTES)]
         pico.exec_raw("f = open('kept.txt', 'w'); f.write('tapp' * 3000); f.close()")
     finally:
         pico.power_cut(tmp_path / "flash.bin")
-    assert (tmp_path / "flash.bin").read_bytes()[fsimage.JOURNAL_OFFSET:] == (
-        b"\xff" * fsimage.JOURNAL_BYTES)
+    assert (tmp_path / "flash.bin").read_bytes()[journal] == b"\x5a" * fsimage.JOURNAL_BYTES
     again = _pico(tmp_path / "flash.bin")
     try:
         again.boot_to_repl()

@@ -14,7 +14,7 @@ SUMS = rp2_images.recorded_sums()
 
 
 def test_every_named_image_is_recorded():
-    for name in (rp2_images.STOCK_FIRMWARE, rp2_images.TABLE_FIRMWARE, rp2_images.BOOTROM):
+    for name in (rp2_images.STOCK_FIRMWARE, rp2_images.ROMFS_FIRMWARE, rp2_images.BOOTROM):
         assert name in SUMS, name
 
 

@@ -23,21 +23,38 @@ SETTINGS = {
 }
 
 
-WRONG_FIRMWARE = ("tapptable: this MicroPython is not the table's own firmware (no "
-                  "tapptable_board frozen in it): flash build/pico/tapptable-pico.uf2 "
-                  "(tapptable build --board pico, docs/build.md). This is the MicroPython "
-                  "REPL.")
+# The journal's own flash area: the last JOURNAL_SECTORS sectors of the ROMFS
+# partition (vfs.rom_ioctl(2, 0): 256 KiB at flash 0x60000 on the table's
+# firmware, RPI_PICO_ROMFS), flash 0x90000-0xA0000.  The table's ROMFS image
+# fills the partition from its start and must end below this area; littlefs
+# (the whole storage at 0xA0000) never reaches it.  The host's tools read
+# these (tools/tapptable/fsimage.py: build erases the area, refuses a ROMFS
+# image that reaches it; deploy never writes it).
+SECTOR = 4096                # the flash's erase unit (FLASH_SECTOR_SIZE)
+JOURNAL_SECTORS = 16         # 64 KiB
+
+
+def journal_area():
+    """The journal's block device over its area, or None: for now the journal
+    lives on littlefs.  To come: ``vfs.rom_ioctl(2, 0)`` (an ``rp2.Flash``
+    over the ROMFS partition) seen through a window on its last
+    JOURNAL_SECTORS blocks."""
+    return None
+
+
+NO_ROMFS = ("tapptable: this MicroPython has no ROMFS partition, which the table runs "
+            "its bytecode from: flash build/pico/tapptable-pico.uf2 (tapptable build "
+            "--board pico, docs/build.md). This is the MicroPython REPL.")
 
 
 def wrong_firmware():
-    """Why the table cannot start on this MicroPython, or None.  Its flash layout
-    (littlefs below the journal's own area) is the board's frozen
-    ``tapptable_board``: only the table's firmware has it; on another one
-    littlefs spans the journal's area."""
-    try:
-        import tapptable_board  # noqa: F401
-    except ImportError:
-        return WRONG_FIRMWARE
+    """Why the table cannot start on this MicroPython, or None.  The table's
+    bytecode runs from the ROMFS partition; the published RPI_PICO has none
+    (no ``vfs.rom_ioctl``), and its heap cannot hold the bytecode loaded from
+    .mpy files."""
+    import vfs
+    if not hasattr(vfs, "rom_ioctl") or vfs.rom_ioctl(1) < 1:
+        return NO_ROMFS
     return None
 
 

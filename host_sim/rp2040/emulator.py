@@ -397,7 +397,7 @@ def main(argv=None):
     args = ap.parse_args(argv)
     if not os.path.exists(args.flash):
         uf2 = rp2_images.image(rp2_images.STOCK_FIRMWARE if args.stock
-                               else rp2_images.TABLE_FIRMWARE)
+                               else rp2_images.ROMFS_FIRMWARE)
         Path(args.flash).write_bytes(flash_image(uf2))
     pico = Pico(args.flash, rp2_images.image(rp2_images.BOOTROM))
     try:

@@ -1,8 +1,8 @@
 """The virtual table with the firmware on the emulated Pico (``--runtime rp2040``).
 
 ``Rp2040Table`` is the virtual table (host_sim/table.py) with the unchanged
-firmware running on the table's own MicroPython (the rp2 port built from
-tools/micropython-boards/TAPPTABLE_PICO) in the emulated RP2040
+firmware running on the table's MicroPython (the rp2 port with a ROMFS
+partition, RPI_PICO_ROMFS) in the emulated RP2040
 (host_sim/rp2040/emulator.py), as ``tapptable build --board pico`` makes it:
 the bytecode in the firmware's ROMFS partition, the rest on the Pico's
 littlefs (``romfs=False``: ``.mpy`` files on littlefs and the published
@@ -129,9 +129,9 @@ def bootrom_path():
 
 
 def firmware_uf2(romfs):
-    """MicroPython's UF2 for the Pico: the table's own (with its ROMFS
-    partition) or the published RPI_PICO one."""
-    return rp2_images.image(rp2_images.TABLE_FIRMWARE if romfs
+    """MicroPython's UF2 for the Pico: the table's (RPI_PICO_ROMFS, with a
+    ROMFS partition) or the published RPI_PICO one."""
+    return rp2_images.image(rp2_images.ROMFS_FIRMWARE if romfs
                             else rp2_images.STOCK_FIRMWARE)
 
 
@@ -280,7 +280,7 @@ class Rp2040Table(VmTable):
     ``romfs``: the firmware's bytecode in a ROMFS image, run from flash (the
     default: from ``.mpy`` files on littlefs the modules take most of the
     heap, docs/benchmarks.md); ``firmware``: MicroPython's UF2 for the Pico,
-    with a ROMFS partition when ``romfs`` (default: the table's own,
+    with a ROMFS partition when ``romfs`` (default: RPI_PICO_ROMFS,
     tools/tapptable/rp2_images.py); ``flash``: the file holding the Pico's
     flash (made from the firmware and the built files when absent);
     ``display_addr``: where the display answers on I2C0 (None: no display)."""

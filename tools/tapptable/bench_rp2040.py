@@ -7,11 +7,11 @@ the pins of firmware/boards/pico.py), from the flash a user's UF2 leaves
 
 * **stock**: MicroPython v1.28.0 RPI_PICO as published, the table as ``.mpy``
   files on littlefs (the bytecode is loaded into RAM); the table refuses to
-  start on it (not its firmware), so only the heap at the REPL is measured;
-* **table**: the table's own MicroPython (tools/micropython-boards/
-  TAPPTABLE_PICO: a 256 KiB ROMFS partition, littlefs below the journal's
-  area), the table's bytecode in its ROMFS (it runs in place from flash),
-  only main.py on littlefs: what ``tapptable build --board pico`` flashes.
+  start on it (no ROMFS partition), so only the heap at the REPL is measured;
+* **table**: the table's MicroPython, RPI_PICO_ROMFS (tools/micropython-boards/
+  RPI_PICO_ROMFS: the same with a 256 KiB ROMFS partition), the table's
+  bytecode in it (it runs in place from flash), only main.py on littlefs:
+  what ``tapptable build --board pico`` flashes.
 
 It prints, for each:
 
@@ -89,7 +89,7 @@ class Firmware:
 
 
 FIRMWARES = (Firmware("stock .mpy", rp2_images.STOCK_FIRMWARE, False, session=False),
-             Firmware("table", rp2_images.TABLE_FIRMWARE, True))
+             Firmware("table", rp2_images.ROMFS_FIRMWARE, True))
 
 
 def probe_source(sample_ms=250):

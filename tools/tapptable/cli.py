@@ -325,9 +325,8 @@ def build_parser():
     bd.add_argument("--romfs", action="store_true",
                     help="also make romfs.img (bytecode run from flash; always for a Pico)")
     bd.add_argument("--firmware", metavar="UF2",
-                    help="for a Pico: the table's firmware of your own build of "
-                         "tools/micropython-boards/TAPPTABLE_PICO instead of the carried one "
-                         "(docs/build.md)")
+                    help="for a Pico: a MicroPython UF2 with a ROMFS partition instead of "
+                         "the carried RPI_PICO_ROMFS firmware (docs/build.md)")
     bd.set_defaults(func=cmd_build)
 
     dp = sub.add_parser("deploy", help="copy the build onto the board with mpremote "

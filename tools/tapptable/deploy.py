@@ -12,8 +12,9 @@ filesystem image and the one UF2 to flash (fsimage.py).
 ``deploy`` finds the board as ``tapptable console`` does, stops the table's
 app with the console's PIN-guarded ``repl`` command (keyboard interrupt is off
 while it plays), checks the board's ``sys.platform`` (and names its machine;
-a Pico must run the table's own firmware) before changing anything, writes
-the ROMFS image where the board has a ROMFS partition, hashes the files on
+a Pico must have a ROMFS partition, the ROMFS image must end below the
+journal's area at its top) before changing anything, writes the ROMFS image
+where the board has a ROMFS partition (never the journal's area), hashes the files on
 the board (the board's manifest ``tapptable-manifest.json`` only says which
 files an earlier deploy put there), copies only the files whose hash
 differs, removes the files the new build no longer has, writes the manifest
@@ -82,7 +83,8 @@ def build(board="pico", out=None, src=None, romfs=False, log=print, firmware=Non
     """Compile ``src`` (firmware/) for ``board`` into ``out``; the manifest dict.
     A Pico build always has its ROMFS image (the table's firmware runs the
     bytecode from /rom) and the filesystem image; with ``uf2`` also the one
-    UF2 of the table's firmware (``firmware``: a UF2 of one's own build)."""
+    UF2 of the table's firmware (``firmware``: another MicroPython UF2 with a
+    ROMFS partition)."""
     from tools.mpy_compile import compile_firmware, mpy_cross_version
     if board not in MARCH:
         raise DeployError("--board: pico or esp32, not %r" % board)
@@ -158,10 +160,9 @@ for f in %r:
 """
 IDENTIFY = ("import sys\nprint('P', sys.platform)\n"
             "print('M', getattr(sys.implementation, '_machine', '?'))\n"
-            "try:\n import vfs\n print('R', vfs.rom_ioctl(1) if hasattr(vfs, 'rom_ioctl') "
-            "else 0)\nexcept Exception:\n print('R', 0)\n"
-            "try:\n import tapptable_board\n print('B', tapptable_board.BOARD_ID)\n"
-            "except ImportError:\n print('B', '-')\n")
+            "try:\n import vfs\n d = vfs.rom_ioctl(2, 0)\n"
+            " print('R', d.ioctl(4, 0) * d.ioctl(5, 0) if hasattr(d, 'ioctl') else len(d))\n"
+            "except Exception:\n print('R', 0)\n")
 
 
 def mpremote():
@@ -188,8 +189,7 @@ class Board:
         self.found = False
         self.platform = None
         self.machine = None
-        self.romfs = 0
-        self.board_id = None          # the table's firmware names its board (tapptable_board)
+        self.romfs = 0                # bytes of its ROMFS partition (0: none)
 
     def device(self):
         """The port, found once: the same board the console would pick."""
@@ -264,8 +264,6 @@ class Board:
                 self.machine = value
             elif key == "R":
                 self.romfs = int(value) if value.lstrip("-").isdigit() else 0
-            elif key == "B":
-                self.board_id = None if value == "-" else value
         if self.platform is None:
             raise DeployError("%s did not say what it is (is it MicroPython?)" % self.port)
         return self.platform, self.machine
@@ -292,26 +290,34 @@ class Board:
         return ast.literal_eval(line)
 
 
-def check_board(board, board_name, romfs=False):
-    """Refuse a board of another kind (a Pico build on an ESP32 cannot boot), a
-    Pico without the table's own firmware (the table does not start there) and
-    a ROMFS deploy onto firmware without a ROMFS partition, before anything
-    changes."""
-    from tools.tapptable.fsimage import LAYOUT
+def check_board(board, board_name, romfs=False, romfs_bytes=0):
+    """Refuse, before anything changes: a board of another kind (a Pico build
+    on an ESP32 cannot boot), a Pico without a ROMFS partition (the table does
+    not start there), a ROMFS deploy onto firmware without one, and on a Pico
+    a ROMFS image of ``romfs_bytes`` that would reach the journal's area at
+    the partition's top (``mpremote romfs deploy`` erases and writes only the
+    sectors the image covers)."""
+    from tools.tapptable.fsimage import ImageError, check_romfs_fits
     platform, machine = board.identify()
     want = PLATFORMS[board_name]
     if platform not in (want, STAND_IN):
-        raise DeployError("%s is %s (%s), not a %s board (sys.platform %s): build for it "
+        raise DeployError("%s is a %s board (%s), not a %s board (%s): deploy a build made "
                           "with --board %s" % (board.port, platform, machine, board_name, want,
                                                {v: k for k, v in PLATFORMS.items()}.get(
                                                    platform, "?")))
-    if platform == PLATFORMS["pico"] and board.board_id != LAYOUT.BOARD_ID:
-        raise DeployError("%s runs MicroPython without the table's board (%s): copy "
+    pico = platform == PLATFORMS["pico"]
+    if pico and board.romfs <= 0:
+        raise DeployError("%s runs MicroPython without a ROMFS partition (%s): copy "
                           "build/pico/tapptable-pico.uf2 (tapptable build --board pico) onto "
                           "its boot drive first (docs/build.md)" % (board.port, machine))
     if romfs and board.romfs <= 0:
         raise DeployError("%s: its MicroPython has no ROMFS partition (mpremote romfs query): "
                           "deploy without --romfs, or flash a firmware with one" % board.port)
+    if pico and romfs is not False:
+        try:
+            check_romfs_fits(romfs_bytes, board.romfs)
+        except ImageError as exc:
+            raise DeployError(str(exc)) from None
     return platform, machine
 
 
@@ -396,7 +402,8 @@ def deploy(board_name="pico", port=None, build_dir=None, dry_run=False, force=Fa
         raise DeployError("%s has no romfs.img (tapptable build --romfs)" % out)
     board = board or Board(port)
     board.stop_app(stop_pin if stop_pin is not None else pin, log)
-    platform, machine = check_board(board, board_name, romfs)
+    platform, machine = check_board(board, board_name, romfs,
+                                    local.get("romfs", {}).get("size", 0))
     if romfs is None:
         romfs = board.romfs > 0 and "romfs" in local
     remote = read_manifest(board)

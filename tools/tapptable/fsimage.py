@@ -1,27 +1,26 @@
 """Flash images for a Pico: the littlefs filesystem and one UF2 of firmware plus files.
 
 A user drags a single UF2 onto the Pico's boot drive and the board starts
-with MicroPython *and* the table's files on it.  The layout is the table's
-own board, ``tools/micropython-boards/TAPPTABLE_PICO`` (MicroPython v1.28.0's
-``ports/rp2`` on the Pico's 2 MiB flash):
+with MicroPython *and* the table's files on it.  The table's firmware is
+MicroPython v1.28.0's ``ports/rp2`` built from the board folder
+``tools/micropython-boards/RPI_PICO_ROMFS`` (carried as
+``images/RPI_PICO_ROMFS-v1.28.0.uf2``) on the Pico's 2 MiB flash:
 
 * the firmware declares its partitions in its binary info (what ``picotool
   info`` shows, read by ``partitions``): the storage "MicroPython", 1408 KiB
   at 0xA0000 (``rp2_flash.c`` puts ``MICROPY_HW_FLASH_STORAGE_BYTES`` at the
   end of flash), and "ROMFS", 256 KiB just below it (``MICROPY_HW_ROMFS_BYTES``);
-* how the table splits the storage is the board's ``tapptable_board.py``,
-  frozen into the firmware and read here (``LAYOUT``): littlefs on the first
-  896 KiB, mounted by the board's own ``_boot.py`` as ``vfs.VfsLfs2(rp2.Flash(
-  start=FS_START, len=FS_LEN), progsize=256)`` (littlefs 2.11, on-disk version
-  2.1, as littlefs-python writes it), the journal's own area on the last 512
-  KiB, which littlefs never touches;
-* a firmware without the table's board (the published RPI_PICO) mounts
-  littlefs on the whole storage (its ``_boot.py``: ``rp2.Flash()``); the tests
-  still boot it to show its refusal (``filesystem_partition``).
+* the port's ``_boot.py`` mounts littlefs on the whole storage as
+  ``vfs.VfsLfs2(rp2.Flash(), progsize=256)`` (littlefs 2.11, on-disk version
+  2.1, as littlefs-python writes it);
+* the ROMFS image (the table's bytecode, mounted at /rom) fills the ROMFS
+  partition from its start; the partition's last ``JOURNAL_SECTORS`` sectors
+  are the journal's own area (``firmware/boards/pico.py``, the one place
+  that says so): a build writes them erased, a ROMFS image never reaches them.
 
 The UF2 does not trust these numbers: it places each image where the given
 firmware declares its partitions, and the tests check that the board folder,
-the frozen module and the firmware's binary info agree.
+the firmware's binary info and the constants here agree.
 
 UF2 (https://github.com/microsoft/uf2) is 512-byte blocks, each carrying 256
 bytes for one flash address; the RP2040 boot ROM writes each block where it
@@ -30,35 +29,22 @@ says.  The two PyPI libraries for it keep state in module or class globals
 few lines are written here.
 """
 import functools
-import runpy
 import struct
-import types
 from pathlib import Path
 
 import littlefs
 
-BOARD_FOLDER = Path(__file__).resolve().parent.parent / "micropython-boards" / "TAPPTABLE_PICO"
-LAYOUT_FILE = BOARD_FOLDER / "modules" / "tapptable_board.py"
+from boards.pico import JOURNAL_SECTORS, SECTOR
 
-
-def board_layout(path=LAYOUT_FILE):
-    """The table's flash layout: the constants of the board's frozen
-    ``tapptable_board.py`` (BOARD_ID, STORAGE_BYTES, FS_*, JOURNAL_*, ...)."""
-    names = runpy.run_path(str(path))
-    return types.SimpleNamespace(**{k: v for k, v in names.items() if k.isupper()})
-
-
-LAYOUT = board_layout()
 XIP_BASE = 0x10000000                # flash offset 0 in the RP2040's address map
 FLASH_BYTES = 2 * 1024 * 1024        # the Pico's W25Q16
-STORAGE_OFFSET = FLASH_BYTES - LAYOUT.STORAGE_BYTES    # 0xA0000: rp2.Flash()'s start
-FS_OFFSET = STORAGE_OFFSET + LAYOUT.FS_START           # the table's littlefs
-FS_BYTES = LAYOUT.FS_LEN
-JOURNAL_OFFSET = STORAGE_OFFSET + LAYOUT.JOURNAL_START  # the journal's own area
-JOURNAL_BYTES = LAYOUT.JOURNAL_LEN
-ROMFS_BYTES = LAYOUT.ROMFS_BYTES     # MICROPY_HW_ROMFS_BYTES
-ROMFS_OFFSET = STORAGE_OFFSET - ROMFS_BYTES             # just below the storage
-FS_BLOCK = 4096                      # FLASH_SECTOR_SIZE
+FS_BYTES = 1408 * 1024               # MICROPY_HW_FLASH_STORAGE_BYTES: littlefs, all of it
+FS_OFFSET = FLASH_BYTES - FS_BYTES   # 0xA0000: rp2.Flash()'s start
+ROMFS_BYTES = 256 * 1024             # MICROPY_HW_ROMFS_BYTES
+ROMFS_OFFSET = FS_OFFSET - ROMFS_BYTES                 # 0x60000: just below the storage
+JOURNAL_BYTES = JOURNAL_SECTORS * SECTOR               # the top of the ROMFS partition
+JOURNAL_OFFSET = ROMFS_OFFSET + ROMFS_BYTES - JOURNAL_BYTES    # 0x90000
+FS_BLOCK = SECTOR                    # littlefs's block: one erase unit
 FS_PROG = 256                        # _boot.py: progsize=256
 FS_READ = 32                         # VfsLfs2's default readsize
 FS_LOOKAHEAD = 32                    # VfsLfs2's default lookahead
@@ -71,13 +57,9 @@ UF2_FLAG_FAMILY_ID = 0x00002000
 RP2040_FAMILY_ID = 0xE48BFF56
 BI_MARKER_START = 0x7188EBF2         # pico-sdk binary_info: header markers
 BI_MARKER_END = 0xE71AA390
-BI_TYPE_ID_AND_STRING = 6            # BINARY_INFO_TYPE_ID_AND_STRING
 BI_TYPE_BLOCK_DEVICE = 7             # BINARY_INFO_TYPE_BLOCK_DEVICE
-BI_TAG_MICROPYTHON = 0x504D          # BINARY_INFO_MAKE_TAG('M', 'P')
-BI_ID_MP_FROZEN = 0x4A99D719         # the rp2 port's id of a frozen module's name
 FS_PARTITION = "MicroPython"         # the names rp2_flash.c gives its partitions
 ROMFS_PARTITION = "ROMFS"
-LAYOUT_MODULE = "tapptable_board"    # frozen into the table's firmware only
 UF2_BLOCK = 512
 UF2_PAYLOAD = 256                    # what the RP2040 boot ROM accepts per block
 _HEADER = struct.Struct("<8I")
@@ -211,65 +193,59 @@ def partitions(firmware_uf2):
     """{name: (flash offset, bytes)} of the block devices the firmware declares
     (``picotool info``'s "embedded drive"): the rp2 port's storage as
     "MicroPython" and, built with ``MICROPY_HW_ROMFS_BYTES``, "ROMFS"."""
-    return dict(_declared(bytes(firmware_uf2))[0])
-
-
-def frozen_modules(firmware_uf2):
-    """The names of the modules frozen into a MicroPython rp2 firmware, as its
-    binary info lists them (``picotool info``'s "frozen modules")."""
-    return list(_declared(bytes(firmware_uf2))[1])
+    return dict(_declared(bytes(firmware_uf2)))
 
 
 @functools.lru_cache(maxsize=4)
 def _declared(firmware_uf2):
-    """(((name, (offset, bytes)), ...), (frozen module, ...)) from the binary
-    info, read once per firmware."""
+    """((name, (offset, bytes)), ...) from the binary info, read once per firmware."""
     flash = flash_contents(firmware_uf2)
-    parts, frozen = [], []
-    for kind, tag, at in _binary_info(flash):
+    parts = []
+    for kind, _tag, at in _binary_info(flash):
         if kind == BI_TYPE_BLOCK_DEVICE:
             name_at, addr, size = struct.unpack_from("<3I", flash, at + 4)
             name = _c_string(flash, name_at)
             if name is not None:
                 parts.append((name, (addr - XIP_BASE, size)))
-        elif kind == BI_TYPE_ID_AND_STRING and tag == BI_TAG_MICROPYTHON:
-            ident, text_at = struct.unpack_from("<2I", flash, at + 4)
-            name = _c_string(flash, text_at) if ident == BI_ID_MP_FROZEN else None
-            if name is not None:
-                frozen.append(name)
-    return tuple(parts), tuple(frozen)
-
-
-def is_table_firmware(firmware_uf2):
-    """True for a firmware built from the table's board folder: it freezes the
-    layout module (and the _boot.py that keeps littlefs off the journal's area)."""
-    return LAYOUT_MODULE in frozen_modules(firmware_uf2)
+    return tuple(parts)
 
 
 def filesystem_partition(firmware_uf2):
     """(flash offset, bytes) of the littlefs this firmware mounts at /: the
-    layout's FS part of the storage on the table's firmware, the whole
-    storage on any other MicroPython rp2 firmware (the port's ``_boot.py``)."""
+    whole storage (the port's ``_boot.py``: ``rp2.Flash()``)."""
     parts = partitions(firmware_uf2)
     if FS_PARTITION not in parts:
         raise ImageError("the firmware UF2 declares no %r filesystem partition: not a "
                          "MicroPython rp2 firmware" % FS_PARTITION)
-    at, size = parts[FS_PARTITION]
-    if not is_table_firmware(firmware_uf2):
-        return at, size
-    if size != LAYOUT.STORAGE_BYTES:
-        raise ImageError("the firmware's storage is %d KiB, the table's layout (%s) says %d "
-                         "KiB: build the board folder unchanged"
-                         % (size // 1024, LAYOUT_FILE.name, LAYOUT.STORAGE_BYTES // 1024))
-    return at + LAYOUT.FS_START, LAYOUT.FS_LEN
+    return parts[FS_PARTITION]
+
+
+def journal_area(rom_at, rom_size):
+    """(flash offset, bytes) of the journal's own area in a ROMFS partition
+    at ``rom_at`` of ``rom_size`` bytes: its last JOURNAL_SECTORS sectors."""
+    if rom_size < JOURNAL_BYTES:
+        raise ImageError("the firmware's ROMFS partition is %d KiB, less than the "
+                         "journal's %d KiB area" % (rom_size // 1024, JOURNAL_BYTES // 1024))
+    return rom_at + rom_size - JOURNAL_BYTES, JOURNAL_BYTES
+
+
+def check_romfs_fits(romfs_bytes, rom_size):
+    """ImageError unless a ROMFS image of ``romfs_bytes`` ends below the
+    journal's area at the top of a ``rom_size``-byte ROMFS partition: writing
+    it there would overwrite the journal."""
+    room = rom_size - JOURNAL_BYTES
+    if romfs_bytes > room:
+        raise ImageError("romfs.img is %d bytes; the ROMFS partition holds %d below the "
+                         "journal's %d KiB at its top (boards/pico.py JOURNAL_SECTORS)"
+                         % (romfs_bytes, room, JOURNAL_BYTES // 1024))
 
 
 def uf2_with_filesystem(firmware_uf2, fs_image, romfs_image=None):
     """One UF2: the MicroPython firmware UF2, the littlefs image where the
-    firmware mounts it (``filesystem_partition``) and, given, a ROMFS image in
-    its "ROMFS" partition.  On the table's firmware the journal's area is
-    written erased too: a board flashed anew starts with no journal, whatever
-    an earlier firmware left there.
+    firmware mounts it (``filesystem_partition``) and, given, a ROMFS image at
+    the start of its "ROMFS" partition.  A firmware with a ROMFS partition
+    gets the journal's area written erased too: a board flashed anew starts
+    with no journal, whatever an earlier firmware or image left there.
 
     The firmware must lie below its partitions; its blocks keep their
     payloads and order, all blocks are numbered anew.
@@ -280,18 +256,19 @@ def uf2_with_filesystem(firmware_uf2, fs_image, romfs_image=None):
         raise ImageError("filesystem image is %d bytes, the firmware's partition %d"
                          % (len(fs_image), fs_size))
     parts = partitions(firmware_uf2)
-    low = parts[FS_PARTITION][0]
+    low = fs_at
     out = list(chunks)
-    if romfs_image is not None:
-        if ROMFS_PARTITION not in parts:
-            raise ImageError("the firmware has no ROMFS partition; the table's own "
-                             "firmware has one (docs/build.md)")
+    if romfs_image is not None and ROMFS_PARTITION not in parts:
+        raise ImageError("the firmware has no ROMFS partition; the table's firmware "
+                         "(RPI_PICO_ROMFS) has one (docs/build.md)")
+    if ROMFS_PARTITION in parts:
         rom_at, rom_size = parts[ROMFS_PARTITION]
-        if len(romfs_image) > rom_size:
-            raise ImageError("romfs image is %d bytes; the ROMFS partition holds %d"
-                             % (len(romfs_image), rom_size))
+        journal_at, journal_size = journal_area(rom_at, rom_size)
+        if romfs_image is not None:
+            check_romfs_fits(len(romfs_image), rom_size)
+            out += _pages(romfs_image, rom_at)
+        out += _pages(b"\xff" * journal_size, journal_at)
         low = min(low, rom_at)
-        out += _pages(romfs_image, rom_at)
     for addr, payload in chunks:
         if addr < XIP_BASE or addr + len(payload) > XIP_BASE + low:
             raise ImageError("the firmware UF2 writes 0x%08x, inside its own partitions "
@@ -300,8 +277,6 @@ def uf2_with_filesystem(firmware_uf2, fs_image, romfs_image=None):
             raise ImageError("the firmware UF2 has a %d-byte block; the RP2040 takes 256"
                              % len(payload))
     out += _pages(fs_image, fs_at)
-    if is_table_firmware(firmware_uf2):
-        out += _pages(b"\xff" * LAYOUT.JOURNAL_LEN, parts[FS_PARTITION][0] + LAYOUT.JOURNAL_START)
     return uf2_encode(out)
 
 
@@ -351,27 +326,26 @@ def build_files(out, romfs=False):
 
 
 def table_firmware(firmware=None):
-    """The bytes of the table's firmware UF2: ``firmware`` (a path: one's own
-    build of the board folder) or the one carried in the repository.  A file
-    that is missing, not a UF2, not MicroPython's or without the table's board
-    (the published RPI_PICO) is an ImageError that names the way."""
+    """The bytes of the table's firmware UF2: ``firmware`` (a path) or the
+    one carried in the repository (RPI_PICO_ROMFS).  A file that is missing,
+    not a UF2, not MicroPython's or without a ROMFS partition (the published
+    RPI_PICO) is an ImageError that names the way."""
     from tools.tapptable import rp2_images
     if firmware is None:
         try:
-            return rp2_images.image(rp2_images.TABLE_FIRMWARE).read_bytes()
+            return rp2_images.image(rp2_images.ROMFS_FIRMWARE).read_bytes()
         except rp2_images.ImageMissing as exc:
-            raise ImageError("%s; or give --firmware with a UF2 of your own build of the "
-                             "table's board folder, docs/build.md" % exc) from None
+            raise ImageError("%s; or give --firmware with a MicroPython UF2 that has a ROMFS "
+                             "partition, docs/build.md" % exc) from None
     path = Path(firmware)
     if not path.is_file():
-        raise ImageError("--firmware %s: no such file (a UF2 built from the table's board "
-                         "folder, docs/build.md)" % firmware)
+        raise ImageError("--firmware %s: no such file (a MicroPython UF2 with a ROMFS "
+                         "partition, docs/build.md)" % firmware)
     fw = path.read_bytes()
     filesystem_partition(fw)             # a damaged UF2, or not MicroPython's: said here
-    if not is_table_firmware(fw):
-        raise ImageError("--firmware %s is MicroPython without the table's board (no frozen "
-                         "%s): leave out --firmware for the table's own firmware "
-                         "(docs/build.md)" % (path.name, LAYOUT_MODULE))
+    if ROMFS_PARTITION not in partitions(fw):
+        raise ImageError("--firmware %s is MicroPython without a ROMFS partition: leave out "
+                         "--firmware for the table's firmware (docs/build.md)" % path.name)
     return fw
 
 
@@ -379,22 +353,24 @@ def write_images(out, firmware=None, uf2=True, log=print):
     """``tapptable build --board pico``: ``fs.img`` in ``out`` (the table's
     littlefs: main.py and the device manifest; the bytecode is in the
     build's ``romfs.img``) and, with ``uf2``, ``tapptable-pico.uf2``: the
-    table's firmware (``table_firmware``), romfs.img and the filesystem, one
-    file for the boot drive.  Returns the paths written; ImageError tells
-    what is wrong, before anything is written."""
+    table's firmware (``table_firmware``), romfs.img, the journal's area
+    erased and the filesystem, one file for the boot drive.  Returns the
+    paths written; ImageError tells what is wrong, before anything is
+    written."""
     out = Path(out)
     target = out / UF2_NAME
     if target.exists():
         target.unlink()
-    fw = table_firmware(firmware) if uf2 else None
     fs_image = littlefs_image(build_files(out, romfs=True))
+    whole = None
+    if uf2:
+        whole = uf2_with_filesystem(table_firmware(firmware), fs_image,
+                                    (out / "romfs.img").read_bytes())
     (out / FS_IMAGE).write_bytes(fs_image)
-    written = [out / FS_IMAGE]
-    if fw is None:
-        return written
-    target.write_bytes(uf2_with_filesystem(fw, fs_image, (out / "romfs.img").read_bytes()))
-    written.append(target)
-    log("%s: the table's firmware%s + romfs.img + the filesystem (%d KiB littlefs), "
-        "for the Pico's boot drive" % (target, " (%s)" % Path(firmware).name if firmware
-                                       else "", FS_BYTES // 1024))
-    return written
+    if whole is None:
+        return [out / FS_IMAGE]
+    target.write_bytes(whole)
+    log("%s: the table's firmware%s + romfs.img + the journal's area erased + the "
+        "filesystem (%d KiB littlefs), for the Pico's boot drive"
+        % (target, " (%s)" % Path(firmware).name if firmware else "", FS_BYTES // 1024))
+    return [out / FS_IMAGE, target]
