@@ -159,7 +159,7 @@ def _pages(data, offset):
 
 
 def _binary_info(flash):
-    """[(type, tag, flash offset of the entry)] of the pico-sdk binary info: a
+    """[(type, flash offset of the entry)] of the pico-sdk binary info: a
     header in the first KiB of flash points to a table of entry pointers."""
     head = flash.find(struct.pack("<I", BI_MARKER_START), 0, 1024)
     if head < 0 or head % 4:
@@ -173,8 +173,8 @@ def _binary_info(flash):
             break
         entry, = struct.unpack_from("<I", flash, ptr - XIP_BASE)
         if _in_flash(flash, entry, 16):
-            kind, tag = struct.unpack_from("<2H", flash, entry - XIP_BASE)
-            out.append((kind, tag, entry - XIP_BASE))
+            kind, = struct.unpack_from("<H", flash, entry - XIP_BASE)
+            out.append((kind, entry - XIP_BASE))
     return out
 
 
@@ -201,7 +201,7 @@ def _declared(firmware_uf2):
     """((name, (offset, bytes)), ...) from the binary info, read once per firmware."""
     flash = flash_contents(firmware_uf2)
     parts = []
-    for kind, _tag, at in _binary_info(flash):
+    for kind, at in _binary_info(flash):
         if kind == BI_TYPE_BLOCK_DEVICE:
             name_at, addr, size = struct.unpack_from("<3I", flash, at + 4)
             name = _c_string(flash, name_at)
