@@ -362,14 +362,15 @@ class App:
         """The journal's work ahead of need (erasing its next sector: 45 ms on
         the Pico, when the loop stands still), done only when nothing waits
         for the table: no input queued, no card being settled or lifted, no
-        button down, the screen sent.  Whether it did any."""
+        button down, the screen written and sent.  Whether it did any."""
         journal = self.journal
         if journal is None or not self._nothing_waits():
             return False
         return journal.prepare()
 
     def _nothing_waits(self):
-        if len(self.keys) or self.presence.pending() or self.board.display.dirty_pages():
+        if len(self.keys) or self.presence.pending() or self.screens.due \
+                or self.board.display.dirty_pages():
             return False
         buttons = self.board.buttons
         if buttons.prev.pressed or buttons.next.pressed or buttons.ok.pressed:
