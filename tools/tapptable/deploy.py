@@ -61,6 +61,11 @@ def sha256(path):
 
 # firmware files that only the host uses: MicroPython has framebuf built in
 HOST_ONLY = ("drivers/fbuf.py",)
+# The device's bytecode without line numbers (mpy-cross -O3; the firmware has
+# no assert, which -O would also drop): about 7 % less, which the ROMFS image
+# needs below the journal's area (192 KiB); a traceback on the device names
+# the function, not the line.
+DEVICE_OPT = ("-O3",)
 
 
 def sources(src, board):
@@ -101,7 +106,8 @@ def build(board="pico", out=None, src=None, romfs=False, log=print, firmware=Non
     fs.mkdir(parents=True)
     files = sources(src, board)
     compiled = [p for rel, p in files if rel.as_posix() not in SOURCE_ONLY]
-    report = compile_firmware(fs, march=MARCH[board], sources=compiled, root=src.parent)
+    report = compile_firmware(fs, march=MARCH[board], sources=compiled, root=src.parent,
+                              extra_args=DEVICE_OPT)
     if report.failed:
         raise DeployError("mpy-cross failed: " + "; ".join(
             "%s: %s" % (s.name, m.splitlines()[-1] if m else "?") for s, m in report.failed))
