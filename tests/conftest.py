@@ -18,7 +18,7 @@ LONGEST_FIRST = (
     "tests/test_fsimage.py::test_the_uf2_of_build_boots_from_blank_flash_and_plays_a_deal",
     "tests/test_rp2040_table.py::test_scenario_on_the_emulated_pico[resume_mid_trick]",
     "tests/test_bench.py::test_bench_quick_prints_every_table",
-    "tests/test_journal_vm.py::test_power_cuts_on_littlefs_in_the_vm",
+    "tests/test_journal_vm.py::test_power_cuts_in_the_vm",
     "tests/test_rp2040_table.py::test_scenario_on_the_emulated_pico[deal_tarock_simple_3_open]",
     "tests/test_console.py::test_tapptable_console_against_the_sim",
     "tests/test_deploy.py::test_deploy_copies_only_what_changed_and_the_tree_imports",
@@ -70,6 +70,18 @@ def pytest_collection_modifyitems(session, config, items):
             if prefix.split("::", 1)[0] in files and not any(i.startswith(prefix) for i in ids):
                 warnings.warn("tests/conftest.py LONGEST_FIRST names no collected test: %s"
                               % prefix, stacklevel=1)
+
+
+def pytest_addoption(parser):
+    parser.addoption("--slow", action="store_true",
+                     help="the long sweeps whole: every power cut of tests/test_journal_vm.py "
+                          "(by default a spread part of them)")
+
+
+@pytest.fixture
+def slow(request):
+    """``--slow`` was given: a sweep runs every one of its cases."""
+    return request.config.getoption("--slow")
 
 
 def pytest_configure(config):

@@ -16,6 +16,14 @@ PINS = {
     "buzzer": 14,
 }
 
+# The journal's own flash area (docs/record-format.md, "Journal on the device"):
+# the last JOURNAL_SECTORS 4 KiB sectors of the ROMFS partition (256 KiB at
+# flash 0x60000 on the table's firmware, docs/build.md), above the table's
+# ROMFS image; littlefs keeps the decks and settings.  ``tapptable build``
+# erases the area and refuses a ROMFS image that would reach it.
+SECTOR = 4096                # the flash's erase unit (FLASH_SECTOR_SIZE)
+JOURNAL_SECTORS = 16         # 64 KiB, flash 0x90000-0xA0000
+
 SETTINGS = {
     "spi_baud": 4000000,   # MFRC522 allows 10 MHz; 4 MHz is safe over table wiring;
                            # 1000000-2000000 for seat cables over 1 m (hardware/README.md)
@@ -23,23 +31,20 @@ SETTINGS = {
 }
 
 
-# The journal's own flash area: the last JOURNAL_SECTORS sectors of the ROMFS
-# partition (vfs.rom_ioctl(2, 0): 256 KiB at flash 0x60000 on the table's
-# firmware, RPI_PICO_ROMFS), flash 0x90000-0xA0000.  The table's ROMFS image
-# fills the partition from its start and must end below this area; littlefs
-# (the whole storage at 0xA0000) never reaches it.  The host's tools read
-# these (tools/tapptable/fsimage.py: build erases the area, refuses a ROMFS
-# image that reaches it; deploy never writes it).
-SECTOR = 4096                # the flash's erase unit (FLASH_SECTOR_SIZE)
-JOURNAL_SECTORS = 16         # 64 KiB
-
-
-def journal_area():
-    """The journal's block device over its area, or None: for now the journal
-    lives on littlefs.  To come: ``vfs.rom_ioctl(2, 0)`` (an ``rp2.Flash``
-    over the ROMFS partition) seen through a window on its last
-    JOURNAL_SECTORS blocks."""
-    return None
+def journal_flash():
+    """The journal's area: the top of the ROMFS partition, which the rp2 port
+    hands out as an ``rp2.Flash`` block device (``vfs.rom_ioctl(2, 0)``), seen
+    through a window that cannot reach the ROMFS image below.  None on a
+    firmware without that partition (the journal then keeps files)."""
+    import vfs
+    rom_ioctl = getattr(vfs, "rom_ioctl", None)
+    segment = rom_ioctl(2, 0) if rom_ioctl is not None else None
+    ioctl = getattr(segment, "ioctl", None)     # (-22 where there is no partition)
+    if ioctl is None:
+        return None
+    from .flash_window import FlashWindow
+    sectors = ioctl(4, 0)
+    return FlashWindow(segment, sectors - JOURNAL_SECTORS, JOURNAL_SECTORS)
 
 
 NO_ROMFS = ("tapptable: this MicroPython has no ROMFS partition, which the table runs "
@@ -63,4 +68,4 @@ def make(root="/"):
     import neopixel
 
     from .common import build
-    return build(machine, neopixel, PINS, SETTINGS, 0, 0, root)
+    return build(machine, neopixel, PINS, SETTINGS, 0, 0, root, journal_flash=journal_flash())

@@ -25,7 +25,8 @@ from .modes import PLAYING
 
 class JournalReader:
     """The record of the session in play, to read only (the journal itself
-    writes: table/journal.py): ``len()``, ``line(k)``, ``tail(n)``, ``read_lines()``."""
+    writes: table/journal.py): ``len()``, ``line(k)``, ``tail(n)``, ``read_lines()``,
+    ``name()`` (the session's in ``journal list``)."""
 
     def __init__(self, journal):
         self._journal = journal
@@ -44,6 +45,9 @@ class JournalReader:
 
     def read_lines(self):
         return self._journal.read_lines()
+
+    def name(self):
+        return self._journal.name()
 
 
 class TableView:

@@ -113,6 +113,9 @@ def run_bench(args):
     from tools.tapptable.bench_app_vm import print_app_vm_bench
     print_app_vm_bench(quick=args.quick)
     print()
+    from tools.tapptable.bench_journal import print_journal_bench
+    print_journal_bench(quick=args.quick)
+    print()
     device = getattr(args, "device", "session")
     if device != "off":
         from tools.tapptable.bench_rp2040 import print_device_bench

@@ -39,6 +39,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from host_sim.flash import journal_area_lines
 from host_sim.table import VirtualTable
 from host_sim.vm.vm_deck import DECK_ID
 from tools.tapptable import fsimage, rp2_images
@@ -364,9 +365,14 @@ class MirroredTable:
             self.pico.close()
 
     def pico_journal(self):
-        """The lines of the newest journal on the Pico's flash (its littlefs, read here)."""
+        """The lines of the newest journal on the Pico's flash (read here: the
+        journal's own area on the table's firmware, else its littlefs files)."""
         self.pico.save_flash(str(self.flash_path))
         flash = self.flash_path.read_bytes()
+        area = fsimage.JOURNAL_OFFSET
+        lines = journal_area_lines(flash[area:area + fsimage.JOURNAL_BYTES])
+        if lines:
+            return lines
         files = fsimage.littlefs_files(flash[fsimage.FS_OFFSET:
                                              fsimage.FS_OFFSET + fsimage.FS_BYTES])
         names = sorted(k for k in files if k.startswith("journal/"))

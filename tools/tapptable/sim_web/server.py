@@ -86,7 +86,6 @@ from pathlib import Path
 from aiohttp import WSCloseCode, WSMsgType, web
 
 from host_sim.table import VirtualTable
-from table.journal import last_journal
 
 from .hub import Refused, TableHub
 
@@ -316,7 +315,7 @@ def make_table(variant="tapp_modern", players=3, mode="strict", seed=1, lang="de
     table = resumed = dealt = claims = None
     if root is not None:
         os.makedirs(root, exist_ok=True)
-        found = last_journal(root) is not None
+        found = table_class.session_found(root)
         table = table_class(variant, players, mode, lang=lang, root=root,
                             enrolled=not found, resume=found)
         if found:
