@@ -1,12 +1,13 @@
 """The table's flash under CPython: littlefs on a RAM image of a given size,
 and the journal's own flash area beside it.
 
-The Pico's 1408 KiB of storage hold littlefs (the first 896 KiB: decks and
-settings; 4 KB erase blocks, mounted by the rp2 port as ``VfsLfs2(bdev,
-progsize=256)``) and the journal's own area (the last 512 KiB, written by page
-program: firmware/table/flash_log.py).  A virtual table with ``table
-flash=KB`` gets a flash of KB KiB split the same way (``split``): littlefs
-for decks and settings, the journal's area on emulated NOR flash
+The Pico's 1408 KiB of storage hold littlefs (decks and settings; 4 KB erase
+blocks, mounted by the rp2 port as ``VfsLfs2(bdev, progsize=256)``); the
+journal has its own 64 KiB area at the top of the ROMFS partition (written by
+page program: firmware/table/flash_log.py).  A virtual table has the same
+(``journal_flash``); one with ``table flash=KB`` gets a flash of KB KiB split
+(``split``): littlefs for decks and settings, the journal's area on emulated
+NOR flash
 (host_sim/vm/nor_flash.py, ``journal_flash``).  The MicroPython VM table
 mounts littlefs on the same NOR model (vm/nor_flash.py); this module gives
 the CPython table the same: the real littlefs C library (littlefs-python, the
@@ -34,8 +35,12 @@ import littlefs
 from littlefs import errors as lfs_errors
 
 BLOCK = 4096            # the Pico's erase block (FLASH_SECTOR_SIZE)
-PICO_STORAGE_KB = 1408  # littlefs and the journal's area on a Pico
-PICO_JOURNAL_KB = 512   # ... of which the journal's (firmware/boards/pico.py)
+PICO_STORAGE_KB = 1408  # littlefs on a Pico
+PICO_JOURNAL_KB = 64    # the journal's own area on a Pico (firmware/boards/pico.py)
+# ``table flash=KB`` splits a small flash between littlefs and the journal's
+# area in this ratio (a scenario's full flash comes at the same deal in both
+# runtimes); the numbers are the storage split first planned, kept so.
+SPLIT_JOURNAL_SHARE = (512, 1408)
 MIN_JOURNAL_KB = 12     # three sectors: the one written, the one ahead, one more
 PROG = 256              # the rp2 port's progsize
 READ = 32               # VfsLfs2's default readsize
@@ -86,7 +91,8 @@ def split(kb):
     """A flash of ``kb`` KiB split as the Pico's storage is: (littlefs KiB,
     journal KiB), the journal's share in whole 4 KiB sectors (at least
     ``MIN_JOURNAL_KB``), littlefs at least 8 KiB."""
-    journal = max(kb * PICO_JOURNAL_KB // PICO_STORAGE_KB // 4 * 4, MIN_JOURNAL_KB)
+    journal = max(kb * SPLIT_JOURNAL_SHARE[0] // SPLIT_JOURNAL_SHARE[1] // 4 * 4,
+                  MIN_JOURNAL_KB)
     if kb % 4 or kb - journal < 8:
         raise ValueError("flash=%d: a multiple of 4 KiB, at least %d"
                          % (kb, MIN_JOURNAL_KB + 8))

@@ -17,14 +17,12 @@ PINS = {
 }
 
 # The journal's own flash area (docs/record-format.md, "Journal on the device"):
-# the last 512 KiB of the 1408 KiB storage, littlefs keeping the first 896 KiB
-# for decks and settings.  Only the table's own firmware mounts littlefs so
-# (its frozen ``tapptable_board`` module says where the area lies); on the
-# stock or ROMFS firmware littlefs covers the whole storage and the journal
-# stays in its files.
-JOURNAL_START = 896 * 1024
-JOURNAL_LEN = 512 * 1024
-BOARD_MODULE = "tapptable_board"
+# the last JOURNAL_SECTORS 4 KiB sectors of the ROMFS partition (256 KiB at
+# flash 0x60000 on the table's firmware, docs/build.md), above the table's
+# ROMFS image; littlefs keeps the decks and settings.  ``tapptable build``
+# erases the area and refuses a ROMFS image that would reach it.
+SECTOR = 4096                # the flash's erase unit (FLASH_SECTOR_SIZE)
+JOURNAL_SECTORS = 16         # 64 KiB, flash 0x90000-0xA0000
 
 SETTINGS = {
     "spi_baud": 4000000,   # MFRC522 allows 10 MHz; 4 MHz is safe over table wiring;
@@ -34,15 +32,35 @@ SETTINGS = {
 
 
 def journal_flash():
-    """``rp2.Flash`` on the journal's area when this firmware keeps littlefs
-    off it, else None."""
-    try:
-        fw = __import__(BOARD_MODULE)
-    except ImportError:
+    """The journal's area: the top of the ROMFS partition, which the rp2 port
+    hands out as an ``rp2.Flash`` block device (``vfs.rom_ioctl(2, 0)``), seen
+    through a window that cannot reach the ROMFS image below.  None on a
+    firmware without that partition (the journal then keeps files)."""
+    import vfs
+    rom_ioctl = getattr(vfs, "rom_ioctl", None)
+    segment = rom_ioctl(2, 0) if rom_ioctl is not None else None
+    ioctl = getattr(segment, "ioctl", None)     # (-22 where there is no partition)
+    if ioctl is None:
         return None
-    import rp2
-    return rp2.Flash(start=getattr(fw, "JOURNAL_START", JOURNAL_START),
-                     len=getattr(fw, "JOURNAL_LEN", JOURNAL_LEN))
+    from .flash_window import FlashWindow
+    sectors = ioctl(4, 0)
+    return FlashWindow(segment, sectors - JOURNAL_SECTORS, JOURNAL_SECTORS)
+
+
+NO_ROMFS = ("tapptable: this MicroPython has no ROMFS partition, which the table runs "
+            "its bytecode from: flash build/pico/tapptable-pico.uf2 (tapptable build "
+            "--board pico, docs/build.md). This is the MicroPython REPL.")
+
+
+def wrong_firmware():
+    """Why the table cannot start on this MicroPython, or None.  The table's
+    bytecode runs from the ROMFS partition; the published RPI_PICO has none
+    (no ``vfs.rom_ioctl``), and its heap cannot hold the bytecode loaded from
+    .mpy files."""
+    import vfs
+    if not hasattr(vfs, "rom_ioctl") or vfs.rom_ioctl(1) < 1:
+        return NO_ROMFS
+    return None
 
 
 def make(root="/"):

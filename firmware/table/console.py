@@ -331,7 +331,10 @@ class Console:
     def cmd_journal(self, rid, req):
         """The sessions on flash (``list``), or one of them streamed line by
         line: the one in play (``current``) or a finished one by its name
-        (table/journal.py: whichever store the table has)."""
+        (table/journal.py: whichever store the table has).  Only the session
+        in play can hold hidden cards (a strict deal under way): it alone
+        needs the referee PIN then; a finished one is anybody's to download
+        (a watcher keeps the club's history from them, docs/watch.md)."""
         from .console_tasks import JournalSource, JournalTask
         journal = self.app.view.journal()
         if req.get("list"):
@@ -357,7 +360,8 @@ class Console:
                 ok = False
         if not ok:
             raise Failure("bad_args", "session: a name from journal list")
-        self.authorise(req)        # a session may hold the strict deal in play
+        if journal is not None and name == journal.name() and self.hidden():
+            self.authorise(req)    # the session in play holds a strict deal's hands
         lines = self.app.journals.lines(name)
         if lines is None:
             raise Failure("not_found", "no session %s" % name)

@@ -215,8 +215,7 @@ class TableWatcher:
             self.refresh()
             self.picture.set_score(self.request("score"))
             self.fetch_current()
-        if self.pin:
-            self.fetch_finished()
+        self.fetch_finished()
         self._changed()
 
     # ----- history ----------------------------------------------------------------------
@@ -267,7 +266,9 @@ class TableWatcher:
         self.store(lines, "the session in play")
 
     def fetch_finished(self):
-        """With the PIN: the finished session files not fetched before."""
+        """The finished sessions on the table's flash not fetched before (anybody
+        may download them; the session in play, while a strict deal holds its
+        hands, needs the PIN: without it the next result brings it)."""
         try:
             files = self.request("journal", list=True).get("sessions") or []
         except DeviceError:
@@ -281,6 +282,8 @@ class TableWatcher:
             try:
                 lines = self.download(session=name, pin=self.pin)
             except DeviceError as exc:
+                if exc.code == "locked":
+                    continue                       # the session in play: its hands
                 self.log("%s: %s: %s" % (self.picture.name, name, exc))
                 return                             # a wrong PIN: not again and again
             except ConsoleError as exc:
