@@ -54,6 +54,7 @@ NO_ROOM = "no_room"               # a new deal would not fit whole, or the flash
 LINE_TOO_LONG = "line_too_long"   # longer than a record holds (flash_log.MAX_LINE)
 FLASH_ERROR = "flash_error"       # the flash refused an erase or a program
 
+
 def is_play(ev):
     """A card play of the engine's own shape (seat 0-9, a known card), the
     one the journal formats without allocating."""
