@@ -107,6 +107,7 @@ class AutoPlayers:
         self.hands = {}            # seat (TALON: the talon) -> card codes as dealt
         self.discards = []
         self.to_deal = []          # the rest of the deck being dealt over the centre
+        self.dealing = []          # ... the whole of it, in the order dealt
         self.dealt_at = {}         # journal line of an open-mode deal -> its hands
         for line, hands in (dealt or {}).items():   # a resumed session's (see dealt_hands)
             self.dealt_at[int(line)] = {int(s): list(h) for s, h in hands.items()}
@@ -296,12 +297,24 @@ class AutoPlayers:
 
     # ----- acting (a table that runs synchronously) -----------------------------------
 
+    def gather(self):
+        """The dealer gathers the cards dealt so far: the next ``deal_cards``
+        shuffles and deals the whole deck from the start."""
+        self.to_deal = []
+
     def deal_cards(self, count=None):
         """Strict mode: the dealer deals the shuffled deck over the centre reader
-        (only the next ``count`` cards, if given; the next call goes on)."""
+        (only the next ``count`` cards, if given; the next call goes on).  If the
+        table no longer counts a card he dealt (a power cut: "Von vorn geben"),
+        he gathers them first and deals the whole deck again."""
         t = self.table
+        tv = t.app.view
+        if self.to_deal and not all(tv.deal_seen(CODE_INDEX[c]) for c in self.dealing
+                                    if c not in self.to_deal):
+            self.gather()
         if not self.to_deal:
-            self.to_deal = self.shuffle(t.view.dealer())
+            self.dealing = self.shuffle(t.view.dealer())
+            self.to_deal = list(self.dealing)
         while self.to_deal and (count is None or count > 0):
             code = self.to_deal.pop(0)
             t.place(t.centre, code)

@@ -141,7 +141,7 @@ class Run:
         gathers the cards dealt so far, shuffles and deals from the start)."""
         self._players()
         if args and args[0] == "again":
-            self.players.to_deal = []
+            self.players.gather()
             args = args[1:]
         self.players.deal_cards(int(args[0]) if args else None)
 

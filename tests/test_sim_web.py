@@ -680,3 +680,48 @@ def test_the_page_gets_names_not_ids():
             break
     st = hub.shared_state()
     assert st["variant_name"] == "Herzblatt" and contracts
+
+
+# ----------------------------------------------------------------- a power cut while dealing
+
+
+def deal_by_hand(page, srv, cards):
+    """The deck's top card over the centre reader (click the deck, click the
+    reader), then lifted (click the reader again), ``cards`` times."""
+    for _ in range(cards):
+        counted = srv.call(lambda hub: hub.tv.deal_scanned())
+        page.click("#deck")
+        page.click("#reader-centre")
+        wait_until(srv, lambda hub, n=counted: hub.tv.deal_scanned() > n, "the card counted")
+        page.click("#reader-centre")
+        wait_until(srv, lambda hub: not hub.on_reader[hub.centre], "the lift")
+
+
+def test_a_power_cut_while_dealing_by_hand_gathers_the_cards(tabs, server):
+    """Issue 27, 3: two cards dealt by hand, then a power cut: the table says
+    "Von vorn geben" and the dealer holds the whole deck again (no card stays in
+    a hand); a second cut during the new deal leaves "Deal all" in view; "Deal
+    all" then gives every seat its share."""
+    page = tabs(server)
+    for seat in range(3):
+        claim(page, seat)
+    deal_by_hand(page, server, 2)
+    page.wait_for_function("tappSim.state.deck === 34")
+    assert sum(h["count"] for h in state(page)["hands"]) == 2
+    for cut in range(2):
+        page.click("#power")
+        page.wait_for_function("document.querySelector('#oled-text').textContent"
+                               ".includes('Von vorn geben')")
+        page.wait_for_function("tappSim.state.deck === 36")
+        st = state(page)
+        assert [h["count"] for h in st["hands"]] == [0, 0, 0] and st["talon"] == 0, cut
+        assert page.is_visible("#deal-all"), cut
+        if cut == 0:
+            deal_by_hand(page, server, 3)
+            page.wait_for_function("tappSim.state.deck === 33")
+    page.click("#deal-all")
+    page.wait_for_function("tappSim.state.step === 'game'", timeout=30_000)
+    st = state(page)
+    assert [h["count"] for h in st["hands"]] == [11, 11, 11]
+    assert st["talon"] == 3 and st["deck"] == 0
+    assert page.errors == []

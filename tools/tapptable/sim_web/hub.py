@@ -84,6 +84,7 @@ class TableHub:
         self.prepared = None                     # deals_played when the cards were shuffled
         self.exchanged = False                   # the declarer has laid away in this deal
         self.auto_dealing = False
+        self.restarts = 0                        # deals gathered after a power cut
         self.lifting = {}                        # reader -> a lift waits for the table
         self.timers = []                         # heap of (virtual ms, seq, fn)
         self.seq = 0
@@ -436,6 +437,7 @@ class TableHub:
         replayed, the cards lying on the readers stay and are matched)."""
         self._seated(cid)
         self.timers = []                          # whatever was under way is gone
+        self.auto_dealing = False                 # ... a deal of the whole deck too
         self.lifting = {}
         self.held = {}
         self.pressed_at = {}
@@ -469,6 +471,10 @@ class TableHub:
         if self.prepared != played and (
                 (strict and tv.mode() == "dealing") or (not strict and view.in_deal())):
             self._new_deal(played)
+        elif strict and tv.mode() == "dealing":
+            self._gather_if_restarted()
+        elif self.deck and tv.mode() != "dealing":
+            self.deck = []           # the table knows the deal: the rest is the talon
         lines = self.table.journal_lines()
         for line in lines[self.journal_seen:]:
             ev = json.loads(line.split("\t")[0])
@@ -529,6 +535,22 @@ class TableHub:
             cards = [CARD_CODES[c] for c in self.tv.deck_cards()]
             random.Random(self.seed * 7919 + played).shuffle(cards)
             self.deck = cards
+
+    def _gather_if_restarted(self):
+        """Strict dealing: a card in a hand (or the talon) is one the table has
+        counted.  After a power cut the table counts the deal from the start
+        ("Von vorn geben"): the dealer gathers every dealt card back into the
+        deck and shuffles it, so "Deal all" deals the whole deck again."""
+        tv = self.tv
+        dealt = [c for hand in self.scanned for c in hand] + self.talon + self.aside
+        if all(tv.deal_seen(CODE_INDEX[c]) for c in dealt):
+            return
+        self.restarts += 1
+        self.deck += dealt
+        random.Random(self.seed * 7919 + self.prepared * 101 + self.restarts).shuffle(
+            self.deck)
+        self.scanned = [[] for _ in range(self.players)]
+        self.talon, self.aside = [], []
 
     def _deal_next(self):
         if not self.auto_dealing:
