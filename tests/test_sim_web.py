@@ -12,6 +12,7 @@ running faster than wall time (``SPEED``) to keep the suite short.
 import asyncio
 import json
 import os
+import random
 import shutil
 import tempfile
 import threading
@@ -725,3 +726,46 @@ def test_a_power_cut_while_dealing_by_hand_gathers_the_cards(tabs, server):
     assert [h["count"] for h in st["hands"]] == [11, 11, 11]
     assert st["talon"] == 3 and st["deck"] == 0
     assert page.errors == []
+
+
+# ----------------------------------------------------------------- robots never stall
+
+
+def robots_through_power_cuts(hub, deals, seed, stall_ms=60_000):
+    """Robots play every seat (``autoplay``); now and then, and on result screens
+    more often, somebody sits down, cuts the power and stands up again.  Fails
+    when the table stands still (no journal line, no card counted, nothing
+    lying differently) for ``stall_ms`` of table time."""
+    rng = random.Random(seed)
+    last, still = None, 0
+    while hub.view.deals_played() < deals:
+        hub.advance(250)
+        if rng.random() < 0.004 or (hub.tv.mode() == "result" and rng.random() < 0.05):
+            hub.claim("cutter", 0)
+            hub.power_cut("cutter")
+            hub.release("cutter", 0)
+        now = (len(hub.table.journal_lines()), hub.tv.mode(), hub.tv.deal_scanned(),
+               repr(hub.on_reader))
+        still = still + 250 if now == last else 0
+        last = now
+        assert still < stall_ms, "the robots stalled after %d deals: %r, readers %r" % (
+            hub.view.deals_played(), hub.table.screen(), hub.on_reader)
+
+
+@pytest.mark.parametrize("runtime, deals", [("cpython", 7), ("micropython", 2)])
+def test_robots_never_stall_through_power_cuts(runtime, deals):
+    """Issue 27, 9: Württemberg Tarock, 3 players, strict, power cuts while
+    dealing, playing and on the result screen.  The robots stalled on a dealt
+    card left on the centre reader by a cut (the automatic deal stopped, nobody
+    lifted it: the dealer waited, or the card was a robot's only legal card), on
+    a card put back at once after a lift the table had not yet seen, and on a
+    deck emptied while the cut fell back to the last settlement."""
+    from host_sim.scenario import table_class
+    from tools.tapptable.sim_web.hub import TableHub
+    table = table_class(runtime)("wuerttemberg", 3, "strict")
+    hub = TableHub("wuerttemberg", 3, "strict", seed=1, robots=True, autoplay=True,
+                   table=table)
+    try:
+        robots_through_power_cuts(hub, deals, seed=1)
+    finally:
+        hub.table.close()

@@ -288,7 +288,7 @@ class TableHub:
         if origin[0] == "hand" and self.tv.mode() == "dealing":
             self.scanned[origin[1]].remove(code)
         self.on_reader[reader].append((code, origin))
-        if origin[0] == "deck" or len(self.on_reader[reader]) > 1:
+        if len(self.on_reader[reader]) > 1:
             self.table.place(reader, code, wait=False)
         else:
             self._place_when_clear(reader, code, 0)
@@ -473,7 +473,7 @@ class TableHub:
             self._new_deal(played)
         elif strict and tv.mode() == "dealing":
             self._gather_if_restarted()
-        elif self.deck and tv.mode() != "dealing":
+        elif self.deck and tv.mode() == "play":
             self.deck = []           # the table knows the deal: the rest is the talon
         lines = self.table.journal_lines()
         for line in lines[self.journal_seen:]:
@@ -553,15 +553,17 @@ class TableHub:
         self.talon, self.aside = [], []
 
     def _deal_next(self):
+        """The next card of an automatic deal: first the card lying on the centre
+        reader is lifted (the last one dealt, or one left there by a power cut)."""
         if not self.auto_dealing:
-            return
-        if self.tv.mode() != "dealing" or not self.deck:
-            self.auto_dealing = False
             return
         def next_card():
             self.after(LIFT_GAP_MS, self._deal_next)
         if self.on_reader[self.centre]:
             self._lift(self.centre, next_card)
+            return
+        if self.tv.mode() != "dealing" or not self.deck:
+            self.auto_dealing = False
             return
         self._place_from_deck(self.centre)
         self.after(SETTLE_MS, lambda: self._lift(self.centre, next_card))
@@ -588,9 +590,14 @@ class TableHub:
             return self._robot(ROBOT_NEXT_DEAL_MS, lambda: self._robot_press("ok"))
         seated = len(robots) < self.players       # a person plays: robots deal for
         if tv.mode() == "dealing" and view.dealer() in robots and (seated or alone) \
-                and self.deck and not self.auto_dealing and not self.on_reader[self.centre]:
+                and (self.deck or self.on_reader[self.centre]) and not self.auto_dealing:
             return self._robot(ROBOT_NEXT_DEAL_MS if alone else ROBOT_THINK_MS,
                                self._robot_deal)
+        if tv.mode() != "dealing" and any(o[0] == "deck" for _c, o in self.on_reader[
+                self.centre]) and not self.auto_dealing and not self.lifting.get(self.centre):
+            # a dealt card the table no longer waits for (the deal was complete,
+            # or a power cut stopped the dealing): the robots take it off
+            return self._robot(ROBOT_CLEAR_MS, lambda: self._lift(self.centre))
         if tv.mode() != "play" or model.waits_for_person():
             return
         turn = view.turn()
@@ -618,7 +625,7 @@ class TableHub:
         self.after(ms, act)
 
     def _robot_deal(self):
-        if self.tv.mode() == "dealing" and self.deck and not self.auto_dealing \
+        if self.tv.mode() == "dealing" and not self.auto_dealing \
                 and self.view.dealer() in self.robot_seats():
             self.auto_dealing = True
             self._deal_next()
