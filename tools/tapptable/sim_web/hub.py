@@ -57,7 +57,7 @@ class TableHub:
 
     def __init__(self, variant="tapp_modern", players=3, mode="strict", seed=1, lang="de",
                  robots=True, options=None, table=None, autoplay=False, dealt=None,
-                 dealt_file=None, claims_file=None, claims=None):
+                 flash=None, claims=None):
         self.table = table or VirtualTable(variant, players, mode, options=options, lang=lang)
         # the robots and every hand; ``dealt``: the open-mode hands of a session
         # resumed from its journal (the device never saw them)
@@ -74,7 +74,7 @@ class TableHub:
         self.claims = [None] * players           # client id holding each seat
         if claims and len(claims) == players:    # a resumed session's seats
             self.claims = [c if isinstance(c, str) else None for c in claims]
-        self.claims_file = claims_file
+        self.flash = flash                       # the flash directory (sim_flash.TableDir)
         self.scanned = [[] for _ in range(players)]   # strict dealing: the cards scanned so far
         self.deck = []
         self.talon = []
@@ -100,8 +100,6 @@ class TableHub:
         self.frame = b""
         self.journal_seen = 0
         self.resumed = None                      # (deals, events) of a resumed journal
-        self.dealt_file = dealt_file             # where the open-mode hands are kept
-        self.dealt_saved = len(self.players_model.dealt_at)
         self.sync()
 
     # ----- the table's public face ---------------------------------------------------
@@ -188,9 +186,8 @@ class TableHub:
     def _keep_claims(self):
         """Who sits where, next to the journal: a restarted server gives each tab
         (by its token) its seats back."""
-        if self.claims_file is not None:
-            with open(self.claims_file, "w", encoding="utf-8") as f:
-                json.dump(self.claims, f)
+        if self.flash is not None:
+            self.flash.keep_claims(self.claims)
 
     def let_go(self, cid):
         """A tab's connection has gone (maybe a reload): the buttons it held are
@@ -462,7 +459,8 @@ class TableHub:
         self.players_model.people = {s for s in range(self.players)
                                      if self.claims[s] is not None}
         self.players_model.sync()
-        self._keep_dealt()
+        if self.flash is not None:
+            self.flash.keep_dealt(self.players_model)
         played = view.deals_played()
         if played != self.deals_seen:
             self.deals_seen = played
@@ -501,16 +499,6 @@ class TableHub:
                     del self.tricks[n]       # taken back (undo)
             if not view.in_deal():
                 self.collecting = False      # settled: the history stays until the next deal
-
-    def _keep_dealt(self):
-        """Open mode: write the hands the players dealt next to the journal, so a
-        restarted server's players hold the same cards."""
-        dealt = self.players_model.dealt_at
-        if self.dealt_file is None or len(dealt) == self.dealt_saved:
-            return
-        self.dealt_saved = len(dealt)
-        with open(self.dealt_file, "w", encoding="utf-8") as f:
-            json.dump(self.players_model.dealt_hands(), f)
 
     @staticmethod
     def _deal_lines(lines):
