@@ -225,6 +225,21 @@ class AutoPlayers:
         self.discards += self.rng.sample(pool, need - len(self.discards))
         return self.discards
 
+    def put_aside(self, code):
+        """Open mode: the declarer puts ``code`` aside as a discard (the table
+        does not see it; the players know it)."""
+        self.discards.append(code)
+
+    def discards_missing(self):
+        """Open mode, a person lays away: how many discards he has still to put
+        aside before he may confirm ("Gedrückt? OK").  The table cannot know;
+        the virtual table asks him instead of choosing for him."""
+        view = self.table.view
+        if view.mode() != "open" or view.expects() != "discard" or \
+                view.declarer() not in self.people:
+            return 0
+        return max(0, view.talon_size() - len(self.discards))
+
     def hand(self, seat):
         """The cards ``seat`` holds now (as the journal says), [] before the deal."""
         if self.behind:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import html
+import json
 import os
 import re
 from pathlib import Path
@@ -513,3 +514,39 @@ def test_sim_refuses_an_option_it_would_not_use(capsys, tmp_path):
         assert cli.main(["sim"] + args) == 2, args
         err = capsys.readouterr().err
         assert word in err and err.count("\n") == 1, err
+
+
+def test_open_mode_ok_at_the_lay_away_waits_for_your_discards():
+    """Issue 27, 10: in open mode the table cannot see discards; OK at
+    "Gedrückt? OK" before you have put your cards aside is not passed on (the
+    virtual table threw away three cards of its own choice): the status line
+    says how many are missing; with them put aside (c), OK lays away those."""
+    async def play():
+        app = SimApp(mode="open", seed=3, realtime=False, auto=False, seats=SEATS)
+        async with app.run_test(size=SMALL) as pilot:
+            s = app.seating
+            for _ in range(60):
+                if s.view.expects() == "discard":
+                    break
+                if s.table_view.menu_size() and s.you in s.people.menu_seats():
+                    await pilot.press("o")
+                else:
+                    await pilot.press("a")
+            assert s.view.expects() == "discard", s.table.screen()
+            while s.you != s.view.declarer():
+                await pilot.press("s")                 # sit at the declarer's seat
+            need = s.view.talon_size()
+            lines = len(s.table.journal_lines())
+            await pilot.press("o")
+            assert len(s.table.journal_lines()) == lines
+            assert "Put %d more cards aside" % need in app.query_one("#status").shown
+            chosen = []
+            for _ in range(need):
+                chosen.append(s.your_hand()[s.selected])
+                await pilot.press("c")
+            await pilot.press("o")
+            exchange = json.loads(s.table.journal_lines()[-1].split("\t")[0])
+            assert exchange["ev"] == "exchange", exchange
+            assert s.people.discards == chosen
+            assert not set(chosen) & set(s.your_hand())
+    run(play())

@@ -769,3 +769,44 @@ def test_robots_never_stall_through_power_cuts(runtime, deals):
         robots_through_power_cuts(hub, deals, seed=1)
     finally:
         hub.table.close()
+
+
+def test_open_mode_ok_at_the_lay_away_waits_for_the_discards(tabs):
+    """Issue 27, 10: in open mode OK at "Gedrückt? OK" before the declarer has put
+    his cards aside is refused with a message (the table threw away three cards
+    of its own choice); put aside by clicks, OK lays away those."""
+    with ServerThread(variant="tapp_modern", players=3, mode="open", seed=3,
+                      robots=False, speed=SPEED, away_s=AWAY_S) as srv:
+        page = tabs(srv)
+        for seat in range(3):
+            claim(page, seat)
+        page.click(".hw[data-key='next']")            # seed 3: Cora "spiele", then Frage
+        page.wait_for_function("document.querySelector('#oled-text').textContent"
+                               ".includes('spiele')")
+        for _ in range(30):
+            if srv.call(lambda hub: hub.view.expects()) == "discard":
+                break
+            before = oled_text(page)
+            page.click(".hw[data-key='ok']")
+            page.wait_for_function("t => document.querySelector('#oled-text').textContent"
+                                   " !== t", arg=before)
+        assert srv.call(lambda hub: hub.view.expects()) == "discard"
+        lines = srv.call(lambda hub: len(hub.table.journal_lines()))
+        page.click(".hw[data-key='ok']")
+        page.wait_for_function("document.querySelector('#toast').textContent"
+                               ".includes('aside first')")
+        assert srv.call(lambda hub: len(hub.table.journal_lines())) == lines
+        decl = srv.call(lambda hub: hub.view.declarer())
+        need = srv.call(lambda hub: hub.view.talon_size())
+        chosen = srv.call(lambda hub, d=decl: sorted(hub.hand(d))[:need])
+        for card in chosen:
+            page.click(".hand .card[data-card='%s']" % card)
+            page.click("#aside")
+            page.wait_for_function("c => !tappSim.state.hands.some((h) => h.cards && "
+                                   "h.cards.includes(c))", arg=card)
+        page.click(".hw[data-key='ok']")
+        wait_until(srv, lambda hub: hub.view.expects() != "discard", "the lay-away")
+        last = srv.call(lambda hub: json.loads(hub.table.journal_lines()[lines].split("\t")[0]))
+        assert last["ev"] == "exchange"
+        assert srv.call(lambda hub: sorted(hub.players_model.discards)) == chosen
+        assert page.errors == []

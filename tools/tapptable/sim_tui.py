@@ -227,8 +227,8 @@ class Seating:
             return
         code = hand[self.selected]
         if centre and not self.view.strict() and self.picks_up_talon(self.you):
-            self.people.discards.append(code)
-            left = self.view.talon_size() - len(self.people.discards)
+            self.people.put_aside(code)
+            left = self.people.discards_missing()
             self.note = "%s put aside%s" % (card_text(code), "; %d more" % left if left > 0
                                              else "; o confirms")
             return
@@ -258,6 +258,13 @@ class Seating:
             t.lift(reader)
 
     def press(self, key, long=False):
+        """A button; OK under the settlement clears the last trick first, and OK
+        at "Gedrückt? OK" waits until you have put your discards aside."""
+        missing = self.people.discards_missing() if self.mode() == "play" else 0
+        if key == "ok" and not long and missing:
+            self.note = "Put %d more card%s aside first (←/→, c): the table does not see " \
+                "discards, you choose them" % (missing, "s" if missing > 1 else "")
+            return
         if key == "ok" and not long and self.mode() == "result" and \
                 self.table_view.overlay() not in ("undo", "scores"):
             self.clear()                # everybody picks up the last trick first
@@ -1091,8 +1098,10 @@ class SimApp(App):
         self._acted("every reader cleared")
 
     def action_button(self, key, long=False):
-        self.seating.press(key, long)
-        self._acted("%s %s" % ("held" if long else "pressed", key))
+        s = self.seating
+        s.note = ""
+        s.press(key, long)
+        self._acted(s.note or "%s %s" % ("held" if long else "pressed", key.upper()))
 
     def action_deal(self):
         self.seating.deal()

@@ -261,7 +261,7 @@ class TableHub:
         if code not in self.hand(decl):
             raise Refused("%s is not in your hand" % code)
         self.aside.append(code)
-        self.players_model.discards.append(code)
+        self.players_model.put_aside(code)
 
     def lift(self, cid, reader):
         self._seated(cid)
@@ -418,6 +418,12 @@ class TableHub:
     def _button_down(self, cid, key):
         if key not in KEYS:
             raise Refused("no such button")
+        missing = self.players_model.discards_missing() if self.tv.mode() == "play" else 0
+        if key == "ok" and missing and self.view.declarer() in self.seats_of(cid):
+            raise Refused("put %d more card%s aside first (drag %s onto “Put aside”): the "
+                          "table does not see discards, you choose them"
+                          % (missing, "s" if missing > 1 else "", "them" if missing > 1
+                             else "it"))
         if key in self.held:
             raise Refused("that button is being held")
         self.held[key] = cid
