@@ -213,7 +213,9 @@ class AutoPlayers:
         self.held = {s: list(view.hand(s) or []) for s in view.active_seats()}
         self.behind = True
         self.behind_plays = [(ev["seat"], ev["card"])]
-        self.held[ev["seat"]].remove(ev["card"])
+        held = self.held.get(ev["seat"], [])
+        if ev["card"] in held:          # (a card they did not deal him: nothing to take)
+            held.remove(ev["card"])
 
     def _complete_discards(self):
         """Open mode: the discards put aside; if the declarer confirmed with too
