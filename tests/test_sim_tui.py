@@ -550,3 +550,32 @@ def test_open_mode_ok_at_the_lay_away_waits_for_your_discards():
             assert s.people.discards == chosen
             assert not set(chosen) & set(s.your_hand())
     run(play())
+
+
+def test_a_bettel_ouvert_hand_lies_face_up():
+    """Cora (seed 1) plays Bettel ouvert: her seat shows her cards face up."""
+    async def play():
+        app = SimApp(seed=1, realtime=False, auto=False, seats=SEATS)
+        async with app.run_test(size=SMALL) as pilot:
+            s = app.seating
+            await pilot.press("d")
+            await pilot.press("s")
+            await pilot.press("s")                       # you are Cora
+            for _ in range(20):
+                tv = s.table_view
+                if not tv.menu_size():
+                    break
+                labels = [tv.menu_label(k) for k in range(tv.menu_size())]
+                if s.you not in s.people.menu_seats():
+                    await pilot.press("a")
+                    continue
+                want = "Bettel ouvert" if "Bettel ouvert" in labels else "spiele"
+                while tv.menu_label(tv.menu_pos()) != want:
+                    await pilot.press(".")
+                await pilot.press("o")
+            assert s.view.ouvert() and s.view.declarer() == 2
+            await pilot.press("s")                       # Anna looks at Cora's seat
+            cell = [c for c in app.query("Cell") if c.seat == 2][0]
+            hand = s.hand(2)
+            assert len(hand) >= 10 and all(card_text(c) in cell.shown[0] for c in hand)
+    run(play())

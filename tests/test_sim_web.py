@@ -810,3 +810,78 @@ def test_open_mode_ok_at_the_lay_away_waits_for_the_discards(tabs):
         assert last["ev"] == "exchange"
         assert srv.call(lambda hub: sorted(hub.players_model.discards)) == chosen
         assert page.errors == []
+
+
+# ----------------------------------------------------------------- issue 27, 13
+
+
+def test_a_bettel_ouvert_hand_lies_face_up_for_everybody(tabs):
+    """Cora plays Bettel ouvert (seed 1): Anna's tab sees Cora's hand face up
+    (not to be played from), Bert's stays face down."""
+    with ServerThread(variant="tapp_modern", players=3, mode="strict", seed=1,
+                      robots=False, speed=SPEED, away_s=AWAY_S) as srv:
+        page = tabs(srv)
+        claim(page, 0)
+
+        def sit(hub):
+            hub.claim("other", 1)
+            hub.claim("other", 2)
+            hub.deal("other")
+        srv.call(sit)
+        wait_until(srv, lambda hub: hub.tv.mode() == "play", "the deal", 30)
+        for _ in range(12):
+            labels = srv.call(lambda hub: [label for label, _ev in hub.menu()])
+            if not labels:
+                break
+            want = [x for x in labels if x == "Bettel ouvert"] or (
+                ["spiele"] if "spiele" in labels and "weg" in labels and
+                srv.call(lambda hub: hub.view.turn()) == 2 else ["weg"])
+            k = labels.index(want[0])
+            while srv.call(lambda hub: hub.tv.menu_pos()) != k:
+                before = srv.call(lambda hub: hub.tv.menu_pos())
+                srv.call(lambda hub: hub.press("other", "next"))
+                wait_until(srv, lambda hub, b=before: hub.tv.menu_pos() != b, "next")
+            before = srv.call(lambda hub: len(hub.table.journal_lines()))
+            srv.call(lambda hub: hub.press("other", "ok"))
+            wait_until(srv, lambda hub, b=before: len(hub.table.journal_lines()) > b, "the call")
+        assert srv.call(lambda hub: hub.view.ouvert()) and \
+            srv.call(lambda hub: hub.view.declarer()) == 2
+        page.wait_for_selector(".seat[data-seat='2'] .hand.shown .card.face")
+        shown = page.locator(".seat[data-seat='2'] .hand.shown .card.face").count()
+        assert shown == srv.call(lambda hub: len(hub.hand(2))) >= 10
+        assert page.locator(".seat[data-seat='1'] .hand.closed").count() == 1
+        assert page.locator(".seat[data-seat='2'] .hand [data-card]").count() == 0  # not yours
+        assert page.errors == []
+
+
+def test_the_buttons_are_labelled_as_the_device_s(tabs, server):
+    page = tabs(server)
+    labels = [page.text_content(".hw[data-key='%s']" % k).strip()
+              for k in ("prev", "next", "ok")]
+    assert labels == ["◀ PREV", "NEXT ▶", "OK"]
+
+
+def test_a_restarted_server_keeps_the_score_history_and_the_robots_switch(browser, tmp_path):
+    """After a restart the score sheet has a row per deal played and the chart
+    every point; the robots switch stays as it was turned."""
+    kw = dict(variant="tapp_modern", players=3, mode="strict", seed=3, robots=True,
+              speed=4 * SPEED, away_s=AWAY_S, root=str(tmp_path), autoplay=True)
+    with ServerThread(**kw) as srv:
+        wait_until(srv, lambda hub: hub.view.deals_played() >= 2, "two deals", 120)
+
+        def off(hub):
+            hub.claim("t", 0)
+            hub.set_robots("t", False)
+            hub.release("t", 0)
+            return hub.balance_history
+        history = srv.call(off)
+    with ServerThread(**kw) as srv:
+        page = open_table(browser, srv)
+        page.wait_for_function("tappSim.state.history.length >= 3")
+        st = state(page)
+        assert st["history"][:len(history)] == history and st["robots"] is False
+        assert page.locator("#score-table tbody tr").count() == len(st["history"])
+        assert page.locator("#chart circle, #chart rect, #chart polygon").count() >= \
+            len(st["history"])
+        assert not page.is_checked("#robots")
+        page.close()

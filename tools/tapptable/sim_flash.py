@@ -6,7 +6,8 @@ one per kind of table under ``~/.local/state/tapptable/web``, the same for both
 views), so a table started again takes the session up from its journal, as the
 device does after a power cut.  Beside the flash the simulator keeps what the
 device never knows: the open-mode hands the players dealt (``players.json``)
-and, for the browser, which tab sits where (``seats.json``).
+and, for the browser, which tab sits where (``seats.json``) and whether the
+robots play (``robots.json``).
 """
 import json
 import os
@@ -15,6 +16,7 @@ from table.journal import last_journal
 
 DEALT_FILE = "players.json"   # open mode: the hands the players dealt (see AutoPlayers)
 CLAIMS_FILE = "seats.json"    # the browser: which tab (token) sits where
+ROBOTS_FILE = "robots.json"   # the browser: the robots switch, on or off
 
 
 def state_dir(variant, players, mode, lang):
@@ -89,3 +91,12 @@ class TableDir:
     def keep_claims(self, claims):
         if self.root is not None:
             _write_json(os.path.join(self.root, CLAIMS_FILE), claims)
+
+    def robots(self, default):
+        """The robots switch as the resumed session left it (else ``default``)."""
+        on = None if self.resumed is None else _read_json(os.path.join(self.root, ROBOTS_FILE))
+        return on if isinstance(on, bool) else default
+
+    def keep_robots(self, on):
+        if self.root is not None:
+            _write_json(os.path.join(self.root, ROBOTS_FILE), bool(on))

@@ -175,6 +175,11 @@ class Seating:
             gone.update(self.people.discards)
         return sort_hand(c for c in cards if c not in gone)
 
+    def laid_open(self, seat):
+        """Does ``seat``'s hand lie face up (the declarer of a Bettel ouvert)?"""
+        view = self.view
+        return view.in_deal() and view.ouvert() and view.declarer() == seat
+
     def your_hand(self):
         hand = self.hand(self.you)
         if hand:
@@ -987,6 +992,8 @@ class SimApp(App):
                  "\\[%s] [#6a6a6a]%s[/]" % (card, led)]
         if not active:
             lines.append("[#6a6a6a]sits out[/]")
+        elif seat != s.you and s.laid_open(seat):      # Bettel ouvert: face up
+            lines.append(" ".join(card_markup(c) for c in s.hand(seat)))
         elif seat != s.you:
             count = len(s.hand(seat))
             lines.append("[#5f5f87]%s[/]" % ("▒▒" * count) if count else "")

@@ -35,6 +35,7 @@ from table.game import needs_hold
 from table.names import VARIANTS, contract_name
 from tapp.cards import CARD_CODES, CODE_INDEX
 from tapp.dealing import TALON
+from tapp.session import Session
 
 LIFT_GAP_MS = 40                       # automatic dealing: after a lift, before the next card
 ROBOT_THINK_MS = 600                   # a robot's pause before it acts
@@ -91,7 +92,7 @@ class TableHub:
         self.robot_busy = False
         self.held = {}                           # button -> client id holding it down
         self.pressed_at = {}                     # button -> virtual ms it went down
-        self.balance_history = [list(self.view.balances())]
+        self.balance_history = self._history()     # balances before and after each deal
         self.deals_seen = self.view.deals_played()
         self.tricks = {}                         # trick number -> last_trick() dict
         self.collecting = False                  # the tricks are this deal's
@@ -455,6 +456,8 @@ class TableHub:
     def set_robots(self, cid, on):
         self._seated(cid)
         self.robots_on = bool(on)
+        if self.flash is not None:
+            self.flash.keep_robots(self.robots_on)
 
     # ----- keeping the cards in step with the table -------------------------------------
 
@@ -505,6 +508,18 @@ class TableHub:
                     del self.tricks[n]       # taken back (undo)
             if not view.in_deal():
                 self.collecting = False      # settled: the history stays until the next deal
+
+    def _history(self):
+        """The balances before the first deal and after each one, from the journal
+        (a resumed session's score sheet and chart keep every deal)."""
+        lines = self.table.journal_lines()
+        session = Session(json.loads(lines[0].split("\t")[0]))
+        out = [list(session.view.balances())]
+        for line in lines[1:]:
+            session.apply(json.loads(line.split("\t")[0]))
+            while len(out) <= session.view.deals_played():
+                out.append(list(session.view.balances()))
+        return out
 
     @staticmethod
     def _deal_lines(lines):
@@ -781,10 +796,13 @@ class TableHub:
     def state_for(self, cid, shared):
         """``shared`` plus what this tab may see: its own hands face up."""
         mine = self.seats_of(cid)
+        view = self.view
+        shown = view.declarer() if view.in_deal() and view.ouvert() else -1   # Bettel ouvert
         hands = []
         for s in range(self.players):
             cards = self.hand(s)
-            hands.append({"count": len(cards), "cards": list(cards) if s in mine else None})
+            hands.append({"count": len(cards), "cards": list(cards) if s in mine or s == shown
+                          else None, "open": s == shown})
         claims = ["you" if c == cid else ("taken" if c is not None else None)
                   for c in self.claims]
         return dict(shared, t="state", you=mine, claims=claims, hands=hands)

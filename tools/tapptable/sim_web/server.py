@@ -297,7 +297,7 @@ def make_table(variant="tapp_modern", players=3, mode="strict", seed=1, lang="de
     ``table_class``: the runtime's table (host_sim/scenario.py ``table_class``)."""
     flash = TableDir(root)
     table = flash.open(table_class, variant, players, mode, lang)
-    hub = TableHub(variant, players, mode, seed=seed, lang=lang, robots=robots,
+    hub = TableHub(variant, players, mode, seed=seed, lang=lang, robots=flash.robots(robots),
                    autoplay=autoplay, table=table, dealt=flash.dealt(),
                    claims=flash.claims(), flash=flash)
     hub.resumed = flash.resumed
