@@ -885,3 +885,37 @@ def test_a_restarted_server_keeps_the_score_history_and_the_robots_switch(browse
             len(st["history"])
         assert not page.is_checked("#robots")
         page.close()
+
+
+def overlap(a, b):
+    return a["x"] < b["x"] + b["width"] and b["x"] < a["x"] + a["width"] and \
+        a["y"] < b["y"] + b["height"] and b["y"] < a["y"] + a["height"]
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (360, 640)])
+def test_your_hand_in_view_and_the_message_clear_of_your_reader(browser, server, size):
+    """At 1280x800 your whole hand is in view without scrolling; at every size a
+    refused request's message covers neither your reader nor your hand."""
+    width, height = size
+    page = browser.new_page()
+    page.set_viewport_size({"width": width, "height": height})
+    page.errors = []
+    page.on("pageerror", lambda exc: page.errors.append(str(exc)))
+    page.goto(server.url)
+    page.wait_for_function("window.tappSim && tappSim.states > 0")
+    claim(page, 0)
+    page.click("#deal-all")
+    page.wait_for_function("tappSim.state.step === 'game'", timeout=30_000)
+    page.evaluate("window.scrollTo(0, 0)")
+    hand = page.locator(".seat[data-seat='0'] .hand").bounding_box()
+    if width >= 1280:
+        assert hand["y"] + hand["height"] <= height, hand
+    reader = page.locator(".seat[data-seat='0'] .reader")
+    reader.scroll_into_view_if_needed()
+    reader.click()                                   # no card chosen: the page says why
+    page.wait_for_selector("#toast.show")
+    toast = page.locator("#toast").bounding_box()
+    for sel in (".seat[data-seat='0'] .reader", ".seat[data-seat='0'] .hand"):
+        assert not overlap(toast, page.locator(sel).bounding_box()), sel
+    assert page.errors == []
+    page.close()
