@@ -55,13 +55,14 @@ class SimBoard(SimChips):
     map, as the VM builds its own (host_sim/vm/vm_main.py); ``machine``,
     ``neopixel`` and ``time`` are host_sim/sim_machine.py's, on these chips."""
 
-    def __init__(self, seats=3, root=None, fields_on=False):
+    def __init__(self, seats=3, root=None, fields_on=False, journal_flash=None):
         SimChips.__init__(self, seats)
         pins = sim_pins(seats)
         machine = SimMachine(self, pins)
         board = build(machine, SimNeoPixel(self, machine), pins, sim_settings(fields_on),
-                      SPI_ID, I2C_ID, root, clock=SimTime(self))
+                      SPI_ID, I2C_ID, root, clock=SimTime(self), journal_flash=journal_flash)
         self.root = board.root
+        self.journal_flash = board.journal_flash     # host_sim/vm/nor_flash.py, or None
         self.readers = board.readers
         self.display = board.display
         self.buttons = board.buttons

@@ -1,24 +1,31 @@
-"""The table's flash under CPython: littlefs on a RAM image of a given size.
+"""The table's flash under CPython: littlefs on a RAM image of a given size,
+and the journal's own flash area beside it.
 
-The device keeps decks, settings and journals on littlefs (1408 KiB on a Pico,
-4 KB erase blocks, mounted by the rp2 port as ``VfsLfs2(bdev, progsize=256)``).
-The MicroPython VM table mounts the same file system on emulated NOR flash
-(tests/mp/mpflash.py); this module gives the CPython table the same: the real
-littlefs C library (littlefs-python, the same littlefs 2.11 and configuration as
-tools/tapptable/fsimage.py), so a scenario with ``table flash=KB`` fills up and
-runs out of space at the same point in both runtimes.
+The Pico's 1408 KiB of storage hold littlefs (decks and settings; 4 KB erase
+blocks, mounted by the rp2 port as ``VfsLfs2(bdev, progsize=256)``); the
+journal has its own 64 KiB area at the top of the ROMFS partition (written by
+page program: firmware/table/flash_log.py).  A virtual table has the same
+(``journal_flash``); one with ``table flash=KB`` gets a flash of KB KiB split
+(``split``): littlefs for decks and settings, the journal's area on emulated
+NOR flash
+(host_sim/vm/nor_flash.py, ``journal_flash``).  The MicroPython VM table
+mounts littlefs on the same NOR model (vm/nor_flash.py); this module gives
+the CPython table the same: the real littlefs C library (littlefs-python, the
+same littlefs 2.11 and configuration as tools/tapptable/fsimage.py), so a
+scenario fills up and runs out of space at the same point in both runtimes.
 
 How the firmware reaches it: MicroPython mounts a file system at a path
-(``vfs.mount``) and ``open``/``os`` find it by the path's prefix.  CPython has no
-mount table, so ``install()`` gives the firmware's file modules (table/journal,
-table/registry, table/settings) an ``os`` and an ``open`` that send a path under
-a mounted prefix (``/flash1``, ``/flash2``, ...) to its littlefs and every other
-path to the host's file system.  Files behave as MicroPython's littlefs files:
-``write`` goes to littlefs at once, ``flush`` commits (lfs_file_sync), an error
-is an ``OSError`` with littlefs's errno (28: no space left).  ``statvfs`` answers
-as MicroPython's VfsLfs2 does, free blocks being ``block_count - lfs_fs_size()``
-in unsigned 32-bit arithmetic (so it wraps to a huge number when littlefs counts
-more blocks in use than there are, as on a full flash).
+(``vfs.mount``) and ``open``/``os`` find it by the path's prefix. CPython has no
+mount table, so ``install()`` gives the firmware's file modules
+(table/journal_files, table/registry, table/settings) an ``os`` and an ``open``
+that send a path under a mounted prefix (``/flash1``, ``/flash2``, ...) to its
+littlefs and every other path to the host's file system. Files behave as
+MicroPython's littlefs files: ``write`` goes to littlefs at once, ``flush``
+commits (lfs_file_sync), an error is an ``OSError`` with littlefs's errno (28:
+no space left). ``statvfs`` answers as MicroPython's VfsLfs2 does, free blocks
+being ``block_count - lfs_fs_size()`` in unsigned 32-bit arithmetic (so it wraps
+to a huge number when littlefs counts more blocks in use than there are, as on a
+full flash).
 """
 import itertools
 import os as host_os
@@ -28,6 +35,13 @@ import littlefs
 from littlefs import errors as lfs_errors
 
 BLOCK = 4096            # the Pico's erase block (FLASH_SECTOR_SIZE)
+PICO_STORAGE_KB = 1408  # littlefs on a Pico
+PICO_JOURNAL_KB = 64    # the journal's own area on a Pico (firmware/boards/pico.py)
+# ``table flash=KB`` splits a small flash between littlefs and the journal's
+# area in this ratio (a scenario's full flash comes at the same deal in both
+# runtimes); the numbers are the storage split first planned, kept so.
+SPLIT_JOURNAL_SHARE = (512, 1408)
+MIN_JOURNAL_KB = 12     # three sectors: the one written, the one ahead, one more
 PROG = 256              # the rp2 port's progsize
 READ = 32               # VfsLfs2's default readsize
 LOOKAHEAD = 32          # VfsLfs2's default lookahead
@@ -71,6 +85,34 @@ class Flash:
         used = self.fs.used_block_count
         free = (self.blocks - used) & 0xFFFFFFFF
         return (BLOCK, BLOCK, self.blocks, free, free, 0, 0, 0, 0, 255)
+
+
+def split(kb):
+    """A flash of ``kb`` KiB split as the Pico's storage is: (littlefs KiB,
+    journal KiB), the journal's share in whole 4 KiB sectors (at least
+    ``MIN_JOURNAL_KB``), littlefs at least 8 KiB."""
+    journal = max(kb * SPLIT_JOURNAL_SHARE[0] // SPLIT_JOURNAL_SHARE[1] // 4 * 4,
+                  MIN_JOURNAL_KB)
+    if kb % 4 or kb - journal < 8:
+        raise ValueError("flash=%d: a multiple of 4 KiB, at least %d"
+                         % (kb, MIN_JOURNAL_KB + 8))
+    return kb - journal, journal
+
+
+def journal_flash(kb=PICO_JOURNAL_KB, path=None, through=True):
+    """The journal's own area, ``kb`` KiB of emulated NOR flash (in RAM, or
+    read from and, with ``through``, written through to the image ``path``)."""
+    from host_sim.vm.nor_flash import NorFlash
+    return NorFlash(kb * 1024 // BLOCK, BLOCK, path=path, through=through)
+
+
+def journal_area_lines(image):
+    """The newest session's lines in an image of the journal's own flash area
+    (a Pico's flash read back: the table's firmware keeps its journal there)."""
+    from host_sim.vm.nor_flash import NorFlash
+    from table.journal_flash import FlashJournals
+    journal = FlashJournals(NorFlash(len(image) // BLOCK, BLOCK, data=image)).last()
+    return list(journal.read_lines()) if journal is not None else []
 
 
 def mount(prefix, fs):
@@ -219,8 +261,8 @@ class FlashOs:
 
 def install():
     """Let the firmware's file modules reach mounted flash (idempotent)."""
-    from table import journal, registry, settings
+    from table import files, journal_files, registry, settings
     shim = FlashOs()
-    for module in (journal, registry, settings):
+    for module in (files, journal_files, registry, settings):
         module.os = shim
         module.open = flash_open

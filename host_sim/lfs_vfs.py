@@ -1,13 +1,13 @@
 """MicroPython's ``vfs`` module under CPython, the part the littlefs tests use.
 
-``tests/mp/mpflash.py`` mounts littlefs on its emulated NOR flash (``FlashDev``:
+``host_sim/vm/nor_flash.py`` mounts littlefs on its emulated NOR flash (``NorFlash``:
 MicroPython's extended block interface, ``readblocks``/``writeblocks`` with an
 offset and ``ioctl``) with ``vfs.VfsLfs2``.  Under CPython there is no ``vfs``;
 this module gives the same calls -- ``VfsLfs2(bd, progsize=, mtime=)``,
 ``VfsLfs2.mkfs(bd, progsize=)``, ``mount(fs, where)``, ``umount(where)`` -- on
 the real littlefs C library (littlefs-python, configured as ``host_sim/flash.py``
 configures it, which is how VfsLfs2 configures it), so every erase and program
-reaches the same ``FlashDev`` and its power cuts and operation log.  A mounted
+reaches the same ``NorFlash`` and its power cuts and operation log.  A mounted
 file system is found by path through ``host_sim/flash.py``'s ``open`` and ``os``
 (``flash.install()`` gives them to the firmware's file modules).  littlefs-python
 keeps no modification times: ``mtime`` is accepted and has no effect.

@@ -40,8 +40,8 @@ steps take seconds), ``host_sim.table.VirtualTable`` and, inside MicroPython,
     result = Monkey(QuickTable.factory("tapp_modern", 3, "strict"), seed=1).run(2000)
     print(result)        # steps, deals finished, power cuts, ... per kind
 """
+import itertools
 import json
-import os
 import random
 import tempfile
 
@@ -49,6 +49,7 @@ from drivers import ssd1306
 from drivers.buttons import ButtonPad
 from drivers.buzzer import Buzzer
 from drivers.leds import SeatLeds
+from host_sim import flash
 from host_sim.clock import Clock
 from host_sim.i2c_bus import I2CBus
 from host_sim.mfrc522_model import Tag
@@ -56,7 +57,6 @@ from host_sim.pins import ButtonPin, NeoPixelModel, PWMModel
 from host_sim.ssd1306_model import SSD1306Model
 from host_sim.table import KEYS, press_button
 from host_sim.vm.vm_deck import DECK_ID, card_uid, enrol_virtual_decks
-from table import journal as journal_module
 from table import presence as P
 from table.app import JOBS
 from table.power_up import boot
@@ -100,7 +100,7 @@ class QuickReader:
 
 
 class QuickReaders:
-    """What ``drivers.mfrc522.ReaderSet`` reports, read straight from the
+    """What ``drivers.reader_set.ReaderSet`` reports, read straight from the
     readers' tags: one card PRESENT, two COLLISION, unplugged ERROR."""
 
     def __init__(self, chips):
@@ -141,11 +141,12 @@ class QuickReaders:
 class QuickBoard:
     """The board of ``host_sim.board.SimBoard`` with the readers replaced by
     ``QuickReaders``: the real display, button, LED and buzzer drivers on
-    their models, one virtual clock."""
+    their models, one virtual clock, the journal's flash area in RAM."""
 
-    def __init__(self, chips, clock, root):
+    def __init__(self, chips, clock, root, journal_flash):
         self.clock = clock
         self.root = root
+        self.journal_flash = journal_flash
         self.chips = chips
         self.readers = QuickReaders(chips)
         self.i2c = I2CBus()
@@ -168,12 +169,13 @@ class QuickTable:
     the virtual clock; the virtual table's front door (host_sim/table.py)."""
 
     def __init__(self, variant, players, mode, root=None, resume=False, chips=None,
-                 clock=None, options=None, enrolled=True):
+                 clock=None, options=None, enrolled=True, journal_flash=None):
         self.args = (variant, players, mode, options)
         self.root = root or tempfile.mkdtemp(prefix="tapp-monkey-")
         self.centre = players
         self.chips = chips or [QuickReader() for _ in range(players + 1)]
-        self.board = QuickBoard(self.chips, clock or Clock(), self.root)
+        self.board = QuickBoard(self.chips, clock or Clock(), self.root,
+                                journal_flash or flash.journal_flash())
         values = {"variant": variant, "players": players, "mode": mode,
                   "options": dict(options or {}), "first_dealer": 0, "language": "de",
                   "seat_names": list(SEATS[:players])}
@@ -235,11 +237,11 @@ class QuickTable:
         press_button(self, key, long)
 
     def power_cut(self):
-        """Power off and on: a new application on the same files and readers."""
+        """Power off and on: a new application on the same flash and readers."""
         variant, players, mode, options = self.args
         table = QuickTable(variant, players, mode, root=self.root, resume=True,
                            chips=self.chips, clock=self.board.clock, options=options,
-                           enrolled=False)
+                           enrolled=False, journal_flash=self.board.journal_flash.power_on())
         table.wait(700)                  # the boot look (app.BOOT_LOOK_MS)
         return table
 
@@ -247,20 +249,9 @@ class QuickTable:
         journal = self.app.view.journal()
         if journal is None:
             return []
-        end = len(journal) if stop is None else min(stop, len(journal))
-        return [journal.line(k) for k in range(start, end)]
-
-
-class _OsWithoutSync:
-    """``os`` for table/journal.py while the monkey runs: without ``sync``.  A
-    power cut here is a new application on the same files, which the host's page
-    cache holds anyway; the global sync after each journal line would make a
-    step cost as much as the host's busiest disk (tens of milliseconds)."""
-
-    def __getattr__(self, name):
-        if name == "sync":
-            raise AttributeError(name)
-        return getattr(os, name)
+        if start >= len(journal) - 1:    # the newest line (what a step adds): from the tail
+            return journal.tail(len(journal) - start)
+        return list(itertools.islice(journal.read_lines(), start, stop))
 
 
 # ----- the checks after every step ----------------------------------------------------
@@ -696,14 +687,6 @@ class Monkey:
         self.counts["sessions"] = self.counts.get("sessions", 0) + 1
 
     def run(self, steps):
-        real_os = journal_module.os
-        journal_module.os = _OsWithoutSync()
-        try:
-            return self._run(steps)
-        finally:
-            journal_module.os = real_os
-
-    def _run(self, steps):
         while self.steps < steps:
             for _ in range(self.rng.randrange(1, 11)):
                 self.random_action()

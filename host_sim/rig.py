@@ -8,6 +8,7 @@ from types import SimpleNamespace
 
 from drivers import mfrc522 as M
 from drivers import ssd1306
+from drivers.reader_set import ReaderSet
 from host_sim.i2c_bus import I2CBus
 from host_sim.mfrc522_model import MFRC522Model
 from host_sim.spi_bus import SpiBus
@@ -31,7 +32,7 @@ def reader_rig(n=1, *, version=0x92, trace=False, spi_wrap=None, **readerset_kw)
                                   trace=trace))
         readers.append(M.MFRC522(spi, cs, sleep_us=bus.sleep_us))
     readerset_kw.setdefault("ticks_ms", lambda: bus_ticks_ms(bus))
-    rs = M.ReaderSet(readers, rst=rst, sleep_us=bus.sleep_us, **readerset_kw)
+    rs = ReaderSet(readers, rst=rst, sleep_us=bus.sleep_us, **readerset_kw)
     good = rs.init()
     return SimpleNamespace(bus=bus, rst=rst, chips=chips, readers=readers, rs=rs, good=good,
                            ticks_ms=lambda: bus_ticks_ms(bus))

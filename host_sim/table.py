@@ -13,9 +13,11 @@ table: they deal over the centre reader (in strict mode), answer the menus with
 the buttons and put legal cards on their readers, as people would.
 """
 import itertools
+import os
 import tempfile
 
 from host_sim.board import SimBoard
+from host_sim.flash import PICO_JOURNAL_KB, journal_flash, split
 from host_sim.mfrc522_model import Tag
 from host_sim.players import AutoPlayers
 from host_sim.scheduler import Scheduler
@@ -30,6 +32,7 @@ PRESS_MS = 80            # a short button press
 LONG_MS = 900            # a long press (the pad's long_ms is 700)
 KEYS = {"prev": 0, "next": 1, "ok": 2}
 SEATS = ("Anna", "Bert", "Cora", "Dora", "Emil")
+JOURNAL_IMAGE = "journal.img"   # the journal's flash area in a table's folder
 __all__ = ["AutoPlayers", "VirtualTable"]
 LED_NAMES = ("off", "idle", "turn", "played", "refused", "winner", "dealer", "flag",
              "bidding")
@@ -46,20 +49,29 @@ def press_button(table, key, long=False):
 
 
 class VirtualTable:
-    """The table with ``players`` seat readers and a centre reader."""
+    """The table with ``players`` seat readers and a centre reader.
+
+    Its flash: decks and settings in ``root`` (a folder of the host's; with
+    ``flash_kb``, littlefs of its share of that flash, host_sim/flash.py), the
+    journal in its own flash area as on the Pico (``journal_area``), or with
+    ``journal_files`` in files under ``root`` as on the stock firmware."""
 
     def __init__(self, variant="tapp_modern", players=3, mode="strict", options=None,
                  seats=None, first_dealer=0, lang="de", root=None, setup=False,
                  enrolled=True, decks=1, resume=False, fields_on=False, flash_kb=None,
-                 flash_store=None):
+                 flash_store=None, journal_flash=None, journal_files=False, journal_kb=None):
         self.args = dict(variant=variant, players=players, mode=mode, options=options,
                          seats=seats, first_dealer=first_dealer, lang=lang, setup=setup,
-                         fields_on=fields_on, flash_kb=flash_kb)
+                         fields_on=fields_on, flash_kb=flash_kb, journal_files=journal_files,
+                         journal_kb=journal_kb)
         self.powered = True
         self.flash_store = self.mount_flash(flash_kb, flash_store)
+        given = root is not None and self.flash_store is None
         if self.flash_store is not None:
             root = self.flash_store.root
         self.root = root or tempfile.mkdtemp(prefix="tapptable-")
+        self.journal_flash = self.journal_area(journal_kb or flash_kb and split(flash_kb)[1],
+                                               journal_flash, journal_files, given)
         self.decks = decks if enrolled else 0
         values = {"variant": variant, "players": players, "mode": mode,
                   "options": dict(options or {}), "first_dealer": first_dealer,
@@ -76,7 +88,7 @@ class VirtualTable:
         ``values`` kept in RAM, the journal resumed only if ``resume`` -- and
         the scheduler of its jobs."""
         self.board = SimBoard(seats=values["players"], root=self.root,
-                              fields_on=self.args["fields_on"])
+                              fields_on=self.args["fields_on"], journal_flash=self.journal_flash)
         self.app = boot(self.board, self.root, values, remember=False, resume=resume,
                         enrol=lambda registry: enrol_virtual_decks(registry, self.decks),
                         deck=DECK_ID, start=not setup)
@@ -94,14 +106,38 @@ class VirtualTable:
             return None
         from host_sim import flash
         flash.install()
-        return flash.Flash(flash_kb)
+        return flash.Flash(flash.split(flash_kb)[0])
+
+    def journal_area(self, kb, dev, files, given):
+        """The journal's own flash area (host_sim/vm/nor_flash.py): ``dev``
+        again after a power cut, else ``kb`` KiB (``journal_kb``, or
+        ``flash_kb``'s share of the flash: host_sim/flash.py ``split``; the
+        Pico's 512 by default) -- kept in ``<root>/journal.img`` when the table
+        was given its folder (``given``: a table directory that outlives the
+        process), else in RAM.  None with ``files``: the journal in files
+        under ``root``."""
+        if files:
+            return None
+        if dev is not None:
+            return dev.power_on()
+        return journal_flash(kb or PICO_JOURNAL_KB, path=os.path.join(self.root, JOURNAL_IMAGE)
+                             if given else None)
+
+    @staticmethod
+    def session_found(root):
+        """Does the table folder ``root`` hold a session to take up?"""
+        from table.journal_flash import FlashJournals
+        path = os.path.join(root, JOURNAL_IMAGE)
+        if not os.path.exists(path):
+            return False
+        return FlashJournals(journal_flash(path=path, through=False)).last() is not None
 
     def close(self):
         """Power off for good (nothing to do in this process; the VM table stops its VM)."""
 
     def power_up_args(self):
         """What a power-up on the same flash is built with (the table's settings)."""
-        return dict(self.args, flash_store=self.flash_store)
+        return dict(self.args, flash_store=self.flash_store, journal_flash=self.journal_flash)
 
     # ----- acting at the table ----------------------------------------------------------
 
@@ -202,6 +238,11 @@ class VirtualTable:
     @property
     def view(self):
         return self.app.view.engine()
+
+    def journal_name(self):
+        """The name of the session in play (``journal list``), or None."""
+        journal = self.app.view.journal()
+        return journal.name() if journal is not None else None
 
     def journal_lines(self, start=0, stop=None):
         """The journal's lines ``start`` (0: the header) up to ``stop`` (the end)."""

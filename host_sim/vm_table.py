@@ -33,15 +33,23 @@ import weakref
 from pathlib import Path
 
 from host_sim.board import SimChips
+from host_sim.flash import PICO_JOURNAL_KB, split
 from host_sim.pins import Pin
 from host_sim.scheduler import Scheduler
-from host_sim.table import LED_NAMES, VirtualTable
+from host_sim.table import JOURNAL_IMAGE, LED_NAMES, VirtualTable
 from table.app import JOBS
 from tools import mpvm
 
 VM_DIR = Path(__file__).resolve().parent / "vm"
 VM_HEAPSIZE = "1m"      # the app and the bridge's JSON answers; the app's own peak: bench
-FLASH_HEAPSIZE = "4m"   # ... and the emulated flash with its log of operations
+FLASH_HEAPSIZE = "4m"   # ... and littlefs's emulated flash with its log of operations
+LOG_KB = 64             # ... the journal area's log of operations, when a test keeps one
+
+
+def journal_heapsize(journal_kb):
+    """The VM's heap with the journal's area in it: the app's, the area's
+    bytes and room for its log."""
+    return "%dk" % (1024 + journal_kb + LOG_KB)
 COMMAND_LIMIT_S = 60.0  # a command the VM has not finished by then is a hang: it is killed
 
 
@@ -359,27 +367,43 @@ class Remote:
 class VmTable(VirtualTable):
     """``VirtualTable`` with the application inside the MicroPython unix port.
 
-    ``flash``: a file holding the table's flash as an image: the VM mounts
-    littlefs on emulated NOR flash (the Pico's 4 KB erase blocks) made from it
-    (formatted when the file does not exist yet), and a power cut writes back
-    what reached the flash.  Without it the table's files lie in ``root`` on
-    the host's file system, as for ``VirtualTable``."""
+    ``flash``: a file holding the table's littlefs (decks, settings) as an
+    image: the VM mounts littlefs on emulated NOR flash (the Pico's 4 KB erase
+    blocks, host_sim/vm/nor_flash.py) made from it (formatted when the file
+    does not exist yet), and a power cut writes back what reached the flash.
+    Without it the table's files lie in ``root`` on the host's file system, as
+    for ``VirtualTable``.  ``journal``: the image file of the journal's own
+    flash area (default ``<root>/journal.img``), on the same NOR model in the
+    VM: read at power-up, written through when the table was given its folder
+    or the image, else written back at a power cut."""
 
-    def __init__(self, *args, flash=None, **kw):
+    def __init__(self, *args, flash=None, journal=None, **kw):
         self.flash_path = flash
         self.flash_blocks = None
+        self.journal_path = journal
+        self.journal_blocks = 0
+        self.journal_through = journal is not None
         VirtualTable.__init__(self, *args, **kw)
 
     def mount_flash(self, flash_kb, flash_store):
         """``flash_kb``: the VM's littlefs on emulated flash of that size, its
         image in a file of its own (kept over power cuts: ``power_up_args``)."""
         if flash_kb is not None:
-            if flash_kb * 1024 % 4096 or flash_kb < 8:
-                raise ValueError("flash=%d: a multiple of 4 KiB, at least 8" % flash_kb)
-            self.flash_blocks = flash_kb * 1024 // 4096
+            self.flash_blocks = split(flash_kb)[0] * 1024 // 4096
             if self.flash_path is None:
                 self.flash_path = os.path.join(tempfile.mkdtemp(prefix="tapptable-"),
                                                "flash.img")
+        return None
+
+    def journal_area(self, kb, dev, files, given):
+        """The journal's area lives in the VM: here its image file and size
+        (``VirtualTable.journal_area`` says which)."""
+        self.journal_blocks = (kb or PICO_JOURNAL_KB) * 1024 // 4096
+        if files:
+            self.journal_path = None
+        elif self.journal_path is None:
+            self.journal_path = os.path.join(self.root, JOURNAL_IMAGE)
+            self.journal_through = given
         return None
 
     def boot(self, values, setup, resume):
@@ -387,11 +411,15 @@ class VmTable(VirtualTable):
         cfg = {"root": os.path.abspath(self.root), "players": values["players"],
                "fields_on": self.args["fields_on"], "values": values, "setup": setup,
                "resume": resume, "decks": self.decks, "flash": self.flash_path,
-               "flash_blocks": self.flash_blocks}
-        self.link = VmLink(self.board, cfg,
-                           FLASH_HEAPSIZE if self.flash_path else VM_HEAPSIZE)
+               "flash_blocks": self.flash_blocks,
+               "journal": self.journal_path and os.path.abspath(self.journal_path),
+               "journal_blocks": self.journal_blocks, "journal_through": self.journal_through}
+        self.link = VmLink(self.board, cfg, FLASH_HEAPSIZE if self.flash_path else
+                           journal_heapsize(self.journal_blocks * 4) if self.journal_path
+                           else VM_HEAPSIZE)
         self.app = Remote(self.link, "app")
         self.flash = Remote(self.link, "flash") if self.flash_path else None
+        self.journal_flash = Remote(self.link, "journal_flash") if self.journal_path else None
         self.after_step = None      # called with the job's name after each step
         self.scheduler = Scheduler(self.board.clock, [
             (name, self._stepper(name, method), period) for name, method, period in JOBS])
@@ -413,7 +441,12 @@ class VmTable(VirtualTable):
     def power_off(self):
         if self.flash_path:
             self.save_flash()
+        if self.journal_path and not self.journal_through:
+            self.journal_flash.save(os.path.abspath(self.journal_path))
         VirtualTable.power_off(self)
+
+    def journal_name(self):
+        return Remote(self.link, "host").journal_name()
 
     def journal_lines(self, start=0, stop=None):
         """As ``VirtualTable.journal_lines``, fetched from the VM a few lines per
@@ -430,7 +463,7 @@ class VmTable(VirtualTable):
         return out
 
     def power_up_args(self):
-        return dict(self.args, flash=self.flash_path)
+        return dict(self.args, flash=self.flash_path, journal=self.journal_path)
 
     def close(self):
         self.link.close()

@@ -17,7 +17,7 @@ import pytest
 LONGEST_FIRST = (
     "tests/test_rp2040_table.py::test_scenario_on_the_emulated_pico[resume_mid_trick]",
     "tests/test_bench.py::test_bench_quick_prints_every_table",
-    "tests/test_journal_vm.py::test_power_cuts_on_littlefs_in_the_vm",
+    "tests/test_journal_vm.py::test_power_cuts_in_the_vm",
     "tests/test_rp2040_table.py::test_scenario_on_the_emulated_pico[deal_tarock_simple_3_open]",
     "tests/test_console.py::test_tapptable_console_against_the_sim",
     "tests/test_deploy.py::test_deploy_copies_only_what_changed_and_the_tree_imports",
@@ -27,6 +27,9 @@ LONGEST_FIRST = (
     "tests/test_scenario_commands.py::test_same_as_finds_a_different_journal_and_screen",
     "tests/test_micropython.py::test_mp_unix_port[mptest_journal_lfs]",
     "tests/test_sim_web.py::test_a_person_among_robots",
+    "tests/test_watch_live.py::test_a_power_cut_mid_deal_and_a_pulled_cable",
+    "tests/test_watch_mqtt.py::test_two_watchers_one_club_through_a_broker_restart",
+    "tests/test_watch_live.py::test_the_page_follows_the_display_within_a_second",
     "tests/test_sim_tui.py::test_two_deals_by_keys_in_a_small_terminal",
     "tests/test_sim_web.py::test_the_page_gets_names_not_ids",
     "tests/test_sim_web.py::test_robots_never_stall_through_power_cuts",
@@ -67,6 +70,18 @@ def pytest_collection_modifyitems(session, config, items):
             if prefix.split("::", 1)[0] in files and not any(i.startswith(prefix) for i in ids):
                 warnings.warn("tests/conftest.py LONGEST_FIRST names no collected test: %s"
                               % prefix, stacklevel=1)
+
+
+def pytest_addoption(parser):
+    parser.addoption("--slow", action="store_true",
+                     help="the long sweeps whole: every power cut of tests/test_journal_vm.py "
+                          "(by default a spread part of them)")
+
+
+@pytest.fixture
+def slow(request):
+    """``--slow`` was given: a sweep runs every one of its cases."""
+    return request.config.getoption("--slow")
 
 
 def pytest_configure(config):

@@ -23,8 +23,13 @@ def test_bench_quick_prints_every_table():
     out = proc.stdout
     assert "MicroPython failed" not in out, out
     for heading in ("Engine per card play", "Random legal deals per second",
-                    "MFRC522 driver", "SSD1306 driver"):
+                    "MFRC522 driver", "SSD1306 driver", "The journal on its own flash area"):
         assert heading in out
+    # the journal: a card play's append allocates nothing, no card waits for an erase
+    journal = out[out.index("The journal on its own flash area"):]
+    assert "heap per play 0 bytes" in journal, journal
+    rows = [line.split() for line in journal.splitlines()[2:5]]
+    assert len(rows) == 3 and all(row[-3] == "0" for row in rows), rows     # no fallback
     engine_rows = [line for line in out.splitlines() if line.endswith(" fail")]
     assert len(engine_rows) >= 17
     # heap_lock failures, mem_total and mem_alloc growth per card play: all zero

@@ -464,3 +464,24 @@ def test_the_console_runs_under_micropython_on_a_polled_stdin():
     assert by_id[8]["error"] == "unknown_command"
     assert [m["error"] for m in lines if "id" not in m and m.get("ok") is False] == [
         "bad_line", "too_long"]
+
+
+def test_a_finished_session_downloads_without_the_pin_the_one_in_play_not(bench):
+    """Only the session in play can hold a strict deal's hands (docs/console.md,
+    ``journal``): by its name too it needs the PIN while the deal is on; a
+    finished session is anybody's (a watcher keeps the club's history)."""
+    table, _pipe, _out, ask = bench
+    assert ask(id=1, cmd="reset-session", pin=PIN)["ok"]
+    names = [s["name"] for s in ask(id=2, cmd="journal", list=True)["sessions"]]
+    current = table.app.view.journal().name()
+    finished = [n for n in names if n not in ("current", current)]
+    assert finished and current in names, names
+    got = ask(id=3, cmd="journal", session=finished[0])
+    assert got["ok"] and got["count"] >= 1
+    AutoPlayers(table, seed=1).deal_cards()
+    table.wait(200)
+    assert table.app.view.engine().in_deal()
+    assert ask(id=4, cmd="journal", session=current)["error"] == "locked"
+    assert ask(id=5, cmd="journal")["error"] == "locked"
+    assert ask(id=6, cmd="journal", session=current, pin=PIN)["ok"]
+    assert ask(id=7, cmd="journal", session=finished[0])["ok"]

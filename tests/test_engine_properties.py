@@ -180,6 +180,37 @@ def test_simulated_records_replay_without_rejection(rec):
         dealer = res["next_dealer"]
 
 
+LEGALITY_CONFIGS = CONFIGS + [("herzblatt", 4, {}), ("herzblatt_muhr", 4, {}),
+                              ("haferltarock", 4, {}), ("scharfer_tarock", 4, {})]
+
+
+@_settings(20)
+@given(sim_records(max_deals=1, modes=("strict",), configs=LEGALITY_CONFIGS))
+def test_legal_masks_name_exactly_the_cards_play_accepts(rec):
+    """The view's legal cards (what the robots draw from and the screens show)
+    are the cards ``Session.play`` accepts, asked of a fresh session at every
+    turn: the duties are stated once (``Tricks.legal_in``) and the play path's
+    shortcut must agree with it (docs/rules 1.5 rules 1, 2 and 4)."""
+    masks = [0, 0, 0, 0]
+    for i, ev in enumerate(rec.events):
+        if ev.get("ev") != "play":
+            continue
+        before = open_session(rec.header)
+        for line in rec.lines[:i]:
+            before.apply(json.loads(line))
+        seat = before.view.turn()
+        before.view.legal_masks(masks)
+        named = set(mask_cards(masks))
+        accepted = set()
+        for card in [CARD_CODES.index(c) for c in before.view.hand(seat)]:
+            trial = open_session(rec.header)
+            for line in rec.lines[:i]:
+                trial.apply(json.loads(line))
+            if trial.play(seat, card) == 0:
+                accepted.add(card)
+        assert named == accepted, (i, seat, sorted(named), sorted(accepted))
+
+
 # ----------------------------------------------------------------- 2. card points
 
 

@@ -1,16 +1,22 @@
-"""A full flash on the host: littlefs of a given size under CPython (the littlefs C
-library, host_sim/flash.py), the journal's space rules (firmware/table/journal.py)
-and the table when the flash refuses a write (firmware/table/app.py).
+"""A full flash on the host: the table when the flash refuses a line
+(firmware/table/app.py) -- its journal in its own flash area full or its chip
+failing, or, on firmware without that area, littlefs full -- and the journal
+files' space rules on littlefs of a given size under CPython (the littlefs C
+library, host_sim/flash.py; firmware/table/journal_files.py).
 
-The same flash filled inside the MicroPython VM: tests/mp/mptest_journal_lfs.py
-(``test_a_full_flash_*``) and tests/scenarios/full_flash.scn (both runtimes).
+The journal's own area filled in every runtime: tests/mp/mptest_journal_flash.py;
+littlefs filled inside the MicroPython VM: tests/mp/mptest_journal_lfs.py
+(``test_a_full_flash_*``); the table: tests/scenarios/full_flash.scn (both
+runtimes).
 """
 import json
+
+import pytest
 
 from host_sim import flash as F
 from host_sim.players import AutoPlayers
 from host_sim.table import VirtualTable
-from table import journal as J
+from table import journal_files as J
 from table.app import NEW_SESSION
 from tapp.record import Replayer
 
@@ -100,8 +106,8 @@ def test_the_newest_finished_session_stays_while_a_deal_fits():
     assert J.sessions(root)[0] == first.path.rsplit("/", 1)[1]   # plenty of room yet
 
 
-def _table(kb, mode="open"):
-    table = VirtualTable("tapp_modern", 3, mode, flash_kb=kb)
+def _table(kb, mode="open", files=False):
+    table = VirtualTable("tapp_modern", 3, mode, flash_kb=kb, journal_files=files)
     return table, AutoPlayers(table, seed=3, illegal_once=False)
 
 
@@ -129,12 +135,42 @@ def _fill_up(root):
     return paths
 
 
-def test_a_card_the_flash_refuses_is_not_played():
-    """Mid-deal, something else fills the flash: the card's line cannot be
-    written, so the card does not count -- the engine holds exactly the journal,
-    the display says the flash is full; once there is room the same card lying
-    on the reader is played."""
-    table, people = _table(128)
+class FailingChip:
+    """The journal's own flash area stops taking programs (its chip fails)."""
+
+    def __init__(self, table):
+        self.dev = table.journal_flash
+
+    def refuse(self):
+        self.dev.refuse = True
+
+    def take(self):
+        self.dev.refuse = False
+
+
+class FullLittlefs:
+    """On firmware without the journal's area: something else fills littlefs."""
+
+    def __init__(self, table):
+        self.root = table.flash_store.root
+        self.junk = []
+
+    def refuse(self):
+        self.junk = _fill_up(self.root)
+
+    def take(self):
+        for path in self.junk:
+            F.FlashOs().remove(path)
+
+
+@pytest.mark.parametrize("files,flash", [(False, FailingChip), (True, FullLittlefs)])
+def test_a_card_the_flash_refuses_is_not_played(files, flash):
+    """Mid-deal the flash refuses the card's line, so the card does not count
+    -- the engine holds exactly the journal, the display says the flash is
+    full; once the flash takes lines again the same card lying on the
+    reader is played."""
+    table, people = _table(128, files=files)
+    flash = flash(table)
     people.play_deal()
     people.next_deal()
     played = 0
@@ -149,7 +185,7 @@ def test_a_card_the_flash_refuses_is_not_played():
             table.wait(100)
     people.sync()
     lines = table.journal_lines()
-    junk = _fill_up(table.flash_store.root)
+    flash.refuse()
     view = table.view
     before = (view.trick_number(), view.trick_size())
     seat = view.turn()
@@ -164,8 +200,7 @@ def test_a_card_the_flash_refuses_is_not_played():
     for line in lines[1:]:
         rep.feed(line)
     assert rep.session.view.trick() == view.trick()
-    for path in junk:                                     # room again
-        F.FlashOs().remove(path)
+    flash.take()                                          # room again
     table.lift(seat)
     table.place(seat, card)
     table.wait(200)
@@ -189,10 +224,11 @@ def test_a_full_flash_at_power_up_is_said_and_nothing_breaks():
     assert len(table.journal_lines()) == n and not table.view.in_deal()
     # the way out (after the session was downloaded): a new session; the full
     # one, now finished, makes room for it
-    full = J.sessions(table.root)
+    full = [name for name, _ in table.app.journals.sessions()]
     assert table.app.input(NEW_SESSION)
     table.wait(200)
-    assert J.sessions(table.root) == ["s%04d.jsonl" % (int(full[-1][1:5]) + 1)]
+    assert [name for name, _ in table.app.journals.sessions()] == [
+        "s%04d.jsonl" % (int(full[-1][1:5]) + 1)]
     assert len(table.journal_lines()) == 2 and table.view.in_deal()   # a deal is on
     assert "Speicher" not in " ".join(table.screen())
 

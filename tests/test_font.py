@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 SAMPLE_PNG = ROOT / "docs" / "images" / "font-sample.png"
 BOX = "\u00e9"  # a character without a glyph: drawn as the placeholder box
-EXTRA = font.CHARS  # ä ö ü Ä Ö Ü ß ♣ ♠ ♥ ♦ → ·
+EXTRA = font.CHARS  # ä ö ü Ä Ö Ü ß ♣ ♠ ♥ ♦ → · and the German suits
 
 
 def cell(model: SSD1306Model, col: int, row: int) -> tuple[tuple[int, ...], ...]:
@@ -36,11 +36,13 @@ def cell(model: SSD1306Model, col: int, row: int) -> tuple[tuple[int, ...], ...]
 
 
 def drawn(s: str) -> tuple[SSD1306Model, list[tuple[tuple[int, ...], ...]]]:
-    """Draw s on text row 0 through driver and model; the model's cells per character."""
+    """Draw s through driver and model, 16 characters a text row from row 0;
+    the model's cells per character."""
     bus, model, oled = display_rig()
-    font.line(oled, 0, s)
+    for row in range(0, len(s), 16):
+        font.line(oled, row // 16, s[row:row + 16])
     oled.show()
-    return model, [cell(model, i, 0) for i in range(len(s))]
+    return model, [cell(model, i % 16, i // 16) for i in range(len(s))]
 
 
 def ascii_cell(ch: str) -> tuple[tuple[int, ...], ...]:
@@ -51,12 +53,12 @@ def ascii_cell(ch: str) -> tuple[tuple[int, ...], ...]:
 
 def test_glyph_data_shape() -> None:
     assert isinstance(font.GLYPHS, bytes)
-    assert len(font.CHARS) == 13 and len(set(font.CHARS)) == 13
+    assert len(font.CHARS) == 17 and len(set(font.CHARS)) == 17
     assert font.PLACEHOLDER == len(font.CHARS)
     assert len(font.GLYPHS) == 8 * (len(font.CHARS) + 1)
-    assert EXTRA == "äöüÄÖÜß\u2663\u2660\u2665\u2666\u2192\u00b7"
+    assert EXTRA == "äöüÄÖÜß\u2663\u2660\u2665\u2666\u2192\u00b7\ue000\ue001\ue002\ue003"
     assert all(ord(ch) > 127 for ch in EXTRA)
-    assert [font.glyph_index(ch) for ch in EXTRA] == list(range(13))
+    assert [font.glyph_index(ch) for ch in EXTRA] == list(range(17))
     assert font.glyph_index("A") == -1 and font.glyph_index(BOX) == font.PLACEHOLDER
 
 
@@ -93,9 +95,9 @@ def test_the_pictures_in_font_py_are_the_data() -> None:
     src = (ROOT / "firmware" / "table" / "font.py").read_text(encoding="utf-8").splitlines()
     art = [ln[4:].split() for ln in src if ln.startswith("#   ") and set(ln[4:]) <= set("#. ")]
     art = [row for row in art if row]
-    assert len(art) == 16  # two bands of 8 rows
+    assert len(art) == 24  # three bands of 8 rows
     pictures = []
-    for band in (art[:8], art[8:]):
+    for band in (art[:8], art[8:16], art[16:]):
         for g in range(len(band[0])):
             pictures.append([band[y][g] for y in range(8)])
     assert len(pictures) == len(font.CHARS) + 1

@@ -1,54 +1,35 @@
-"""Power cuts of the whole application inside the MicroPython unix port, with
-its flash on littlefs (``vfs.VfsLfs2`` as the rp2 port mounts it) on emulated
-NOR flash with the Pico's 4 KB erase blocks (tests/mp/mpflash.py), the chip
-models bridged from the host (host_sim/vm_table.py).
+"""Power cuts of the whole application inside the MicroPython unix port, its
+journal in its own flash area (firmware/table/flash_log.py) on the NOR flash
+model (host_sim/vm/nor_flash.py, in the VM), the chip models bridged from
+the host (host_sim/vm_table.py).
 
-A deal is played by the simulated players with every flash operation logged
-(an erase, or a program of bytes) and, after each game step, how many
-operations and journal lines there were: so each operation is known to belong
-to the append of one journal line.  Then the flash a power cut leaves is
-rebuilt for cuts in the middle of an operation (half a block erased, half the
-bytes programmed) and right after one, and a new VM powers up on it.  It must
-resume with exactly the lines that were whole on the flash -- never fewer than
-before that append began, all of them once its last operation is done -- and
-the state and the screen must equal those of the table powered up under
-CPython on a journal of just those lines (the runtimes' screens are equal
-byte for byte: tests/test_vm_table.py).
-
-Cuts: after every append, in the middle of the append's last operation, and in
-the middle of and after every operation of three appends (the first card, a
-trick's end, the deal's end), so about 100 power-ups per variant.
+As tests/test_journal.py does under CPython: deals in sessions on a small
+journal area (four sectors: the ring wraps, the oldest sessions go), every
+erase and page program of the last deals logged in the VM, and after each
+game and flash step what the table had shown (its session and lines).  For a
+cut in an operation (half of it done) and right after it, the flash is
+rebuilt from the log and a new VM powers up on it: it must resume with every
+line it had shown before that step, no line that was never written, and the
+state and the screen of the CPython table powered up on the same flash (the
+runtimes' screens are equal byte for byte: tests/test_vm_table.py).  By
+default a spread part of the cuts (a VM's power-up costs half a second);
+``--slow`` runs every one of them (232 and 176: over 400).
 """
-import importlib.util
 import json
-import os
-import shutil
-from pathlib import Path
 
 import pytest
+from played_sessions import play_sessions
 
 from host_sim.table import AutoPlayers, VirtualTable
+from host_sim.vm.nor_flash import NorFlash, apply_op, half, load_log
 from host_sim.vm_table import VmTable
 from table.app import BOOT_LOOK_MS
 from tapp.record import Replayer
 
-# a table powered up on a journal has resumed once its readers have looked for
-# the cards the journal expects on them (BOOT_LOOK_MS) and a game step followed
-RESUMED_MS = BOOT_LOOK_MS + 100
-
-
-def _load_mpflash():
-    """tests/mp/mpflash.py (the VM's emulated flash), here to rebuild cut images."""
-    spec = importlib.util.spec_from_file_location(
-        "mpflash", Path(__file__).parent / "mp" / "mpflash.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-mpflash = _load_mpflash()
-
-CASES = [("wuerttemberg", 3, "strict", 4), ("tapp_modern", 3, "open", 3)]
+RESUMED_MS = BOOT_LOOK_MS + 100     # the readers have looked, a game step followed
+JOURNAL_KB = 16                     # four sectors
+SPREAD = 24                         # cuts by default (every one with --slow)
+CASES = [("wuerttemberg", 3, "strict", 1), ("tapp_modern", 3, "open", 2)]
 
 
 def _state(view):
@@ -58,99 +39,127 @@ def _state(view):
             "expects": view.expects()}
 
 
-def _logged_deal(tmp_path, variant, players, mode, seed):
-    """Play a deal on flash, logging every operation; (snapshot, log, marks, lines)."""
-    image = str(tmp_path / "flash.img")
-    table = VmTable(variant, players, mode, flash=image)
-    try:
-        snapshot_path = str(tmp_path / "snapshot.img")
-        table.save_flash(snapshot_path)
-        ops0 = table.flash.ops
-        table.flash.start_log()
-        marks = [(0, table.app.view.journal_length())]
+class PlayedInVm:
+    """``warm + deals`` deals, a new session every second, in the VM; the
+    last ``deals`` with every flash operation logged.  ``marks``: after each
+    game and flash step that did flash work, (operations so far, the session
+    shown, its lines); ``lines``: each session's lines as written."""
+
+    def __init__(self, tmp_path, variant, players, mode, seed, warm=5, deals=4):
+        self.args = (variant, players, mode)
+        image = tmp_path / "journal.img"
+        table = VmTable(variant, players, mode, journal=str(image), journal_kb=JOURNAL_KB)
+        self.root = table.root
+        self.lines = {}
+        self.marks = []
+        try:
+            play_sessions(table, warm + deals, 2, seed,
+                          lambda k: k == warm and self._start_log(table, image),
+                          lambda: self._keep(table))
+            table.after_step = None
+            flash = table.journal_flash
+            flash.save_log(str(tmp_path / "ops.bin"))
+            self.end = image.read_bytes()
+        finally:
+            table.close()
+        self.log = load_log(str(tmp_path / "ops.bin"))
+
+    def _start_log(self, table, image):
+        flash = table.journal_flash
+        self.snapshot = image.read_bytes()           # (written through at every operation)
+        self.ops0 = flash.ops
+        flash.start_log()
+        self.marks.append((0,) + self._shown(table))
+        seen = [0]
 
         def after(name):
-            if name == "game":
-                mark = (table.flash.ops - ops0, table.app.view.journal_length())
-                if mark != marks[-1]:
-                    marks.append(mark)
+            if name in ("game", "flash"):
+                ops = flash.ops - self.ops0
+                if ops != seen[0]:
+                    seen[0] = ops
+                    self.marks.append((ops,) + self._shown(table))
+                elif name == "game":
+                    length = table.app.view.journal_length()
+                    if length != self.marks[-1][2]:
+                        self.marks.append((ops,) + self._shown(table))
         table.after_step = after
-        AutoPlayers(table, seed=seed, illegal_once=False).play_deal()
-        table.after_step = None
-        log_path = str(tmp_path / "ops.bin")
-        table.flash.save_log(log_path)
-        lines = table.journal_lines()
-    finally:
-        table.close()
-    with open(snapshot_path, "rb") as f:
-        snapshot = f.read()
-    return snapshot, mpflash.load_log(log_path), marks, lines
+
+    @staticmethod
+    def _shown(table):
+        return table.journal_name(), table.app.view.journal_length()
+
+    def _keep(self, table):
+        self.lines[table.journal_name()] = table.journal_lines()
+
+    def around(self, i):
+        """What the table had shown when the step that made operation i began,
+        and when it ended: ((session, lines), (session, lines))."""
+        before = self.marks[0]
+        after = None
+        for mark in self.marks:
+            if mark[0] <= i:
+                before = mark
+            elif after is None:
+                after = mark
+        after = after or self.marks[-1]
+        return (before[1], before[2]), (after[1], after[2])
 
 
-def _appends(marks):
-    """Per journal append: (first operation, end operation, lines before, after)."""
+def _cuts(played, every):
+    """(operation, bytes done) of the cuts: in and after each ``every``-th."""
     out = []
-    for (ops_a, lines_a), (ops_b, lines_b) in zip(marks, marks[1:], strict=False):
-        if lines_b == lines_a + 1 and ops_b > ops_a:
-            out.append((ops_a, ops_b, lines_a, lines_b))
+    for i, op in enumerate(played.log):
+        if i % every == 0 or i == len(played.log) - 1:
+            out.append((i, half(op)))
+            out.append((i, None))
     return out
 
 
-def _reference(tmp_path, template, variant, players, mode, lines):
-    """The table under CPython powered up on a journal of ``lines``."""
-    root = tmp_path / ("ref%d" % len(lines))
-    if not root.exists():
-        shutil.copytree(os.path.join(template, "decks"), root / "decks")
-        (root / "journal").mkdir()
-        (root / "journal" / "s0001.jsonl").write_text("".join(x + "\n" for x in lines))
-    table = VirtualTable(variant, players, mode, root=str(root), enrolled=False,
-                         resume=True)
-    table.wait(RESUMED_MS)
-    return _state(table.view), table.screen()
+def _image(played, i, done):
+    flash = bytearray(played.snapshot)
+    for op in played.log[:i]:
+        apply_op(flash, 4096, op)
+    apply_op(flash, 4096, played.log[i], done)
+    return flash
 
 
 @pytest.mark.parametrize("variant,players,mode,seed", CASES)
-def test_power_cuts_on_littlefs_in_the_vm(tmp_path, variant, players, mode, seed):
-    snapshot, log, marks, lines = _logged_deal(tmp_path, variant, players, mode, seed)
-    appends = _appends(marks)
-    assert len(lines) > 30 and len(appends) >= len(lines) - 3, (len(lines), marks[:5])
-    assert sum(1 for _b, offset, _d in log if offset < 0), "no erase in a whole deal?"
-    template = VirtualTable(variant, players, mode).root      # decks for the references
-    cuts = []
-    for _first, end, before, after in appends:
-        cuts.append((end - 1, True, before, after))        # inside the last operation
-        cuts.append((end - 1, False, after, after))        # right after it: all kept
-    for first, end, before, after in (appends[0], appends[len(appends) // 2],
-                                      appends[-1]):
-        for op in range(first, end - 1):
-            cuts.append((op, True, before, after))
-            cuts.append((op, False, before, after))
-    image = bytearray(len(snapshot))
-    refs = {}
-    seen = {"old": 0, "new": 0}
-    for op, half, low, high in cuts:
-        mpflash.cut_image(snapshot, log, op, half, image, mpflash.ERASE_BLOCK)
-        path = tmp_path / "cut.img"
+def test_power_cuts_in_the_vm(tmp_path, slow, variant, players, mode, seed):
+    played = PlayedInVm(tmp_path, variant, players, mode, seed)
+    assert len(played.log) > 60 and any(op[1] < 0 for op in played.log)
+    cuts = _cuts(played, 1 if slow else max(1, len(played.log) * 2 // SPREAD))
+    if slow:
+        assert len(cuts) == 2 * len(played.log)
+    seen = {"kept": 0, "more": 0, "started": 0}
+    path = tmp_path / "cut.img"
+    for i, done in cuts:
+        image = _image(played, i, done)
         path.write_bytes(image)
-        table = VmTable(variant, players, mode, flash=str(path), enrolled=False,
-                        resume=True)
+        (name, shown), (then, most) = played.around(i)
+        table = VmTable(*played.args, root=played.root, enrolled=False, resume=True,
+                        journal=str(path), journal_kb=JOURNAL_KB)
         try:
             table.wait(RESUMED_MS)
             got = table.journal_lines()
-            assert low <= len(got) <= high and got == lines[:len(got)], (op, half, len(got))
-            if len(got) not in refs:
-                refs[len(got)] = _reference(tmp_path, template, variant, players, mode,
-                                            got)
-            state, screen = refs[len(got)]
-            assert _state(table.view) == state, (op, half, len(got))
-            assert table.screen() == screen, (op, half, len(got))
+            now = table.journal_name()
+            assert got == played.lines[now][:len(got)], (i, done, now)    # nothing invented
+            if now == name:                            # every line shown is kept
+                assert len(got) >= shown, (i, done, name, shown, len(got))
+                seen["more" if len(got) > shown else "kept"] += 1
+            else:                                      # the step started the next session
+                assert now == then > name and len(got) <= most, (i, done, name, now)
+                seen["started"] += 1
+            ref = VirtualTable(*played.args, root=played.root, enrolled=False, resume=True,
+                               journal_flash=NorFlash(JOURNAL_KB // 4, data=image))
+            ref.wait(RESUMED_MS)
+            assert ref.journal_lines() == got, (i, done)
+            assert _state(table.view) == _state(ref.view), (i, done)
+            assert table.screen() == ref.screen(), (i, done)
         finally:
             table.close()
-        seen["new" if len(got) == high else "old"] += 1
-    print("%s: %d lines, %d flash operations, %d cuts (%d kept the line, %d not)" % (
-        variant, len(lines), len(log), len(cuts), seen["new"], seen["old"]))
-    assert seen["old"] and seen["new"]
-    header = json.loads(lines[0].split("\t")[0])
+    print("%s: %d flash operations, %d cuts: %r" % (variant, len(played.log), len(cuts), seen))
+    assert seen["kept"] and seen["more"]
+    header = json.loads(played.lines[min(played.lines)][0].split("\t")[0])
     assert header["variant"] == variant and header["mode"] == mode
 
 

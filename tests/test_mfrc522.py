@@ -23,6 +23,7 @@ from types import SimpleNamespace
 import pytest
 
 from drivers import mfrc522 as M
+from drivers.ticks import ticks_diff, ticks_ms
 from host_sim import mfrc522_model as R
 from host_sim.mfrc522_model import MFRC522Model, Tag, crc_a
 from host_sim.rig import poll_cost, reader_rig
@@ -207,7 +208,7 @@ def test_timer_fires_when_nothing_answers() -> None:
     bus.sleep_us(700)
     irq = rd(bus, cs, R.COMIRQ)
     assert irq & R.TIMER_IRQ and not irq & R.RX_IRQ
-    assert chip._timer_period_us() == pytest.approx(1500, rel=0.01)
+    assert chip._timer_period_us() == pytest.approx(1500, rel=0.01)  # noqa: SLF001 -- the model's timer period, not visible on the bus
 
 
 def test_tag_state_machine_reqa_wupa_select_hlta() -> None:
@@ -269,7 +270,7 @@ def test_init_self_check_and_timer_settings() -> None:
     assert t.good == 2 and [r.version for r in t.readers] == [0x92, 0x92]
     chip = t.chips[0]
     assert chip.regs[R.TMODE] & 0x80  # TAuto
-    assert 1000 <= chip._timer_period_us() <= 2000  # an empty poll gives up in 1-2 ms
+    assert 1000 <= chip._timer_period_us() <= 2000  # noqa: SLF001 -- an empty poll gives up in 1-2 ms
     assert chip.regs[R.MODE] & 0x03 == 0x01  # CRC_A preset 0x6363
     assert chip.regs[R.TXASK] == 0x40
     assert not chip.field_on
@@ -458,7 +459,7 @@ def test_crc_error_before_a_card_is_confirmed() -> None:
     t = make_table()
     t.chips[0].place(Tag(UID7, crc_error=True))
     assert [s for s, _ in polls(t, 0, 3)] == [M.ABSENT, M.ABSENT, M.ERROR]
-    assert t.rs._miss[0] == 0
+    assert t.rs._miss[0] == 0  # noqa: SLF001 -- the driver's private miss count / read path
 
 
 def test_flaky_tag() -> None:
@@ -491,7 +492,7 @@ def test_halted_card_is_not_removed() -> None:
     assert rd_.scan(keep_field=True) == M.PRESENT and tag.state == Tag.ACTIVE
     assert rd_.halt() and tag.state == Tag.HALT
     assert polls(t, 0, 3) == [(M.PRESENT, UID7)] * 3
-    assert t.rs._miss[0] == 0
+    assert t.rs._miss[0] == 0  # noqa: SLF001 -- the driver's private miss count / read path
 
 
 def test_selected_or_halted_card_with_the_field_kept_on() -> None:
@@ -555,7 +556,7 @@ def test_readinto_only_spi() -> None:
             self._bus.readinto(buf, write)
 
     t = make_table(2, spi_wrap=ReadintoOnly)
-    assert not t.readers[0]._wr_rd and t.good == 2
+    assert not t.readers[0]._wr_rd and t.good == 2  # noqa: SLF001 -- the driver's private miss count / read path
     t.chips[1].place(Tag(UID7))
     assert polls(t, 1, 2)[-1] == (M.PRESENT, UID7)
     assert polls(t, 0, 2)[-1] == (M.ABSENT, b"")
@@ -938,11 +939,11 @@ def test_garbled_card_is_not_a_reader_fault() -> None:
 
 def test_ticks_diff_wraps_at_2_pow_30() -> None:
     top = (1 << 30) - 1
-    assert M.ticks_diff(5, top - 4) == 10
-    assert M.ticks_diff(top - 4, 5) == -10
-    assert M.ticks_diff(1000, 900) == 100
-    assert M.ticks_diff(0, 1 << 29) == -(1 << 29)
-    assert 0 <= M.ticks_ms() <= top
+    assert ticks_diff(5, top - 4) == 10
+    assert ticks_diff(top - 4, 5) == -10
+    assert ticks_diff(1000, 900) == 100
+    assert ticks_diff(0, 1 << 29) == -(1 << 29)
+    assert 0 <= ticks_ms() <= top
 
 
 def test_backoff_across_the_ticks_wrap() -> None:

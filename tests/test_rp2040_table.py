@@ -27,7 +27,7 @@ from host_sim.players import AutoPlayers
 from host_sim.rp2040.emulator import CutPoint, Pico, flash_image
 from host_sim.rp2040.table import Rp2040Table, bootrom_path, firmware_uf2, power_up_device
 from host_sim.scenario import EMULATED, format_failures, run_file
-from host_sim.table import VirtualTable
+from host_sim.table import JOURNAL_IMAGE, VirtualTable
 from tools.tapptable import fsimage, rp2_images
 
 SCENARIO_DIR = Path(__file__).parent / "scenarios"
@@ -180,6 +180,9 @@ def _cpython_on_the_same_flash(table, root):
             flash[fsimage.FS_OFFSET:fsimage.FS_OFFSET + fsimage.FS_BYTES]).items():
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_bytes(data)
+    area = getattr(fsimage, "JOURNAL_OFFSET", None)      # the table's firmware: the
+    if area is not None:                                 # journal's own area, as it is
+        (root / JOURNAL_IMAGE).write_bytes(flash[area:area + fsimage.JOURNAL_BYTES])
     args = {k: v for k, v in table.args.items() if k != "flash_kb"}
     cpython = VirtualTable(root=str(root), enrolled=False, resume=True, **args)
     for reader, tags in enumerate(table.tags):

@@ -16,6 +16,7 @@ from drivers import ssd1306
 from drivers.buttons import ButtonPad
 from drivers.buzzer import Buzzer
 from drivers.leds import SeatLeds
+from drivers.reader_set import ReaderSet
 from host_sim.board import OLED_ADDR, SimBoard
 from host_sim.i2c_bus import I2CBus
 from host_sim.mfrc522_model import MFRC522Model, Tag
@@ -180,7 +181,7 @@ def _third_reader(version):
     cs = bus.pin("cs_third")
     chip = MFRC522Model(bus, cs, name="third", version=version)
     rd = M.MFRC522(bus, cs, sleep_us=bus.sleep_us)
-    readers = M.ReaderSet(sim.readers.readers + [rd], sleep_us=bus.sleep_us,
+    readers = ReaderSet(sim.readers.readers + [rd], sleep_us=bus.sleep_us,
                           ticks_ms=sim.ticks_ms)
     board = Board(readers, sim.display, sim.buttons, sim.leds, sim.buzzer, sim.ticks_ms, None)
     return sim, board, Builder(sim, sim.chips + [chip], sim.button_pins)
@@ -218,7 +219,7 @@ def wired_board(seats, cs_of):
     drivers = [M.MFRC522(bus, cs[i], sleep_us=bus.sleep_us) for i in range(n)]
     sim = SimpleNamespace(bus=bus, clock=bus.clock, chips=chips)
     sim.ticks_ms = lambda: int(bus.clock.now_us // 1000) & 0x3FFFFFFF
-    readers = M.ReaderSet(drivers, rst=rst, sleep_us=bus.sleep_us, ticks_ms=sim.ticks_ms)
+    readers = ReaderSet(drivers, rst=rst, sleep_us=bus.sleep_us, ticks_ms=sim.ticks_ms)
     readers.init()
     i2c = I2CBus()
     sim.oled = i2c.attach(OLED_ADDR, SSD1306Model())

@@ -9,7 +9,7 @@ import pytest
 
 from host_sim import vm_table
 from host_sim.table import AutoPlayers, VirtualTable
-from host_sim.vm_table import VM_HEAPSIZE, Remote, VmError, VmTable
+from host_sim.vm_table import Remote, VmError, VmTable, journal_heapsize
 
 OLED_ADDR = 0x3C
 
@@ -51,7 +51,9 @@ def test_the_vm_is_micropython_with_a_bounded_heap():
     table = VmTable("wuerttemberg", 3)
     try:
         args = table.link.proc.args
-        assert "micropython" in args[0] and "heapsize=%s" % VM_HEAPSIZE in args
+        # the app's megabyte and the journal's flash area (the Pico's 512 KiB)
+        assert "micropython" in args[0] and "heapsize=%s" % journal_heapsize(512) in args
+        assert journal_heapsize(512) == "1600k"
         assert table.view.expects() == "deal"
         assert isinstance(table.app, Remote) and isinstance(table.app.view.rows(), list)
     finally:

@@ -38,7 +38,7 @@ WASM_PACKAGE = "@micropython/micropython-webassembly-pyscript"
 DEFAULT_TIMEOUT = 300.0
 
 # Folders (relative to the repo root) that are on sys.path inside both VMs.
-VM_PATH_DIRS = ("firmware", "tests/mp")
+VM_PATH_DIRS = ("firmware", "tests/mp", "host_sim/vm")   # (host_sim/vm: the NOR flash model)
 
 Script = str | os.PathLike[str]
 
@@ -116,7 +116,7 @@ def wasm_runner() -> Path:
 
 
 def micropypath(extra_path: Iterable[Script] = ()) -> str:
-    """MICROPYPATH for the unix port: firmware/, tests/mp/ and the frozen modules.
+    """MICROPYPATH for the unix port: firmware/, tests/mp/, host_sim/vm/ and the frozen modules.
 
     MICROPYPATH replaces the port's default sys.path (".frozen:~/.micropython/lib:
     /usr/lib/micropython"), so ".frozen" (asyncio and friends) is kept and the
@@ -197,7 +197,7 @@ def run_unix(
     ``heapsize`` is a hard limit (e.g. "48k", "256k", "2m", or bytes; None = the
     port's default of about 2 MB): a run that needs more raises MemoryError,
     so the smallest heapsize that passes is the script's true peak.
-    ``extra_path`` folders go on sys.path before firmware/ and tests/mp/.
+    ``extra_path`` folders go on sys.path before firmware/, tests/mp/ and host_sim/vm/.
     ``cwd`` defaults to the repo root. ``stdin`` is fed to the VM's stdin.
     """
     cmd, run_env = unix_cmd(script, args, heapsize, extra_path, env)
@@ -242,7 +242,7 @@ def run_wasm(
 ) -> subprocess.CompletedProcess[str]:
     """Run a script file (or a code string) under the MicroPython WebAssembly port.
 
-    Every .py file under firmware/ and tests/mp/ is copied into the VM's
+    Every .py file under firmware/, tests/mp/ and host_sim/vm/ is copied into the VM's
     in-memory filesystem at the same repo-relative path (/firmware/tapp/...,
     /tests/mp/...). A script file inside the repo keeps its repo-relative path
     there; one outside the repo (or a code string) becomes /main.py.

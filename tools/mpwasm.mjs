@@ -4,9 +4,9 @@
 //   node tools/mpwasm.mjs [--heapsize N[k|m]] [--cwd DIR] [--file HOST=VMPATH]...
 //                         (-c CODE | [--] SCRIPT.py) [ARGS...]
 //
-// Every file under firmware/ and tests/mp/ (except caches and dotfiles) is copied
-// into the VM's in-memory filesystem at the same repo-relative path (/firmware/...,
-// /tests/mp/...); both folders are on sys.path after the script's own folder.
+// Every file under firmware/, tests/mp/ and host_sim/vm/ (except caches and dotfiles)
+// is copied into the VM's in-memory filesystem at the same repo-relative path
+// (/firmware/..., /tests/mp/...); the folders are on sys.path after the script's own.
 // --file copies one more host file to an in-VM path (e.g. a record to replay).
 // A SCRIPT inside the repo keeps its repo-relative path in the VM, others become
 // /main.py. sys.argv is [SCRIPT, ARGS...], as under the unix port.
@@ -24,7 +24,7 @@ import url from "node:url";
 
 const ROOT = path.resolve(path.dirname(url.fileURLToPath(import.meta.url)), "..");
 const PKG = "@micropython/micropython-webassembly-pyscript";
-const VM_DIRS = ["firmware", "tests/mp"];
+const VM_DIRS = ["firmware", "tests/mp", "host_sim/vm"];   // host_sim/vm: the NOR flash model
 const SETUP_HINT = "run `python3 tools/dev.py setup` from the repository root";
 
 function fail(msg) {

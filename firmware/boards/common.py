@@ -12,7 +12,8 @@ import time
 class Board:
     """The hardware the application uses (firmware/table/app.py)."""
 
-    def __init__(self, readers, display, buttons, leds, buzzer, ticks_ms, root):
+    def __init__(self, readers, display, buttons, leds, buzzer, ticks_ms, root,
+                 journal_flash=None):
         self.readers = readers      # ReaderSet: seat readers first, the centre last
         self.display = display
         self.buttons = buttons
@@ -20,9 +21,13 @@ class Board:
         self.buzzer = buzzer
         self.ticks_ms = ticks_ms
         self.root = root
+        # the journal's own flash area (a block device, table/flash_log.py), or
+        # None: the journal is files under ``root`` (table/journal.py)
+        self.journal_flash = journal_flash
 
 
-def build(machine, neopixel, pins, settings, spi_id, i2c_id, root="/", clock=time):
+def build(machine, neopixel, pins, settings, spi_id, i2c_id, root="/", clock=time,
+          journal_flash=None):
     """Construct the drivers on the board's buses (``pins``: the board's PINS).
 
     ``machine`` and ``neopixel`` are MicroPython's modules on a device, or what
@@ -30,6 +35,8 @@ def build(machine, neopixel, pins, settings, spi_id, i2c_id, root="/", clock=tim
     (host_sim/vm/), the chip models' own in the simulator's process
     (host_sim/sim_machine.py).  ``clock`` gives the drivers ``ticks_ms`` and
     ``sleep_us``: the ``time`` module, or the simulator's virtual clock.
+    ``journal_flash``: the journal's own flash area (a block device), if the
+    board has one.
 
     Builds whatever is attached: a reader that does not answer (unplugged, no
     supply, MISO reading 0x00, 0xFF or noise) is left down and retried by the
@@ -43,6 +50,7 @@ def build(machine, neopixel, pins, settings, spi_id, i2c_id, root="/", clock=tim
     from drivers.buttons import ButtonPad
     from drivers.buzzer import Buzzer
     from drivers.leds import SeatLeds
+    from drivers.reader_set import ReaderSet
 
     Pin = machine.Pin
     spi = machine.SPI(spi_id, baudrate=settings["spi_baud"], polarity=0, phase=0,
@@ -53,7 +61,7 @@ def build(machine, neopixel, pins, settings, spi_id, i2c_id, root="/", clock=tim
         cs = Pin(name, Pin.OUT, value=1)
         readers.append(M.MFRC522(spi, cs, sleep_us=clock.sleep_us))
     rst = Pin(pins["reader_rst"], Pin.OUT, value=1)
-    rs = M.ReaderSet(readers, rst=rst, keep_field=settings["fields_on"],
+    rs = ReaderSet(readers, rst=rst, keep_field=settings["fields_on"],
                      sleep_us=clock.sleep_us, ticks_ms=clock.ticks_ms)
     rs.init()
     i2c = machine.I2C(i2c_id, scl=Pin(pins["i2c_scl"]), sda=Pin(pins["i2c_sda"]),
@@ -65,4 +73,4 @@ def build(machine, neopixel, pins, settings, spi_id, i2c_id, root="/", clock=tim
     seats = len(pins["reader_cs"]) - 1
     leds = SeatLeds(neopixel.NeoPixel(Pin(pins["ws2812"]), seats), seats)
     buzzer = Buzzer(machine.PWM(Pin(pins["buzzer"])), clock.ticks_ms)
-    return Board(rs, display, buttons, leds, buzzer, clock.ticks_ms, root)
+    return Board(rs, display, buttons, leds, buzzer, clock.ticks_ms, root, journal_flash)

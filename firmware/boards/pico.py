@@ -16,6 +16,13 @@ PINS = {
     "buzzer": 14,
 }
 
+# The journal's own flash area (docs/record-format.md, "Journal on the device"):
+# the last JOURNAL_SECTORS 4 KiB sectors of the ROMFS partition (256 KiB at
+# flash 0x60000 on the table's firmware, docs/build.md), above the table's
+# ROMFS image; littlefs keeps the decks and settings.  ``tapptable build``
+# erases the area and refuses a ROMFS image that would reach it.
+JOURNAL_SECTORS = 16
+
 SETTINGS = {
     "spi_baud": 4000000,   # MFRC522 allows 10 MHz; 4 MHz is safe over table wiring;
                            # 1000000-2000000 for seat cables over 1 m (hardware/README.md)
@@ -23,9 +30,25 @@ SETTINGS = {
 }
 
 
+def journal_flash():
+    """The journal's area: the top of the ROMFS partition, which the rp2 port
+    hands out as an ``rp2.Flash`` block device (``vfs.rom_ioctl(2, 0)``), seen
+    through a window that cannot reach the ROMFS image below.  None on a
+    firmware without that partition (the journal then keeps files)."""
+    import vfs
+    rom_ioctl = getattr(vfs, "rom_ioctl", None)
+    segment = rom_ioctl(2, 0) if rom_ioctl is not None else None
+    ioctl = getattr(segment, "ioctl", None)     # (-22 where there is no partition)
+    if ioctl is None:
+        return None
+    from .flash_window import FlashWindow
+    sectors = ioctl(4, 0)
+    return FlashWindow(segment, sectors - JOURNAL_SECTORS, JOURNAL_SECTORS)
+
+
 def make(root="/"):
     import machine
     import neopixel
 
     from .common import build
-    return build(machine, neopixel, PINS, SETTINGS, 0, 0, root)
+    return build(machine, neopixel, PINS, SETTINGS, 0, 0, root, journal_flash=journal_flash())

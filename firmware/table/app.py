@@ -14,6 +14,9 @@ display   the current mode draws the screen when something changed; only
           changed pages are sent
 signals   LEDs and the buzzer
 console   the serial line protocol (table/console.py), when the board has a port
+flash     the journal's flash work ahead of need (erasing its next sector), only
+          when nothing waits: no card settling or queued, no button held or
+          queued, the screen sent (``prepare_flash``)
 ========  =====================================================================
 
 What the table is doing is asked through ``app.view`` (table/table_view.py,
@@ -25,7 +28,8 @@ modes through the App's doors (``start_game``, ``setup_done``, ``ask_renew``,
 Hardware comes from a board object (firmware/boards/): ``readers`` (a
 ReaderSet, the seat readers first and the centre reader last), ``display``,
 ``buttons`` (ButtonPad), ``leds`` (SeatLeds), ``buzzer``, ``ticks_ms`` and
-``root`` (the folder on flash for decks, settings and journals).
+``root`` (the folder on flash for decks, settings and journal files); the
+sessions come from a store (``journals``: table/journal.py).
 """
 from drivers.buzzer import SOUNDS
 from drivers.ticks import TICKS_MAX
@@ -33,7 +37,7 @@ from drivers.ticks import TICKS_MAX
 from . import presence as P
 from .enrol import Enrolment
 from .game import Game
-from .journal import WARN_DEALS, MemoryJournal
+from .journal import WARN_DEALS, MemoryJournals
 from .modes import EnrolMode, FullMode, PlayMode, RenewMode, SetupMode
 from .presence import ticks_diff
 from .ring import Ring
@@ -63,7 +67,7 @@ DISPLAY_RETRY_MS = 1000
 # 5 ms settle time: a reader is switched on in one step and scanned in the next)
 JOBS = (("readers", "poll_readers", 5), ("buttons", "poll_buttons", 10),
         ("game", "run_game", 5), ("display", "refresh", 10), ("signals", "run_signals", 10),
-        ("console", "poll_console", 20))
+        ("console", "poll_console", 20), ("flash", "prepare_flash", 50))
 
 
 class Signals:
@@ -84,7 +88,7 @@ class Signals:
 class App:
     """The table: setup, enrolment and play on one board."""
 
-    def __init__(self, board, settings, registry, deck_id=1, journal_factory=None,
+    def __init__(self, board, settings, registry, deck_id=1, journals=None,
                  start=False, console=None, resume=None):
         self.board = board
         self.readers = board.readers
@@ -95,7 +99,7 @@ class App:
         self.settings = settings             # table/settings.Settings: the setup's answers
         self.console = console               # the line protocol: .step(), or None
         self.injected = [None] * board.readers.n   # inject(): a UID per reader, or None
-        self.journal_factory = journal_factory or MemoryJournal   # header -> journal
+        self.journals = journals or MemoryJournals()   # the sessions (table/journal.py)
         self.screens = Screens(board.display)
         self.signals = Signals(board.leds, board.buzzer)
         self.keys = Ring(8)
@@ -132,7 +136,7 @@ class App:
         resume = None
         if journal is None:
             header = self.settings.header()
-            journal = self.journal_factory(header)
+            journal = self.journals.create(header)
         else:
             header = journal.header()
             resume = journal.iter_events()     # folded one by one, not all held
@@ -180,7 +184,7 @@ class App:
         left = journal.deals_left()
         if 0 <= left <= WARN_DEALS:
             game.note(text("flash_low", self.settings.language) % left, "")
-        elif game.news:
+        elif game.news():
             game.note("", "")
 
     def setup_done(self):
@@ -353,6 +357,28 @@ class App:
     def run_signals(self):
         self.board.leds.show()
         self.board.buzzer.update()
+
+    def prepare_flash(self):
+        """The journal's work ahead of need (erasing its next sector: 45 ms on
+        the Pico, when the loop stands still), done only when nothing waits
+        for the table: no input queued, no card being settled or lifted, no
+        button down, the screen sent.  Whether it did any."""
+        journal = self.journal
+        if journal is None or not self._nothing_waits():
+            return False
+        return journal.prepare()
+
+    def _nothing_waits(self):
+        if len(self.keys) or self.presence.pending() or self.board.display.dirty_pages():
+            return False
+        buttons = self.board.buttons
+        if buttons.prev.pressed or buttons.next.pressed or buttons.ok.pressed:
+            return False
+        raw = self.readers.raw
+        for i in range(self.readers.n):      # a card seen that is not (or no longer) placed
+            if (raw[i] == P.PRESENT) != (self.presence.placed_len(i) > 0):
+                return False
+        return True
 
     # ----- routing ------------------------------------------------------------------------
 

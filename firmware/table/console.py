@@ -30,10 +30,8 @@ from tapp.record import OVERLONG, parse_line
 
 from .console_events import DEBUG, INFO, LEVELS, STATUS_NAMES, Live
 from .console_link import CMDS_PER_STEP, PROTOCOL, ROOM, Failure, HandOver, PinLock, Wire, is_int
-from .journal import FOLDER as JOURNAL_DIR
 from .presence import ticks_diff
 from .registry import uid_hex
-from .settings import join
 
 # Commands whose module is imported on their first use: a board's RAM holds only
 # the parts of the console someone uses (the RP2040 runs out importing it all
@@ -302,7 +300,8 @@ class Console:
         """The score sheet, its history folded from the journal (parts, one per deal)."""
         self.playing()
         from .console_tasks import JournalSource, ScoreTask
-        self.start(ScoreTask(rid, JournalSource(self.app.view.journal()), self.seats()))
+        self.start(ScoreTask(rid, JournalSource(self.app.view.journal().read_lines()),
+                             self.seats()))
         return None
 
     def cmd_readers(self, rid, req):
@@ -330,21 +329,20 @@ class Console:
                 "hot": tv.hot(), "keys_overflows": tv.keys_overflows()}
 
     def cmd_journal(self, rid, req):
+        """The sessions on flash (``list``), or one of them streamed line by
+        line: the one in play (``current``) or a finished one by its name
+        (table/journal.py: whichever store the table has).  Only the session
+        in play can hold hidden cards (a strict deal under way): it alone
+        needs the referee PIN then; a finished one is anybody's to download
+        (a watcher keeps the club's history from them, docs/watch.md)."""
         from .console_tasks import JournalSource, JournalTask
         journal = self.app.view.journal()
         if req.get("list"):
             sessions = []
             if journal is not None:
                 sessions.append({"name": "current", "lines": len(journal)})
-            folder = join(self.root(), JOURNAL_DIR)
-            try:
-                import os
-                for name in sorted(os.listdir(folder)):
-                    if name.endswith(".jsonl"):
-                        size = os.stat(join(folder, name))[6]
-                        sessions.append({"name": name, "bytes": size})
-            except OSError:
-                pass
+            for name, size in self.app.journals.sessions():
+                sessions.append({"name": name, "bytes": size})
             return {"sessions": sessions}
         name = req.get("session", "current")
         if not isinstance(name, str):
@@ -354,7 +352,7 @@ class Console:
                 raise Failure("not_ready", "no session in play")
             if self.hidden():
                 self.authorise(req)
-            self.start(JournalTask(rid, JournalSource(journal)))
+            self.start(JournalTask(rid, JournalSource(journal.read_lines())))
             return None
         ok = 0 < len(name) <= 32 and name.endswith(".jsonl") and ".." not in name
         for c in name:
@@ -362,12 +360,12 @@ class Console:
                 ok = False
         if not ok:
             raise Failure("bad_args", "session: a name from journal list")
-        self.authorise(req)        # a file may hold the strict deal in play
-        try:
-            source = JournalSource(path=join(self.root(), JOURNAL_DIR, name))
-        except OSError:
-            raise Failure("not_found", "no session %s" % name) from None
-        self.start(JournalTask(rid, source))
+        if journal is not None and name == journal.name() and self.hidden():
+            self.authorise(req)    # the session in play holds a strict deal's hands
+        lines = self.app.journals.lines(name)
+        if lines is None:
+            raise Failure("not_found", "no session %s" % name)
+        self.start(JournalTask(rid, JournalSource(lines)))
         return None
 
     def cmd_log(self, rid, req):

@@ -19,8 +19,8 @@ does not reset the delay.
 from tapp.jsonout import dumps
 from tapp.record import MAX_LINE, OVERLONG, LineReader, is_blank
 
+from .pin_lockout import load_pin_failures, save_pin_failures
 from .presence import ticks_diff
-from .settings import load_pin_failures, save_pin_failures
 
 PROTOCOL = 2
 IN_BUDGET = 512          # input bytes read per step

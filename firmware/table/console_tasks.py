@@ -5,7 +5,7 @@ returns True when its answer is complete: ``JournalTask`` streams journal
 lines, ``ScoreTask`` folds the journal into the score history (one part per
 deal), ``WaitTask`` answers once the table has acted on an input.
 """
-from tapp.record import OVERLONG, LineReader, is_blank, parse_line
+from tapp.record import parse_line
 from tapp.session import Session
 
 from .console_link import Failure
@@ -17,51 +17,28 @@ WAIT_MS = 1500           # place/lift/press/undo: how long to wait for the table
 
 
 class JournalSource:
-    """The lines of a journal, one at a time: the session in play (in RAM in the
-    simulator, on flash on the device) or a session file."""
+    """The lines of a journal, one at a time, from an iterator of lines (a
+    session's ``read_lines()``, or a store's ``lines(name)``: read from flash
+    line by line, table/journal.py)."""
 
-    def __init__(self, journal=None, path=None):
-        self.lines = None
-        self.pos = 0
-        self.file = None
-        self.reader = None
-        if path is None and journal is not None:
-            path = getattr(journal, "path", None)
-            if path is None:                     # a journal in RAM (the simulator's)
-                self.lines = list(journal.read_lines())
-        if path is not None:
-            self.file = open(path, "rb")         # streamed from flash, line by line
-            self.reader = LineReader(self.file, chunk=128)
+    def __init__(self, lines):
+        self.lines = lines
 
     def next_line(self):
         """The next line (str), None at the end."""
-        if self.lines is not None:
-            if self.pos >= len(self.lines):
-                return None
-            self.pos += 1
-            return self.lines[self.pos - 1]
-        reader = self.reader
-        if reader is None:
+        if self.lines is None:
             return None
-        while True:
-            raw = reader.readline()
-            if raw is None:
-                return None
-            if raw is OVERLONG or is_blank(raw):
-                continue
-            try:
-                return bytes(raw).decode()
-            except UnicodeError:
-                continue
+        for line in self.lines:
+            return line
+        self.lines = None
+        return None
 
     def close(self):
-        if self.file is not None:
-            try:
-                self.file.close()
-            except OSError:
-                pass
-            self.file = None
-            self.reader = None
+        lines = self.lines
+        self.lines = None
+        close = getattr(lines, "close", None)
+        if close is not None:
+            close()          # a generator: its file (and the shared buffer) at once
 
 
 class SourceTask:

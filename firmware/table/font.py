@@ -7,6 +7,8 @@ draws ASCII with the display's own ``text()`` and these characters with its own
 glyphs (same cell, cap height rows 0-6, baseline row 6, descender row 7):
 
     ä ö ü Ä Ö Ü ß   ♣ ♠ ♥ ♦ (U+2663 U+2660 U+2665 U+2666)   → (U+2192)   · (U+00B7)
+    and the German suits Eichel, Grün, Herz, Schellen (U+E000..U+E003, private
+    use: Unicode has no German suit symbols; table/names.py names them)
 
 Every other non-ASCII character draws as a box (``PLACEHOLDER``): never dropped,
 never transliterated. Lengths count characters, not UTF-8 bytes.
@@ -38,10 +40,11 @@ except ImportError:  # CPython
 
 WIDTH = const(128)  # default right edge: the SSD1306's 128 columns
 COLUMNS = const(16)  # characters per text row at 8 pixels each
-PLACEHOLDER = const(13)  # glyph index of the box for characters without a glyph
+PLACEHOLDER = const(17)  # glyph index of the box for characters without a glyph
 
 # The characters with their own glyph; the glyph of CHARS[i] is GLYPHS[8 * i:8 * i + 8].
-CHARS = "\u00e4\u00f6\u00fc\u00c4\u00d6\u00dc\u00df\u2663\u2660\u2665\u2666\u2192\u00b7"
+CHARS = ("\u00e4\u00f6\u00fc\u00c4\u00d6\u00dc\u00df\u2663\u2660\u2665\u2666\u2192\u00b7"
+         "\ue000\ue001\ue002\ue003")
 
 # 8 column bytes per glyph, left to right, bit 0 = top row (MONO_VLSB, as the
 # framebuf font). Lower-case umlauts are framebuf's a/o/u (rows 2-7 unchanged)
@@ -56,15 +59,26 @@ CHARS = "\u00e4\u00f6\u00fc\u00c4\u00d6\u00dc\u00df\u2663\u2660\u2665\u2666\u219
 #   ..#####. ..####.. ..####.. .##..##. ..####.. ..####.. .##.###.
 #   ........ ........ ........ ........ ........ ........ .##.....
 #
-#   7 ♣      8 ♠      9 ♥      10 ♦     11 →     12 ·     13 box
-#   ...###.. ....#... ..##.##. ....#... ........ ........ .######.
-#   ..#####. ...###.. .####### ...###.. .....#.. ........ .#....#.
-#   .#.###.# ..#####. .####### ..#####. .....##. ........ .#....#.
-#   .####### .####### .####### .####### .####### ...##... .#....#.
-#   .####### .####### ..#####. ..#####. .####### ...##... .#....#.
-#   .#..#..# ..#.#.#. ...###.. ...###.. .....##. ........ .#....#.
-#   ...###.. ...###.. ....#... ....#... .....#.. ........ .######.
-#   ........ ........ ........ ........ ........ ........ ........
+#   7 ♣      8 ♠      9 ♥      10 ♦     11 →     12 ·
+#   ...###.. ....#... ..##.##. ....#... ........ ........
+#   ..#####. ...###.. .####### ...###.. .....#.. ........
+#   .#.###.# ..#####. .####### ..#####. .....##. ........
+#   .####### .####### .####### .####### .####### ...##...
+#   .####### .####### ..#####. ..#####. .####### ...##...
+#   .#..#..# ..#.#.#. ...###.. ...###.. .....##. ........
+#   ...###.. ...###.. ....#... ....#... .....#.. ........
+#   ........ ........ ........ ........ ........ ........
+#
+#   German suits (the Herz has a spot, so no two glyphs are alike)
+#   13 Eichel 14 Grün  15 Herz   16 Schellen 17 box
+#   ....#... .....### ..##.##. ...##...  .######.
+#   ..#####. ...##### .####### ..####..  .#....#.
+#   .####### ..###### .###.### .#....#.  .#....#.
+#   ..#####. .######. .####### .######.  .#....#.
+#   ..#####. .#####.. ..#####. .#.##.#.  .#....#.
+#   ..#####. .###.... ...###.. .######.  .#....#.
+#   ...###.. #....... ....#... ..####..  .######.
+#   ........ ........ ........ ........  ........
 #
 GLYPHS = (
     b"\x00\x21\x75\x54\x54\x7d\x79\x00"  #  0 ä a umlaut
@@ -80,7 +94,11 @@ GLYPHS = (
     b"\x00\x08\x1c\x3e\x7f\x3e\x1c\x08"  # 10 ♦ diamond
     b"\x00\x18\x18\x18\x18\x7e\x3c\x18"  # 11 → right arrow
     b"\x00\x00\x00\x18\x18\x00\x00\x00"  # 12 · middle dot
-    b"\x00\x7f\x41\x41\x41\x41\x7f\x00"  # 13 placeholder box
+    b"\x00\x04\x3e\x7e\x7f\x7e\x3e\x04"  # 13 Eichel (acorn)
+    b"\x40\x38\x3c\x3e\x1e\x1f\x0f\x07"  # 14 Grün (leaf)
+    b"\x00\x0e\x1f\x3f\x7a\x3f\x1f\x0e"  # 15 Herz (German heart)
+    b"\x00\x3c\x6a\x7b\x7b\x6a\x3c\x00"  # 16 Schellen (bell)
+    b"\x00\x7f\x41\x41\x41\x41\x7f\x00"  # 17 placeholder box
 )
 
 _CODES = tuple(ord(ch) for ch in CHARS)  # CHARS as code points (cells() finds glyphs by them)

@@ -1,9 +1,9 @@
 """The table during a session: cards on readers and button presses become events.
 
-``Game`` turns what the readers and buttons report into docs/record-format.md events for the
-engine's one door (``Session.apply`` / ``Session.play``), writes every accepted
-event to the journal before it acts on it, and keeps what the screens, LEDs and
-buzzer show.  It reads the game only through ``session.view``.
+``Game`` turns what the readers and buttons report into docs/record-format.md
+events for the engine's one door (``Session.apply`` / ``Session.play``),
+journals every event the engine accepted, and keeps what the screens, LEDs
+and buzzer show (its state and questions: table/game_state.py).
 
 Readers: seat ``s`` plays on reader ``s``; reader ``centre`` takes the deal
 (strict mode: the dealer deals over it in the variant's packet order), the
@@ -25,7 +25,7 @@ Handling of the irregular (each one a test scenario):
 * a second card on a reader (the reader reports a collision): "one card only",
   nothing is played until the reader sees one card again;
 * a reader that stops answering: the display names the seat, the game goes on
-  (the reader recovers by itself, drivers/mfrc522.py);
+  (the reader recovers by itself, drivers/reader_set.py);
 * when every active seat has played: the winner's LED and tone, the trick's
   points; the next trick starts when the trick's cards are off the readers.
   The next leader may lay his card before that: it waits, and is played once
@@ -37,118 +37,58 @@ Handling of the irregular (each one a test scenario):
   a discard already taken is not counted twice).
 """
 from drivers.buttons import KEY_NEXT, KEY_OK, KEY_PREV, LONG, key_of, kind_of
-from drivers.leds import FLAG, IDLE, PLAYED, REFUSED, TURN, WINNER
+from drivers.leds import FLAG, PLAYED, REFUSED
 from tapp import errors as E
 from tapp.cards import CARD_CODES, CODE_INDEX
 from tapp.session import Session
 
+from .game_state import (
+    DEALING,
+    NO_CARD,
+    OVER,
+    RESULT,
+    GameState,
+)
 from .hand_scan import NOT_NOW, TO_TALON, HandScan
-from .menus import menu_for, needs_hold
+from .menus import needs_hold
 from .registry import card_of, deck_of, pack
-from .texts import error_text, text
-
-# What the table is doing (``Game.step``)
-DEALING = 0      # strict mode: learning the hands
-GAME = 1         # auction .. play, driven by view.expects()
-RESULT = 2       # a deal has been settled: its result on screen
-OVER = 3         # the session has ended (pot/bank rules)
-
-NO_CARD = -1
-
-# The stable word of each refusal the table itself makes (besides the engine's codes).
-TABLE_REFUSALS = {"unknown": "unknown_tag", "other_deck": "other_deck", "not_now": "not_now",
-                  "clear": "clear_table"}
-REFUSALS_KEPT = 8    # refusals a watcher (the console, every 20 ms) can still read
+from .texts import error_text
 
 
-class Game:
-    """One session at the table.  ``header`` is the docs/record-format.md header; ``journal``
-    has ``append(event_dict)`` (written and flushed before it returns; it must not
+class Game(GameState):
+    """One session at the table: its inputs (cards, buttons, the console's
+    undo, the App's notes) move it from step to step (table/game_state.py).
+    ``header`` is the docs/record-format.md header; ``journal`` has
+    ``append(event_dict)`` (written and flushed before it returns; it must not
     keep the dict: a card play's is one dict, made once and filled at each play)."""
 
     def __init__(self, header, journal, signals, readers, centre, deck_id=1, lang="de",
                  resume=None):
-        self.session = Session(header)
-        self.view = self.session.view
-        self.journal = journal
-        self.signals = signals           # leds/tones: .led(seat, state), .tone(name)
-        self.readers = readers
-        self.centre = centre
-        self.deck_id = deck_id
-        self.lang = lang
-        self.on_reader = [NO_CARD] * readers   # accepted card lying on each reader
-        self.refused = bytearray(readers)      # a refused card waits to be lifted
-        self.jammed = bytearray(readers)       # two cards / reader fault
-        self.clearing = False
-        self.step = DEALING
-        self.menu = []                   # [(label, event or None)]
-        self.menu_pos = 0
-        self.message = ""
-        self.message_seat = -1
-        self.news = ""                   # note(): the flash running full
-        self.confirm_undo = False
-        self.scores = False
-        self.dirty = True
-        self.scan = None                 # strict dealing: the hands scanned (hand_scan.py)
-        self.discards = []
-        self.rufer_card = NO_CARD
-        self.waiting = NO_CARD           # the next leader's card laid while clearing
-        self.waiting_reader = -1
-        self.powered_up = False          # resumed after a power cut: nothing dealt or
-                                         # discarded yet since (those lived in RAM)
-        self.trick_shown = False
-        self.page = 0                    # the page shown (result, score sheet, this deal)
-        self.info = False                # long next: this deal's points and last trick
-        self.revokes_told = 0            # proven revokes announced so far (open mode)
-        self.notice = False              # the last one's notice is on screen
-        # the cards of the trick being played (or just completed) by seat, 255
-        # none; trick_key says which completed trick they are (see last_trick_card)
-        self.trick_cards = bytearray(b"\xff" * readers)
-        self.trick_key = -1
-        self.play_ev = {"ev": "play", "seat": 0, "card": ""}   # filled at each play
-        self._refusals = 0               # refusals so far; the last REFUSALS_KEPT are kept
-        self._refusal_reader = bytearray(REFUSALS_KEPT)
-        self._refusal_word = [""] * REFUSALS_KEPT
-        self._refusal_text = [""] * REFUSALS_KEPT
+        super().__init__(Session(header), journal, signals, readers, centre, deck_id, lang)
         if resume is None:
             self._start_deal()
         else:
             self._resume(resume)
 
-    # ----- the door --------------------------------------------------------------
-
-    def _apply(self, ev):
-        """Apply an event; journal it when accepted; the outcome."""
-        out = self.session.apply(ev)
-        if out.get("ok"):
-            self.journal.append(ev)
-        return out
-
-    def _t(self, key):
-        return text(key, self.lang)
+    # ----- the App's notes ----------------------------------------------------------
 
     def note(self, msg, tone):
         """The table's own news (table/app.py: the flash is running full), kept
         in ``news`` until the next note and said on the message row; the result
         screen shows it too.  ``tone``: a sound with it ("" none)."""
-        self.news = msg
-        self.dirty = True
+        self._news = msg
+        self._dirty = True
         if msg:
             self._say(msg)
         if tone:
-            self.signals.tone(tone)
+            self._signals.tone(tone)
 
     def changed(self):
         """Has what the screens show changed since the last call?  (The play
         mode asks it before each redraw: table/modes.py.)"""
-        changed = self.dirty
-        self.dirty = False
+        changed = self._dirty
+        self._dirty = False
         return changed
-
-    def _say(self, msg, seat=-1):
-        self.message = msg
-        self.message_seat = seat
-        self.dirty = True
 
     # ----- after a power cut -------------------------------------------------------
 
@@ -156,15 +96,15 @@ class Game:
         """Fold the journal's events (already on flash: not written again) and
         take up the table where it was, mid-trick included."""
         for ev in events:
-            self.session.apply(ev)
-        self.powered_up = True
+            self._session.apply(ev)
+        self._powered_up = True
         view = self.view
         if view.session_over():
-            self.step = OVER
+            self._step = OVER
         elif view.in_deal():
-            self.step = GAME
+            self._enter_deal()
             for i in range(view.trick_size()):      # the cards of the trick lie there
-                self.on_reader[view.trick_seat(i)] = view.trick_card(i)
+                self._on_reader[view.trick_seat(i)] = view.trick_card(i)
             self._record_trick()
             last = view.last_trick()
             if not view.trick_size() and last is not None:
@@ -172,24 +112,19 @@ class Game:
                 # as usual, or at once if the readers find nothing (after_boot)
                 order = self._trick_order(last["leader"])
                 for i, code in enumerate(last["cards"]):
-                    self.on_reader[order[i]] = CODE_INDEX[code]
-                    self.trick_cards[order[i]] = CODE_INDEX[code]
-                self.trick_key = self._trick_key()
-                self.clearing = True
-                self.trick_shown = True
+                    self._on_reader[order[i]] = CODE_INDEX[code]
+                    self._trick_cards[order[i]] = CODE_INDEX[code]
+                self._trick_at = self._trick_key()
+                self._clearing = True
+                self._trick_shown = True
                 self._show_winner()
         elif view.deals_played():
-            self.step = RESULT
+            self._step = RESULT
         else:
             self._start_deal()
             return
         self._after_change()
         self._discard_note()
-
-    def _trick_order(self, leader):
-        seats = self.view.active_seats()
-        k = seats.index(leader)
-        return seats[k:] + seats[:k]
 
     def after_boot(self, present):
         """The readers have had a first look after a power-up: a card the journal
@@ -201,44 +136,44 @@ class Game:
     def resync(self, present):
         """Forget the cards believed to lie on readers where ``present(reader)``
         finds nothing (after a power-up; after card events were lost)."""
-        for r in range(self.readers):
+        for r in range(self._readers):
             if not present(r):
-                if r != self.centre:
-                    self.on_reader[r] = NO_CARD
-                self.refused[r] = 0
-                if r == self.waiting_reader:
-                    self.waiting_reader = -1
-        if self.clearing and not self._cards_on_seats():
+                if r != self._centre:
+                    self._on_reader[r] = NO_CARD
+                self._refused[r] = 0
+                if r == self._waiting_reader:
+                    self._waiting_reader = -1
+        if self._clearing and not self._cards_on_seats():
             self._cleared()
 
     # ----- deals -------------------------------------------------------------------
 
     def _start_deal(self):
         view = self.view
-        self.on_reader = [NO_CARD] * self.readers
-        self.clearing = False
+        self._on_reader = [NO_CARD] * self._readers
+        self._clearing = False
         self._clear_trick()
-        self.discards = []
-        self.rufer_card = NO_CARD
-        self.waiting_reader = -1
+        self._discards = []
+        self._rufer_card = NO_CARD
+        self._waiting_reader = -1
         if view.session_over():
-            self.step = OVER
+            self._step = OVER
             self._menu_for_state()
             return
         if not self.view.strict():
             self._apply({"ev": "deal", "dealer": view.dealer(), "hands": None, "talon": None})
-            self.step = GAME
+            self._enter_deal()
         else:
-            self.step = DEALING
-            self.scan = HandScan(self.view, view.dealer(), self.centre)
+            self._step = DEALING
+            self._scan = HandScan(self.view, view.dealer(), self._centre)
         self._after_change()
-        if self.step == DEALING and self.powered_up:
+        if self._step is DEALING and self._powered_up:
             self._say(self._t("deal_again"))     # what was dealt before the cut is lost
 
     def _deal_card(self, reader, card):
         """Strict mode: a card passes over the centre reader (packet order) or is
         swept over its owner's seat reader (table/hand_scan.py)."""
-        scan = self.scan
+        scan = self._scan
         if scan is None:
             return
         out = scan.offer(reader, card)
@@ -249,59 +184,59 @@ class Game:
         if out == TO_TALON:
             self._say("")                 # the talon's card: no sound, the dealer goes on
         else:
-            self.signals.tone("accept")
-            if self.powered_up:
+            self._signals.tone("accept")
+            if self._powered_up:
                 self._say("")
-        self.powered_up = False
+        self._powered_up = False
         return self._deal_progress()
 
     def _deal_progress(self):
-        self.dirty = True
-        scan = self.scan
+        self._dirty = True
+        scan = self._scan
         if scan is None or not scan.complete():
             return
         out = self._apply({"ev": "deal", "dealer": self.view.dealer(),
                            "hands": scan.hands(), "talon": None})
         if not out.get("ok"):
-            self._say(error_text(E.BAD_EVENT, self.lang))
+            self._say(error_text(E.BAD_EVENT, self._lang))
             return
-        self.step = GAME
-        self.signals.tone("deal_done")
+        self._enter_deal()
+        self._signals.tone("deal_done")
         self._after_change()
 
     # ----- inputs: cards -------------------------------------------------------------
 
     def placed(self, reader, packed):
         """A card settled on ``reader``; ``packed`` = registry.pack(deck, card), or -1."""
-        self.dirty = True
-        if self.on_reader[reader] != NO_CARD and \
-                packed != pack(self.deck_id, self.on_reader[reader]):
+        self._dirty = True
+        if self._on_reader[reader] != NO_CARD and \
+                packed != pack(self._deck_id, self._on_reader[reader]):
             self._gone(reader)      # one card a reader: the one believed there has gone
-        if self.jammed[reader]:
+        if self._jammed[reader]:
             return
         if packed < 0:
             return self._refuse_text(reader, "unknown")
-        if deck_of(packed) != self.deck_id:
+        if deck_of(packed) != self._deck_id:
             return self._refuse_text(reader, "other_deck")
         card = card_of(packed)
-        if self.step == DEALING:
+        if self._step is DEALING:
             return self._deal_card(reader, card)
-        if self.step != GAME:
+        if not self._step.in_deal:
             return self._refuse_text(reader, "not_now")
         expects = self.view.expects()
-        if reader == self.centre:
+        if reader == self._centre:
             if expects == "discard" and self.view.strict():
                 return self._discard(card)
             return self._refuse_text(reader, "not_now")
-        if self.on_reader[reader] == card or self._laid_back(reader, card):
-            self.on_reader[reader] = card
+        if self._on_reader[reader] == card or self._laid_back(reader, card):
+            self._on_reader[reader] = card
             self._say("")                 # the same card put back: not a second play
             self._show_turn()
             return
-        if self.clearing:
+        if self._clearing:
             if reader == self.view.turn() and expects == "card":
-                self.waiting = card       # the next leader's card: played once clear
-                self.waiting_reader = reader
+                self._waiting = card       # the next leader's card: played once clear
+                self._waiting_reader = reader
                 return
             return self._refuse_text(reader, "clear")
         if expects != "card":
@@ -311,23 +246,23 @@ class Game:
     def _laid_back(self, reader, card):
         """Is ``card`` the one seat ``reader`` laid in the trick on the table (the
         trick being played, or the completed one while it is cleared)?"""
-        return self.trick_cards[reader] == card and (self.clearing or
+        return self._trick_cards[reader] == card and (self._clearing or
                                                       self.view.trick_size() > 0)
 
     def _play(self, reader, card):
         """A card play: nothing is allocated here but the journal's line (the
         event dict is made once; tests/mp/mptest_app_heap.py).  Split in small
         methods: a frame over 11 words would be put on the heap."""
-        self.notice = False                      # a revoke's notice gives way to play
+        self._overlays.drop_notice()             # a revoke's notice gives way to play
         new_trick = self.view.trick_size() == 0
-        err = self.session.play(reader, card)
+        err = self._session.play(reader, card)
         if err:
             self._refuse_code(reader, err)
             return
         if new_trick:
             self._clear_trick()                  # the last trick is gone from the screen
         self._played(reader, card)
-        if self.view.revoke_count() != self.revokes_told:
+        if self.view.revoke_count() != self._revokes_told:
             self._revoke_proven()
 
     def _revoke_proven(self):
@@ -335,202 +270,124 @@ class Game:
         the notice (who, which trick, what rule) until OK or the next card,
         the offender's LED, the error tone; the settlement names it too."""
         n = self.view.revoke_count()
-        if n > self.revokes_told:
-            self.notice = True
-            self.signals.led(self.view.revoke_seat(n - 1), FLAG)
-            self.signals.tone("error")
-        self.revokes_told = n
-
-    def _refuse_code(self, reader, err):
-        self._refuse(reader, E.NAMES[err], error_text(err, self.lang))
-
-    def _refuse_text(self, reader, key):
-        self._refuse(reader, TABLE_REFUSALS[key], self._t(key))
+        if n > self._revokes_told:
+            self._overlays.push_notice()
+            self._signals.led(self.view.revoke_seat(n - 1), FLAG)
+            self._signals.tone("error")
+        self._revokes_told = n
 
     def _played(self, seat, card):
-        ev = self.play_ev
+        ev = self._play_ev
         ev["seat"] = seat
         ev["card"] = CARD_CODES[card]
-        self.journal.append(ev)
-        self.on_reader[seat] = card
-        self.trick_cards[seat] = card
-        if self.menu:
-            self.menu = []
+        self._journal.append(ev)
+        self._on_reader[seat] = card
+        self._trick_cards[seat] = card
+        if self._menu:
+            self._menu = []
         self._say("")
         if self.view.trick_size() == 0:          # the trick is complete
             self._trick_done()
         else:
-            self.signals.led(seat, PLAYED)
-            self.signals.tone("accept")
+            self._signals.led(seat, PLAYED)
+            self._signals.tone("accept")
             self._show_turn()
 
     def _trick_done(self):
-        self.clearing = True
-        self.trick_shown = True
-        self.waiting_reader = -1
-        self.trick_key = self._trick_key()
+        self._clearing = True
+        self._trick_shown = True
+        self._waiting_reader = -1
+        self._trick_at = self._trick_key()
         self._show_winner()
-        self.signals.tone("trick_won")
+        self._signals.tone("trick_won")
         if not self.view.in_deal():
             self._deal_over()
         elif not self._cards_on_seats():
             self._cleared()               # no card lies there (played from the console)
 
-    def _show_winner(self):
-        """LEDs while the table is cleared: the trick's winner lit, the others idle."""
-        winner = self.view.last_winner()
-        for s in range(self.view.players()):      # the deal's active seats
-            if self.view.is_active(s):
-                self.signals.led(s, WINNER if s == winner else IDLE)
-
-    # ----- the trick, as the screen shows it ---------------------------------------------
-
-    def _trick_key(self):
-        """Which completed trick is the view's last one (deals played, trick number)."""
-        return self.view.deals_played() * 64 + self.view.trick_number()
-
-    def _clear_trick(self):
-        cards = self.trick_cards
-        i = 0
-        while i < len(cards):
-            cards[i] = 255
-            i += 1
-        self.trick_key = -1
-
-    def _record_trick(self):
-        """The record is the view's current trick (after a power-up, an undo)."""
-        self._clear_trick()
-        view = self.view
-        for i in range(view.trick_size()):
-            self.trick_cards[view.trick_seat(i)] = view.trick_card(i)
-
-    def last_trick_card(self, seat):
-        """The card ``seat`` laid in the last completed trick (-1: none), from
-        the game's own record of the plays (the view's ``last_trick()`` makes a
-        dict); -2 when the record is not of that trick (ask the view)."""
-        if self.trick_key < 0 or self.trick_key != self._trick_key():
-            return -2
-        card = self.trick_cards[seat]
-        return -1 if card == 255 else card
-
     def _discard(self, card):
         code = CARD_CODES[card]
-        if code in self.discards:
+        if code in self._discards:
             return
-        self.discards.append(code)
-        self.signals.tone("accept")
-        if len(self.discards) < self.view.talon_size():
+        self._discards.append(code)
+        self._signals.tone("accept")
+        if len(self._discards) < self.view.talon_size():
             self._discard_note()
             return
-        if self.powered_up:
-            self.powered_up = False
+        if self._powered_up:
+            self._powered_up = False
             self._say("")
         out = self._apply({"ev": "exchange", "seat": self.view.declarer(),
-                           "discard": self.discards})
-        self.discards = []
+                           "discard": self._discards})
+        self._discards = []
         if not out.get("ok"):
-            return self._refuse_code(self.centre, E.NAMES.index(out["error"]))
+            return self._refuse_code(self._centre, E.NAMES.index(out["error"]))
         self._after_change()
 
     def _discard_note(self):
         """After a power cut while the declarer laid his discards (the ones taken
         lived in RAM): "lay them again", with how many are counted so far."""
-        if self.powered_up and self.step == GAME and self.view.strict() \
+        if self._powered_up and self._step.in_deal and self.view.strict() \
                 and self.view.expects() == "discard":
             self._say(self._t("discard_again") % (
-                "%d/%d" % (len(self.discards), self.view.talon_size())))
+                "%d/%d" % (len(self._discards), self.view.talon_size())))
 
     def lifted(self, reader):
         """The card on ``reader`` has gone."""
-        self.dirty = True
-        if self.refused[reader]:
-            self.refused[reader] = 0
-            if self.message_seat == reader or reader == self.centre:
+        self._dirty = True
+        if self._refused[reader]:
+            self._refused[reader] = 0
+            if self._message_seat == reader or reader == self._centre:
                 self._say("")
             self._show_turn()
             return
-        if reader == self.waiting_reader:
-            self.waiting_reader = -1
+        if reader == self._waiting_reader:
+            self._waiting_reader = -1
             return
-        if self.on_reader[reader] == NO_CARD:
+        if self._on_reader[reader] == NO_CARD:
             return
-        self.on_reader[reader] = NO_CARD
-        if self.clearing:
+        self._on_reader[reader] = NO_CARD
+        if self._clearing:
             if not self._cards_on_seats():
                 self._cleared()
             return
-        if self.step == GAME and self.view.trick_size() and self.trick_cards[reader] != 255:
+        if self._step.in_deal and self.view.trick_size() and self._trick_cards[reader] != 255:
             # lifted before the trick is complete: the play stands, nothing waits for it
             self._say(self._t("put_back"), reader)
 
     def _gone(self, reader):
         """The accepted card believed on ``reader`` is not there (another card is:
         after a power-up the journal's card may have been swapped meanwhile)."""
-        self.on_reader[reader] = NO_CARD
-        if self.clearing and not self._cards_on_seats():
+        self._on_reader[reader] = NO_CARD
+        if self._clearing and not self._cards_on_seats():
             self._cleared()
 
     def _cleared(self):
         """The completed trick's cards are off the readers: the next trick; the
         next leader's card laid meanwhile is played now."""
-        self.clearing = False
-        self.trick_shown = False
+        self._clearing = False
+        self._trick_shown = False
         self._show_turn()
-        reader = self.waiting_reader
+        reader = self._waiting_reader
         if reader >= 0:
-            self.waiting_reader = -1
-            if self.step == GAME and self.view.expects() == "card":
-                self._play(reader, self.waiting)
-
-    def _cards_on_seats(self):
-        for r in range(self.readers):
-            if r != self.centre and self.on_reader[r] != NO_CARD:
-                return True
-        return False
+            self._waiting_reader = -1
+            if self._step.in_deal and self.view.expects() == "card":
+                self._play(reader, self._waiting)
 
     def jam(self, reader, on, fault=False):
         """Two cards on a reader (collision) or a reader fault, and its end."""
-        self.jammed[reader] = 1 if on else 0
+        self._jammed[reader] = 1 if on else 0
         if on:
-            if reader == self.waiting_reader:
+            if reader == self._waiting_reader:
                 # the next leader's card: whether it stays cannot be seen now, so
                 # it is not played blind; laid again, it counts
-                self.waiting_reader = -1
+                self._waiting_reader = -1
             self._say(self._reader_down(reader) if fault else self._t("one_card"), reader)
-            if reader != self.centre:
-                self.signals.led(reader, REFUSED)
+            if reader != self._centre:
+                self._signals.led(reader, REFUSED)
         else:
             self._say("")
             self._show_turn()
-
-    def _refuse(self, reader, word, msg):
-        k = self._refusals % REFUSALS_KEPT       # kept for watchers (the console)
-        self._refusal_reader[k] = reader
-        self._refusal_word[k] = word
-        self._refusal_text[k] = msg
-        self._refusals += 1
-        self.refused[reader] = 1
-        self._say(msg, reader)
-        if reader != self.centre and reader < self.view.players():
-            self.signals.led(reader, REFUSED)
-        self.signals.tone("reject")
-
-    def refusals(self):
-        """How many cards the table has refused in this session (see ``refusal``)."""
-        return self._refusals
-
-    def refusal(self, k):
-        """The ``k``-th refusal (0-based): (reader, stable error word, display
-        text), or None if it is not among the last REFUSALS_KEPT."""
-        if not 0 <= k < self._refusals or k < self._refusals - REFUSALS_KEPT:
-            return None
-        i = k % REFUSALS_KEPT
-        return self._refusal_reader[i], self._refusal_word[i], self._refusal_text[i]
-
-    def _reader_down(self, reader):
-        if reader == self.centre:
-            return self._t("centre_down")
-        return self._t("reader_down") % str(reader + 1)
 
     # ----- inputs: buttons -------------------------------------------------------------
 
@@ -538,83 +395,74 @@ class Game:
         """A ButtonPad event (drivers.buttons.event(key, SHORT/LONG))."""
         key = key_of(ev)
         kind = kind_of(ev)
-        self.dirty = True
-        if self.notice:                     # a revoke's notice: the press closes it
-            self.notice = False
-            if kind != LONG:
-                return
+        self._dirty = True
+        if self._overlays.drop_notice() and kind != LONG:
+            return                          # a revoke's notice: the press closes it
         if kind == LONG:
             self._long(key)
             return
-        if self.confirm_undo:
-            self.confirm_undo = False
+        panel = self._overlays.panel()
+        if self._overlays.asks_undo():
+            self._overlays.close_panel()
             if key == KEY_OK:
                 self._undo()
             else:
                 self._say("")
             return
-        if self.scores or self.info or (self.step == RESULT or self.step == OVER) \
+        if panel or (self._step is RESULT or self._step is OVER) \
                 and key != KEY_OK:
             self._turn_page(key)
             return
-        if self.step == RESULT and key == KEY_OK:
-            self.page = 0
+        if self._step is RESULT and key == KEY_OK:
+            self._page = 0
             self._start_deal()
             return
-        if not self.menu:
+        if not self._menu:
             return
         if key == KEY_PREV:
-            self.menu_pos = (self.menu_pos - 1) % len(self.menu)
+            self._menu_pos = (self._menu_pos - 1) % len(self._menu)
         elif key == KEY_NEXT:
-            self.menu_pos = (self.menu_pos + 1) % len(self.menu)
-        elif key == KEY_OK and needs_hold(self.menu[self.menu_pos][1]):
+            self._menu_pos = (self._menu_pos + 1) % len(self._menu)
+        elif key == KEY_OK and needs_hold(self._menu[self._menu_pos][1]):
             self._say(self._t("hold_ok"))       # a stake: OK must be held
-            self.signals.tone("reject")
+            self._signals.tone("reject")
         elif key == KEY_OK:
-            self._choose(self.menu[self.menu_pos][1])
+            self._choose(self._menu[self._menu_pos][1])
 
     def _long(self, key):
         """Long presses: OK held chooses a stake entry, else asks to undo; prev
         shows the score sheet, next this deal's points and last trick."""
-        if key == KEY_OK and self.menu and needs_hold(self.menu[self.menu_pos][1]) \
-                and not self.confirm_undo and not self.scores and not self.info:
-            self._choose(self.menu[self.menu_pos][1])
+        if key == KEY_OK and self._menu and needs_hold(self._menu[self._menu_pos][1]) \
+                and not self._overlays.panel():
+            self._choose(self._menu[self._menu_pos][1])
             return
-        self.page = 0
-        if key == KEY_OK:
-            self.confirm_undo = not self.confirm_undo
-            self.scores = self.info = False
-        elif key == KEY_PREV:
-            self.scores = not self.scores
-            self.confirm_undo = self.info = False
-        elif key == KEY_NEXT:
-            self.info = not self.info
-            self.confirm_undo = self.scores = False
+        self._page = 0
+        self._overlays.long_press(key)
 
     def _turn_page(self, key):
         """The score sheet, this deal's pages and the settlement have pages:
         prev/next turn them (the screen wraps), OK closes the first two."""
         if key == KEY_OK:
-            self.scores = self.info = False
-            self.page = 0
+            self._overlays.close_panel()
+            self._page = 0
         else:
-            self.page += 1 if key == KEY_NEXT else -1
+            self._page += 1 if key == KEY_NEXT else -1
 
     def _choose(self, ev):
         if ev is None:                      # "play on": close the announcement menu
-            self.menu = []
-            self.dirty = True
+            self._menu = []
+            self._dirty = True
             return
         if "pick" in ev:                    # Rufer: first the called card, then the give
-            self.rufer_card = CODE_INDEX[ev["pick"]]
+            self._rufer_card = CODE_INDEX[ev["pick"]]
             self._after_change()
             return
         out = self._apply(ev)
         if not out.get("ok"):
-            self._say(error_text(E.NAMES.index(out["error"]), self.lang))
-            self.signals.tone("reject")
+            self._say(error_text(E.NAMES.index(out["error"]), self._lang))
+            self._signals.tone("reject")
             return
-        self.rufer_card = NO_CARD
+        self._rufer_card = NO_CARD
         if "result" in out:
             self._deal_over()
             return
@@ -622,8 +470,9 @@ class Game:
 
     def undo(self):
         """Take the last event back (what a long then a short OK press does)."""
-        self.confirm_undo = False
-        self.dirty = True
+        if self._overlays.asks_undo():
+            self._overlays.close_panel()
+        self._dirty = True
         self._undo()
 
     def _undo(self):
@@ -633,62 +482,16 @@ class Game:
             return
         self._say(self._t("undone"))
         self._record_trick()
-        if self.step == GAME and not self.view.in_deal():
+        if self._step.in_deal and not self.view.in_deal():
             self._start_deal()          # the deal itself was taken back: deal again
             return
-        if self.step == GAME:
+        if self._step.in_deal:
             self._resync_readers()
         self._after_change()
 
-    def _resync_readers(self):
-        """After an undo: the cards of the current trick that still lie there stay
-        (one lifted already is not waited for); any other card lying on a seat
-        reader must be lifted (it is no longer played)."""
-        view = self.view
-        keep = [NO_CARD] * self.readers
-        for i in range(view.trick_size()):
-            keep[view.trick_seat(i)] = view.trick_card(i)
-        for r in range(self.readers):
-            if r == self.centre:
-                continue
-            if self.on_reader[r] != NO_CARD and keep[r] == NO_CARD:
-                self.refused[r] = 1       # no longer played: to be lifted
-                if r < self.view.players():
-                    self.signals.led(r, REFUSED)
-            self.on_reader[r] = keep[r] if self.on_reader[r] == keep[r] else NO_CARD
-        self.clearing = False
-        self.trick_shown = False
-        self.waiting_reader = -1
-
-    # ----- what the table offers now ------------------------------------------------------
-
     def _deal_over(self):
-        self.step = OVER if self.view.session_over() else RESULT
-        self.page = 0
-        self.menu = []
-        self.signals.tone("deal_done")
-        self.dirty = True
-
-    def _after_change(self):
-        self._menu_for_state()
-        self._show_turn()
-        self.dirty = True
-
-    def _menu_for_state(self):
-        """What the menu row offers now (table/menus.py)."""
-        self.menu_pos = 0
-        if self.step != GAME:
-            self.menu = []
-            return
-        self.menu, self.menu_pos = menu_for(self.view, self.lang, self.rufer_card)
-
-    def _show_turn(self):
-        """LEDs: the seat to act in blue (the trick's winner stays lit while the
-        table is cleared); the others idle."""
-        if self.clearing:
-            return
-        turn = self.view.turn() if self.step == GAME else -1
-        for s in range(self.view.players()):
-            if self.refused[s] or self.jammed[s]:
-                continue
-            self.signals.led(s, TURN if s == turn else IDLE)
+        self._step = OVER if self.view.session_over() else RESULT
+        self._page = 0
+        self._menu = []
+        self._signals.tone("deal_done")
+        self._dirty = True

@@ -92,6 +92,30 @@ class HandScan:
         return [self.dealt[seat] if seat in self.active else []
                 for seat in range(self.players)]
 
+    def dealt_count(self, seat):
+        """Cards scanned for ``seat`` so far."""
+        return len(self.dealt[seat])
+
+    def seats(self):
+        """How many seats the deal goes to (``seat(i)``: which, in dealing order)."""
+        return len(self.active)
+
+    def seat(self, i):
+        return self.active[i]
+
+    def scanned(self):
+        """Cards scanned so far, all seats."""
+        seen = 0
+        i = 0
+        while i < len(self.active):
+            seen += len(self.dealt[self.active[i]])
+            i += 1
+        return seen
+
+    def due(self):
+        """Cards the deal scans in all (hand size times seats dealt to)."""
+        return self.hand_size * len(self.active)
+
     def seen_card(self, card):
         return self.seen[CARD_SUIT[card]] & CARD_BIT[card] != 0
 

@@ -1,299 +1,129 @@
 """The event log behind one small interface: what the table has accepted.
 
 The game calls ``append(event)`` for every accepted input event; it returns
-once the line is written and flushed, so a power cut loses at most the event
-being entered ("append, flush, then act").  Lines are docs/record-format.md lines with the
-journal's tab + CRC-32 suffix; the first line is the session's header, so a
-journal file is a record that ``tapptable replay`` reads.
+once the line is on flash, so a power cut loses at most the event being
+entered ("append, then act").  Lines are docs/record-format.md lines with the
+journal's tab + CRC-32 suffix; a session's first line is its header, so a
+session read back is a record that ``tapptable replay`` reads.
 
-``MemoryJournal`` keeps the lines in RAM (tests, a table without flash).
-``FileJournal`` keeps one file per session under ``<root>/journal/``
-(``s0001.jsonl``, ``s0002.jsonl`` ...): ``create_journal(root, header)`` starts
-one, ``last_journal(root)`` finds the
-newest session after a power-up and reads it back: a torn last line (power cut
-inside a write, erased flash) or any line whose CRC does not match is dropped
-and counted, nothing before it is lost.
+A table keeps its sessions in a *store* (``app.journals``): ``create(header)``
+starts the next session, ``last()`` takes up the newest after a power-up,
+``sessions()`` lists them (``s0001.jsonl``, ``s0002.jsonl`` ...: the console's
+``journal list``), ``lines(name)`` reads one back.  Three stores, one
+interface:
 
-Space on flash (docs/record-format.md, "Journal on the device"):
+* ``journal_flash.FlashJournals`` -- the journal's own flash area (the
+  table's firmware on the Pico: boards/pico.py), records appended by page
+  program into a ring of erased sectors (table/flash_log.py;
+  docs/record-format.md, "Journal on the device");
+* ``journal_files.FileJournals`` -- a file per session on littlefs, where
+  littlefs covers the whole flash (the stock or ROMFS firmware) or on a
+  host's disk;
+* ``MemoryJournals`` -- RAM only (a table without flash, tests).
 
-* free space is the flash's blocks (``statvfs``'s total) less what the files
-  and folders take by their sizes (``used_blocks``) and less ``RESERVE_BLOCKS``,
-  which play never uses (littlefs needs free blocks to commit anything at all,
-  and a file open for appending holds a block or two more than its size).
-  ``statvfs``'s own free count is not used: littlefs works it out by walking
-  its blocks, including those in flight, and on a full flash it exceeds the
-  total and wraps to a huge number (MicroPython's VfsLfs2 subtracts unsigned);
-  it also differs between littlefs builds by a block or two, where the sizes
-  of the files are the same on every runtime;
-* a new deal is journalled only if the free space holds a whole deal (this
-  session's bytes per deal so far; ``DEAL_BYTES`` before its first): so a deal
-  once begun can always be finished (the reserve absorbs a long one);
-  otherwise ``append`` writes nothing and sets ``failed``;
-* ``deals_left()``: how many deals still fit; the table warns from
-  ``WARN_DEALS`` on;
-* old sessions are removed, oldest first, when a session starts and before
-  each deal, while the free space is short of ``CLEAN_DEALS`` deals.  Only
-  finished sessions are removed (a session is finished once a newer one has
-  started; its file has been downloadable since), never the running one, and
-  the newest finished session only when the running one has no room left for
-  its next deal.
-* an append the flash refuses (``OSError``) sets ``failed`` and closes the
-  file at once, so a line that did not reach the flash can never be committed
-  later; ``reopen()`` reads back what the flash holds, and the table resumes
-  from it as after a power cut: an event the journal could not keep does not
-  count (table/app.py).  ``append`` itself never raises: the card-play path
-  stays free of exception handlers (a bigger frame would go on the heap).
+``open_journals(board, root)`` picks the first two by the board.
+
+Space (docs/record-format.md): a new deal is journalled only if a whole deal
+still fits (this session's bytes per deal so far; ``DEAL_BYTES`` before its
+first), so a deal once begun can be finished; ``deals_left()`` says how many
+fit, and the table warns from ``WARN_DEALS`` on.  Finished sessions are
+dropped, oldest first, when a session starts and before each deal, while
+fewer than ``CLEAN_DEALS`` deals fit (``make_room``); never the running one,
+and the newest finished one only when not even one deal would fit.  A line
+the flash does not take sets ``failed`` (``append`` never raises: the
+card-play path stays free of exception handlers, a bigger frame would go on
+the heap); ``reopen()`` reads back what the flash holds and the table resumes
+from it as after a power cut (table/app.py).
+
+The card play, the line written most, goes onto the journal's own flash area
+without allocating (journal_flash.py: formatted into the page buffer;
+tests/mp/mptest_app_heap.py checks it under ``heap_lock``).  Only the store
+the board has is imported (the RAM it takes).
 """
-import os
-
 from tapp.cards import CODE_INDEX
 from tapp.jsonout import dumps
-from tapp.record import MAX_LINE, OVERLONG, LineReader, parse_line, with_crc
+from tapp.record import parse_line, with_crc
 
-from .settings import join
-
-FOLDER = "journal"
-RESERVE_BLOCKS = 4        # free blocks play never uses (littlefs commits need some)
-INLINE = 512              # littlefs keeps a file this small inside its folder's blocks
-DEAL_BYTES = 2048         # a deal's journal lines, before the session has an average
+DEAL_BYTES = 2048         # a deal's journal, before the session has an average
 WARN_DEALS = 10           # from this many deals left the table warns
 CLEAN_DEALS = 40          # old sessions go while fewer deals than this fit
-ENOSPC = 28
+TAIL = 32                 # lines of the running session the console may ask again
 
-class _LineBuffer:
-    """The journal's readers run one after another (power-up, rewrite, resume;
-    the console's download has its own): they share one line buffer, taken
-    when this module is imported -- at power-up, before the heap is fragmented.
-    A reader started while another holds it gets a buffer of its own."""
+# why an append was refused (``refused``): the same words on every runtime
+NO_ROOM = "no_room"               # a new deal would not fit whole, or the flash is full
+LINE_TOO_LONG = "line_too_long"   # longer than a record holds (flash_log.MAX_LINE)
+FLASH_ERROR = "flash_error"       # the flash refused an erase or a program
 
-    def __init__(self):
-        self.buf = bytearray(MAX_LINE)
-        self.holder = None
-
-    def reader(self, f):
-        if self.holder is not None:
-            return LineReader(f)
-        self.holder = LineReader(f, line=self.buf)
-        return self.holder
-
-    def release(self, reader):
-        if self.holder is reader:
-            self.holder = None
-
-
-_LINES = _LineBuffer()
+def is_play(ev):
+    """A card play of the engine's own shape (seat 0-9, a known card), the
+    one the journal formats without allocating."""
+    if len(ev) != 3 or ev.get("ev") != "play":
+        return False
+    seat = ev.get("seat")
+    card = ev.get("card")
+    return type(seat) is int and 0 <= seat < 10 and type(card) is str and card in CODE_INDEX
 
 
 def line_of(ev):
     """The journal line of an event: its canonical JSON (tapp.jsonout.dumps) and
-    the CRC.  A card play, the line written most, is formatted directly: the
-    same text, but about 0.2 KB of heap instead of dumps' 2.5 KB (measured in
-    the MicroPython VM, tests/mp/mptest_app_heap.py, which checks the text)."""
-    if len(ev) == 3 and ev.get("ev") == "play":
-        seat = ev.get("seat")
-        card = ev.get("card")
-        if type(seat) is int and 0 <= seat < 10 and type(card) is str and card in CODE_INDEX:
-            return with_crc('{"seat":%d,"card":"%s","ev":"play"}' % (seat, card))
+    the CRC.  A card play is formatted directly: the same text, without dumps'
+    2.5 KB of heap (tests/mp/mptest_app_heap.py checks the text)."""
+    if is_play(ev):
+        return with_crc('{"seat":%d,"card":"%s","ev":"play"}' % (ev["seat"], ev["card"]))
     return with_crc(dumps(ev))
 
 
-class MemoryJournal:
-    def __init__(self, header):
-        self.lines = [with_crc(dumps(header))]
-        self.deals = 0
-        self.failed = False          # RAM does not refuse
-
-    def append(self, ev):
-        self.lines.append(line_of(ev))
-        if ev.get("ev") == "deal":
-            self.deals += 1
-
-    def deals_left(self):
-        """RAM has no flash to fill: no way to tell (-1)."""
-        return -1
-
-    def reopen(self):
-        """RAM never refuses a line: the same journal."""
-        return self
-
-    def close(self):
-        """Nothing to close."""
-
-    def tail(self, n):
-        """The last ``n`` lines (for screens and the console)."""
-        return self.lines[-n:]
-
-    def line(self, k):
-        return self.lines[k]
-
-    def read_lines(self):
-        return iter(self.lines)
-
-    def __len__(self):
-        return len(self.lines)
+def session_name(number):
+    return "s%04d.jsonl" % number
 
 
-def sessions(root):
-    """Session file names under root, oldest first."""
-    try:
-        names = os.listdir(join(root, FOLDER))
-    except OSError:
-        return []
-    out = [n for n in names if n.startswith("s") and n.endswith(".jsonl")
-           and n[1:-6].isdigit()]
-    out.sort()
-    return out
-
-
-def _whole(raw):
-    """A journal line as the device writes it: JSON, tab, CRC-32 that matches."""
-    if raw is OVERLONG or len(raw) < 10 or raw[len(raw) - 9] != 0x09:
-        return False
-    return parse_line(raw) is not None
-
-
-def file_blocks(nbytes, size):
-    """Blocks of ``size`` bytes a file of ``nbytes`` takes on littlefs: none up
-    to INLINE bytes (it lives in its folder's metadata), else its bytes in
-    blocks that also hold a few pointers (16 bytes a block counted)."""
-    return (nbytes + size - 17) // (size - 16) if nbytes > INLINE else 0
-
-
-def used_blocks(path, size):
-    """Blocks of ``size`` bytes that the folder ``path`` and everything in it
-    take on littlefs: a folder a pair of metadata blocks, a file its
-    ``file_blocks``."""
-    n = 2
-    for name in os.listdir(path):
-        p = join(path, name)
-        st = os.stat(p)
-        if st[0] & 0x4000:
-            n += used_blocks(p, size)
-        else:
-            n += file_blocks(st[6], size)
-    return n
-
-
-HOST_DISK = 1 << 29       # free bytes a host's big disk counts as (a small int)
-
-
-def geometry(root):
-    """(block size, blocks) of the flash holding ``root``; None where the port
-    has no ``statvfs``; (1, HOST_DISK) on a host's big disk."""
-    try:
-        st = os.statvfs(root)
-    except (OSError, AttributeError):
-        return None
-    if st[2] > HOST_DISK // st[0]:
-        return 1, HOST_DISK
-    return st[0], st[2]
-
-
-def free_bytes(root):
-    """Bytes the flash holding ``root`` has free beyond the reserve, counted
-    from the files' sizes (see the module's notes); -1 where the port has no
-    ``statvfs``; a host's big disk: HOST_DISK."""
-    geo = geometry(root)
-    if geo is None:
-        return -1
-    if geo[0] == 1:
-        return geo[1]
-    return _beyond_reserve(geo, used_blocks(root, geo[0]))
-
-
-def _beyond_reserve(geo, used):
-    free = geo[1] - used - RESERVE_BLOCKS
-    return free * geo[0] if free > 0 else 0
-
-
-def _rewrite(path):
-    """Copy the whole lines to a new file and rename it over the old one, so the
-    next append does not follow a torn line (read and written line by line)."""
-    tmp = path + ".tmp"
-    with open(path, "rb") as src, open(tmp, "w") as dst:
-        reader = _LINES.reader(src)
-        try:
-            while True:
-                raw = reader.readline()
-                if raw is None:
-                    break
-                if _whole(raw):
-                    dst.write(bytes(raw).decode() + "\n")
-        finally:
-            _LINES.release(reader)
-    os.rename(tmp, path)
-
-
-def make_room(root, running, deal_bytes=DEAL_BYTES):
-    """Remove finished sessions, oldest first, while the free space is short of
-    ``CLEAN_DEALS`` deals of ``deal_bytes``; never the ``running`` session (a
-    file name), and the newest finished one only when not even one deal fits."""
-    finished = [n for n in sessions(root) if n != running]
-    for k, name in enumerate(finished):
-        free = free_bytes(root)
-        if free < 0 or free >= CLEAN_DEALS * deal_bytes:
+def make_room(finished, free, drop_oldest, per):
+    """Drop finished sessions (``finished`` of them), oldest first, while
+    ``free()`` holds fewer than ``CLEAN_DEALS`` deals of ``per`` bytes; the
+    newest finished one only when not one deal fits.  ``drop_oldest(newest)``
+    drops the oldest (``newest``: even if that is, or takes with it, the
+    newest finished one) and says whether it did (False stops)."""
+    for k in range(finished):
+        got = free()
+        if got < 0 or got >= CLEAN_DEALS * per:
             return
-        if k == len(finished) - 1 and free >= deal_bytes:
+        if k == finished - 1 and got >= per:
             return
-        os.remove(join(root, FOLDER, name))
+        if not drop_oldest(got < per):
+            return
 
 
-TAIL = 32                 # lines a file journal keeps in RAM (the console follows them)
+class SessionJournal:
+    """What a session on flash shares, whatever holds it: the counts, the
+    space rules, ``append``.  A subclass writes (``write_event``: None, or
+    the word why the flash did not take it), says what is free
+    (``free_bytes``) and makes room (``make_room(per)``)."""
 
-
-class FileJournal:
-    """One session's journal file, opened for appending.  Only the header and
-    the last ``TAIL`` lines stay in RAM: a long session costs flash, not heap;
-    ``read_lines()`` reads the whole session back from flash."""
-
-    def __init__(self, path, header_line, count, tail, size=0, deals=0):
-        self.path = path
+    def __init__(self, header_line, count, size, deals, used):
         self.header_line = header_line
-        self.count = count           # lines in the file (dropped lines excluded)
-        self.recent = list(tail)     # its last lines (at most TAIL)
-        self.dropped = 0             # torn or corrupt lines found when it was read
-        self.size = size             # bytes of its lines
-        self.deals = deals           # deal events in it
-        self.header_size = len(header_line) + 1 if header_line else 0
-        self.root = path[:path.rfind("/" + FOLDER + "/")] or "/"
-        self.failed = False          # an append was refused: reopen() before the next
-        self._geometry = None        # (block size, blocks), asked once
-        self._others = -1            # blocks the other files take (-1: count them)
-        try:
-            self._file = open(path, "a")
-        except OSError:              # no room even to open it
-            self._file = None
-            self.failed = True
+        self.count = count          # lines (the header too; torn ones not)
+        self.size = size            # bytes of the lines, a newline each (a download's size)
+        self.used = used            # bytes they take on flash
+        self.header_used = 0        # ... of which the header's
+        self.deals = deals          # deal events
+        self.dropped = 0            # torn lines found when it was read back
+        self.failed = False         # an append was refused: reopen() before the next
+        self.refused = None         # ... and why (NO_ROOM, LINE_TOO_LONG, FLASH_ERROR)
 
     def deal_bytes(self):
         """What a deal of this session takes on flash: its average so far
         (DEAL_BYTES before its first deal)."""
         if not self.deals:
             return DEAL_BYTES
-        per = (self.size - self.header_size) // self.deals + 1
+        per = (self.used - self.header_used) // self.deals + 1
         return per if per > 256 else 256
 
     def free_bytes(self):
-        """``free_bytes(root)`` without walking the flash at every deal (nor
-        asking ``statvfs``, which walks littlefs's blocks): the flash's size
-        and what the other files take are counted once (the latter again after
-        old sessions were removed), this file's blocks follow from the bytes
-        written to it."""
-        geo = self._geometry
-        if geo is None:
-            geo = self._geometry = geometry(self.root)
-            if geo is None:
-                return -1
-        size = geo[0]
-        if size == 1:
-            return geo[1]
-        if self._others < 0:
-            try:
-                mine = file_blocks(os.stat(self.path)[6], size)
-            except OSError:
-                mine = 0
-            self._others = used_blocks(self.root, size) - mine
-        return _beyond_reserve(geo, self._others + file_blocks(self.size, size))
+        """Bytes a new deal may use (-1: no way to tell)."""
+        return -1
+
+    def make_room(self, per):
+        """Drop finished sessions by the rules (``make_room`` above)."""
 
     def deals_left(self):
         """How many more deals fit on the flash (-1: no way to tell)."""
@@ -301,90 +131,55 @@ class FileJournal:
         return free // self.deal_bytes() if free >= 0 else -1
 
     def room_for_deal(self):
-        """Make room for one more deal (old sessions removed by the rules
-        above, only when the flash is short); whether it fits."""
+        """Make room for one more deal (old sessions dropped by the rules,
+        only when the flash is short); whether it fits."""
         per = self.deal_bytes()
         free = self.free_bytes()
         if 0 <= free < CLEAN_DEALS * per:
-            make_room(self.root, self.path[self.path.rfind("/") + 1:], per)
-            self._others = -1
+            self.make_room(per)
             free = self.free_bytes()
         return free < 0 or free >= per
 
-    def write_line(self, line):
-        """Write and flush ``line``; OSError when the flash refuses it (the
-        file is closed then: what did not reach the flash stays off it)."""
-        if self._file is None:
-            raise OSError(ENOSPC)        # a write failed before: reopen() first
-        try:
-            self._file.write(line + "\n")
-            self._file.flush()
-        except OSError:
-            self.failed = True
-            self.close()
-            raise
-        sync = getattr(os, "sync", None)
-        if sync is not None:
-            sync()
-        self.size += len(line) + 1
-        if self.header_size == 0:
-            self.header_size = len(line) + 1
-        if self.header_line is None:
-            self.header_line = line
-        self.count += 1
-        self.recent.append(line)
-        if len(self.recent) > TAIL:
-            self.recent.pop(0)
-
     def append(self, ev):
-        """Write and flush the event's line.  When the flash refuses it, or for
-        a new deal that would not fit whole, nothing is written and ``failed``
-        is set (the caller takes the session up again: ``reopen``)."""
+        """Put the event's line on flash.  When the flash refuses it, or for a
+        new deal that would not fit whole, nothing is kept and ``failed`` is
+        set (the caller takes the session up again: ``reopen``)."""
         if self.failed:
             return
-        if ev.get("ev") == "deal":
+        deal = ev.get("ev") == "deal"
+        if deal:
             if not self.room_for_deal():
-                self.failed = True
+                self.refuse(NO_ROOM)
                 return
             self.deals += 1
-        try:
-            self.write_line(line_of(ev))
-        except OSError:
-            if ev.get("ev") == "deal":
+        why = self.write_event(ev)
+        if why is not None:
+            self.refuse(why)
+            if deal:
                 self.deals -= 1
 
-    def reopen(self):
-        """After a failed append: the session as the flash holds it (a new
-        journal read back from the file, as at a power-up)."""
-        self.close()
-        return read_back(self.path)
+    def refuse(self, why):
+        """Nothing more is written until ``reopen``: ``why`` says the reason."""
+        self.failed = True
+        self.refused = why
+
+    def write_event(self, ev):
+        return FLASH_ERROR
+
+    def prepare(self):
+        """Flash work done ahead of need when nothing waits (table/app.py):
+        whether there was any.  Only the flash area has some."""
+        return False
 
     def header(self):
         return parse_line(self.header_line)
 
-    def line(self, k):
-        """Line k of the session (0: the header); from RAM when it is recent."""
-        first = self.count - len(self.recent)
-        if k >= first:
-            return self.recent[k - first]
-        for i, line in enumerate(self.read_lines()):
-            if i == k:
-                return line
-        raise IndexError(k)
+    def name(self):
+        """The session's name in ``journal list`` (None: kept in RAM only)."""
+        return None
 
     def read_lines(self):
-        """Every line of the session, read from flash one by one."""
-        with open(self.path, "rb") as f:
-            reader = _LINES.reader(f)
-            try:
-                while True:
-                    raw = reader.readline()
-                    if raw is None:
-                        return
-                    if _whole(raw):
-                        yield bytes(raw).decode()
-            finally:
-                _LINES.release(reader)
+        return iter(())
 
     def iter_events(self):
         """The session's events one by one: a power-up folds them without
@@ -400,91 +195,69 @@ class FileJournal:
         """The session's events (dicts), in order."""
         return list(self.iter_events())
 
-    def tail(self, n):
-        return self.recent[-n:]
-
     def close(self):
-        """Close the file; a flash that refuses the final commit changes nothing."""
-        f = self._file
-        self._file = None
-        if f is not None:
-            try:
-                f.close()
-            except OSError:
-                pass
+        """Nothing stays unwritten after an append."""
 
     def __len__(self):
         return self.count
 
 
-def create_journal(root, header):
-    """A new session file (the next number), the header written and flushed."""
-    folder = join(root, FOLDER)
-    try:
-        os.mkdir(folder)
-    except OSError:
-        pass                    # it exists
-    names = sessions(root)
-    number = int(names[-1][1:-6]) + 1 if names else 1
-    name = "s%04d.jsonl" % number
-    make_room(root, name)
-    path = join(folder, name)
-    journal = FileJournal(path, None, 0, [])
-    try:
-        journal.write_line(with_crc(dumps(header)))
-    except OSError:
-        pass                    # failed is set: the table says the flash is full
-    return journal
+class MemoryJournal(SessionJournal):
+    """A session in RAM (a table without flash, tests): never refuses a line."""
 
+    def __init__(self, header):
+        first = with_crc(dumps(header))
+        SessionJournal.__init__(self, first, 1, len(first) + 1, 0, 0)
+        self.lines = [first]
 
-def last_journal(root):
-    """The newest session's journal read back (for resuming), or None."""
-    names = sessions(root)
-    if not names:
+    def write_event(self, ev):
+        line = line_of(ev)
+        self.lines.append(line)
+        self.count += 1
+        self.size += len(line) + 1
         return None
-    return read_back(join(root, FOLDER, names[-1]))
+
+    def deals_left(self):
+        """RAM has no flash to fill: no way to tell (-1)."""
+        return -1
+
+    def reopen(self):
+        """RAM never refuses a line: the same journal."""
+        return self
+
+    def tail(self, n):
+        """The last ``n`` lines (for screens and the console)."""
+        return self.lines[-n:]
+
+    def line(self, k):
+        return self.lines[k]
+
+    def read_lines(self):
+        return iter(list(self.lines))
 
 
-def read_back(path):
-    """The session in the file ``path`` read back for appending, or None."""
-    header = None
-    count = 0
-    tail = []
-    dropped = 0
-    size = 0
-    deals = 0
-    with open(path, "rb") as f:
-        reader = _LINES.reader(f)
-        try:
-            while True:
-                raw = reader.readline()
-                if raw is None:
-                    break
-                if not _whole(raw):
-                    dropped += 1    # torn (power cut in a write, erased flash) or corrupt
-                    continue
-                line = bytes(raw).decode()
-                if header is None:
-                    header = line
-                elif '"ev":"deal"' in line:
-                    deals += 1
-                count += 1
-                size += len(raw) + 1
-                tail.append(line)
-                if len(tail) > TAIL:
-                    tail.pop(0)
-        finally:
-            _LINES.release(reader)
-    if header is None:
+class MemoryJournals:
+    """Sessions in RAM: only the running one is kept."""
+
+    def create(self, header):
+        return MemoryJournal(header)
+
+    def last(self):
         return None
-    if dropped:
-        try:
-            _rewrite(path)
-        except OSError:          # no room for the copy: the torn line stays (dropped
-            try:                 # again at every reading)
-                os.remove(path + ".tmp")
-            except OSError:
-                pass
-    journal = FileJournal(path, header, count, tail, size, deals)
-    journal.dropped = dropped
-    return journal
+
+    def sessions(self):
+        return []
+
+    def lines(self, name):
+        return None
+
+
+def open_journals(board, root):
+    """The table's store: the journal's own flash area when the board has
+    one (``board.journal_flash``, a block device), else files on ``root``."""
+    dev = getattr(board, "journal_flash", None)
+    if dev is not None:
+        from .journal_flash import FlashJournals
+        return FlashJournals(dev)
+    from .journal_files import FileJournals
+    return FileJournals(root)

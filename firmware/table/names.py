@@ -3,6 +3,12 @@
 Card text is the suit symbol and the rank (``♥10``, ``♠Q``); the display font
 draws the symbols (table/font.py).  Names are short enough for a 16-column line.
 
+Two card patterns (docs/rules 1.1: the engine only knows codes, a display may
+show either name set): French (♣ ♠ ♥ ♦; A 10 K Q J) and German (Eichel, Grün,
+Herz, Schellen as the font's own glyphs U+E000..U+E003; A 10 K O U, Ober and
+Unter).  ``GERMAN_SUITED`` names the variants played with German-suited
+cards; ``card_text(card, german)`` and ``suit_code(s, german)`` give either.
+
 Contract and call names live in one bytes constant, ``DATA`` (German, then
 English, each ended by a newline; all ASCII), found by their ids in
 ``CONTRACT_IDS`` and ``CALL_IDS`` as the table texts are (table/texts.py):
@@ -17,6 +23,15 @@ SUIT_SYMBOLS = ("\u2663", "\u2660", "\u2665", "\u2666")   # ♣ ♠ ♥ ♦ for 
 SUIT_CODES = (0x2663, 0x2660, 0x2665, 0x2666)            # the same, as code points
 SUITS = "CSHD"
 SUIT_WORDS = ("Kreuz", "Clubs", "Pik", "Spades", "Herz", "Hearts", "Karo", "Diamonds")
+# the German pattern: the font's glyphs for Eichel, Grün, Herz, Schellen
+GERMAN_SYMBOLS = ("\ue000", "\ue001", "\ue002", "\ue003")
+GERMAN_CODES = (0xE000, 0xE001, 0xE002, 0xE003)
+GERMAN_WORDS = ("Eichel", "Acorns", "Grün", "Leaves", "Herz", "Hearts", "Schellen", "Bells")
+GERMAN_RANKS = ("A", "10", "K", "O", "U", "9", "8", "7", "6")    # Sau/Daus, Ober, Unter
+# docs/rules 2.1, 2.4-2.8: Württemberg Tarock and the Bavarian family are played
+# with German-suited cards (Württemberg with either; the table shows German)
+GERMAN_SUITED = ("wuerttemberg", "tarock_simple", "tarock_bettel", "haferltarock",
+                 "berliner", "scharfer_tarock")
 
 CONTRACT_IDS = (
     "frage heart_frage solo suit_solo heart_solo bettel bettel_ouvert suit_rufer "
@@ -118,8 +133,32 @@ def short_name(name, width):
     return name[:width - 1].rstrip() + "."
 
 
-def card_text(card):
-    """``♥10`` for the card int (a new str)."""
+def german_suited(variant):
+    """Is ``variant`` (a variant id) played with German-suited cards?"""
+    return variant in GERMAN_SUITED
+
+
+def suit_code(s, german=False):
+    """The code point the font draws for suit ``s`` (0..3: C S H D)."""
+    return GERMAN_CODES[s] if german else SUIT_CODES[s]
+
+
+def rank_token(r, german=False):
+    """The rank's token (0..8: A 10 K Q J 9 8 7 6): ``O``/``U`` for Ober and
+    Unter in the German pattern."""
+    return GERMAN_RANKS[r] if german else RANKS[r]
+
+
+def suit_word(s, lang="de", german=False):
+    """The suit's name: ``Eichel``/``Acorns`` or ``Kreuz``/``Clubs`` ..."""
+    return (GERMAN_WORDS if german else SUIT_WORDS)[2 * s + (lang == "en")]
+
+
+def card_text(card, german=False):
+    """``♥10`` for the card int (a new str); the German glyph and ``O``/``U``
+    for a German-suited deck."""
+    if german:
+        return GERMAN_SYMBOLS[CARD_SUIT[card]] + GERMAN_RANKS[CARD_RANK[card]]
     return SUIT_SYMBOLS[CARD_SUIT[card]] + RANKS[CARD_RANK[card]]
 
 

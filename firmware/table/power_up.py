@@ -5,8 +5,9 @@ device (main.py), the virtual table in CPython (host_sim/table.py) and the
 one inside MicroPython, in the unix port and on the emulated Pico
 (host_sim/vm/vm_serve.py).  The power-up is the same on all of them: the
 registry of enrolled decks, the remembered settings, the last session's
-journal taken up again, the application with a journal factory that starts
-the next session file.  What differs is a parameter:
+journal taken up again (table/journal.py ``open_journals``: the journal's own
+flash area when the board has one, else files under ``root``), the
+application on that store of sessions.  What differs is a parameter:
 
 * ``overrides``: settings a virtual table is powered up with, over the
   loaded ones (``Settings.override``; a bad value raises ValueError);
@@ -20,7 +21,7 @@ the next session file.  What differs is a parameter:
 * ``start``: True skips the setup screens (App's ``start``).
 """
 from table.app import App
-from table.journal import create_journal, last_journal
+from table.journal import open_journals
 from table.registry import Registry
 from table.settings import Settings
 
@@ -36,7 +37,7 @@ def boot(board, root, overrides=None, remember=True, resume=True, enrol=None, de
     settings.load()
     if overrides is not None:
         settings.override(overrides)
-    journal = last_journal(root) if resume else None   # a session in progress
+    journals = open_journals(board, root)
+    journal = journals.last() if resume else None   # a session in progress
     return App(board, settings, registry, settings.deck if deck is None else deck,
-               journal_factory=lambda header: create_journal(root, header),
-               start=start, resume=journal)
+               journals=journals, start=start, resume=journal)

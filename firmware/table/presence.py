@@ -1,6 +1,6 @@
 """Card presence arbiter: what the readers report in, settled card events out.
 
-Sits between ``drivers.mfrc522.ReaderSet`` and the game. After every poll of
+Sits between ``drivers.reader_set.ReaderSet`` and the game. After every poll of
 reader i the application feeds what the set reports for it (``status[i]`` and
 ``uid_view(i)``; ``feed(readers, i, now)`` does exactly that) with the time
 (``time.ticks_ms()`` modulo 2**30, compared wrap-safe), then drains the events:
@@ -68,7 +68,7 @@ from drivers.nocopy import cp as _cp
 from drivers.nocopy import eq as _eq
 from drivers.ticks import ticks_diff
 
-# reader states, as drivers.mfrc522.ReaderSet reports them in status[i]
+# reader states, as drivers.reader_set.ReaderSet reports them in status[i]
 ABSENT = const(0)
 PRESENT = const(1)
 COLLISION = const(2)

@@ -42,8 +42,8 @@ import os
 from tapp.cards import CARD_BIT, CARD_CODES, CARD_SUIT, CODE_INDEX, DECKS, NCARDS, mask_count
 from tapp.record import crc_hex
 
+from .files import ensure_dir, exists, join, read_limited, remove_quietly, write_atomic
 from .names import card_text
-from .settings import ensure_dir, exists, join, read_limited, remove_quietly, write_atomic
 from .texts import KEYS, index, offsets, text
 
 try:

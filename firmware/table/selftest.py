@@ -55,6 +55,7 @@ import time
 from drivers import leds as L
 from drivers import mfrc522 as M
 from drivers.buzzer import ACCEPT, REJECT
+from drivers.ticks import ticks_diff
 
 from .registry import uid_hex
 
@@ -219,7 +220,7 @@ class _Run:
             r = done()
             if r is not None:
                 return r
-            waited = M.ticks_diff(ticks(), t0)
+            waited = ticks_diff(ticks(), t0)
             if waited < loops * STEP_MS:   # a clock that stands still
                 waited = loops * STEP_MS
             if waited >= ms:

@@ -21,20 +21,18 @@ then writes nothing and answers None.
 A bad value on load takes its default and is reported in ``problems`` (a list
 of short English lines for the console); loading never raises.
 
-``write_atomic`` / ``read_limited`` are shared with ``registry.py``: a file is
-written to ``<name>.tmp`` and then renamed over ``<name>.<ext>`` (littlefs and
-POSIX replace the target in one step), so a power cut leaves either the old or
-the new file, never a mix.
+The file is written with ``files.write_atomic`` (a power cut leaves the old
+or the new file, never a mix).
 """
 import json
-import os
+
+from .files import join, read_limited, write_atomic
 
 FILE = "settings.json"
 MAX_BYTES = 4096          # a settings file is a few hundred bytes
 MAX_NAME = 12             # seat-name characters kept (the screen shows 8)
 MAX_SEATS = 6
 PIN_DIGITS = (4, 8)       # a referee PIN: 4 to 8 digits, or None
-PIN_FAILURES_FILE = "pin_failures"   # wrong referee PINs in a row (the console's back-off)
 
 # Preset seat names for the setup menu.
 SEAT_NAMES = (
@@ -73,94 +71,6 @@ def default(key):
         if k == key:
             return v
     raise KeyError(key)
-
-
-# ------------------------------------------------------------ file helpers
-
-
-def join(root, *parts):
-    """``root`` + "/" + parts, with one slash between ("/" + "a" -> "/a")."""
-    path = root
-    for p in parts:
-        path = path + p if path.endswith("/") else path + "/" + p
-    return path
-
-
-def tmp_path(path):
-    """``dir/name.ext`` -> ``dir/name.tmp``."""
-    dot = path.rfind(".")
-    if dot > path.rfind("/"):
-        path = path[:dot]
-    return path + ".tmp"
-
-
-def exists(path):
-    try:
-        os.stat(path)
-    except OSError:
-        return False
-    return True
-
-
-def remove_quietly(path):
-    try:
-        os.remove(path)
-    except OSError:
-        pass
-
-
-def ensure_dir(path):
-    """Make the folder ``path`` if it is not there (its parent must exist)."""
-    if not exists(path):
-        os.mkdir(path)
-
-
-def write_atomic(path, text):
-    """Write ``text`` (str) to ``path`` via ``<name>.tmp`` and a rename.
-
-    Raises OSError if the flash refuses; then ``path`` still holds its old
-    contents (or is still missing) and no ``.tmp`` is left behind where the
-    file system lets us remove it.
-    """
-    tmp = tmp_path(path)
-    try:
-        f = open(tmp, "wb")
-        try:
-            f.write(text.encode())
-        finally:
-            f.close()
-        os.rename(tmp, path)
-    except OSError:
-        remove_quietly(tmp)
-        raise
-
-
-def read_limited(path, limit):
-    """The text of ``path`` if it has at most ``limit`` bytes and decodes as
-    UTF-8; else None.  Raises OSError when the file cannot be opened.
-
-    The read asks for the file's size (+1), not for ``limit`` + 1 bytes:
-    MicroPython allocates what a read asks for before it shrinks it, and at
-    boot a fragmented heap may have no free run of 4 KB for a file of 200
-    bytes (tests/mp/mptest_app_heap.py found boots failing there)."""
-    f = open(path, "rb")
-    try:
-        try:
-            want = os.stat(path)[6]
-        except (OSError, AttributeError):
-            want = limit
-        want = limit if want > limit else want
-        data = f.read(want + 1)
-        if want < limit and len(data) > want:       # it grew since: read on to the limit
-            data += f.read(limit - len(data) + 1)
-    finally:
-        f.close()
-    if len(data) > limit:
-        return None
-    try:
-        return data.decode()
-    except UnicodeError:
-        return None
 
 
 # ------------------------------------------------------------ validation
@@ -445,33 +355,3 @@ class Settings:
             "first_dealer": self.first_dealer,
             "mode": self.mode,
         }
-
-
-# ------------------------------------------------------------ the PIN back-off
-
-
-def load_pin_failures(root):
-    """How many wrong referee PINs in a row were given before the last restart."""
-    if root is None:
-        return 0
-    try:
-        text = read_limited(join(root, PIN_FAILURES_FILE), 8)
-    except OSError:
-        return 0
-    if not text or not text.strip().isdigit():
-        return 0
-    return int(text.strip()) if len(text.strip()) < 4 else 999
-
-
-def save_pin_failures(root, count):
-    """Keep the count on flash (a restart must not reset the back-off); 0 removes it."""
-    if root is None:
-        return
-    path = join(root, PIN_FAILURES_FILE)
-    try:
-        if count:
-            write_atomic(path, "%d\n" % (count if count < 999 else 999))
-        else:
-            remove_quietly(path)
-    except OSError:
-        pass

@@ -4,12 +4,14 @@ The engine has ``session.view``; the table layer around it (the setup, the
 enrolment, the game with its menus, dealing and readers) has this one,
 ``app.view``.  Screens, the console, the virtual tables and tests ask it
 instead of reading ``App`` and ``Game`` fields, so those can change behind it
-(tests/test_engine_seam.py holds everything outside app.py, this file and
-modes.py to it).  It changes nothing and keeps nothing of its own;
-``engine()`` is the engine's view of the session in play (None before the
-session starts).  The screens ask it at every redraw: what they ask
-allocates nothing, and each method is small (a MicroPython frame over 11
-words would go on the heap: tests/test_frames.py).
+(tests/test_table_seam.py holds a whole session to the App's doors and to
+this view at run time).  It changes nothing and hands out no writer: the
+journal comes as a ``JournalReader``, menu events as copies.  The game's
+questions are the game's own (table/game_state.py), asked of the session in
+play or of ``NO_GAME``; ``engine()`` is the engine's view of the session in
+play (None before the session starts).  The screens ask it at every redraw:
+what they ask allocates nothing, and each method is small (a MicroPython
+frame over 11 words would go on the heap: tests/test_frames.py).
 
 Modes (``mode()``): ``setup`` (the settings menu), ``enrol`` (learning a deck),
 ``dealing`` (strict mode: the hands are scanned), ``play`` (auction to the last
@@ -17,12 +19,35 @@ trick, as ``engine().expects()`` says), ``result`` (a settled deal on screen),
 ``over`` (the session has ended), ``full`` (the flash refused the session).
 """
 
-from .game import DEALING, GAME, NO_CARD, OVER, RESULT
-from .hand_scan import NOT_DUE
-from .menus import needs_hold
+from .game_state import NO_GAME
 from .modes import PLAYING
 
-MODES = {DEALING: "dealing", GAME: "play", RESULT: "result", OVER: "over"}
+
+class JournalReader:
+    """The record of the session in play, to read only (the journal itself
+    writes: table/journal.py): ``len()``, ``line(k)``, ``tail(n)``, ``read_lines()``,
+    ``name()`` (the session's in ``journal list``)."""
+
+    def __init__(self, journal):
+        self._journal = journal
+
+    def reads(self, journal):
+        return self._journal is journal
+
+    def __len__(self):
+        return len(self._journal)
+
+    def line(self, k):
+        return self._journal.line(k)
+
+    def tail(self, n):
+        return self._journal.tail(n)
+
+    def read_lines(self):
+        return self._journal.read_lines()
+
+    def name(self):
+        return self._journal.name()
 
 
 class TableView:
@@ -30,19 +55,19 @@ class TableView:
 
     def __init__(self, app):
         self._app = app
+        self._journal = None             # the JournalReader of the journal in play
 
-    def _game(self):
+    def _play(self):
+        """The session in play (table/game_state.py), or NO_GAME, which answers "none"."""
         app = self._app
-        return app.game if app.current.number == PLAYING else None
+        game = app.game
+        return game if game is not None and app.current.number == PLAYING else NO_GAME
 
     # ----- what the table is doing -----------------------------------------------------
 
     def mode(self):
         """What the table is doing now (the names above)."""
-        game = self._game()
-        if game is not None:
-            return MODES[game.step]
-        return self._app.current.name
+        return self._play().mode() or self._app.current.name
 
     def stage(self):
         """What the table does, coarsely (the console's ``state``): "setup",
@@ -81,7 +106,7 @@ class TableView:
 
     def reader_status(self, reader):
         """The reader's status after its last scan (0 absent, 1 present, 2
-        collision, 3 error: drivers/mfrc522.py ReaderSet)."""
+        collision, 3 error: drivers/reader_set.py)."""
         return self._app.readers.status[reader]
 
     def reader_raw(self, reader):
@@ -144,28 +169,17 @@ class TableView:
         """A tag injected on ``reader`` by the console (``inject``) lies there."""
         return self._app.injected[reader] is not None
 
-    def language(self):
-        """The table's language ("de", "en", ...): the texts on screen (a
-        session keeps the language it began in; the settings' one is the next's)."""
-        game = self._game()
-        return game.lang if game is not None else self._app.settings.language
-
-    def refusals(self):
-        """How many cards the table refused in the session in play (0: none on)."""
-        game = self._game()
-        return game.refusals() if game is not None else 0
-
-    def refusal(self, k):
-        """The ``k``-th refusal: (reader, stable error word, display text), or
-        None when it is no longer kept (table/game.py REFUSALS_KEPT)."""
-        game = self._game()
-        return game.refusal(k) if game is not None else None
-
     def journal(self):
         """The record of the session in play, to read (``len()``, ``line(k)``:
-        docs/record-format.md), or None; a new session (or the session taken up
-        again after a refused write) has a new one."""
-        return self._app.journal
+        docs/record-format.md; a JournalReader, never the writer), or None; a
+        new session (or the session taken up again after a refused write) has a
+        new one."""
+        journal = self._app.journal
+        if journal is None:
+            return None
+        if self._journal is None or not self._journal.reads(journal):
+            self._journal = JournalReader(journal)
+        return self._journal
 
     def journal_length(self):
         """Lines in that record (the header too; 0: none): a host that watches the
@@ -174,99 +188,133 @@ class TableView:
         journal = self._app.journal
         return len(journal) if journal is not None else 0
 
+    # ----- the session in play: table/game_state.py answers ------------------------------
+
+    def language(self):
+        """The table's language ("de", "en", ...): the texts on screen (a
+        session keeps the language it began in; the settings' one is the next's)."""
+        game = self._play()
+        return game.language() if game is not NO_GAME else self._app.settings.language
+
+    def refusals(self):
+        """How many cards the table refused in the session in play (0: none on)."""
+        return self._play().refusals()
+
+    def refusal(self, k):
+        """The ``k``-th refusal: (reader, stable error word, display text), or
+        None when it is no longer kept (table/game_state.py REFUSALS_KEPT)."""
+        return self._play().refusal(k)
+
     def message(self):
         """The refusal, warning or note on screen ("" when none)."""
-        game = self._game()
-        return game.message if game is not None else ""
+        return self._play().message()
 
     def overlay(self):
         """A page over the game that the next press closes or answers: "undo"
         (the undo question), "scores" (the score sheet), "info" (this deal's
         points), "notice" (a proven revoke), or ""."""
-        game = self._game()
-        if game is None:
-            return ""
-        if game.scores:
-            return "scores"
-        if game.confirm_undo:
-            return "undo"
-        if game.info:
-            return "info"
-        if game.notice:
-            return "notice"
-        return ""
+        return self._play().overlay()
 
     def page(self):
         """The page turned to (prev/next) on the settlement, the score sheet or
         this deal's pages; the screens wrap it to the pages there are."""
-        game = self._game()
-        return game.page if game is not None else 0
+        return self._play().page()
 
     def news(self):
         """The table's own news (the flash running full): the result screen says
         it where it would say "OK: next deal" ("" none)."""
-        game = self._game()
-        return game.news if game is not None else ""
-
-    # ----- the menu ----------------------------------------------------------------------
+        return self._play().news()
 
     def menu_size(self):
-        game = self._game()
-        return len(game.menu) if game is not None else 0
+        return self._play().menu_size()
 
     def menu_pos(self):
-        game = self._game()
-        return game.menu_pos if game is not None and game.menu else -1
+        """The entry shown, or -1 (no menu)."""
+        return self._play().menu_pos()
 
     def menu_label(self, k):
-        return self._app.game.menu[k][0]
+        return self._play().menu_label(k)
 
     def menu_needs_hold(self):
         """The entry shown raises the stakes (an announcement, a self-raise): OK
         must be held to choose it, and the screen says so."""
-        game = self._game()
-        return game is not None and len(game.menu) > 0 \
-            and needs_hold(game.menu[game.menu_pos][1])
+        return self._play().menu_needs_hold()
 
     def menu_event(self, k):
-        """The event entry ``k`` stands for (a dict: do not change it), or None
-        ("play on")."""
-        return self._app.game.menu[k][1]
-
-    # ----- cards on the readers ----------------------------------------------------------
+        """The event entry ``k`` stands for (a copy), or None ("play on")."""
+        return self._play().menu_event(k)
 
     def clearing(self):
         """A completed trick's cards are still to be lifted."""
-        game = self._game()
-        return game is not None and game.clearing
+        return self._play().clearing()
 
     def trick_shown(self):
         """The completed trick's cards are still shown at the seats (cleared from
         the readers, the next trick's first card not yet laid)."""
-        game = self._game()
-        return game is not None and game.trick_shown
+        return self._play().trick_shown()
 
     def last_trick_card(self, seat):
         """The card (int) ``seat`` laid in the last completed trick, -1 none, -2
         when the table kept no record of that trick (after a power-up or an
         undo: ask the engine's ``last_trick()``, which allocates)."""
-        game = self._game()
-        return game.last_trick_card(seat) if game is not None else -2
+        return self._play().last_trick_card(seat)
 
     def card_on(self, reader):
         """The accepted card (int) the table believes lies on ``reader``, or -1."""
-        game = self._game()
-        return game.on_reader[reader] if game is not None else NO_CARD
+        return self._play().card_on(reader)
 
     def refused(self, reader):
         """A refused card lies on ``reader``: it must be lifted."""
-        game = self._game()
-        return game is not None and game.refused[reader] != 0
+        return self._play().refused(reader)
 
     def jammed(self, reader):
         """``reader`` sees two cards, or does not answer."""
-        game = self._game()
-        return game is not None and game.jammed[reader] != 0
+        return self._play().jammed(reader)
+
+    # ----- strict dealing and discarding ------------------------------------------------
+
+    def dealt(self, seat):
+        """Cards scanned for ``seat`` in the deal being dealt."""
+        return self._play().dealt(seat)
+
+    def deal_seen(self, card):
+        """Has the card (int) been scanned in the deal being dealt?"""
+        return self._play().deal_seen(card)
+
+    def next_receiver(self):
+        """Who gets the next card dealt over the centre (a seat, tapp.dealing.TALON)
+        or -2 when no more are due there."""
+        return self._play().next_receiver()
+
+    def deal_short(self, seat):
+        """Cards still to be scanned for ``seat`` in the deal being dealt (0 when it
+        has them all or sits out)."""
+        return self._play().deal_short(seat)
+
+    def deal_seats(self):
+        """How many seats the deal being dealt goes to (``deal_seat(i)``: which)."""
+        return self._play().deal_seats()
+
+    def deal_seat(self, i):
+        """The ``i``-th seat dealt to, in the order the cards go round (-1: no deal
+        is being dealt)."""
+        return self._play().deal_seat(i)
+
+    def deal_scanned(self):
+        """Cards scanned so far in the deal being dealt (all seats)."""
+        return self._play().deal_scanned()
+
+    def deal_due(self):
+        """Cards the deal being dealt scans in all (hand size times seats dealt to)."""
+        return self._play().deal_due()
+
+    def discards_taken(self):
+        """Discards laid on the centre and counted, not yet journalled."""
+        return self._play().discards_taken()
+
+    def discard(self, k):
+        """The ``k``-th of those discards (a card code, as the readers see it)."""
+        return self._play().discard(k)
 
     # ----- enrolment -------------------------------------------------------------------
 
@@ -279,69 +327,6 @@ class TableView:
         """The card (int) the enrolment asks for next, or -1 (none asked)."""
         enrol = self._app.enrolment
         return enrol.expected() if enrol is not None and self.mode() == "enrol" else -1
-
-    # ----- strict dealing and discarding ------------------------------------------------
-
-    def _scan(self):
-        game = self._game()
-        return game.scan if game is not None and game.step == DEALING else None
-
-    def dealt(self, seat):
-        """Cards scanned for ``seat`` in the deal being dealt."""
-        scan = self._scan()
-        return len(scan.dealt[seat]) if scan is not None else 0
-
-    def deal_seen(self, card):
-        """Has the card (int) been scanned in the deal being dealt?"""
-        scan = self._scan()
-        return scan is not None and scan.seen_card(card)
-
-    def next_receiver(self):
-        """Who gets the next card dealt over the centre (a seat, tapp.dealing.TALON)
-        or -2 when no more are due there."""
-        scan = self._scan()
-        return scan.next_receiver() if scan is not None else NOT_DUE
-
-    def deal_short(self, seat):
-        """Cards still to be scanned for ``seat`` in the deal being dealt (0 when it
-        has them all or sits out)."""
-        scan = self._scan()
-        return scan.short(seat) if scan is not None else 0
-
-    def deal_seats(self):
-        """How many seats the deal being dealt goes to (``deal_seat(i)``: which)."""
-        scan = self._scan()
-        return len(scan.active) if scan is not None else 0
-
-    def deal_seat(self, i):
-        """The ``i``-th seat dealt to, in the order the cards go round (-1: no deal
-        is being dealt)."""
-        scan = self._scan()
-        return scan.active[i] if scan is not None else -1
-
-    def deal_scanned(self):
-        """Cards scanned so far in the deal being dealt (all seats)."""
-        scan = self._scan()
-        seen = 0
-        i = 0
-        while scan is not None and i < len(scan.active):
-            seen += len(scan.dealt[scan.active[i]])
-            i += 1
-        return seen
-
-    def deal_due(self):
-        """Cards the deal being dealt scans in all (hand size times seats dealt to)."""
-        scan = self._scan()
-        return scan.hand_size * len(scan.active) if scan is not None else 0
-
-    def discards_taken(self):
-        """Discards laid on the centre and counted, not yet journalled."""
-        game = self._game()
-        return len(game.discards) if game is not None else 0
-
-    def discard(self, k):
-        """The ``k``-th of those discards (a card code, as the readers see it)."""
-        return self._app.game.discards[k]
 
     # ----- the screen --------------------------------------------------------------------
 

@@ -12,7 +12,6 @@ from .cards import (
     BETTEL_ORDER,
     CARD_BIT,
     CARD_POINTS,
-    CARD_RANK,
     CARD_SUIT,
     NCARDS,
     TRUMP_POWER,
@@ -30,7 +29,7 @@ class Tricks(RevokeProofs):
                  "tcount", "led", "overtrump", "top_trump", "leader", "turn", "trick_no",
                  "seat_points", "seat_tricks", "last_leader", "last_winner",
                  "last_points", "early_end", "powers", "power", "win_seat", "win_power",
-                 "tpoints", "stop_win", "stop_loss", "on_done")
+                 "tpoints", "stop_win", "stop_loss", "on_done", "due")
 
     # The deal's hands and contract the trick engine reads (set by
     # Deal.__init__ and its steps; declared here for the type checker).
@@ -92,6 +91,7 @@ class Tricks(RevokeProofs):
         # called when the last trick ends the deal (Session: settle the deal and
         # rotate the dealer, whichever door the card came through)
         self.on_done = None
+        self.due = [0, 0, 0, 0]              # legal_in's answer for _duty (no allocation)
         self.init_proofs(n, self.ntricks, rules.strict)
 
     def start_play(self):
@@ -232,27 +232,45 @@ class Tricks(RevokeProofs):
             i += 1
         return not m & bit
 
-    def _duty(self, seat, card):
-        """docs/rules 1.5 rules 1, 2 and 4 for a card of a known hand."""
-        base = seat * 4
-        s = CARD_SUIT[card]
-        led = self.led
-        if s != led:
-            if self.hands[base + led]:
-                return E.MUST_FOLLOW
-            if self.trump >= 0 and s != self.trump and self.hands[base + self.trump]:
-                return E.MUST_TRUMP
-            return E.OK
-        if self.overtrump and s == self.trump and self.top_trump >= 0:
-            return self._overtrump_duty(base, card)
+    def legal_in(self, hand, base, out):
+        """The one statement of what may go to the trick now (docs/rules 1.5
+        rules 1, 2 and 4): of the hand ``hand[base:base + 4]`` (suit masks),
+        the cards that may, written into ``out`` (4 ints), and the duty that
+        limits them to one suit: E.OK (leading, or void in the led suit and in
+        trump: any card), E.MUST_FOLLOW (the led suit; on a trump lead only
+        the higher trumps if he has one) or E.MUST_TRUMP (void in it: trump).
+        ``Session.play``, the view's legal cards and the robots all ask this;
+        it allocates nothing."""
+        out[0] = out[1] = out[2] = out[3] = 0
+        if self.tcount:
+            s = self.led
+            duty = E.MUST_FOLLOW
+            if not hand[base + s]:
+                s = self.trump
+                duty = E.MUST_TRUMP
+            if s >= 0 and hand[base + s]:
+                out[s] = hand[base + s]
+                if self.overtrump and s == self.led and s == self.trump and self.top_trump >= 0:
+                    higher = out[s] & ((1 << (8 - self.top_trump)) - 1)
+                    if higher:
+                        out[s] = higher
+                return duty
+        out[0] = hand[base]
+        out[1] = hand[base + 1]
+        out[2] = hand[base + 2]
+        out[3] = hand[base + 3]
         return E.OK
 
-    def _overtrump_duty(self, base, card):
-        top = self.top_trump
-        if self.strength[CARD_RANK[card]] < top and \
-                self.hands[base + self.trump] & ((1 << (8 - top)) - 1):
-            return E.MUST_OVERTRUMP
-        return E.OK
+    def _duty(self, seat, card):
+        """docs/rules 1.5 rules 1, 2 and 4 for a card of a known hand: E.OK or
+        the duty it breaks (``legal_in``); a card of the led suit that is
+        refused is a trump not above the trick's best (rule 4)."""
+        due = self.due
+        duty = self.legal_in(self.hands, seat * 4, due)
+        s = CARD_SUIT[card]
+        if due[s] & CARD_BIT[card]:
+            return E.OK
+        return E.MUST_OVERTRUMP if s == self.led and duty == E.MUST_FOLLOW else duty
 
     def last_trick_cards(self):
         """The cards of the last completed trick, in the order played (a list)."""

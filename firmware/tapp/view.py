@@ -45,28 +45,6 @@ def bid_event(seat, call, contract=None, trump=None, value=None):
     return ev
 
 
-def _due_suit(deal, h, base):
-    """The suit the seat to play (his hand ``h[base:base + 4]``) must play, or
-    -1 for any card: the led suit if he holds it, else trump if he holds one
-    (docs/rules 1.5 rules 1 and 2)."""
-    if deal.tcount:
-        if h[base + deal.led]:
-            return deal.led
-        if deal.trump >= 0 and h[base + deal.trump]:
-            return deal.trump
-    return -1
-
-
-def _higher_trumps(deal, m):
-    """Of the trumps ``m`` (a trump was led), those above the best trump in the
-    trick if he has any (the over-trump duty, docs/rules 1.5 rule 4)."""
-    if deal.top_trump >= 0:
-        b = m & ((1 << (8 - deal.top_trump)) - 1)
-        if b:
-            return b
-    return m
-
-
 class View:
     """One per session, made by it; ``attach`` is the session's to call."""
 
@@ -76,6 +54,7 @@ class View:
         self._seats = tuple(rules.seats)     # seat_names(): made once, nobody can change it
         self._deal = None
         self._declare_bids = {}     # (contract id, trump choices) -> the declarations
+        self._pick = [0, 0, 0, 0]   # random_legal_card's legal masks (no allocation)
 
     def attach(self, deal):
         """The session shows which deal is current (None: between deals)."""
@@ -397,107 +376,53 @@ class View:
     def legal_masks(self, out):
         """Per-suit masks of the cards the seat to play (``turn()``) may play now,
         written into ``out`` (4 ints); returns their count.  A known hand only
-        (strict mode, or the exposed hand in open mode), else 0.  docs/rules
-        1.5 rules 1, 2 and 4: the led suit, else trump, else any card; on a
-        trump lead a higher trump if he has one.  Worked out from the deal's
-        hands when asked (``Session.play`` checks the same duties card by
-        card); allocates nothing."""
+        (strict mode, or the exposed hand in open mode), else 0.  The engine's
+        one statement of the duties (``Tricks.legal_in``, docs/rules 1.5 rules
+        1, 2 and 4) answers; allocates nothing."""
         deal = self._deal
         if deal is None or deal.phase != PLAY or not deal.known[deal.turn]:
             out[0] = out[1] = out[2] = out[3] = 0
             return 0
-        h = deal.hands
-        base = deal.turn * 4
-        s = _due_suit(deal, h, base)
-        if s >= 0:
-            m = h[base + s]
-            if deal.overtrump and s == deal.led and s == deal.trump:
-                m = _higher_trumps(deal, m)
-            out[0] = out[1] = out[2] = out[3] = 0
-            out[s] = m
-            return BIT_COUNT[m]
-        out[0] = h[base]
-        out[1] = h[base + 1]
-        out[2] = h[base + 2]
-        out[3] = h[base + 3]
-        # his whole hand: every hand holds a card for each trick still to come
-        # (the exchange and the Rufer swap keep the sizes equal)
-        return deal.ntricks + 1 - deal.trick_no
+        deal.legal_in(deal.hands, deal.turn * 4, out)
+        return BIT_COUNT[out[0]] + BIT_COUNT[out[1]] + BIT_COUNT[out[2]] + BIT_COUNT[out[3]]
 
     def hand_legal_masks(self, hand, out):
         """Of ``hand`` (4 suit masks: the cards the seat to play holds, as its
         owner knows them), the cards he may play to the trick on the table now,
         written into ``out`` (4 ints); returns their count, 0 outside trick
-        play.  The duties of ``legal_masks`` (docs/rules 1.5 rules 1, 2 and 4,
-        the over-trump duty too) for a hand the engine need not know: open mode,
-        where the cards lie face down, or a hand a player keeps after a revoke
-        the engine has not proven yet.  Allocates nothing."""
+        play.  The duties of ``legal_masks`` (``Tricks.legal_in``) for a hand
+        the engine need not know: open mode, where the cards lie face down, or
+        a hand a player keeps after a revoke the engine has not proven yet.
+        Allocates nothing."""
         deal = self._deal
-        out[0] = out[1] = out[2] = out[3] = 0
         if deal is None or deal.phase != PLAY:
+            out[0] = out[1] = out[2] = out[3] = 0
             return 0
-        s = _due_suit(deal, hand, 0)
-        if s < 0:
-            out[0] = hand[0]
-            out[1] = hand[1]
-            out[2] = hand[2]
-            out[3] = hand[3]
-            return (BIT_COUNT[hand[0]] + BIT_COUNT[hand[1]] + BIT_COUNT[hand[2]]
-                    + BIT_COUNT[hand[3]])
-        m = hand[s]
-        if deal.overtrump and s == deal.led and s == deal.trump:
-            m = _higher_trumps(deal, m)
-        out[s] = m
-        return BIT_COUNT[m]
+        deal.legal_in(hand, 0, out)
+        return BIT_COUNT[out[0]] + BIT_COUNT[out[1]] + BIT_COUNT[out[2]] + BIT_COUNT[out[3]]
 
     def random_legal_card(self, bits, out):
         """One of the cards ``legal_masks`` names, drawn uniformly with ``bits``
         (``random.getrandbits`` or alike): its card int, and the seat to play
         in ``out[0]``; -1 when no known hand is to play.  A robot player's
-        card in one call (the simulator's, every card of a deal): the choice
-        of ``legal_masks`` is made here again rather than called, as a call
-        costs about as much as the draw, and tests/mp/mptest_door.py checks
-        that both name the same cards on every turn."""
+        card in one call (the simulator's, every card of a deal)."""
         deal = self._deal
-        if deal is None or deal.phase != PLAY or not deal.known[deal.turn]:
+        pick = self._pick
+        n = self.legal_masks(pick)
+        if deal is None or not n:
             return -1
         out[0] = deal.turn
         nth = _nth or _nth_table()
-        h = deal.hands
-        base = deal.turn * 4
-        if deal.tcount:                     # _due_suit, here without a call
-            s = deal.led
-            m = h[base + s]
-            if not m and deal.trump >= 0:
-                s = deal.trump
-                m = h[base + s]
-            if m:                           # he must play suit s
-                if deal.overtrump and s == deal.led and s == deal.trump:
-                    m = _higher_trumps(deal, m)
-                n = BIT_COUNT[m]
-                k = bits(WIDTH[n])          # uniform below n: a draw beyond drawn again
-                while k >= n:
-                    k = bits(WIDTH[n])
-                return 9 * s + nth[m][k]
-        n = deal.ntricks + 1 - deal.trick_no    # any card of his hand
-        k = bits(WIDTH[n])
+        k = bits(WIDTH[n])                  # uniform below n: a draw beyond drawn again
         while k >= n:
             k = bits(WIDTH[n])
-        m = h[base]                         # the k-th, suit by suit
-        c = BIT_COUNT[m]
-        if k < c:
-            return nth[m][k]
-        k -= c
-        m = h[base + 1]
-        c = BIT_COUNT[m]
-        if k < c:
-            return 9 + nth[m][k]
-        k -= c
-        m = h[base + 2]
-        c = BIT_COUNT[m]
-        if k < c:
-            return 18 + nth[m][k]
-        return 27 + nth[h[base + 3]][k - c]
+        s = 0
+        c = BIT_COUNT[pick[0]]
+        while k >= c:                       # the k-th legal card, suit by suit
+            k -= c
+            s += 1
+            c = BIT_COUNT[pick[s]]
+        return 9 * s + nth[pick[s]][k]
 
     def discard_pool(self, out):
         """The cards the declarer discards from now (his hand and the talon,

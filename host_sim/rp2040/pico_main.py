@@ -102,7 +102,8 @@ def main():
     cfg = json.loads(sys.stdin.readline())
     try:
         settings = dict(pico.SETTINGS, fields_on=cfg["fields_on"])
-        board = build(machine, neopixel, table_pins(cfg["players"]), settings, 0, 0, "/")
+        board = build(machine, neopixel, table_pins(cfg["players"]), settings, 0, 0, "/",
+                      journal_flash=pico.journal_flash())   # as boards/pico.py make() does
         app = make_app(board, cfg, "/")
     except Exception as exc:
         fail(exc)

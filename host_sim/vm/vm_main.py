@@ -14,6 +14,7 @@ import sys
 import vm_machine
 import vm_neopixel
 import vm_time
+from nor_flash import NorFlash, format_lfs, mount_lfs
 from vm_link import answer
 
 sys.modules["time"] = vm_time
@@ -28,27 +29,34 @@ from vm_serve import Host, fail, make_app, serve  # noqa: E402
 
 from boards.common import build  # noqa: E402
 
-FLASH_BLOCKS = 32         # 128 KB of the Pico's 4 KB erase blocks: decks, settings, journal
+FLASH_BLOCKS = 32         # 128 KB of the Pico's 4 KB erase blocks: decks and settings
 FLASH_ROOT = "/flash"
 
 
 def mount_flash(cfg):
-    """The table's flash on littlefs (as the rp2 port mounts it) on emulated NOR
-    flash (tests/mp/mpflash.py), from an image file or freshly formatted; or
-    None: the table's files on the host's file system (``cfg["root"]``)."""
+    """The table's decks and settings on littlefs (as the rp2 port mounts it)
+    on emulated NOR flash (nor_flash.py), from an image file or freshly
+    formatted; or None: those files on the host's file system (``cfg["root"]``)."""
     if not cfg.get("flash"):
         return None
-    import mpflash as F
     blocks = cfg.get("flash_blocks") or FLASH_BLOCKS
     try:
         with open(cfg["flash"], "rb") as f:
-            flash = F.FlashDev(blocks, data=f.read())
+            flash = NorFlash(blocks, data=f.read())
     except OSError:
-        flash = F.FlashDev(blocks)
-        F.format_lfs(flash)
-    F.mount(flash, FLASH_ROOT, mtime=False)
+        flash = NorFlash(blocks)
+        format_lfs(flash)
+    mount_lfs(flash, FLASH_ROOT, mtime=False)
     cfg["root"] = FLASH_ROOT
     return flash
+
+
+def journal_flash(cfg):
+    """The journal's own flash area on the same NOR model, from its image file
+    (erased where there is none yet); None: the journal in files."""
+    if not cfg.get("journal"):
+        return None
+    return NorFlash(cfg["journal_blocks"], path=cfg["journal"], through=cfg["journal_through"])
 
 
 def boot(cfg):
@@ -56,7 +64,8 @@ def boot(cfg):
     flash = mount_flash(cfg)
     root = cfg["root"]
     board = build(vm_machine, vm_neopixel, sim_pins(cfg["players"]),
-                  sim_settings(cfg["fields_on"]), SPI_ID, I2C_ID, root)
+                  sim_settings(cfg["fields_on"]), SPI_ID, I2C_ID, root,
+                  journal_flash=journal_flash(cfg))
     return board, make_app(board, cfg, root), flash
 
 
@@ -74,7 +83,8 @@ def main():
         fail(exc)
         return
     answer("@=null\n")
-    serve({"app": app, "board": board, "flash": flash, "host": Host(app)}, app, set_levels)
+    serve({"app": app, "board": board, "flash": flash, "journal_flash": board.journal_flash,
+           "host": Host(app)}, app, set_levels)
 
 
 main()

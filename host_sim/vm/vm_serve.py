@@ -76,11 +76,16 @@ def make_app(board, cfg, root):
 
 class Host:
     """What the host asks beyond the application's own doors: the journal's
-    lines, a few per answer (host_sim/vm_table.py)."""
+    lines, a few per answer, and its session's name (host_sim/vm_table.py)."""
 
     def __init__(self, app, lines=LINES_PER_ANSWER):
         self.app = app
         self.lines = lines
+
+    def journal_name(self):
+        """The name of the session in play, or None."""
+        journal = self.app.view.journal()
+        return journal.name() if journal is not None else None
 
     def journal_lines(self, start, stop):
         """Lines ``start`` (0: the header) up to ``stop``, ``lines`` at most:

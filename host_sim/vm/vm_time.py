@@ -1,6 +1,6 @@
 """``time`` inside the bridged VM: the host's virtual clock.
 
-host_sim/vm_main.py puts this module in ``sys.modules["time"]`` before the
+host_sim/vm/vm_main.py puts this module in ``sys.modules["time"]`` before the
 firmware is imported, so the drivers' ``time.ticks_ms``/``sleep_us`` read and
 move the same virtual clock the chip models run on (host_sim/clock.py); the
 firmware itself is unchanged.  Ticks wrap at 2**30 as on the RP2040.

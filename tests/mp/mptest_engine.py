@@ -1,7 +1,7 @@
 """Engine tests that run under CPython and the real MicroPython VMs.
 
 Run by tests/mp/mprunner.py inside the unix port (strict heap) and the 32-bit
-WebAssembly port, and by pytest through tests/test_engine_mp_suite.py.
+WebAssembly port, and by pytest through tests/test_micropython.py.
 """
 from random_deals import Lcg, feed, finish, new_session, random_deal_events
 

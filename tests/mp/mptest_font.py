@@ -125,19 +125,24 @@ def test_calls_on_a_bare_display_are_the_same_on_every_runtime():
 
 
 def test_glyphs_land_in_the_framebuffer_byte_for_byte():
+    # every glyph, then the box for \u00e9, after an ASCII cell: 15 cells a row
+    chars = font.CHARS + "\u00e9"
     oled = ssd1306.SSD1306(NullI2C())
-    font.line(oled, 2, "x" + font.CHARS + "\u00e9")
-    buf = oled.buffer
-    base = 2 * 128
-    # ASCII cell: what the display's own font draws
     ref = ssd1306.SSD1306(NullI2C())
     ref.text("x", 0, 16, 1)
-    assert buf[base:base + 8] == ref.buffer[base:base + 8]
     i = 0
-    while i <= font.PLACEHOLDER:  # the 13 glyphs, then the box for \u00e9
-        assert buf[base + 8 * (i + 1):base + 8 * (i + 2)] == font.GLYPHS[8 * i:8 * i + 8], i
+    while i <= font.PLACEHOLDER:
+        row = 2 + i // 15
+        if i % 15 == 0:
+            font.line(oled, row, "x" + chars[i:i + 15])
+        base = row * 128
+        # ASCII cell: what the display's own font draws
+        assert oled.buffer[base:base + 8] == ref.buffer[2 * 128:2 * 128 + 8]
+        at = base + 8 * (i % 15 + 1)
+        assert oled.buffer[at:at + 8] == font.GLYPHS[8 * i:8 * i + 8], i
         i += 1
-    assert font.width(font.CHARS) == 8 * 13 and font.fit(font.CHARS, 3) == font.CHARS[:3]
+    n = len(font.CHARS)
+    assert font.width(font.CHARS) == 8 * n and font.fit(font.CHARS, 3) == font.CHARS[:3]
 
 
 def test_line_and_text_allocate_nothing_once_the_characters_are_known():

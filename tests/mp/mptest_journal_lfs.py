@@ -1,5 +1,8 @@
-# The flash journal (firmware/table/journal.py) on littlefs inside real
-# MicroPython, with the power cut in every flash operation of every append.
+# The journal as files on littlefs (firmware/table/journal_files.py: the
+# fallback where littlefs covers the whole flash, the stock and ROMFS
+# firmware) inside real MicroPython, with the power cut in every flash
+# operation of every append.  (The journal in its own flash area:
+# mptest_journal_flash.py.)
 # mp-heapsize: 1m
 #
 # The first played-out deal of a golden record of every variant
@@ -45,7 +48,7 @@ import mpflash as F
 import pytest  # under MicroPython: tests/mp/pytest.py (parametrize)
 from random_deals import Lcg, random_deal_events
 
-from table.journal import create_journal, last_journal
+from table.journal_files import create_journal, last_journal
 from tapp.session import Session
 
 try:
@@ -214,7 +217,7 @@ class Played:
         out[:] = self.start
         for j in range(k):
             for op in self.logs[j]:
-                F.apply_op(out, F.ERASE_BLOCK, op, False)
+                F.apply_op(out, F.ERASE_BLOCK, op)
         return out
 
 
@@ -298,9 +301,9 @@ def _cut_record(name, every=1):
             check = i % every == 0 or i == len(log) - 1
             if check:                   # operation i done half, the power gone
                 image[:] = flash
-                F.apply_op(image, F.ERASE_BLOCK, log[i], True)
+                F.apply_op(image, F.ERASE_BLOCK, log[i], F.half(log[i]))
                 _check_cut(played, k, image, stats)
-            F.apply_op(flash, F.ERASE_BLOCK, log[i], False)
+            F.apply_op(flash, F.ERASE_BLOCK, log[i])
             if check:                   # operation i done whole, the power gone
                 _check_cut(played, k, flash, stats)
     assert flash == played.end          # the replay is the uncut run
@@ -342,7 +345,7 @@ def test_replayed_cut_equals_live_cut():
                     for j in range(1, k):
                         journal.append(played.events[j - 1])
                     assert bd.data == snap, k
-                    bd.cut_at(i + 1, half)
+                    bd.cut_at(i + 1, F.half(log[i]) if half else None)
                     try:
                         journal.append(played.events[k - 1])
                     except OSError:
@@ -353,7 +356,7 @@ def test_replayed_cut_equals_live_cut():
                         pass
                 finally:
                     F.umount(LIVE)
-                F.cut_image(snap, log, i, half, image)
+                F.cut_image(snap, log, i, F.half(log[i]) if half else None, image)
                 assert bd.data == image, (k, i, half)
                 checked += 1
     print("live cut == replayed cut: %d cuts" % checked)
@@ -407,7 +410,7 @@ def test_torn_line_dropped_and_the_rewrite_cut():
         assert log, "the rewrite wrote nothing"
         for i in range(len(log)):
             for half in (True, False):
-                F.cut_image(before, log, i, half, image)
+                F.cut_image(before, log, i, F.half(log[i]) if half else None, image)
                 bufs[3][:] = image
                 cut = F.FlashDev(BLOCKS, data=bufs[3], share=True)
                 F.mount(cut, CUT)
@@ -536,7 +539,7 @@ def test_a_full_flash_refuses_a_deal_and_keeps_every_line():
     on the full flash, and the journal's own count says none is left."""
     if not F.LFS:
         return _skip("a full flash")
-    from table import journal as J
+    from table import journal_files as J
     root = _full_flash()
     try:
         journal = create_journal(root, OPEN_HEADER)
@@ -575,7 +578,7 @@ def test_a_full_flash_removes_finished_sessions_oldest_first():
     and once it needs every block the newest finished one goes too."""
     if not F.LFS:
         return _skip("old sessions removed")
-    from table import journal as J
+    from table import journal_files as J
     root = _full_flash()
     try:
         names = []

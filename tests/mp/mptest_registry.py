@@ -273,7 +273,7 @@ def _deck_after_cut(image, cut):
         assert reg.load() == []
         bd.ops = 0
         if cut > 0:
-            bd.cut_at(cut)
+            bd.cut_at(cut, half=True)
         try:
             reg.remove_card(1, 0)
         except OSError:

@@ -130,7 +130,7 @@ def finish(session, d, declarer_tricks=None, early_end=False):
     split (all tricks to the declarer when ``e = 0``).  Returns the docs/record-format.md
     ``result`` dict from the session's settle-and-book step.
     """
-    deal_ = session._deal   # the test seam (module docstring)
+    deal_ = session._deal  # noqa: SLF001 -- the test seam (module docstring)
     assert deal_.phase == PLAY, "finish() needs a deal in the play phase"
     decl = deal_.declarer
     defenders = [s for s in deal_.active if s != decl]
@@ -147,7 +147,7 @@ def finish(session, d, declarer_tricks=None, early_end=False):
     deal_.seat_tricks = tricks
     deal_.early_end = early_end
     deal_.phase = DONE
-    return session._finish()
+    return session._finish()  # noqa: SLF001 -- the rules tests set the deal's end from inside
 
 
 def finish_ramsch(session, points, tricks, last_winner):
@@ -156,14 +156,14 @@ def finish_ramsch(session, points, tricks, last_winner):
     ``points`` already include the tapp, so the seat points are set to them and
     the last-trick winner receives ``120 - sum`` = 0 extra from the engine.
     """
-    deal_ = session._deal   # the test seam (module docstring)
+    deal_ = session._deal  # noqa: SLF001 -- the test seam (module docstring)
     assert deal_.phase == PLAY and deal_.declarer < 0
     assert sum(points) == 120
     deal_.seat_points = list(points)
     deal_.seat_tricks = list(tricks)
     deal_.last_winner = last_winner
     deal_.phase = DONE
-    return session._finish()
+    return session._finish()  # noqa: SLF001 -- the rules tests set the deal's end from inside
 
 
 # ----- card-by-card play ---------------------------------------------------------------

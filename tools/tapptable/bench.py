@@ -1,6 +1,6 @@
 """``tapptable bench``: engine speed and heap numbers, printed as a table.
 
-Benchmarks print numbers; they never pass or fail on time (DEVELOPERS.md).
+Benchmarks print numbers; they never pass or fail on time (tests/README.md).
 """
 import os
 import subprocess
@@ -112,6 +112,9 @@ def run_bench(args):
     print()
     from tools.tapptable.bench_app_vm import print_app_vm_bench
     print_app_vm_bench(quick=args.quick)
+    print()
+    from tools.tapptable.bench_journal import print_journal_bench
+    print_journal_bench(quick=args.quick)
     print()
     device = getattr(args, "device", "session")
     if device != "off":

@@ -43,7 +43,7 @@ from tools import mpvm
 
 ROOT = mpvm.repo_root()
 RUNNER = ROOT / "tests" / "mp" / "mptest_app_heap.py"
-RUNNER_FILES = ("mptest_app_heap.py", "mpflash.py")
+RUNNER_FILES = ("tests/mp/mptest_app_heap.py", "tests/mp/mpflash.py", "host_sim/vm/nor_flash.py")
 TABLES = (("herzblatt", 5), ("tapp_modern", 4))
 GOAL_HEAP_KB = 256          # the whole app, 64-bit unix port
 GOAL_LIVE_KB = 48           # live heap in steady play, firmware from ROMFS
@@ -121,7 +121,7 @@ class Images:
         src = Path(self.tmp) / "runner"
         src.mkdir()
         for name in RUNNER_FILES:
-            shutil.copy(ROOT / "tests" / "mp" / name, src / name)
+            shutil.copy(ROOT / name, src / Path(name).name)
         self.runner = build_romfs(src, Path(self.tmp) / "runner.img")
         self.romfs = build_romfs(ROOT / "firmware", Path(self.tmp) / "romfs.img")
         self.mpy = build_mpy(Path(self.tmp) / "mpy")

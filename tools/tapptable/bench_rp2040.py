@@ -38,6 +38,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from host_sim.flash import journal_area_lines
 from tools.tapptable import fsimage, rp2_images
 
 PROBE = Path(__file__).resolve().parent / "bench_rp2040_probe.py"
@@ -350,9 +351,16 @@ class MirroredTable:
             self.pico.close()
 
     def pico_journal(self):
-        """The lines of the newest journal on the Pico's flash (its littlefs, read here)."""
+        """The lines of the newest journal on the Pico's flash (read here: the
+        journal's own area on the table's firmware, else its littlefs files)."""
         self.pico.save_flash(str(self.flash_path))
-        files = fsimage.littlefs_files(self.flash_path.read_bytes()[fsimage.FS_OFFSET:])
+        flash = self.flash_path.read_bytes()
+        area = getattr(fsimage, "JOURNAL_OFFSET", None)
+        if area is not None:
+            lines = journal_area_lines(flash[area:area + fsimage.JOURNAL_BYTES])
+            if lines:
+                return lines
+        files = fsimage.littlefs_files(flash[fsimage.FS_OFFSET:])
         names = sorted(k for k in files if k.startswith("journal/"))
         return files[names[-1]].decode().splitlines() if names else []
 

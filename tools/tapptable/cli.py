@@ -50,7 +50,7 @@ def _fail(cmd, message):
 
 
 def cmd_replay(args):
-    """Print one outcome line per event of a record (RECORD.md)."""
+    """Print one outcome line per event of a record (docs/record-format.md)."""
     if args.runtime == "micropython":
         from tools.tapptable.mpreplay import replay_in_micropython
         return replay_in_micropython(args.file, _explaining(sys.stdout.write)
@@ -207,6 +207,12 @@ def cmd_console(args):
     return run(args)
 
 
+def cmd_watch(args):
+    """The live tables and the score history on a web page (docs/watch.md)."""
+    from tools.tapptable.watch import run
+    return run(args)
+
+
 def cmd_build(args):
     """Compile firmware/ with mpy-cross for a board (and a ROMFS image)."""
     from tools.tapptable.deploy import cmd_build as run
@@ -305,6 +311,30 @@ def build_parser():
     c.add_argument("--reconnect", type=float, default=10.0,
                    help="seconds to wait for the table after a reset")
     c.set_defaults(func=cmd_console)
+
+    w = sub.add_parser("watch", help="show the tables live and their score history on a web "
+                                     "page on the LAN (one console client per table)")
+    w.add_argument("ports", nargs="*", metavar="[NAME=]PORT",
+                   help="each table's serial port as for tapptable console --port (a device, "
+                        "a0, socket://HOST:PORT of tapptable sim --serial); NAME names the "
+                        "table on the page (default: the port's last part)")
+    w.add_argument("--db", help="the history's SQLite file (default "
+                                "~/.local/share/tapptable/history.sqlite3)")
+    w.add_argument("--web-host", default="0.0.0.0",
+                   help="the page's address (default 0.0.0.0: every network of this machine)")
+    w.add_argument("--web-port", type=_count(0), default=8766, help="the page's port (8766)")
+    w.add_argument("--pin", help="the referee PIN (or TAPPTABLE_PIN): also fetch the finished "
+                                 "sessions still on the table's flash; the page never shows "
+                                 "more for it")
+    w.add_argument("--mqtt", metavar="HOST[:PORT]",
+                   help="share the tables and sessions with other watchers over this broker")
+    w.add_argument("--club", default="club", help="with --mqtt: the club's topic (club)")
+    w.add_argument("--name", help="this watcher's name on the page and in MQTT topics "
+                                  "(default: the host name)")
+    w.add_argument("--poll", type=float, default=0.3,
+                   help="seconds between looks at the display (0.3)")
+    w.add_argument("--no-qr", action="store_true", help="print no QR code")
+    w.set_defaults(func=cmd_watch)
 
     bd = sub.add_parser("build", help="compile firmware/ with mpy-cross into build/BOARD/")
     bd.add_argument("--board", choices=("pico", "esp32"), default="pico")

@@ -261,6 +261,8 @@ class Link:
 
     def close(self):
         self.stop.set()
+        for q in list(self.waiting.values()):     # a request waiting ends now, not at its timeout
+            q.put({"__lost__": "closed"})
         reader = self.reader
         if reader is not None:
             try:

@@ -12,8 +12,6 @@ robots play (``robots.json``).
 import json
 import os
 
-from table.journal import last_journal
-
 DEALT_FILE = "players.json"   # open mode: the hands the players dealt (see AutoPlayers)
 CLAIMS_FILE = "seats.json"    # the browser: which tab (token) sits where
 ROBOTS_FILE = "robots.json"   # the browser: the robots switch, on or off
@@ -59,7 +57,7 @@ class TableDir:
         says how far it had come), else a new one with a freshly enrolled deck."""
         if self.root is None:
             return table_class(variant, players, mode, lang=lang, **kw)
-        found = last_journal(self.root) is not None
+        found = table_class.session_found(self.root)
         table = table_class(variant, players, mode, lang=lang, root=self.root,
                             enrolled=not found, resume=found, **kw)
         if found:

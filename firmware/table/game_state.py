@@ -1,0 +1,492 @@
+"""What a session at the table is in, and the questions about it.
+
+The table's session (table/game.py ``Game``) is a state machine: one *step*
+at a time, and over it at most two *overlays*, the pages the next press closes
+or answers.  This module names them and holds the state with the questions
+the screens, the console and the hosts ask (through ``app.view``,
+table/table_view.py); ``Game`` adds the inputs that change it.  Every field is
+private: the state changes only through ``Game``'s inputs.
+
+Steps (``Step``; ``mode()`` says the ``shown`` name):
+
+==========  ========  ==========================================================
+step        shown     the table
+==========  ========  ==========================================================
+dealing     dealing   strict mode: learns the hands dealt over the readers
+auction     play      takes the calls, the contract, the called card (the menu)
+lay-away    play      takes the declarer's discards on the centre reader
+play        play      takes the cards, trick by trick
+result      result    shows a settled deal; OK deals the next one
+over        over      the session has ended (pot/bank rules)
+==========  ========  ==========================================================
+
+Overlays (``Overlays``): a long press opens one *panel* (the undo question,
+the score sheet, this deal's points; opening one closes another); a proven
+revoke's *notice* lies under the panel; the top one is shown.
+"""
+from drivers.buttons import KEY_OK, KEY_PREV
+from drivers.leds import IDLE, REFUSED, TURN, WINNER
+from tapp import errors as E
+
+from .hand_scan import NOT_DUE
+from .menus import menu_for, needs_hold
+from .texts import error_text, text
+
+
+class Step:
+    """One step of the session (the table above).  ``in_deal``: the engine
+    drives the step (auction to the last trick; ``view.expects()`` says what)."""
+
+    def __init__(self, name, shown, in_deal):
+        self.name = name
+        self.shown = shown
+        self.in_deal = in_deal
+
+
+DEALING = Step("dealing", "dealing", False)
+AUCTION = Step("auction", "play", True)
+LAY_AWAY = Step("lay-away", "play", True)
+PLAY = Step("play", "play", True)
+RESULT = Step("result", "result", False)
+OVER = Step("over", "over", False)
+
+# The in-deal step for what the engine expects (anything else is the auction's).
+DEAL_STEPS = {"discard": LAY_AWAY, "card": PLAY}
+
+# Overlays, as ``overlay()`` names them
+UNDO = "undo"
+SCORES = "scores"
+INFO = "info"
+NOTICE = "notice"
+
+NO_CARD = -1
+# The stable word of each refusal the table itself makes (besides the engine's codes).
+TABLE_REFUSALS = {"unknown": "unknown_tag", "other_deck": "other_deck", "not_now": "not_now",
+                  "clear": "clear_table"}
+REFUSALS_KEPT = 8    # refusals a watcher (the console, every 20 ms) can still read
+
+
+class Overlays:
+    """The pages over the game, in one place: their exclusion (one panel at a
+    time) and their priority (the panel over the notice)."""
+
+    def __init__(self):
+        self._panel = ""
+        self._notice = False
+
+    def shown(self):
+        """The overlay on top ("" none)."""
+        return self._panel or (NOTICE if self._notice else "")
+
+    def panel(self):
+        """The panel open ("" none): the undo question, scores or info."""
+        return self._panel
+
+    def asks_undo(self):
+        return self._panel == UNDO
+
+    def long_press(self, key):
+        """OK held opens the undo question, prev the scores, next this deal's
+        points (closing another panel); the same again closes it."""
+        panel = UNDO if key == KEY_OK else SCORES if key == KEY_PREV else INFO
+        self._panel = "" if self._panel == panel else panel
+
+    def close_panel(self):
+        self._panel = ""
+
+    def push_notice(self):
+        """A proven revoke: its notice, under any panel open."""
+        self._notice = True
+
+    def drop_notice(self):
+        """Close the notice; was it open?"""
+        was = self._notice
+        self._notice = False
+        return was
+
+
+class GameState:
+    """A session's state at the table and the questions about it (no inputs:
+    table/game.py ``Game``).  ``view``: the engine's read-only view."""
+
+    def __init__(self, session, journal, signals, readers, centre, deck_id, lang):
+        self._session = session
+        self.view = session.view
+        self._journal = journal
+        self._signals = signals          # leds/tones: .led(seat, state), .tone(name)
+        self._readers = readers
+        self._centre = centre
+        self._deck_id = deck_id
+        self._lang = lang
+        self._on_reader = [NO_CARD] * readers   # accepted card lying on each reader
+        self._refused = bytearray(readers)      # a refused card waits to be lifted
+        self._jammed = bytearray(readers)       # two cards / reader fault
+        self._clearing = False
+        self._step = DEALING
+        self._overlays = Overlays()
+        self._menu = []                  # [(label, event or None)]
+        self._menu_pos = 0
+        self._message = ""
+        self._message_seat = -1
+        self._news = ""                  # note(): the flash running full
+        self._dirty = True
+        self._scan = None                # strict dealing: the hands scanned (hand_scan.py)
+        self._discards = []
+        self._rufer_card = NO_CARD
+        self._waiting = NO_CARD          # the next leader's card laid while clearing
+        self._waiting_reader = -1
+        self._powered_up = False         # resumed after a power cut: nothing dealt or
+                                         # discarded yet since (those lived in RAM)
+        self._trick_shown = False
+        self._page = 0                   # the page shown (result, score sheet, this deal)
+        self._revokes_told = 0           # proven revokes announced so far (open mode)
+        # the cards of the trick being played (or just completed) by seat, 255
+        # none; _trick_at says which completed trick they are (see last_trick_card)
+        self._trick_cards = bytearray(b"\xff" * readers)
+        self._trick_at = -1
+        self._play_ev = {"ev": "play", "seat": 0, "card": ""}   # filled at each play
+        self._refusals = 0               # refusals so far; the last REFUSALS_KEPT are kept
+        self._refusal_reader = bytearray(REFUSALS_KEPT)
+        self._refusal_word = [""] * REFUSALS_KEPT
+        self._refusal_text = [""] * REFUSALS_KEPT
+
+    # ----- the step and the overlays ---------------------------------------------------
+
+    def mode(self):
+        """The step as the table names it: dealing, play, result or over."""
+        return self._step.shown
+
+    def step(self):
+        """The step (module docstring): dealing, auction, lay-away, play, result, over."""
+        return self._step.name
+
+    def overlay(self):
+        """The page over the game the next press closes or answers: "undo",
+        "scores", "info", "notice", or ""."""
+        return self._overlays.shown()
+
+    def page(self):
+        """The page turned to on the settlement, the score sheet or this deal's pages."""
+        return self._page
+
+    def language(self):
+        return self._lang
+
+    def message(self):
+        """The refusal, warning or note on screen ("" when none)."""
+        return self._message
+
+    def news(self):
+        """The table's own news (the flash running full; "" none)."""
+        return self._news
+
+    def engine(self):
+        return self.view
+
+    # ----- the menu ----------------------------------------------------------------------
+
+    def menu_size(self):
+        return len(self._menu)
+
+    def menu_pos(self):
+        return self._menu_pos if self._menu else -1
+
+    def menu_label(self, k):
+        return self._menu[k][0]
+
+    def menu_event(self, k):
+        """The event entry ``k`` stands for (a copy), or None ("play on")."""
+        ev = self._menu[k][1]
+        return dict(ev) if ev is not None else None
+
+    def menu_needs_hold(self):
+        """The entry shown raises the stakes: OK must be held to choose it."""
+        return len(self._menu) > 0 and needs_hold(self._menu[self._menu_pos][1])
+
+    # ----- cards on the readers ----------------------------------------------------------
+
+    def clearing(self):
+        return self._clearing
+
+    def trick_shown(self):
+        return self._trick_shown
+
+    def card_on(self, reader):
+        return self._on_reader[reader]
+
+    def refused(self, reader):
+        return self._refused[reader] != 0
+
+    def jammed(self, reader):
+        return self._jammed[reader] != 0
+
+    def _trick_key(self):
+        """Which completed trick is the view's last one (deals played, trick number)."""
+        return self.view.deals_played() * 64 + self.view.trick_number()
+
+    def last_trick_card(self, seat):
+        """The card ``seat`` laid in the last completed trick (-1: none), from
+        the game's own record of the plays (the view's ``last_trick()`` makes a
+        dict); -2 when the record is not of that trick (ask the view)."""
+        if self._trick_at < 0 or self._trick_at != self._trick_key():
+            return -2
+        card = self._trick_cards[seat]
+        return -1 if card == 255 else card
+
+    def refusals(self):
+        """How many cards the table has refused in this session (see ``refusal``)."""
+        return self._refusals
+
+    def refusal(self, k):
+        """The ``k``-th refusal (0-based): (reader, stable error word, display
+        text), or None if it is not among the last REFUSALS_KEPT."""
+        if not 0 <= k < self._refusals or k < self._refusals - REFUSALS_KEPT:
+            return None
+        i = k % REFUSALS_KEPT
+        return self._refusal_reader[i], self._refusal_word[i], self._refusal_text[i]
+
+    # ----- strict dealing and discarding ------------------------------------------------
+
+    def _dealing(self):
+        return self._scan if self._step is DEALING else None
+
+    def dealt(self, seat):
+        scan = self._dealing()
+        return scan.dealt_count(seat) if scan is not None else 0
+
+    def deal_seen(self, card):
+        scan = self._dealing()
+        return scan is not None and scan.seen_card(card)
+
+    def next_receiver(self):
+        scan = self._dealing()
+        return scan.next_receiver() if scan is not None else NOT_DUE
+
+    def deal_short(self, seat):
+        scan = self._dealing()
+        return scan.short(seat) if scan is not None else 0
+
+    def deal_seats(self):
+        scan = self._dealing()
+        return scan.seats() if scan is not None else 0
+
+    def deal_seat(self, i):
+        scan = self._dealing()
+        return scan.seat(i) if scan is not None else -1
+
+    def deal_scanned(self):
+        scan = self._dealing()
+        return scan.scanned() if scan is not None else 0
+
+    def deal_due(self):
+        scan = self._dealing()
+        return scan.due() if scan is not None else 0
+
+    def discards_taken(self):
+        return len(self._discards)
+
+    def discard(self, k):
+        return self._discards[k]
+
+
+    # ----- changing the state: for the inputs (table/game.py) ----------------------------
+
+    def _apply(self, ev):
+        """Apply an event; journal it when accepted; the outcome."""
+        out = self._session.apply(ev)
+        if out.get("ok"):
+            self._journal.append(ev)
+        return out
+
+    def _t(self, key):
+        return text(key, self._lang)
+
+    def _say(self, msg, seat=-1):
+        self._message = msg
+        self._message_seat = seat
+        self._dirty = True
+
+    def _trick_order(self, leader):
+        seats = self.view.active_seats()
+        k = seats.index(leader)
+        return seats[k:] + seats[:k]
+
+    def _show_winner(self):
+        """LEDs while the table is cleared: the trick's winner lit, the others idle."""
+        winner = self.view.last_winner()
+        for s in range(self.view.players()):      # the deal's active seats
+            if self.view.is_active(s):
+                self._signals.led(s, WINNER if s == winner else IDLE)
+
+    def _clear_trick(self):
+        cards = self._trick_cards
+        i = 0
+        while i < len(cards):
+            cards[i] = 255
+            i += 1
+        self._trick_at = -1
+
+    def _record_trick(self):
+        """The record is the view's current trick (after a power-up, an undo)."""
+        self._clear_trick()
+        view = self.view
+        for i in range(view.trick_size()):
+            self._trick_cards[view.trick_seat(i)] = view.trick_card(i)
+
+    def _cards_on_seats(self):
+        for r in range(self._readers):
+            if r != self._centre and self._on_reader[r] != NO_CARD:
+                return True
+        return False
+
+    def _refuse(self, reader, word, msg):
+        k = self._refusals % REFUSALS_KEPT       # kept for watchers (the console)
+        self._refusal_reader[k] = reader
+        self._refusal_word[k] = word
+        self._refusal_text[k] = msg
+        self._refusals += 1
+        self._refused[reader] = 1
+        self._say(msg, reader)
+        if reader != self._centre and reader < self.view.players():
+            self._signals.led(reader, REFUSED)
+        self._signals.tone("reject")
+
+    def _refuse_code(self, reader, err):
+        self._refuse(reader, E.NAMES[err], error_text(err, self._lang))
+
+    def _refuse_text(self, reader, key):
+        self._refuse(reader, TABLE_REFUSALS[key], self._t(key))
+
+    def _reader_down(self, reader):
+        if reader == self._centre:
+            return self._t("centre_down")
+        return self._t("reader_down") % str(reader + 1)
+
+    def _after_change(self):
+        self._menu_for_state()
+        self._show_turn()
+        self._dirty = True
+
+    def _enter_deal(self):
+        """The engine drives the deal: the step is the one for what it expects."""
+        self._step = DEAL_STEPS.get(self.view.expects(), AUCTION)
+
+    def _menu_for_state(self):
+        """What the menu row offers now (table/menus.py)."""
+        self._menu_pos = 0
+        if not self._step.in_deal:
+            self._menu = []
+            return
+        self._enter_deal()
+        self._menu, self._menu_pos = menu_for(self.view, self._lang, self._rufer_card)
+
+    def _show_turn(self):
+        """LEDs: the seat to act in blue (the trick's winner stays lit while the
+        table is cleared); the others idle."""
+        if self._clearing:
+            return
+        turn = self.view.turn() if self._step.in_deal else -1
+        for s in range(self.view.players()):
+            if self._refused[s] or self._jammed[s]:
+                continue
+            self._signals.led(s, TURN if s == turn else IDLE)
+
+    def _resync_readers(self):
+        """After an undo: the cards of the current trick that still lie there stay
+        (one lifted already is not waited for); any other card lying on a seat
+        reader must be lifted (it is no longer played)."""
+        view = self.view
+        keep = [NO_CARD] * self._readers
+        for i in range(view.trick_size()):
+            keep[view.trick_seat(i)] = view.trick_card(i)
+        for r in range(self._readers):
+            if r == self._centre:
+                continue
+            if self._on_reader[r] != NO_CARD and keep[r] == NO_CARD:
+                self._refused[r] = 1       # no longer played: to be lifted
+                if r < self.view.players():
+                    self._signals.led(r, REFUSED)
+            self._on_reader[r] = keep[r] if self._on_reader[r] == keep[r] else NO_CARD
+        self._clearing = False
+        self._trick_shown = False
+        self._waiting_reader = -1
+
+
+class NoGame:
+    """The answers when no session is on (the setup, the enrolment, a full flash)."""
+
+    def mode(self):
+        return ""
+
+    def step(self):
+        return ""
+
+    def overlay(self):
+        return ""
+
+    def page(self):
+        return 0
+
+    def message(self):
+        return ""
+
+    def news(self):
+        return ""
+
+    def menu_size(self):
+        return 0
+
+    def menu_pos(self):
+        return -1
+
+    def menu_needs_hold(self):
+        return False
+
+    def menu_label(self, k):
+        raise IndexError(k)
+
+    menu_event = discard = menu_label
+
+    def clearing(self):
+        return False
+
+    trick_shown = clearing
+
+    def card_on(self, reader):
+        return NO_CARD
+
+    def refused(self, reader):
+        return False
+
+    jammed = refused
+
+    def deal_seen(self, card):
+        return False
+
+    def last_trick_card(self, seat):
+        return -2
+
+    def refusals(self):
+        return 0
+
+    def refusal(self, k):
+        return None
+
+    def dealt(self, seat):
+        return 0
+
+    deal_short = dealt
+
+    def next_receiver(self):
+        return NOT_DUE
+
+    def deal_seat(self, i):
+        return -1
+
+    def deal_seats(self):
+        return 0
+
+    deal_scanned = deal_due = discards_taken = deal_seats
+
+
+NO_GAME = NoGame()
