@@ -45,6 +45,11 @@ def main(root="/"):
         print("tapptable: safe boot (PREV held at power-up): the table's app does not "
               "start; this is the MicroPython REPL")
         return
+    wrong = getattr(module, "wrong_firmware", None)     # pico: a firmware with ROMFS
+    problem = wrong() if wrong else None
+    if problem:
+        print(problem)
+        return
     from table.power_up import boot
 
     board = module.make(root)
@@ -60,15 +65,15 @@ def main(root="/"):
     run_table(app)
 
 
-NO_RAM = ("tapptable: the table ran out of RAM. From .mpy files the published "
-          "MicroPython leaves too little for it: install the ROMFS firmware and "
-          "deploy with --romfs (docs/build.md). This is the MicroPython REPL.")
+NO_RAM = ("tapptable: the table ran out of RAM. It runs its bytecode from the "
+          "firmware's ROMFS partition: flash build/pico/tapptable-pico.uf2 "
+          "(tapptable build --board pico, docs/build.md). This is the MicroPython REPL.")
 
 
 def run(root="/"):
     """``main`` with the one failure a user can fix named on the console: a board
-    whose firmware leaves too little RAM (measured: the stock Pico firmware with
-    .mpy files) stops with that advice, not with a bare traceback."""
+    whose firmware leaves too little RAM (measured: .mpy files loaded into RAM)
+    stops with that advice, not with a bare traceback."""
     try:
         main(root)
     except MemoryError:

@@ -38,7 +38,7 @@ def test_bench_quick_prints_every_table():
                for line in engine_rows), engine_rows
 
     # the device's budgets on the emulated Pico: both firmwares measured at the REPL,
-    # the ROMFS firmware through its session with the same journal as the CPython twin
+    # the table's firmware through its session with the same journal as the CPython twin
     device = out[out.index("The device: MicroPython"):]
     rows = {line[2:56].strip(): line[57:].split() for line in device.splitlines()
             if line.startswith("  ") and len(line) > 57}
@@ -46,7 +46,7 @@ def test_bench_quick_prints_every_table():
     assert len(boot) == 4 and all(float(v) > 200 for v in boot[::2]), boot
     imported = rows["after main.py's imports"]
     assert len(imported) == 4 and float(imported[2]) > float(imported[0]), imported  # ROMFS
-    assert "ROMFS: the device stopped" not in device, device
+    assert "table: the device stopped" not in device, device
     if SLOW:
         assert rows["the Pico's journal = the twin's"][-1] == "yes", device
         assert float(rows["longest step: readers"][-2]) > 0, device

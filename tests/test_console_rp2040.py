@@ -8,10 +8,11 @@ pseudo-terminal (``Pico.open_pty``), the table's unchanged ``main.py``.
   ``repl`` command hands the board to the REPL (journal closed), after which
   mpremote works and names the machine;
 * ``tapptable deploy`` stops the table by itself, checks ``sys.platform``
-  (rp2) and the machine name before changing anything, refuses an esp32 build
-  and a ROMFS deploy onto firmware without a ROMFS partition;
-* a flat .mpy deploy leaves too little RAM for the console: the table plays
-  on and answers ``unavailable`` (deploy with --romfs).
+  (rp2), the machine name and the ROMFS partition before changing anything,
+  refuses an esp32 build and a Pico on the published firmware (no ROMFS
+  partition: the table itself refuses to start there, naming its UF2);
+* .mpy files loaded into RAM leave too little of it for the table: it stops
+  with one line naming the table's UF2, whose ROMFS runs them from flash.
 
 The MicroPython UF2s and the boot ROM come from tools/tapptable/rp2_images.py
 (without them these tests fail and name what to supply).
@@ -33,33 +34,32 @@ from tools.tapptable import fsimage
 ROOT = Path(__file__).resolve().parent.parent
 PIN = "4711"
 BUTTONS = (10, 11, 12)          # firmware/boards/pico.py: prev, next, OK (to ground)
-MACHINE = "Raspberry Pi Pico with RP2040"
+MACHINE = "Raspberry Pi Pico with RP2040"      # RPI_PICO_ROMFS names the board as RPI_PICO
 
 
 @pytest.fixture(scope="module")
 def builds(tmp_path_factory):
     out = tmp_path_factory.mktemp("build")
-    D.build("pico", out / "rom", src=ROOT / "firmware", romfs=True, log=lambda s: None)
+    D.build("pico", out / "rom", src=ROOT / "firmware", log=lambda s: None)
     D.build("esp32", out / "esp32", src=ROOT / "firmware", log=lambda s: None)
-    D.build("pico", out / "flat", src=ROOT / "firmware", log=lambda s: None)
     return out
 
 
 @pytest.fixture
 def pico_with(builds):
-    """Boot the emulated Pico on a ROMFS image of the table (``prev_held``: PREV
-    pressed at power-up); its USB serial port as a pty path."""
+    """Boot the emulated Pico on the table's firmware with its ROMFS image as
+    ``tapptable build`` makes them (``romfs=False``: the published firmware,
+    every module as .mpy on littlefs; ``prev_held``: PREV pressed at
+    power-up)."""
     picos = []
 
     def boot(prev_held=False, romfs=True):
         rom = builds / "rom"
-        files = {"main.py": (rom / "fs" / "main.py").read_bytes(),
-                 "settings.json": json.dumps({"referee_pin": PIN}).encode()}
-        flash = bytearray(flash_image(firmware_uf2(romfs), files=files))
-        if romfs:
-            img = (rom / "romfs.img").read_bytes()
-            flash[fsimage.ROMFS_OFFSET:fsimage.ROMFS_OFFSET + len(img)] = img
-        pico = Pico(bytes(flash), bootrom_path())
+        files = dict(fsimage.build_files(rom, romfs),
+                     **{"settings.json": json.dumps({"referee_pin": PIN}).encode()})
+        img = (rom / "romfs.img").read_bytes() if romfs else None
+        pico = Pico(flash_image(firmware_uf2(romfs), files=files, romfs_image=img),
+                    bootrom_path())
         picos.append(pico)
         for gpio in BUTTONS:
             pico.set_input(gpio, 0 if prev_held and gpio == BUTTONS[0] else 1)
@@ -111,36 +111,38 @@ def test_deploy_stops_the_table_and_checks_the_board(pico_with, builds):
         D.deploy("esp32", port, builds / "esp32", dry_run=True, reset=False, stop_pin=PIN,
                  log=said.append)
     assert said == ["the table's app stopped for the REPL (journal closed)"]
-    copy, remove = D.deploy("pico", port, builds / "rom", dry_run=True, romfs=True,
-                            reset=False, log=said.append)
-    assert said[1].startswith("plan for %s (rp2, %s): copy 0, remove 0" % (port, MACHINE))
+    copy, remove = D.deploy("pico", port, builds / "rom", dry_run=True, reset=False,
+                            log=said.append)
+    # the table's firmware has a ROMFS partition: the image goes there by default
+    assert said[1] == "plan for %s (rp2, %s): copy 0, remove 0, romfs.img" % (port, MACHINE)
     assert copy == [] and remove == []               # main.py on the flash is the build's
 
 
-def test_romfs_needs_a_partition(pico_with, builds):
+def test_a_pico_on_the_published_firmware_is_refused(pico_with, builds):
     pico = pico_with(romfs=False)                    # the stock firmware: no ROMFS
     pico.run_for(2_000_000)
+    said = pico.serial_output().decode(errors="replace")
+    assert "no ROMFS partition" in said and "tapptable-pico.uf2" in said, said
     port = pico.open_pty()
     link = client.Link(port, reconnect_s=0)
-    try:                                             # main.py finds no table: a broken app
+    try:                                             # main.py stopped: no table answers
         with pytest.raises(client.ReplError, match="not running"):
             link.request("status", timeout=10)
     finally:
         link.close()
-    with pytest.raises(D.DeployError, match="no ROMFS partition"):
-        D.deploy("pico", port, builds / "rom", dry_run=True, romfs=True, reset=False,
+    with pytest.raises(D.DeployError, match="without a ROMFS partition.*tapptable-pico.uf2"):
+        D.deploy("pico", port, builds / "rom", dry_run=True, reset=False,
                  log=lambda s: None)
 
 
-def test_a_flat_deploy_on_the_stock_firmware_names_the_romfs_way(builds):
-    """Measured here: from .mpy files the published firmware leaves too little heap
-    for the table (docs/benchmarks.md). The board says so and how to fix it, and
-    stays at the REPL (mpremote and deploy still reach it)."""
-    flat = builds / "flat"
-    files = {k: (flat / "fs" / k).read_bytes()
-             for k in json.loads((flat / "manifest.json").read_text())["files"]}
+def test_bytecode_loaded_into_ram_names_the_tables_uf2(builds):
+    """Measured here: from .mpy files on littlefs (loaded into RAM) the table's
+    firmware has too little heap left for it (docs/benchmarks.md). The board
+    says so and how to fix it, and stays at the REPL (mpremote and deploy
+    still reach it)."""
+    files = fsimage.build_files(builds / "rom")      # every module as .mpy
     files["settings.json"] = json.dumps({"referee_pin": PIN}).encode()
-    pico = Pico(flash_image(firmware_uf2(False), files=files), bootrom_path())
+    pico = Pico(flash_image(firmware_uf2(True), files=files), bootrom_path())
     try:
         for gpio in BUTTONS:
             pico.set_input(gpio, 1)
@@ -148,5 +150,5 @@ def test_a_flat_deploy_on_the_stock_firmware_names_the_romfs_way(builds):
         out = pico.serial_output().decode(errors="replace")
     finally:
         pico.close()
-    assert "the table ran out of RAM" in out and "--romfs" in out, out
+    assert "the table ran out of RAM" in out and "tapptable-pico.uf2" in out, out
     assert "Traceback" not in out, out

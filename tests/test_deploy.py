@@ -175,17 +175,95 @@ class KindOfBoard(D.Board):
         raise AssertionError("changed or read the board after the check: %r" % (args,))
 
 
-def test_the_boards_kind_and_romfs_are_checked_before_anything_changes():
-    pico = KindOfBoard("rp2", "Raspberry Pi Pico with RP2040")
+PICO = "Raspberry Pi Pico with RP2040"
+ROMFS_PARTITION = 256 * 1024                 # the table's firmware: RPI_PICO_ROMFS
+
+
+def test_the_boards_kind_and_firmware_are_checked_before_anything_changes():
+    pico = KindOfBoard("rp2", PICO, romfs=ROMFS_PARTITION)
     with pytest.raises(D.DeployError, match="not a esp32 board.*--board pico"):
         D.check_board(pico, "esp32")
-    assert D.check_board(pico, "pico") == ("rp2", "Raspberry Pi Pico with RP2040")
+    assert D.check_board(pico, "pico", romfs=True) == ("rp2", PICO)
+    stock = KindOfBoard("rp2", PICO)
+    with pytest.raises(D.DeployError, match="without a ROMFS partition.*tapptable-pico.uf2"):
+        D.check_board(stock, "pico")
     with pytest.raises(D.DeployError, match="no ROMFS partition"):
-        D.check_board(pico, "pico", romfs=True)
-    assert D.check_board(KindOfBoard("rp2", "Pico", romfs=1), "pico", romfs=True)
+        D.check_board(KindOfBoard("esp32", "ESP32 module with ESP32"), "esp32", romfs=True)
     with pytest.raises(D.DeployError, match="not a pico board"):
         D.check_board(KindOfBoard("esp32", "ESP32 module with ESP32"), "pico")
-    assert len(pico.calls) == 3                    # one question each, nothing else
+    assert len(pico.calls) == 2 and len(stock.calls) == 1   # one question each, nothing else
+
+
+def test_a_romfs_image_reaching_the_journals_area_is_never_deployed():
+    """``mpremote romfs deploy`` erases and writes the sectors its image covers:
+    an image reaching the journal's area at the partition's top is refused
+    before anything changes, whatever the partition's size on the board."""
+    from tools.tapptable.fsimage import JOURNAL_BYTES
+    for partition in (ROMFS_PARTITION, 512 * 1024):
+        room = partition - JOURNAL_BYTES
+        pico = KindOfBoard("rp2", PICO, romfs=partition)
+        assert D.check_board(pico, "pico", None, room) == ("rp2", PICO)
+        with pytest.raises(D.DeployError, match="romfs.img is %d bytes; the ROMFS partition "
+                           "holds %d below the journal's 64 KiB" % (room + 1, room)):
+            D.check_board(pico, "pico", True, room + 1)
+        assert len(pico.calls) == 2
+
+
+class RomPartition:
+    """The transport ``mpremote romfs deploy`` talks to, over an rp2 ROMFS
+    partition (``vfs.rom_ioctl(2, 0)``: an ``rp2.Flash`` with 4 KiB blocks,
+    erase by ioctl 6, ``writeblocks(block, buf, offset)``) held in ``flash``."""
+
+    def __init__(self, flash):
+        self.flash = flash
+        self.buf = b""
+
+    def exec(self, code):
+        import re
+
+        from mpremote.transport import TransportExecError
+        if code.startswith(("from binascii", "from io", "from deflate")):
+            raise TransportExecError(1, "ImportError")       # the plain hex path
+        if m := re.fullmatch(r"dev\.ioctl\(6,(\d+)\)", code):
+            at = int(m[1]) * 4096
+            self.flash[at:at + 4096] = b"\xff" * 4096
+        elif m := re.fullmatch(r"buf=bytes\.fromhex\('([0-9a-f]*)'\)", code):
+            self.buf = bytes.fromhex(m[1])
+        elif m := re.fullmatch(r"dev\.writeblocks\((\d+),buf,(\d+)\)", code):
+            at = int(m[1]) * 4096 + int(m[2])
+            self.flash[at:at + len(self.buf)] = bytes(
+                a & b for a, b in zip(self.flash[at:at + len(self.buf)], self.buf, strict=True))
+
+    def eval(self, code):
+        return {"hasattr(vfs,'rom_ioctl')": True, "isinstance(dev,int) and dev<0": False,
+                "hasattr(dev,'ioctl')": True, "dev.ioctl(4,0)": len(self.flash) // 4096,
+                "dev.ioctl(5,0)": 4096, "hasattr(bytes,'fromhex')": True}[code]
+
+
+def test_mpremote_romfs_deploy_leaves_the_journals_area_alone(tmp_path, capsys):
+    """What ``deploy`` runs (``mpremote romfs deploy``) erases and programs only
+    the sectors its image covers: an image filling the partition up to the
+    journal's area leaves the journal's records as they were."""
+    import argparse
+    from types import SimpleNamespace
+
+    from mpremote.commands import do_romfs
+
+    from tools.tapptable.fsimage import JOURNAL_BYTES
+    flash = bytearray(b"\x00" * ROMFS_PARTITION)          # an old, larger image everywhere
+    room = ROMFS_PARTITION - JOURNAL_BYTES
+    flash[room:] = b"\x5a" * JOURNAL_BYTES                  # the journal's records
+    image = b"\xd2\xcd\x31" + bytes(range(256)) * (room // 256 - 1) + bytes(253)
+    assert len(image) == room
+    (tmp_path / "romfs.img").write_bytes(image)
+    rom = RomPartition(flash)
+    state = SimpleNamespace(transport=rom, ensure_raw_repl=lambda: None,
+                            did_action=lambda: None)
+    do_romfs(state, argparse.Namespace(command=["deploy"], path=str(tmp_path / "romfs.img"),
+                                       partition=0, mpy=False))
+    assert "ROMFS image deployed" in capsys.readouterr().out
+    assert flash[:room] == image
+    assert flash[room:] == b"\x5a" * JOURNAL_BYTES
 
 
 def test_the_board_is_trusted_for_nothing_but_its_file_list(firmware, tmp_path, board):

@@ -13,9 +13,10 @@ a power cut inside a page program leaves part of the page programmed, from
 which the table boots and resumes.  The table starts
 without a display.
 
-The MicroPython UF2s and the RP2040 boot ROM are not in the repository
-(tools/tapptable/rp2_images.py says where they are looked for): without
-them these tests fail and name what to supply.
+The table's firmware (RPI_PICO_ROMFS, built from the board folder
+tools/micropython-boards/RPI_PICO_ROMFS) and the RP2040 boot ROM come from
+tools/micropython-boards/images (tools/tapptable/rp2_images.py): without them
+these tests fail and name what to supply.
 """
 import os
 from pathlib import Path
@@ -88,21 +89,33 @@ def _pico(flash):
     return Pico(flash, bootrom_path())
 
 
+LAYOUT_NOW = ("import os, vfs\nd = vfs.rom_ioctl(2, 0)\nprint(vfs.rom_ioctl(1), "
+              "d.ioctl(4, 0) * d.ioctl(5, 0), os.statvfs('/')[2] * os.statvfs('/')[0])")
+
+
 def test_littlefs_formats_on_blank_flash_and_a_file_survives_the_power_cut(tmp_path):
-    blank = flash_image(firmware_uf2(False))       # no filesystem: _boot.py formats it
+    """The table's firmware on a new Pico: the port's _boot.py formats littlefs
+    on the whole storage, the ROMFS partition is the board folder's, and
+    nothing either does touches the journal's area at the partition's top."""
+    blank = bytearray(flash_image(firmware_uf2(True)))   # no filesystem: _boot.py formats it
     assert blank[fsimage.FS_OFFSET:fsimage.FS_OFFSET + 4096] == b"\xff" * 4096
-    pico = _pico(blank)
+    journal = slice(fsimage.JOURNAL_OFFSET, fsimage.JOURNAL_OFFSET + fsimage.JOURNAL_BYTES)
+    blank[journal] = b"\x5a" * fsimage.JOURNAL_BYTES        # records an old journal left
+    pico = _pico(bytes(blank))
     try:
         pico.boot_to_repl()
         assert pico.flash_state()["erase"] >= 1     # the format erased blocks
-        pico.exec_raw("f = open('kept.txt', 'w'); f.write('tapp' * 300); f.close()")
+        assert pico.exec_raw(LAYOUT_NOW).split() == [
+            "1", str(fsimage.ROMFS_BYTES), str(fsimage.FS_BYTES)]
+        pico.exec_raw("f = open('kept.txt', 'w'); f.write('tapp' * 3000); f.close()")
     finally:
         pico.power_cut(tmp_path / "flash.bin")
+    assert (tmp_path / "flash.bin").read_bytes()[journal] == b"\x5a" * fsimage.JOURNAL_BYTES
     again = _pico(tmp_path / "flash.bin")
     try:
         again.boot_to_repl()
         out = again.exec_raw("import os; print(sorted(os.listdir('/')), "
-                             "open('kept.txt').read() == 'tapp' * 300)")
+                             "open('kept.txt').read() == 'tapp' * 3000)")
     finally:
         again.close()
     assert out.split() == ["['kept.txt']", "True"]
@@ -115,7 +128,7 @@ def test_the_faster_emulator_runs_exactly_what_rp2040js_runs():
     instruction count, timer reads, emulated time and output as rp2040js's own."""
     code = ("s = 0\nd = {}\nfor i in range(300):\n s = (s * 31 + i) % 1000003\n"
             " d[str(i)] = [i] * (i % 5)\nprint(s, len(d), sum(len(v) for v in d.values()))")
-    image = flash_image(firmware_uf2(False))
+    image = flash_image(firmware_uf2(True))
     runs = []
     for chain in (True, False):
         pico = Pico(image, bootrom_path(), chain_decoder=chain)
@@ -130,7 +143,7 @@ def test_the_faster_emulator_runs_exactly_what_rp2040js_runs():
 
 
 def test_a_power_cut_inside_a_page_program_leaves_part_of_the_page(tmp_path):
-    pico = _pico(flash_image(firmware_uf2(False), files={"log.txt": b"old\n"}))
+    pico = _pico(flash_image(firmware_uf2(True), files={"log.txt": b"old\n"}))
     try:
         pico.boot_to_repl()
         pico.arm_cut("program")

@@ -31,6 +31,13 @@ def test_readme_names_the_same_hashes():
     assert rows == SUMS
 
 
+def test_every_licence_the_readme_names_is_there():
+    readme = (rp2_images.FOLDER / "README.md").read_text()
+    named = set(re.findall(r"`([a-z0-9-]+\.txt)`", readme))
+    assert named == {p.name for p in (rp2_images.FOLDER / "LICENSES").iterdir()}
+    assert len(named) == 6
+
+
 def test_no_file_in_the_folder_is_unrecorded():
     images = {p.name for p in rp2_images.FOLDER.iterdir()
               if p.suffix in (".uf2", ".bin")}

@@ -21,7 +21,8 @@ PINS = {
 # flash 0x60000 on the table's firmware, docs/build.md), above the table's
 # ROMFS image; littlefs keeps the decks and settings.  ``tapptable build``
 # erases the area and refuses a ROMFS image that would reach it.
-JOURNAL_SECTORS = 16
+SECTOR = 4096                # the flash's erase unit (FLASH_SECTOR_SIZE)
+JOURNAL_SECTORS = 16         # 64 KiB, flash 0x90000-0xA0000
 
 SETTINGS = {
     "spi_baud": 4000000,   # MFRC522 allows 10 MHz; 4 MHz is safe over table wiring;
@@ -44,6 +45,22 @@ def journal_flash():
     from .flash_window import FlashWindow
     sectors = ioctl(4, 0)
     return FlashWindow(segment, sectors - JOURNAL_SECTORS, JOURNAL_SECTORS)
+
+
+NO_ROMFS = ("tapptable: this MicroPython has no ROMFS partition, which the table runs "
+            "its bytecode from: flash build/pico/tapptable-pico.uf2 (tapptable build "
+            "--board pico, docs/build.md). This is the MicroPython REPL.")
+
+
+def wrong_firmware():
+    """Why the table cannot start on this MicroPython, or None.  The table's
+    bytecode runs from the ROMFS partition; the published RPI_PICO has none
+    (no ``vfs.rom_ioctl``), and its heap cannot hold the bytecode loaded from
+    .mpy files."""
+    import vfs
+    if not hasattr(vfs, "rom_ioctl") or vfs.rom_ioctl(1) < 1:
+        return NO_ROMFS
+    return None
 
 
 def make(root="/"):

@@ -54,17 +54,14 @@ class CutPoint(Exception):
     there (the Pico can run on, or be cut: ``power_cut``)."""
 
 
-def flash_image(firmware_uf2, files=None, fs_image=None, romfs_image=None):
-    """The Pico's 2 MiB flash after the firmware UF2 and, given, a littlefs
-    filesystem (``fs_image`` bytes, or ``files`` {"path": bytes} made into one)
-    and a ROMFS image (for a firmware with a ROMFS partition) were written:
-    what the boot drive leaves on a real board (fsimage.uf2_with_filesystem)."""
+def flash_image(firmware_uf2, files=None, romfs_image=None):
+    """The Pico's 2 MiB flash, erased, after the firmware UF2 and, given, a
+    littlefs filesystem of ``files`` ({"path": bytes}) and a ROMFS image (for
+    a firmware with a ROMFS partition) were written: what the boot drive
+    leaves on a new board (fsimage.uf2_with_files)."""
     uf2 = Path(firmware_uf2).read_bytes()
-    if files is not None:
-        fs_image = fsimage.littlefs_image(files)
-    if fs_image is not None or romfs_image is not None:
-        uf2 = fsimage.uf2_with_filesystem(uf2, fs_image or fsimage.littlefs_image({}),
-                                          romfs_image)
+    if files is not None or romfs_image is not None:
+        uf2 = fsimage.uf2_with_files(uf2, files or {}, romfs_image)
     return bytes(fsimage.flash_contents(uf2))
 
 
@@ -383,11 +380,11 @@ class Pico:
 
 
 def main(argv=None):
-    """``python -m host_sim.rp2040.emulator [--flash FILE] [--romfs]``: an
+    """``python -m host_sim.rp2040.emulator [--flash FILE] [--stock]``: an
     emulated Pico with MicroPython on a pseudo-terminal (for mpremote,
     ``tapptable deploy --port``, ``tapptable console --port``) until Ctrl+C;
-    its flash lives in FILE (made from the firmware when absent, written back
-    at the end)."""
+    its flash lives in FILE (made from the table's firmware when absent, or
+    a ``tapptable-pico.uf2``'s flash; written back at the end)."""
     import argparse
     import signal
 
@@ -395,12 +392,12 @@ def main(argv=None):
     ap = argparse.ArgumentParser(prog="python -m host_sim.rp2040.emulator",
                                  description=main.__doc__)
     ap.add_argument("--flash", default="pico-flash.bin", help="the Pico's flash image file")
-    ap.add_argument("--romfs", action="store_true",
-                    help="a new flash gets the firmware with a ROMFS partition")
+    ap.add_argument("--stock", action="store_true",
+                    help="a new flash gets the published RPI_PICO firmware, not the table's")
     args = ap.parse_args(argv)
     if not os.path.exists(args.flash):
-        uf2 = rp2_images.image(rp2_images.ROMFS_FIRMWARE if args.romfs
-                                   else rp2_images.STOCK_FIRMWARE)
+        uf2 = rp2_images.image(rp2_images.STOCK_FIRMWARE if args.stock
+                               else rp2_images.ROMFS_FIRMWARE)
         Path(args.flash).write_bytes(flash_image(uf2))
     pico = Pico(args.flash, rp2_images.image(rp2_images.BOOTROM))
     try:

@@ -1,9 +1,10 @@
 """``tapptable replay --runtime rp2040``: replay a record on the emulated Pico.
 
-The record goes onto the Pico's littlefs beside the firmware (the ROMFS build,
-as for ``Rp2040Table``); the engine replays it there through the firmware's
-bounded ``LineReader`` (the script of tools/tapptable/mpreplay.py) and the
-outcome lines come back over USB serial as the Pico writes them.
+The record goes onto the Pico's littlefs beside the firmware (the table's
+firmware and its ROMFS image, as for ``Rp2040Table``); the engine
+replays it there through the firmware's bounded ``LineReader`` (the script
+of tools/tapptable/mpreplay.py) and the outcome lines come back over USB
+serial as the Pico writes them.
 """
 import sys
 from pathlib import Path

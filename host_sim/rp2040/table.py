@@ -1,10 +1,12 @@
 """The virtual table with the firmware on the emulated Pico (``--runtime rp2040``).
 
 ``Rp2040Table`` is the virtual table (host_sim/table.py) with the unchanged
-firmware running on MicroPython's rp2 port in the emulated RP2040
-(host_sim/rp2040/emulator.py), as ``tapptable build --board pico --romfs``
-makes it: the bytecode in the firmware's ROMFS partition, the rest on the
-Pico's littlefs (``romfs=False``: ``.mpy`` files on littlefs, stock firmware).
+firmware running on the table's MicroPython (the rp2 port with a ROMFS
+partition, RPI_PICO_ROMFS) in the emulated RP2040
+(host_sim/rp2040/emulator.py), as ``tapptable build --board pico`` makes it:
+the bytecode in the firmware's ROMFS partition, the rest on the Pico's
+littlefs (``romfs=False``: ``.mpy`` files on littlefs and the published
+RPI_PICO firmware, for the tests of its refusal).
 The chips are the host's models (host_sim/board.py's ``SimChips``), wired to
 the pins of
 firmware/boards/pico.py by ``wire_chips``: the readers on SPI0 with their
@@ -127,9 +129,10 @@ def bootrom_path():
 
 
 def firmware_uf2(romfs):
-    """MicroPython's UF2 for the Pico: with a ROMFS partition or the stock one."""
+    """MicroPython's UF2 for the Pico: the table's (RPI_PICO_ROMFS, with a
+    ROMFS partition) or the published RPI_PICO one."""
     return rp2_images.image(rp2_images.ROMFS_FIRMWARE if romfs
-                                else rp2_images.STOCK_FIRMWARE)
+                            else rp2_images.STOCK_FIRMWARE)
 
 
 class EmulatorClock:
@@ -277,7 +280,7 @@ class Rp2040Table(VmTable):
     ``romfs``: the firmware's bytecode in a ROMFS image, run from flash (the
     default: from ``.mpy`` files on littlefs the modules take most of the
     heap, docs/benchmarks.md); ``firmware``: MicroPython's UF2 for the Pico,
-    with a ROMFS partition when ``romfs`` (default: MicroPython v1.28.0's,
+    with a ROMFS partition when ``romfs`` (default: RPI_PICO_ROMFS,
     tools/tapptable/rp2_images.py); ``flash``: the file holding the Pico's
     flash (made from the firmware and the built files when absent);
     ``display_addr``: where the display answers on I2C0 (None: no display)."""

@@ -214,7 +214,8 @@ def cmd_watch(args):
 
 
 def cmd_build(args):
-    """Compile firmware/ with mpy-cross for a board (and a ROMFS image)."""
+    """Compile firmware/ with mpy-cross for a board (and a ROMFS image; for a
+    Pico the one UF2 to flash)."""
     from tools.tapptable.deploy import cmd_build as run
     return run(args)
 
@@ -340,10 +341,10 @@ def build_parser():
     bd.add_argument("--board", choices=("pico", "esp32"), default="pico")
     bd.add_argument("--out", help="build folder (default build/BOARD)")
     bd.add_argument("--romfs", action="store_true",
-                    help="also make romfs.img (bytecode run from flash)")
+                    help="also make romfs.img (bytecode run from flash; always for a Pico)")
     bd.add_argument("--firmware", metavar="UF2",
-                    help="MicroPython's UF2 for the Pico: also write tapptable-pico.uf2, "
-                         "firmware and filesystem in one file (docs/build.md)")
+                    help="for a Pico: a MicroPython UF2 with a ROMFS partition instead of "
+                         "the carried RPI_PICO_ROMFS firmware (docs/build.md)")
     bd.set_defaults(func=cmd_build)
 
     dp = sub.add_parser("deploy", help="copy the build onto the board with mpremote "
@@ -354,7 +355,9 @@ def build_parser():
     dp.add_argument("--build", help="build folder (default build/BOARD, built first)")
     dp.add_argument("--dry-run", action="store_true", help="print the plan, change nothing")
     dp.add_argument("--force", action="store_true", help="copy every file")
-    dp.add_argument("--romfs", action="store_true", help="deploy romfs.img instead of .mpy files")
+    dp.add_argument("--romfs", action="store_true", default=None,
+                    help="deploy romfs.img instead of .mpy files (the default where the "
+                         "board has a ROMFS partition: the table's Pico firmware)")
     dp.add_argument("--pin", help="write this referee PIN into the board's settings.json")
     dp.add_argument("--current-pin", metavar="PIN",
                     help="the board's referee PIN now, to stop the table's app for the copy "

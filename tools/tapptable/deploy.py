@@ -3,18 +3,23 @@
 ``build`` compiles every firmware module with mpy-cross for the board
 (``pico``: ``-march=armv6m``; ``esp32``: ``-march=xtensawin``) into
 ``build/<board>/fs/`` (``main.py`` stays source: the board runs it by name),
-writes ``build/<board>/manifest.json`` (each file's SHA-256 and size) and,
-with ``--romfs``, ``build/<board>/romfs.img`` (``mpremote romfs build``: the
-bytecode then runs from flash instead of RAM).
+writes ``build/<board>/manifest.json`` (each file's SHA-256 and size) and
+``build/<board>/romfs.img`` (``mpremote romfs build``: the bytecode then runs
+from flash instead of RAM; always for the Pico, whose table firmware has the
+partition, with ``--romfs`` for an ESP32).  For the Pico it also writes the
+filesystem image and the one UF2 to flash (fsimage.py).
 
 ``deploy`` finds the board as ``tapptable console`` does, stops the table's
 app with the console's PIN-guarded ``repl`` command (keyboard interrupt is off
-while it plays), checks the board's ``sys.platform`` (and names its machine)
-before changing anything, hashes the files on the board (the board's manifest
-``tapptable-manifest.json`` only says which files an earlier deploy put
-there), copies only the files whose hash differs, removes the files the new
-build no longer has, writes the manifest last (an interrupted deploy copies
-again), checks the copies by hash, writes ``settings.json`` when
+while it plays), checks the board's ``sys.platform`` (and names its machine;
+a Pico must have a ROMFS partition, the ROMFS image must end below the
+journal's area at its top) before changing anything, writes the ROMFS image
+where the board has a ROMFS partition (never the journal's area), hashes the files on
+the board (the board's manifest ``tapptable-manifest.json`` only says which
+files an earlier deploy put there), copies only the files whose hash
+differs, removes the files the new build no longer has, writes the manifest
+last (an interrupted deploy copies again), checks the copies by hash, writes
+``settings.json`` when
 ``--pin``/``--set`` are given (checked by firmware/table/settings.py) and
 soft-resets the board.
 ``--dry-run`` prints the plan and changes nothing.  The MicroPython unix
@@ -73,11 +78,19 @@ def sources(src, board):
     return out
 
 
-def build(board="pico", out=None, src=None, romfs=False, log=print, firmware=None):
-    """Compile ``src`` (firmware/) for ``board`` into ``out``; the manifest dict."""
+def build(board="pico", out=None, src=None, romfs=False, log=print, firmware=None,
+          uf2=False):
+    """Compile ``src`` (firmware/) for ``board`` into ``out``; the manifest dict.
+    A Pico build always has its ROMFS image (the table's firmware runs the
+    bytecode from /rom) and the filesystem image; with ``uf2`` also the one
+    UF2 of the table's firmware (``firmware``: another MicroPython UF2 with a
+    ROMFS partition)."""
     from tools.mpy_compile import compile_firmware, mpy_cross_version
     if board not in MARCH:
         raise DeployError("--board: pico or esp32, not %r" % board)
+    if firmware and board != "pico":
+        raise DeployError("--firmware: the UF2 is made for --board pico only")
+    romfs = romfs or board == "pico"
     src = Path(src or ROOT / "firmware").resolve()
     if src.name != "firmware" or not (src / "main.py").is_file():
         raise DeployError("%s: not a firmware folder (with main.py)" % src)
@@ -114,12 +127,10 @@ def build(board="pico", out=None, src=None, romfs=False, log=print, firmware=Non
             raise DeployError("mpremote romfs build: %s" % (proc.stderr or proc.stdout).strip())
         manifest["romfs"] = {"sha256": sha256(img), "size": img.stat().st_size}
         (out / MANIFEST).write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
-    if firmware and board != "pico":
-        raise DeployError("--firmware: the UF2 is made for --board pico only")
-    if board == "pico":                  # fs.img, and one UF2 with --firmware (fsimage.py)
+    if board == "pico":                  # fs.img, and the one UF2 (fsimage.py)
         from tools.tapptable.fsimage import ImageError, write_images
         try:
-            write_images(out, firmware, romfs, log)
+            write_images(out, firmware, uf2 or firmware is not None, log)
         except ImageError as exc:
             raise DeployError(str(exc)) from None
     total = sum(e["size"] for e in entries.values())
@@ -149,8 +160,9 @@ for f in %r:
 """
 IDENTIFY = ("import sys\nprint('P', sys.platform)\n"
             "print('M', getattr(sys.implementation, '_machine', '?'))\n"
-            "try:\n import vfs\n print('R', vfs.rom_ioctl(1) if hasattr(vfs, 'rom_ioctl') "
-            "else 0)\nexcept Exception:\n print('R', 0)\n")
+            "try:\n import vfs\n d = vfs.rom_ioctl(2, 0)\n"
+            " print('R', d.ioctl(4, 0) * d.ioctl(5, 0) if hasattr(d, 'ioctl') else len(d))\n"
+            "except Exception:\n print('R', 0)\n")
 
 
 def mpremote():
@@ -177,7 +189,7 @@ class Board:
         self.found = False
         self.platform = None
         self.machine = None
-        self.romfs = 0
+        self.romfs = 0                # bytes of its ROMFS partition (0: none)
 
     def device(self):
         """The port, found once: the same board the console would pick."""
@@ -223,8 +235,8 @@ class Board:
             except C.DeviceError as exc:           # the console did not fit in RAM
                 raise DeployError("the table's app runs on %s but cannot stop for the "
                                   "REPL (%s): hold PREV while resetting the board (safe "
-                                  "boot), then deploy (--romfs leaves room for the console)"
-                                  % (self.port, exc.answer.get("message"))) from None
+                                  "boot), then deploy (the ROMFS image leaves room for the "
+                                  "console)" % (self.port, exc.answer.get("message"))) from None
             if pin is None:
                 raise DeployError("the table's app is running on %s: give the referee PIN "
                                   "(--pin or TAPPTABLE_PIN) so deploy can stop it, or hold "
@@ -278,19 +290,34 @@ class Board:
         return ast.literal_eval(line)
 
 
-def check_board(board, board_name, romfs=False):
-    """Refuse a board of another kind (a Pico build on an ESP32 cannot boot) and a
-    ROMFS deploy onto firmware without a ROMFS partition, before anything changes."""
+def check_board(board, board_name, romfs=False, romfs_bytes=0):
+    """Refuse, before anything changes: a board of another kind (a Pico build
+    on an ESP32 cannot boot), a Pico without a ROMFS partition (the table does
+    not start there), a ROMFS deploy onto firmware without one, and on a Pico
+    a ROMFS image of ``romfs_bytes`` that would reach the journal's area at
+    the partition's top (``mpremote romfs deploy`` erases and writes only the
+    sectors the image covers)."""
+    from tools.tapptable.fsimage import ImageError, check_romfs_fits
     platform, machine = board.identify()
     want = PLATFORMS[board_name]
     if platform not in (want, STAND_IN):
-        raise DeployError("%s is %s (%s), not a %s board (sys.platform %s): build for it "
+        raise DeployError("%s is a %s board (%s), not a %s board (%s): deploy a build made "
                           "with --board %s" % (board.port, platform, machine, board_name, want,
                                                {v: k for k, v in PLATFORMS.items()}.get(
                                                    platform, "?")))
+    pico = platform == PLATFORMS["pico"]
+    if pico and board.romfs <= 0:
+        raise DeployError("%s runs MicroPython without a ROMFS partition (%s): copy "
+                          "build/pico/tapptable-pico.uf2 (tapptable build --board pico) onto "
+                          "its boot drive first (docs/build.md)" % (board.port, machine))
     if romfs and board.romfs <= 0:
         raise DeployError("%s: its MicroPython has no ROMFS partition (mpremote romfs query): "
                           "deploy without --romfs, or flash a firmware with one" % board.port)
+    if pico and romfs is not False:
+        try:
+            check_romfs_fits(romfs_bytes, board.romfs)
+        except ImageError as exc:
+            raise DeployError(str(exc)) from None
     return platform, machine
 
 
@@ -353,12 +380,15 @@ def settings_text(board, pin=None, sets=()):
 
 
 def deploy(board_name="pico", port=None, build_dir=None, dry_run=False, force=False,
-           romfs=False, pin=None, sets=(), reset=True, log=print, board=None, stop_pin=None):
+           romfs=None, pin=None, sets=(), reset=True, log=print, board=None, stop_pin=None):
     """Copy the build onto the board; returns (copied, removed) file lists.
 
     The table's app is stopped first (``repl`` with ``stop_pin``, else ``pin``), the
     board's kind checked, and the board's own files hashed: nothing is trusted
-    from its manifest but the list of files an earlier deploy put there."""
+    from its manifest but the list of files an earlier deploy put there.
+    ``romfs``: True writes the ROMFS image (the board must have the partition),
+    False copies the .mpy files; None (the default) writes the image where the
+    board has a partition and the build an image (the table's Pico firmware)."""
     out = Path(build_dir or ROOT / "build" / board_name)
     if build_dir is None:
         build(board_name, out, romfs=romfs, log=log)
@@ -372,7 +402,10 @@ def deploy(board_name="pico", port=None, build_dir=None, dry_run=False, force=Fa
         raise DeployError("%s has no romfs.img (tapptable build --romfs)" % out)
     board = board or Board(port)
     board.stop_app(stop_pin if stop_pin is not None else pin, log)
-    platform, machine = check_board(board, board_name, romfs)
+    platform, machine = check_board(board, board_name, romfs,
+                                    local.get("romfs", {}).get("size", 0))
+    if romfs is None:
+        romfs = board.romfs > 0 and "romfs" in local
     remote = read_manifest(board)
     have = remote.get("files") if isinstance(remote.get("files"), dict) else {}
     actual = board.hashes(set(local["files"]) | set(have))
@@ -434,7 +467,7 @@ def deploy(board_name="pico", port=None, build_dir=None, dry_run=False, force=Fa
 
 def cmd_build(args):
     try:
-        build(args.board, args.out, romfs=args.romfs, firmware=args.firmware)
+        build(args.board, args.out, romfs=args.romfs, firmware=args.firmware, uf2=True)
     except DeployError as exc:
         return _fail("build", str(exc))
     return 0

@@ -1,22 +1,26 @@
 """Flash images for a Pico: the littlefs filesystem and one UF2 of firmware plus files.
 
 A user drags a single UF2 onto the Pico's boot drive and the board starts
-with MicroPython *and* the table's files on it.  The layout is MicroPython
-v1.28.0's ``ports/rp2`` for ``BOARD=RPI_PICO`` (2 MiB flash):
+with MicroPython *and* the table's files on it.  The table's firmware is
+MicroPython v1.28.0's ``ports/rp2`` built from the board folder
+``tools/micropython-boards/RPI_PICO_ROMFS`` (carried as
+``images/RPI_PICO_ROMFS-v1.28.0.uf2``) on the Pico's 2 MiB flash:
 
-* ``ports/rp2/boards/RPI_PICO/mpconfigboard.h``:
-  ``MICROPY_HW_FLASH_STORAGE_BYTES (1408 * 1024)``; ``rp2_flash.c``: the
-  storage lies at the end of flash (``PICO_FLASH_SIZE_BYTES`` 2 MiB minus
-  that = 0xA0000), erase blocks of ``FLASH_SECTOR_SIZE`` (4096);
-* ``ports/rp2/modules/_boot.py`` mounts it as ``vfs.VfsLfs2(bdev, progsize=256)``
-  (littlefs 2.11, on-disk version 2.1, as littlefs-python writes it);
-* a firmware built with ``MICROPY_HW_ROMFS_BYTES`` puts its ROMFS partition
-  just below the storage (``MICROPY_HW_ROMFS_BASE``): 256 KiB at 0x60000.
+* the firmware declares its partitions in its binary info (what ``picotool
+  info`` shows, read by ``partitions``): the storage "MicroPython", 1408 KiB
+  at 0xA0000 (``rp2_flash.c`` puts ``MICROPY_HW_FLASH_STORAGE_BYTES`` at the
+  end of flash), and "ROMFS", 256 KiB just below it (``MICROPY_HW_ROMFS_BYTES``);
+* the port's ``_boot.py`` mounts littlefs on the whole storage as
+  ``vfs.VfsLfs2(rp2.Flash(), progsize=256)`` (littlefs 2.11, on-disk version
+  2.1, as littlefs-python writes it);
+* the ROMFS image (the table's bytecode, mounted at /rom) fills the ROMFS
+  partition from its start; the partition's last ``JOURNAL_SECTORS`` sectors
+  are the journal's own area (``firmware/boards/pico.py``, the one place
+  that says so): a build writes them erased, a ROMFS image never reaches them.
 
 The UF2 does not trust these numbers: it places each image where the given
-firmware declares its partitions (``partitions``: the pico-sdk binary info,
-"MicroPython" and "ROMFS"), and the tests check that the published firmware
-declares exactly the layout above.
+firmware declares its partitions, and the tests check that the board folder,
+the firmware's binary info and the constants here agree.
 
 UF2 (https://github.com/microsoft/uf2) is 512-byte blocks, each carrying 256
 bytes for one flash address; the RP2040 boot ROM writes each block where it
@@ -24,21 +28,27 @@ says.  The two PyPI libraries for it keep state in module or class globals
 (the family id, the magic numbers) and read from file paths, so the format's
 few lines are written here.
 """
+import functools
 import struct
+from pathlib import Path
 
 import littlefs
 
+from boards.pico import JOURNAL_SECTORS, SECTOR
+
 XIP_BASE = 0x10000000                # flash offset 0 in the RP2040's address map
 FLASH_BYTES = 2 * 1024 * 1024        # the Pico's W25Q16
-FS_OFFSET = 0xA0000                  # RPI_PICO: MICROPY_HW_FLASH_STORAGE_BASE
-FS_BYTES = 1408 * 1024               # MICROPY_HW_FLASH_STORAGE_BYTES
-FS_BLOCK = 4096                      # FLASH_SECTOR_SIZE
+FS_BYTES = 1408 * 1024               # MICROPY_HW_FLASH_STORAGE_BYTES: littlefs, all of it
+FS_OFFSET = FLASH_BYTES - FS_BYTES   # 0xA0000: rp2.Flash()'s start
+ROMFS_BYTES = 256 * 1024             # MICROPY_HW_ROMFS_BYTES
+ROMFS_OFFSET = FS_OFFSET - ROMFS_BYTES                 # 0x60000: just below the storage
+JOURNAL_BYTES = JOURNAL_SECTORS * SECTOR               # the top of the ROMFS partition
+JOURNAL_OFFSET = ROMFS_OFFSET + ROMFS_BYTES - JOURNAL_BYTES    # 0x90000
+FS_BLOCK = SECTOR                    # littlefs's block: one erase unit
 FS_PROG = 256                        # _boot.py: progsize=256
 FS_READ = 32                         # VfsLfs2's default readsize
 FS_LOOKAHEAD = 32                    # VfsLfs2's default lookahead
 LFS_DISK_VERSION = 0x00020001        # MicroPython v1.28.0 lib/littlefs (2.11)
-ROMFS_OFFSET = 0x60000               # MICROPY_HW_ROMFS_BASE with 256 KiB of ROMFS
-ROMFS_BYTES = 256 * 1024             # MICROPY_HW_ROMFS_BYTES of the ROMFS board folder
 
 UF2_MAGIC_START0 = 0x0A324655        # "UF2\n"
 UF2_MAGIC_START1 = 0x9E5D5157
@@ -87,10 +97,10 @@ def littlefs_image(files, size=FS_BYTES):
     return bytes(fs.context.buffer)
 
 
-def littlefs_files(image, size=FS_BYTES):
+def littlefs_files(image):
     """{"dir/name": bytes} of every file in a littlefs image (to check one)."""
     ctx = littlefs.UserContext(buffer=bytearray(image))
-    fs = littlefs.LittleFS(ctx, block_size=FS_BLOCK, block_count=size // FS_BLOCK,
+    fs = littlefs.LittleFS(ctx, block_size=FS_BLOCK, block_count=len(image) // FS_BLOCK,
                            read_size=FS_READ, prog_size=FS_PROG, cache_size=4 * FS_PROG,
                            lookahead_size=FS_LOOKAHEAD, disk_version=LFS_DISK_VERSION)
     out = {}
@@ -148,72 +158,117 @@ def _pages(data, offset):
             for i in range(0, len(data), UF2_PAYLOAD)]
 
 
-def partitions(firmware_uf2):
-    """{name: (flash offset, bytes)} of the block devices the firmware declares.
-
-    The pico-sdk's binary info (what ``picotool info`` prints): a header in
-    the first KiB of flash points to a table of entries; the rp2 port
-    declares its filesystem as "MicroPython" and, built with
-    ``MICROPY_HW_ROMFS_BYTES``, its ROMFS partition as "ROMFS".
-    """
-    flash = flash_contents(firmware_uf2)
+def _binary_info(flash):
+    """[(type, flash offset of the entry)] of the pico-sdk binary info: a
+    header in the first KiB of flash points to a table of entry pointers."""
     head = flash.find(struct.pack("<I", BI_MARKER_START), 0, 1024)
     if head < 0 or head % 4:
-        return {}
+        return []
     _m, start, end, _cpy, marker_end = struct.unpack_from("<5I", flash, head)
     if marker_end != BI_MARKER_END:
-        return {}
-
-    def in_flash(addr, n=4):
-        return XIP_BASE <= addr and addr + n <= XIP_BASE + len(flash)
-
-    out = {}
+        return []
+    out = []
     for ptr in range(start, end, 4):
-        if not in_flash(ptr):
+        if not _in_flash(flash, ptr):
             break
         entry, = struct.unpack_from("<I", flash, ptr - XIP_BASE)
-        if not in_flash(entry, 22):
-            continue
-        kind, = struct.unpack_from("<H", flash, entry - XIP_BASE)
-        if kind != BI_TYPE_BLOCK_DEVICE:
-            continue
-        name_at, addr, size = struct.unpack_from("<3I", flash, entry + 4 - XIP_BASE)
-        if in_flash(name_at, 1):
-            o = name_at - XIP_BASE
-            name = bytes(flash[o:flash.find(0, o, o + 64)]).decode("ascii", "replace")
-            out[name] = (addr - XIP_BASE, size)
+        if _in_flash(flash, entry, 16):
+            kind, = struct.unpack_from("<H", flash, entry - XIP_BASE)
+            out.append((kind, entry - XIP_BASE))
     return out
 
 
-def uf2_with_filesystem(firmware_uf2, fs_image, romfs_image=None):
-    """One UF2: the MicroPython firmware UF2, the filesystem image where the
-    firmware declares its "MicroPython" partition and, given, a ROMFS image in
-    its "ROMFS" partition (a firmware built with one, see ``partitions``).
+def _in_flash(flash, addr, n=4):
+    return XIP_BASE <= addr and addr + n <= XIP_BASE + len(flash)
 
-    The firmware must lie below both; its blocks keep their payloads and
-    order, all blocks are numbered anew.
-    """
-    chunks = uf2_chunks(firmware_uf2)
+
+def _c_string(flash, addr):
+    if not _in_flash(flash, addr, 1):
+        return None
+    o = addr - XIP_BASE
+    return bytes(flash[o:flash.find(0, o, o + 64)]).decode("ascii", "replace")
+
+
+def partitions(firmware_uf2):
+    """{name: (flash offset, bytes)} of the block devices the firmware declares
+    (``picotool info``'s "embedded drive"): the rp2 port's storage as
+    "MicroPython" and, built with ``MICROPY_HW_ROMFS_BYTES``, "ROMFS"."""
+    return dict(_declared(bytes(firmware_uf2)))
+
+
+@functools.lru_cache(maxsize=4)
+def _declared(firmware_uf2):
+    """((name, (offset, bytes)), ...) from the binary info, read once per firmware."""
+    flash = flash_contents(firmware_uf2)
+    parts = []
+    for kind, at in _binary_info(flash):
+        if kind == BI_TYPE_BLOCK_DEVICE:
+            name_at, addr, size = struct.unpack_from("<3I", flash, at + 4)
+            name = _c_string(flash, name_at)
+            if name is not None:
+                parts.append((name, (addr - XIP_BASE, size)))
+    return tuple(parts)
+
+
+def filesystem_partition(firmware_uf2):
+    """(flash offset, bytes) of the littlefs this firmware mounts at /: the
+    whole storage (the port's ``_boot.py``: ``rp2.Flash()``)."""
     parts = partitions(firmware_uf2)
     if FS_PARTITION not in parts:
         raise ImageError("the firmware UF2 declares no %r filesystem partition: not a "
                          "MicroPython rp2 firmware" % FS_PARTITION)
-    fs_at, fs_size = parts[FS_PARTITION]
+    return parts[FS_PARTITION]
+
+
+def journal_area(rom_at, rom_size):
+    """(flash offset, bytes) of the journal's own area in a ROMFS partition
+    at ``rom_at`` of ``rom_size`` bytes: its last JOURNAL_SECTORS sectors."""
+    if rom_size < JOURNAL_BYTES:
+        raise ImageError("the firmware's ROMFS partition is %d KiB, less than the "
+                         "journal's %d KiB area" % (rom_size // 1024, JOURNAL_BYTES // 1024))
+    return rom_at + rom_size - JOURNAL_BYTES, JOURNAL_BYTES
+
+
+def check_romfs_fits(romfs_bytes, rom_size):
+    """ImageError unless a ROMFS image of ``romfs_bytes`` ends below the
+    journal's area at the top of a ``rom_size``-byte ROMFS partition: writing
+    it there would overwrite the journal."""
+    room = rom_size - JOURNAL_BYTES
+    if romfs_bytes > room:
+        raise ImageError("romfs.img is %d bytes; the ROMFS partition holds %d below the "
+                         "journal's %d KiB at its top (boards/pico.py JOURNAL_SECTORS)"
+                         % (romfs_bytes, room, JOURNAL_BYTES // 1024))
+
+
+def uf2_with_filesystem(firmware_uf2, fs_image, romfs_image=None):
+    """One UF2: the MicroPython firmware UF2, the littlefs image where the
+    firmware mounts it (``filesystem_partition``) and, given, a ROMFS image at
+    the start of its "ROMFS" partition.  A firmware with a ROMFS partition
+    gets the journal's area written erased too: a board flashed anew starts
+    with no journal, whatever an earlier firmware or image left there.
+
+    The firmware must lie below its partitions; its blocks keep their
+    payloads and order, all blocks are numbered anew.
+    """
+    chunks = uf2_chunks(firmware_uf2)
+    fs_at, fs_size = filesystem_partition(firmware_uf2)
     if len(fs_image) != fs_size:
         raise ImageError("filesystem image is %d bytes, the firmware's partition %d"
                          % (len(fs_image), fs_size))
+    parts = partitions(firmware_uf2)
     low = fs_at
     out = list(chunks)
-    if romfs_image is not None:
-        if ROMFS_PARTITION not in parts:
-            raise ImageError("the firmware has no ROMFS partition (build it with the "
-                             "RPI_PICO_ROMFS board folder, docs/build.md)")
+    if romfs_image is not None and ROMFS_PARTITION not in parts:
+        raise ImageError("the firmware has no ROMFS partition; the table's firmware "
+                         "(RPI_PICO_ROMFS) has one (docs/build.md)")
+    if ROMFS_PARTITION in parts:
         rom_at, rom_size = parts[ROMFS_PARTITION]
-        if len(romfs_image) > rom_size:
-            raise ImageError("romfs image is %d bytes; the ROMFS partition holds %d"
-                             % (len(romfs_image), rom_size))
+        journal_at, journal_size = journal_area(rom_at, rom_size)
+        if romfs_image is not None:
+            check_romfs_fits(len(romfs_image), rom_size)
+            out += _pages(romfs_image, rom_at)
+        out += _pages(b"\xff" * journal_size, journal_at)
         low = min(low, rom_at)
-        out += _pages(romfs_image, rom_at)
     for addr, payload in chunks:
         if addr < XIP_BASE or addr + len(payload) > XIP_BASE + low:
             raise ImageError("the firmware UF2 writes 0x%08x, inside its own partitions "
@@ -223,6 +278,13 @@ def uf2_with_filesystem(firmware_uf2, fs_image, romfs_image=None):
                              % len(payload))
     out += _pages(fs_image, fs_at)
     return uf2_encode(out)
+
+
+def uf2_with_files(firmware_uf2, files, romfs_image=None):
+    """``uf2_with_filesystem`` with a littlefs image of ``files`` ({"path": bytes})
+    made to the size of the firmware's filesystem."""
+    fs_image = littlefs_image(files, filesystem_partition(firmware_uf2)[1])
+    return uf2_with_filesystem(firmware_uf2, fs_image, romfs_image)
 
 
 def flash_contents(uf2, size=FLASH_BYTES):
@@ -250,7 +312,6 @@ def build_files(out, romfs=False):
     comes from /rom) and the device manifest, so a later deploy copies only
     what changed."""
     import json
-    from pathlib import Path
 
     from tools.tapptable.deploy import DEVICE_MANIFEST, MANIFEST, SOURCE_ONLY
     out = Path(out)
@@ -264,35 +325,52 @@ def build_files(out, romfs=False):
     return files
 
 
-def write_images(out, firmware=None, romfs=False, log=print):
-    """``tapptable build --board pico``: ``fs.img`` (the littlefs filesystem) in
-    ``out`` and, given the MicroPython UF2 ``firmware``, ``tapptable-pico.uf2``
-    (firmware, ROMFS image with ``romfs``, filesystem: one file for the boot
-    drive).  Returns the paths written; ImageError tells what is wrong."""
-    from pathlib import Path
+def table_firmware(firmware=None):
+    """The bytes of the table's firmware UF2: ``firmware`` (a path) or the
+    one carried in the repository (RPI_PICO_ROMFS).  A file that is missing,
+    not a UF2, not MicroPython's or without a ROMFS partition (the published
+    RPI_PICO) is an ImageError that names the way."""
+    from tools.tapptable import rp2_images
+    if firmware is None:
+        try:
+            return rp2_images.image(rp2_images.ROMFS_FIRMWARE).read_bytes()
+        except rp2_images.ImageMissing as exc:
+            raise ImageError("%s; or give --firmware with a MicroPython UF2 that has a ROMFS "
+                             "partition, docs/build.md" % exc) from None
+    path = Path(firmware)
+    if not path.is_file():
+        raise ImageError("--firmware %s: no such file (a MicroPython UF2 with a ROMFS "
+                         "partition, docs/build.md)" % firmware)
+    fw = path.read_bytes()
+    filesystem_partition(fw)             # a damaged UF2, or not MicroPython's: said here
+    if ROMFS_PARTITION not in partitions(fw):
+        raise ImageError("--firmware %s is MicroPython without a ROMFS partition: leave out "
+                         "--firmware for the table's firmware (docs/build.md)" % path.name)
+    return fw
+
+
+def write_images(out, firmware=None, uf2=True, log=print):
+    """``tapptable build --board pico``: ``fs.img`` in ``out`` (the table's
+    littlefs: main.py and the device manifest; the bytecode is in the
+    build's ``romfs.img``) and, with ``uf2``, ``tapptable-pico.uf2``: the
+    table's firmware (``table_firmware``), romfs.img, the journal's area
+    erased and the filesystem, one file for the boot drive.  Returns the
+    paths written; ImageError tells what is wrong, before anything is
+    written."""
     out = Path(out)
-    uf2 = out / UF2_NAME
-    if uf2.exists():
-        uf2.unlink()
-    fw = None
-    size = FS_BYTES
-    if firmware is not None:
-        if not Path(firmware).is_file():
-            raise ImageError("--firmware %s: no such file (MicroPython's UF2 for the Pico)"
-                             % firmware)
-        fw = Path(firmware).read_bytes()
-        size = partitions(fw).get(FS_PARTITION, (0, FS_BYTES))[1]   # the firmware's own
-    fs_image = littlefs_image(build_files(out, romfs), size)
+    target = out / UF2_NAME
+    if target.exists():
+        target.unlink()
+    fs_image = littlefs_image(build_files(out, romfs=True))
+    whole = None
+    if uf2:
+        whole = uf2_with_filesystem(table_firmware(firmware), fs_image,
+                                    (out / "romfs.img").read_bytes())
     (out / FS_IMAGE).write_bytes(fs_image)
-    written = [out / FS_IMAGE]
-    if fw is None:
-        log("%s: the littlefs filesystem (%d KiB at flash 0x%x); give --firmware "
-            "RPI_PICO.uf2 (MicroPython's) for one UF2 with both"
-            % (out / FS_IMAGE, FS_BYTES // 1024, FS_OFFSET))
-        return written
-    rom = (out / "romfs.img").read_bytes() if romfs else None
-    uf2.write_bytes(uf2_with_filesystem(fw, fs_image, rom))
-    written.append(uf2)
-    log("%s: %s + %sthe filesystem, for the Pico's boot drive"
-        % (uf2, Path(firmware).name, "romfs.img + " if romfs else ""))
-    return written
+    if whole is None:
+        return [out / FS_IMAGE]
+    target.write_bytes(whole)
+    log("%s: the table's firmware%s + romfs.img + the journal's area erased + the "
+        "filesystem (%d KiB littlefs), for the Pico's boot drive"
+        % (target, " (%s)" % Path(firmware).name if firmware else "", FS_BYTES // 1024))
+    return [out / FS_IMAGE, target]

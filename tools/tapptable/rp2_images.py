@@ -1,8 +1,11 @@
 """The MicroPython rp2 images the table runs on, carried in the repository.
 
-``tools/micropython-boards/images/`` holds the firmware a builder flashes and
-the emulated Pico boots, the stock RPI_PICO firmware (for the tests that show
-its clear refusal) and the RP2040 boot ROM rp2040js needs.  Each file's
+``tools/micropython-boards/images/`` holds the table's firmware (MicroPython
+with a ROMFS partition, built from the board folder
+``tools/micropython-boards/RPI_PICO_ROMFS``: what ``tapptable build --board
+pico`` puts into the one UF2 a builder flashes, and what the emulated Pico
+boots), the stock RPI_PICO firmware (for the tests that
+show its clear refusal) and the RP2040 boot ROM rp2040js needs.  Each file's
 provenance and licences are in that folder's README.md, its sha256 in
 ``SHA256SUMS`` (checked by tests/test_rp2_images.py).  ``TAPPTABLE_RP2_IMAGES``
 names another folder instead (a firmware of your own build).  A missing image
