@@ -707,13 +707,14 @@ def test_a_power_cut_while_dealing_by_hand_gathers_the_cards(tabs, server):
     for seat in range(3):
         claim(page, seat)
     deal_by_hand(page, server, 2)
-    page.wait_for_function("tappSim.state.deck === 34")
-    assert sum(h["count"] for h in state(page)["hands"]) == 2
+    page.wait_for_function("tappSim.state.deck === 34 && "
+                           "tappSim.state.hands.reduce((n, h) => n + h.count, 0) === 2")
     for cut in range(2):
         page.click("#power")
         page.wait_for_function("document.querySelector('#oled-text').textContent"
                                ".includes('Von vorn geben')")
-        page.wait_for_function("tappSim.state.deck === 36")
+        page.wait_for_function("tappSim.state.deck === 36 && "
+                               "tappSim.state.hands.every((h) => h.count === 0)")
         st = state(page)
         assert [h["count"] for h in st["hands"]] == [0, 0, 0] and st["talon"] == 0, cut
         assert page.is_visible("#deal-all"), cut
@@ -721,7 +722,8 @@ def test_a_power_cut_while_dealing_by_hand_gathers_the_cards(tabs, server):
             deal_by_hand(page, server, 3)
             page.wait_for_function("tappSim.state.deck === 33")
     page.click("#deal-all")
-    page.wait_for_function("tappSim.state.step === 'game'", timeout=30_000)
+    page.wait_for_function("tappSim.state.step === 'game' && tappSim.state.deck === 0",
+                           timeout=30_000)
     st = state(page)
     assert [h["count"] for h in st["hands"]] == [11, 11, 11]
     assert st["talon"] == 3 and st["deck"] == 0
