@@ -33,6 +33,7 @@ expected, and the screen at that moment).
 """
 import json
 import os
+import re
 
 from drivers.buzzer import SOUNDS
 from host_sim.table import AutoPlayers, VirtualTable
@@ -44,6 +45,13 @@ KNOWN_OPTIONS = ("variant", "players", "mode", "lang")
 
 class ScenarioError(Exception):
     """A line the runner cannot understand (a mistake in the scenario file)."""
+
+
+def _unescaped(text):
+    """``\\uXXXX`` in an expected screen text is that character: the German
+    suits' glyphs are private-use code points no editor shows (U+E000 Eichel,
+    U+E001 Grün, U+E002 Herz, U+E003 Schellen)."""
+    return re.sub(r"\\u([0-9a-fA-F]{4})", lambda m: chr(int(m.group(1), 16)), text)
 
 
 def _value(text):
@@ -153,7 +161,7 @@ class Run:
         if not args:
             self.players.choose()
             return
-        label = " ".join(args)
+        label = _unescaped(" ".join(args))
         labels = [tv.menu_label(k) for k in range(tv.menu_size())]
         if label not in labels:
             self._fail("call %s" % label, "a menu entry %r" % label, "menu %r" % labels)
@@ -323,6 +331,7 @@ class Run:
             else:
                 where = rows
                 want = " ".join(rest)
+            want = _unescaped(want)
             found = any(want in row for row in where)
             if found == negate:
                 self._fail(line, ("no " if negate else "") + repr(want), "the screen")

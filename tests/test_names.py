@@ -1,4 +1,5 @@
-"""Card names in the two patterns (table/names.py, docs/rules 1.1).
+"""Card names in the two patterns (table/names.py, docs/rules 1.1), and the
+texts' and names' lookup by key (table/texts.py, table/names.py).
 
 The engine knows only codes (``CQ``); the table names a German-suited deck's
 cards Eichel/Grün/Herz/Schellen with Ober and Unter, drawn with the font's
@@ -6,7 +7,9 @@ own glyphs, and reads them back off the display as it drew them.
 """
 import pytest
 
-from table import font, names
+from table import font, names, texts
+from table.names import contract_name, suit_name
+from table.texts import text
 from tapp.cards import CODE_INDEX
 from tests.test_font import drawn
 
@@ -49,3 +52,42 @@ def test_german_cards_read_back_off_the_display_as_drawn():
                     for c in ("CQ", "SJ", "H10", "DA"))
     model, cells = drawn(text)
     assert model.text_rows()[0].rstrip() == text
+
+
+def test_texts_are_found_by_whole_keys_only():
+    assert texts.text("open") == "offen" and texts.text("open", "en") == "open"
+    assert texts.text("discard_open") == "Gedrückt? OK"
+    assert texts.text("undo_q") == "Rückgängig? OK"
+    for bad in ("pen", "discard_", "", "nothing_undo "):
+        with pytest.raises(KeyError):
+            texts.text(bad)
+    keys = texts.KEYS.split()
+    assert len(texts.OFF) == 2 * len(keys) + 1
+    for k in keys:
+        for lang in ("de", "en"):
+            j = texts.which(k, lang)
+            assert texts.DATA[texts.OFF[j]:texts.OFF[j + 1] - 1].decode() == text(k, lang)
+
+
+def test_names_and_the_suits_they_name():
+    assert names.contract_name("heart_solo") == "Herz-Solo"
+    assert names.contract_name("heart_solo", "en") == "Heart Solo"
+    assert names.contract_name("nosuch") == "nosuch"
+    assert names.call_label({"call": "re"}) == "Re"
+    assert names.call_label({"call": "bid", "contract": "solo", "trump": "H", "value": 3},
+                            "en") == "Solo ♥ 3"
+    assert names.CARD_TEXT[9 * 2] == "♥A" and names.card_text(35) == "♦6"
+    for cid in names.CONTRACT_IDS.split():
+        for lang in ("de", "en"):
+            j = names.contract_number(cid, lang)
+            for s, letter in enumerate("CSHD"):
+                named = suit_name(letter, lang) in contract_name(cid, lang)
+                assert bool(names.SUITS_NAMED[j] >> s & 1) == named, (cid, lang, letter)
+
+
+def test_a_trump_is_named_in_the_deck_s_pattern():
+    """The menu's calls (table/menus.py) name a German-suited game's trump by
+    its German glyph, as the seat rows show the call once it is made."""
+    ev = {"call": "declare", "contract": "pickup", "trump": "C"}
+    assert names.call_label(ev) == "Aufnehmen \u2663"
+    assert names.call_label(ev, "de", True) == "Aufnehmen \ue000"

@@ -29,6 +29,7 @@ from host_sim.scenario import Run
 from host_sim.table import VirtualTable
 from table import names, registry, screens, texts
 from table.names import VARIANTS, card_text
+from table.rows import RowWriter
 from table.settings import SEAT_NAMES, Settings
 from table.setup import Setup
 from tapp import errors as E
@@ -62,8 +63,8 @@ def _vocabulary(seats):
     for name in seats:
         vocab.update(_words(name))
         vocab.add(name.replace(" ", ""))
-    vocab.update(card_text(c) for c in range(36))
-    vocab.update(names.SUIT_SYMBOLS)
+    vocab.update(card_text(c, german) for c in range(36) for german in (False, True))
+    vocab.update(names.SUIT_SYMBOLS + names.GERMAN_SYMBOLS)
     vocab.update(registry.card_label(c) for c in range(36))
     return vocab
 
@@ -110,31 +111,31 @@ def checker(monkeypatch):
     """Screens that report a character written past column 16 of a row and
     check every row they show."""
     check = Checker(_vocabulary(LONG_SEATS + list(SEAT_NAMES) + ["Seat 1", "Seat 2"]))
-    plain_put = screens.Screens._put  # noqa: SLF001 -- wraps the row writer to see every character
-    plain_add = screens.Screens._add  # noqa: SLF001 -- wraps the row writer to see every character
-    plain_end = screens.Screens._end  # noqa: SLF001 -- wraps the row writer to see every character
+    plain_begin = RowWriter.begin
+    plain_end = RowWriter.end
+    plain_blank = RowWriter.blank
 
-    def put(self, c):
-        if self.pos >= COLS and self.cur is not self.right:
-            self.lost_row = True
-        plain_put(self, c)
+    def begin(self, row, invert=False):
+        self.cut_before = self.cut
+        plain_begin(self, row, invert)
 
-    def add(self, s, limit=COLS):
-        if len(s) > limit or self.cur is not self.right and self.pos + len(s) > COLS:
-            self.lost_row = True
-        plain_add(self, s, limit)
-
-    def end(self):
-        plain_end(self)
-        text_ = "".join(chr(self.shown[self.row][i]) for i in range(self.lens[self.row]))
-        if getattr(self, "lost_row", False):
+    def written(self):
+        text_ = self.text_rows()[self.row]
+        if self.cut != getattr(self, "cut_before", self.cut):
             check.lost(text_, "row %d" % self.row)
-        self.lost_row = False
         check.row(text_, "row %d" % self.row)
 
-    monkeypatch.setattr(screens.Screens, "_put", put)
-    monkeypatch.setattr(screens.Screens, "_add", add)
-    monkeypatch.setattr(screens.Screens, "_end", end)
+    def end(self, aligned=True):
+        plain_end(self, aligned)
+        written(self)
+
+    def blank(self, row):
+        plain_blank(self, row)
+        written(self)
+
+    monkeypatch.setattr(RowWriter, "begin", begin)
+    monkeypatch.setattr(RowWriter, "end", end)
+    monkeypatch.setattr(RowWriter, "blank", blank)
     return check
 
 
@@ -319,7 +320,7 @@ def test_a_name_is_shortened_where_it_shows_and_the_screens_agree():
         width=128, buffer=bytearray(1024)))
     for name, width, want in cases:
         assert names.short_name(name, width) == want, (name, width)
-        scr._begin(1)  # noqa: SLF001 -- writes one name on a row alone
-        scr._short(name, width)  # noqa: SLF001 -- writes one name on a row alone
-        scr._end()  # noqa: SLF001 -- writes one name on a row alone
+        scr.w.begin(1)
+        scr.w.short(name, width)
+        scr.w.end()
         assert scr.text_rows()[1] == want, (name, width)

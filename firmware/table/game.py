@@ -48,6 +48,7 @@ from .game_state import (
     OVER,
     RESULT,
     GameState,
+    in_deal,
 )
 from .hand_scan import NOT_NOW, TO_TALON, HandScan
 from .menus import needs_hold
@@ -167,7 +168,7 @@ class Game(GameState):
             self._step = DEALING
             self._scan = HandScan(self.view, view.dealer(), self._centre)
         self._after_change()
-        if self._step is DEALING and self._powered_up:
+        if self._step == DEALING and self._powered_up:
             self._say(self._t("deal_again"))     # what was dealt before the cut is lost
 
     def _deal_card(self, reader, card):
@@ -219,9 +220,9 @@ class Game(GameState):
         if deck_of(packed) != self._deck_id:
             return self._refuse_text(reader, "other_deck")
         card = card_of(packed)
-        if self._step is DEALING:
+        if self._step == DEALING:
             return self._deal_card(reader, card)
-        if not self._step.in_deal:
+        if not in_deal(self._step):
             return self._refuse_text(reader, "not_now")
         expects = self.view.expects()
         if reader == self._centre:
@@ -327,7 +328,7 @@ class Game(GameState):
     def _discard_note(self):
         """After a power cut while the declarer laid his discards (the ones taken
         lived in RAM): "lay them again", with how many are counted so far."""
-        if self._powered_up and self._step.in_deal and self.view.strict() \
+        if self._powered_up and in_deal(self._step) and self.view.strict() \
                 and self.view.expects() == "discard":
             self._say(self._t("discard_again") % (
                 "%d/%d" % (len(self._discards), self.view.talon_size())))
@@ -351,7 +352,7 @@ class Game(GameState):
             if not self._cards_on_seats():
                 self._cleared()
             return
-        if self._step.in_deal and self.view.trick_size() and self._trick_cards[reader] != 255:
+        if in_deal(self._step) and self.view.trick_size() and self._trick_cards[reader] != 255:
             # lifted before the trick is complete: the play stands, nothing waits for it
             self._say(self._t("put_back"), reader)
 
@@ -371,7 +372,7 @@ class Game(GameState):
         reader = self._waiting_reader
         if reader >= 0:
             self._waiting_reader = -1
-            if self._step.in_deal and self.view.expects() == "card":
+            if in_deal(self._step) and self.view.expects() == "card":
                 self._play(reader, self._waiting)
 
     def jam(self, reader, on, fault=False):
@@ -409,11 +410,11 @@ class Game(GameState):
             else:
                 self._say("")
             return
-        if panel or (self._step is RESULT or self._step is OVER) \
+        if panel or (self._step == RESULT or self._step == OVER) \
                 and key != KEY_OK:
             self._turn_page(key)
             return
-        if self._step is RESULT and key == KEY_OK:
+        if self._step == RESULT and key == KEY_OK:
             self._page = 0
             self._start_deal()
             return
@@ -482,10 +483,10 @@ class Game(GameState):
             return
         self._say(self._t("undone"))
         self._record_trick()
-        if self._step.in_deal and not self.view.in_deal():
+        if in_deal(self._step) and not self.view.in_deal():
             self._start_deal()          # the deal itself was taken back: deal again
             return
-        if self._step.in_deal:
+        if in_deal(self._step):
             self._resync_readers()
         self._after_change()
 

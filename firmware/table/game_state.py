@@ -7,7 +7,7 @@ the screens, the console and the hosts ask (through ``app.view``,
 table/table_view.py); ``Game`` adds the inputs that change it.  Every field is
 private: the state changes only through ``Game``'s inputs.
 
-Steps (``Step``; ``mode()`` says the ``shown`` name):
+Steps (small ints; ``mode()`` says the ``shown`` name):
 
 ==========  ========  ==========================================================
 step        shown     the table
@@ -28,30 +28,31 @@ from drivers.buttons import KEY_OK, KEY_PREV
 from drivers.leds import IDLE, REFUSED, TURN, WINNER
 from tapp import errors as E
 
-from .hand_scan import NOT_DUE
 from .menus import menu_for, needs_hold
 from .texts import error_text, text
 
-
-class Step:
-    """One step of the session (the table above).  ``in_deal``: the engine
-    drives the step (auction to the last trick; ``view.expects()`` says what)."""
-
-    def __init__(self, name, shown, in_deal):
-        self.name = name
-        self.shown = shown
-        self.in_deal = in_deal
+try:
+    from micropython import const
+except ImportError:  # CPython
+    const = lambda x: x  # noqa: E731
 
 
-DEALING = Step("dealing", "dealing", False)
-AUCTION = Step("auction", "play", True)
-LAY_AWAY = Step("lay-away", "play", True)
-PLAY = Step("play", "play", True)
-RESULT = Step("result", "result", False)
-OVER = Step("over", "over", False)
+# The steps, as small ints (objects for six names would take heap on the device).
+DEALING = const(0)
+AUCTION = const(1)
+LAY_AWAY = const(2)
+PLAY = const(3)
+RESULT = const(4)
+OVER = const(5)
+# ``mode()``: each step as the table names it
+SHOWN = ("dealing", "play", "play", "play", "result", "over")
 
-# The in-deal step for what the engine expects (anything else is the auction's).
-DEAL_STEPS = {"discard": LAY_AWAY, "card": PLAY}
+
+def in_deal(step):
+    """Does the engine drive ``step`` (auction to the last trick; ``view.expects()``
+    says what)?"""
+    return AUCTION <= step <= PLAY
+
 
 # Overlays, as ``overlay()`` names them
 UNDO = "undo"
@@ -154,11 +155,7 @@ class GameState:
 
     def mode(self):
         """The step as the table names it: dealing, play, result or over."""
-        return self._step.shown
-
-    def step(self):
-        """The step (module docstring): dealing, auction, lay-away, play, result, over."""
-        return self._step.name
+        return SHOWN[self._step]
 
     def overlay(self):
         """The page over the game the next press closes or answers: "undo",
@@ -179,9 +176,6 @@ class GameState:
     def news(self):
         """The table's own news (the flash running full; "" none)."""
         return self._news
-
-    def engine(self):
-        return self.view
 
     # ----- the menu ----------------------------------------------------------------------
 
@@ -247,47 +241,16 @@ class GameState:
 
     # ----- strict dealing and discarding ------------------------------------------------
 
-    def _dealing(self):
-        return self._scan if self._step is DEALING else None
-
-    def dealt(self, seat):
-        scan = self._dealing()
-        return scan.dealt_count(seat) if scan is not None else 0
-
-    def deal_seen(self, card):
-        scan = self._dealing()
-        return scan is not None and scan.seen_card(card)
-
-    def next_receiver(self):
-        scan = self._dealing()
-        return scan.next_receiver() if scan is not None else NOT_DUE
-
-    def deal_short(self, seat):
-        scan = self._dealing()
-        return scan.short(seat) if scan is not None else 0
-
-    def deal_seats(self):
-        scan = self._dealing()
-        return scan.seats() if scan is not None else 0
-
-    def deal_seat(self, i):
-        scan = self._dealing()
-        return scan.seat(i) if scan is not None else -1
-
-    def deal_scanned(self):
-        scan = self._dealing()
-        return scan.scanned() if scan is not None else 0
-
-    def deal_due(self):
-        scan = self._dealing()
-        return scan.due() if scan is not None else 0
+    def dealing(self):
+        """Strict dealing: the hands scanned so far (table/hand_scan.py, read
+        by ``app.view``), or None when no deal is being dealt."""
+        return self._scan if self._step == DEALING else None
 
     def discards_taken(self):
         return len(self._discards)
 
     def discard(self, k):
         return self._discards[k]
-
 
     # ----- changing the state: for the inputs (table/game.py) ----------------------------
 
@@ -369,12 +332,14 @@ class GameState:
 
     def _enter_deal(self):
         """The engine drives the deal: the step is the one for what it expects."""
-        self._step = DEAL_STEPS.get(self.view.expects(), AUCTION)
+        expects = self.view.expects()
+        self._step = LAY_AWAY if expects == "discard" else PLAY if expects == "card" \
+            else AUCTION
 
     def _menu_for_state(self):
         """What the menu row offers now (table/menus.py)."""
         self._menu_pos = 0
-        if not self._step.in_deal:
+        if not in_deal(self._step):
             self._menu = []
             return
         self._enter_deal()
@@ -385,7 +350,7 @@ class GameState:
         table is cleared); the others idle."""
         if self._clearing:
             return
-        turn = self.view.turn() if self._step.in_deal else -1
+        turn = self.view.turn() if in_deal(self._step) else -1
         for s in range(self.view.players()):
             if self._refused[s] or self._jammed[s]:
                 continue
@@ -410,83 +375,3 @@ class GameState:
         self._clearing = False
         self._trick_shown = False
         self._waiting_reader = -1
-
-
-class NoGame:
-    """The answers when no session is on (the setup, the enrolment, a full flash)."""
-
-    def mode(self):
-        return ""
-
-    def step(self):
-        return ""
-
-    def overlay(self):
-        return ""
-
-    def page(self):
-        return 0
-
-    def message(self):
-        return ""
-
-    def news(self):
-        return ""
-
-    def menu_size(self):
-        return 0
-
-    def menu_pos(self):
-        return -1
-
-    def menu_needs_hold(self):
-        return False
-
-    def menu_label(self, k):
-        raise IndexError(k)
-
-    menu_event = discard = menu_label
-
-    def clearing(self):
-        return False
-
-    trick_shown = clearing
-
-    def card_on(self, reader):
-        return NO_CARD
-
-    def refused(self, reader):
-        return False
-
-    jammed = refused
-
-    def deal_seen(self, card):
-        return False
-
-    def last_trick_card(self, seat):
-        return -2
-
-    def refusals(self):
-        return 0
-
-    def refusal(self, k):
-        return None
-
-    def dealt(self, seat):
-        return 0
-
-    deal_short = dealt
-
-    def next_receiver(self):
-        return NOT_DUE
-
-    def deal_seat(self, i):
-        return -1
-
-    def deal_seats(self):
-        return 0
-
-    deal_scanned = deal_due = discards_taken = deal_seats
-
-
-NO_GAME = NoGame()

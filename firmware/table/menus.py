@@ -11,7 +11,7 @@ never in a card play's steady path.
 """
 from tapp.cards import CARD_CODES, CODE_INDEX
 
-from .names import call_label, card_text, short_name
+from .names import call_label, card_text, german_suited, short_name
 from .texts import text
 
 QUIET_CALLS = ("pass", "weg")    # the auction menu's default entry: no stakes
@@ -30,8 +30,9 @@ def menu_for(view, lang, rufer_card=NO_CARD):
     the entry to start on); ``rufer_card``: the card the declarer picked to
     call (Rufer), or NO_CARD."""
     expects = view.expects()
+    german = german_suited(view.variant())       # a trump in the deck's pattern
     if expects in ("call", "declare"):
-        menu = [(call_label(ev, lang), ev) for ev in view.legal_calls()]
+        menu = [(call_label(ev, lang, german), ev) for ev in view.legal_calls()]
         for k, (_label, ev) in enumerate(menu):
             if ev["call"] in QUIET_CALLS:
                 return menu, k           # the default: a stray OK bids nothing
@@ -42,14 +43,15 @@ def menu_for(view, lang, rufer_card=NO_CARD):
             menu = [(text("discard_open", lang), {
                 "ev": "exchange", "seat": view.declarer(), "discard": None})]
         raises = [ev for ev in view.legal_calls() if ev["call"] == "raise"]
-        return menu + [(call_label(ev, lang), ev) for ev in raises], 0
+        return menu + [(call_label(ev, lang, german), ev) for ev in raises], 0
     if expects == "rufer":
         return _rufer_menu(view, lang, rufer_card), 0
     if expects == "card" and view.trick_number() == 1 and view.trick_size() == 0:
         offers = view.legal_announcements()
         if offers:
             return [(text("play_on", lang), None)] + [
-                (short_name(view.seat_name(ev["seat"]), 6) + ": " + call_label(ev, lang), ev)
+                (short_name(view.seat_name(ev["seat"]), 6) + ": " + call_label(ev, lang, german),
+                 ev)
                 for ev in offers], 0
     return [], 0
 

@@ -180,10 +180,14 @@ class PlayMode:
         self.game.placed(reader, app.registry.lookup(app.presence.uid_view()))
 
     def draw(self, screens):
+        """A change: the rows it touches are due; else the next rows due are
+        written (a whole screen takes a few steps: table/screens.py)."""
         changed = self.game.changed()
         if changed or self.dirty:
             self.dirty = False
             screens.draw(self.app.view)
+        else:
+            screens.step()
 
     def redraw(self):
         self.dirty = True

@@ -204,8 +204,9 @@ def suit_name(letter, lang="de"):
     return SUIT_WORDS[2 * s + 1] if lang == "en" else SUIT_WORDS[2 * s]
 
 
-def call_label(ev, lang="de"):
-    """A short label for a call / announcement event offered by the view."""
+def call_label(ev, lang="de", german=False):
+    """A short label for a call / announcement event offered by the view (a
+    trump in the deck's pattern: ``german`` for a German-suited one)."""
     word = ev.get("call") or ev.get("what")
     parts = []
     j = call_number(word, lang)
@@ -215,7 +216,7 @@ def call_label(ev, lang="de"):
     if "contract" in ev:
         parts.append(contract_name(ev["contract"], lang))
     if "trump" in ev:
-        parts.append(SUIT_SYMBOLS["CSHD".index(ev["trump"])])
+        parts.append((GERMAN_SYMBOLS if german else SUIT_SYMBOLS)[SUITS.index(ev["trump"])])
     if "value" in ev:
         parts.append(str(ev["value"]))
     return " ".join(parts)

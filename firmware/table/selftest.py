@@ -57,27 +57,20 @@ from drivers import mfrc522 as M
 from drivers.buzzer import ACCEPT, REJECT
 from drivers.ticks import ticks_diff
 
-from .registry import uid_hex
+from .selftest_readers import RELEASE_MS, STEP_MS, CardCheck, chip_name, version_fault
 
 CARD_MS = 20000      # per reader, to put a card on it
 BUTTON_MS = 10000    # per button, and for an answer
-RELEASE_MS = 3000    # buttons up / card lifted
 LED_MS = 250         # each colour of each LED
 PATTERN_MS = 700     # each display pattern
-STEP_MS = 10         # the wait loops' step
 TONE_MS = 3000       # longest a tone sequence may take
 CALM_STEPS = 10      # buttons count as released after this many steps (100 ms) up
 WAIT_OK_MS = 120000  # wait_ok: the verdict stays this long at most
-CROSS_MS = 600       # after the first reader reads the card: who else reads it
 LIFT_MM = 10         # the range check: a card this far above the play area reads
-RANGE_MS = 500       # ... within this time once the person says it lies there
-VERSION_READS = 4    # VersionReg reads of a reader that failed: floating MISO?
 REPLAYS = 3          # how often PREV may show the LEDs / play the notes again
 
 SCALE = (523, 150, 659, 150, 784, 150, 1047, 300)   # C5 E5 G5 C6
 KEYS = ("prev", "next", "ok")
-CHIPS = {0x91: "NXP MFRC522 v1.0", 0x92: "NXP MFRC522 v2.0", 0x88: "FM17522 clone",
-         0xB2: "FM17522 clone", 0x12: "clone marked NXP", 0x90: "clone (v0.0)"}
 
 
 def _cpython_sleep_ms(ms):
@@ -110,11 +103,6 @@ def reader_names(n):
     return names
 
 
-def chip_name(version):
-    """A VersionReg value in words (the known chips, else the hex value)."""
-    return CHIPS.get(version, "VersionReg 0x%02x" % version)
-
-
 def run_selftest(board, report, sleep_ms=None, card_ms=CARD_MS, button_ms=BUTTON_MS,
                  wait_ok=False, lift_mm=LIFT_MM, readers=None):
     """Test every part of ``board``; results (item, ok, detail) in order.  Lines go
@@ -133,7 +121,7 @@ def run_selftest(board, report, sleep_ms=None, card_ms=CARD_MS, button_ms=BUTTON
     run.buttons()
     run.leds()
     run.buzzer()
-    run.cards(good, lift_mm)
+    CardCheck(run).cards(good, lift_mm)
     run.summary()
     if wait_ok:
         run.wait_ok()
@@ -155,12 +143,8 @@ class _Run:
         self.disp_failed = False
         self.prompt = ("", "")
         self.names = reader_names(board.readers.n)
-        self.testing = []          # readers in the card test
         self.card_ok = bytearray(board.readers.n)   # 1: the reader read its card
-        self.seen = 0              # bit j: reader j read the card being asked for
-        self.uid = b""             # that card's UID
         self.target = 0            # buttons a wait ignores (bit k: button k)
-        self.reader = 0            # the reader the range check looks at
         self.calm = 0              # steps every button has been up
         self.working = 0           # bit k: button k answered its press
         self.only = list(range(board.readers.n))   # the readers under test
@@ -304,7 +288,7 @@ class _Run:
                 self._version_ok(name, rd.version)
                 good.append(i)
                 continue
-            detail = self._version_fault(rd)
+            detail = version_fault(rd)
             silent += detail.startswith("not connected")
             self.result(name, False, detail, name)
         if silent and silent == len(self.only):
@@ -321,39 +305,6 @@ class _Run:
             self.result(name, True, "%s (VersionReg 0x%02x): a clone, which this driver "
                         "reads like the NXP chip; if its range falls short in the card "
                         "test, an NXP module is the cure" % (chip_name(v), v), name)
-
-    def _version_fault(self, rd):
-        """Why a reader failed its initialisation, in words."""
-        if not rd.reset():
-            return ("no answer: the chip never leaves reset (MISO reads high?): check "
-                    "3V3R, GND, RST, its CS line and its MISO buffer gate")
-        if rd.init(False):
-            return ("answered only at the second try: a loose wire or a weak supply "
-                    "(3V3R at the reader?)")
-        reads = [rd.read_version() for _ in range(VERSION_READS)]
-        if any(r != reads[0] for r in reads):
-            return ("not connected: MISO floats (VersionReg reads %s): the seat cable is "
-                    "unplugged and its 74HC125 input A has no pull-down (R15-R20), or a "
-                    "MISO wire is broken" % ", ".join("0x%02x" % r for r in reads))
-        v = reads[0]
-        kind = M.version_kind(v)
-        if kind == M.V_NO_ANSWER:
-            return ("not connected (VersionReg reads 0x%02x): the seat cable is unplugged, "
-                    "or the reader has no 3V3R or GND, or its CS or MISO wire (through its "
-                    "74HC125 gate) is broken" % v)
-        if kind == M.V_MISREAD:
-            near = 0
-            for k in M.VERSIONS:
-                d = k ^ v
-                if d & (d - 1) == 0:
-                    near = k
-                    break
-            return ("VersionReg 0x%02x is 0x%02x (%s) with one bit misread: a marginal "
-                    "wire -- check SCK, MISO and GND in the seat cable and the 33 Ohm "
-                    "resistors; long cables: a lower spi_baud (hardware/README.md)"
-                    % (v, near, chip_name(near)))
-        return ("VersionReg 0x%02x: not an MFRC522 nor a known clone (the driver takes "
-                "0x91, 0x92, 0x88, 0xB2, 0x12, 0x90)" % v)
 
     # ----- 4. buttons ----------------------------------------------------------------
 
@@ -373,9 +324,18 @@ class _Run:
         self.calm += 1
         return True if self.calm >= CALM_STEPS else None
 
-    def _all_up(self, ms):
+    def all_up(self, ms):
         self.calm = 0
         return self.wait(ms, self._released)
+
+    def wait_for_ok(self, ms):
+        """Wait up to ``ms`` for OK alone (the other buttons do not count); the
+        button pressed (2) or None."""
+        stuck = self.target
+        self.target = stuck | 3            # only OK counts
+        got = self.wait(ms, self._pressed)
+        self.target = stuck
+        return got
 
     def _pressed(self):
         self.board.buttons.poll()
@@ -388,7 +348,7 @@ class _Run:
     def buttons(self):
         self.target = 0            # bit k: button k is stuck (ignored from then on)
         self.ask("buttons", "release all buttons", "release buttons")
-        if self._all_up(RELEASE_MS) is None:
+        if self.all_up(RELEASE_MS) is None:
             keys = self._keys()
             for k in range(3):
                 if keys[k].pressed:
@@ -412,7 +372,7 @@ class _Run:
             else:
                 self.working |= 1 << k
                 self.result(item, True, "pressed", "btn " + KEYS[k])
-            self._all_up(RELEASE_MS)
+            self.all_up(RELEASE_MS)
 
     def confirm(self, item, question, short):
         """Ask the person: OK = yes, NEXT = no, PREV = once more.  "yes", "no",
@@ -424,7 +384,7 @@ class _Run:
         stuck = self.target
         got = self.wait(self.button_ms, self._pressed)
         self.target = stuck
-        self._all_up(RELEASE_MS)
+        self.all_up(RELEASE_MS)
         return (None, "again", "no", "yes")[got + 1 if got is not None else 0]
 
     def judged(self, item, answer, yes, no, short):
@@ -485,121 +445,6 @@ class _Run:
                     "not heard: a passive piezo (not a magnetic buzzer), its 100 Ohm and "
                     "GND, the buzzer pin", "buzzer")
 
-    # ----- 7. cards and 8. range -------------------------------------------------------
-
-    def _clear(self):
-        """One poll of every reader; True when no reader under test sees anything, now
-        (its last scan) and debounced (its reported state)."""
-        rs = self.board.readers
-        rs.poll_all()
-        for i in self.testing:
-            if rs.raw[i] != M.ABSENT or rs.status[i] != M.ABSENT:
-                return None
-        return True
-
-    def _card(self):
-        """One poll of every reader; once one under test reports a card: that UID."""
-        rs = self.board.readers
-        rs.poll_all()
-        for i in self.testing:
-            if rs.status[i] == M.PRESENT:
-                self.uid = rs.uid(i)
-                return i
-        return None
-
-    def _who(self):
-        """One poll of every reader; every reader that reports the card joins ``seen``."""
-        rs = self.board.readers
-        rs.poll_all()
-        for j in range(rs.n):
-            if rs.status[j] == M.PRESENT and rs.uid(j) == self.uid:
-                self.seen |= 1 << j
-        return None
-
-    def _here(self):
-        """One poll of every reader: True when this scan of the reader ``reader``
-        read a card (its own read now, not the debounced report, which would
-        still hold a card that just left)."""
-        rs = self.board.readers
-        rs.poll_all()
-        return True if rs.raw[self.reader] == M.PRESENT else None
-
-    def _readers(self, mask):
-        return " and ".join(self.names[j] for j in range(self.board.readers.n)
-                            if mask & (1 << j))
-
-    def cards(self, good, lift_mm):
-        self.testing = good
-        for i in good:
-            name = self.names[i]
-            if self.wait(STEP_MS, self._clear) is None:
-                self.ask("cards", "remove every card from the readers", "remove cards")
-                self.wait(RELEASE_MS, self._clear)
-            self.ask(name, "place a card on this reader (%d s)" % (self.card_ms // 1000),
-                     "card on", name)
-            self.seen = 0
-            if self.wait(self.card_ms, self._card) is None:
-                self.result(name, False, "no card read in %d s: check the distance to the "
-                            "antenna (table top), 3V3R at the reader and SCK/MOSI"
-                            % (self.card_ms // 1000), name + " card")
-            else:
-                self.wait(CROSS_MS, self._who)      # whoever else reads it meanwhile
-                self._card_result(i, name, lift_mm)
-            self.ask(name, "remove the card", "remove card")
-            if self.wait(RELEASE_MS, self._clear) is None and self.card_ok[i]:
-                self.card_ok[i] = 0
-                self.result(name, False, "the card is still read %d s after it was to be "
-                            "lifted away: a reader that reads that far counts a lifted card "
-                            "as played (antenna under a thin top is enough)"
-                            % (RELEASE_MS // 1000), name + " lift")
-
-    def _card_result(self, i, name, lift_mm):
-        me = 1 << i
-        others = self.seen & ~me
-        if self.seen == me:
-            self.card_ok[i] = 1
-            self.result(name, True, "card %s read, by this reader only" % uid_hex(self.uid),
-                        name + " card")
-            if lift_mm:
-                self._range(i, name, lift_mm)
-        elif self.seen & me:
-            self.result(name, False, "card %s read here and also by the %s reader: a "
-                        "cross-read -- the readers are too close (antenna centres at least "
-                        "15 cm apart) or the card lay between them" % (
-                            uid_hex(self.uid), self._readers(others)), name + " card")
-        else:
-            self.result(name, False, "the card was read by the %s reader, not by this "
-                        "one: are the chip-selects of %s and %s swapped?" % (
-                            self._readers(others), name, self._readers(others)),
-                        name + " card")
-
-    def _range(self, i, name, mm):
-        """The card on a spacer ``mm`` above the play area must still read: the
-        person says when it lies there (OK), then the reader has RANGE_MS."""
-        self.ask(name, "lay the card on a %d mm spacer (about %d cards) on this reader, "
-                 "then press OK" % (mm, mm * 3), "card %d mm up" % mm, "then OK")
-        if self.working & 4:
-            stuck = self.target
-            self.target = stuck | 3            # only OK counts
-            pressed = self.wait(self.button_ms, self._pressed)
-            self.target = stuck
-            self._all_up(RELEASE_MS)
-            if pressed is None:
-                self.result(name, False, "range not measured: no OK in %d s"
-                            % (self.button_ms // 1000), name + " range")
-                return
-        else:                                  # no OK button: time to lay it there
-            self.pause(RELEASE_MS)
-        self.reader = i
-        if self.wait(RANGE_MS, self._here) is None:
-            self.card_ok[i] = 0
-            self.result(name, False, "not read %d mm above the play area: little margin "
-                        "for a warped or sleeved card -- a thinner top (4-6 mm), no metal "
-                        "within 30 mm, 3V3R at the reader" % mm, name + " range")
-        else:
-            self.result(name, True, "card read %d mm above the play area" % mm,
-                        name + " range")
-
     # ----- the verdict ---------------------------------------------------------------
 
     def summary(self):
@@ -630,8 +475,5 @@ class _Run:
             return
         self.prompt = (self.prompt[0], "OK: continue")
         self.say("selftest", "press OK to continue")
-        self.target = stuck | 3    # only OK counts
-        got = self.wait(WAIT_OK_MS, self._pressed)
-        self.target = stuck
-        if got is not None:
-            self._all_up(RELEASE_MS)
+        if self.wait_for_ok(WAIT_OK_MS) is not None:
+            self.all_up(RELEASE_MS)

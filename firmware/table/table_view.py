@@ -8,7 +8,7 @@ instead of reading ``App`` and ``Game`` fields, so those can change behind it
 this view at run time).  It changes nothing and hands out no writer: the
 journal comes as a ``JournalReader``, menu events as copies.  The game's
 questions are the game's own (table/game_state.py), asked of the session in
-play or of ``NO_GAME``; ``engine()`` is the engine's view of the session in
+play; with none on, each answers "none" itself; ``engine()`` is the engine's view of the session in
 play (None before the session starts).  The screens ask it at every redraw:
 what they ask allocates nothing, and each method is small (a MicroPython
 frame over 11 words would go on the heap: tests/test_frames.py).
@@ -19,7 +19,7 @@ trick, as ``engine().expects()`` says), ``result`` (a settled deal on screen),
 ``over`` (the session has ended), ``full`` (the flash refused the session).
 """
 
-from .game_state import NO_GAME
+from .hand_scan import NOT_DUE
 from .modes import PLAYING
 
 
@@ -58,16 +58,28 @@ class TableView:
         self._journal = None             # the JournalReader of the journal in play
 
     def _play(self):
-        """The session in play (table/game_state.py), or NO_GAME, which answers "none"."""
+        """The session in play (table/game_state.py), or None."""
         app = self._app
-        game = app.game
-        return game if game is not None and app.current.number == PLAYING else NO_GAME
+        return app.game if app.current.number == PLAYING else None
+
+    def _playing(self, k):
+        """The session in play, asked for its ``k``-th entry; none on: IndexError."""
+        game = self._play()
+        if game is None:
+            raise IndexError(k)
+        return game
+
+    def _scan(self):
+        """The deal being dealt (table/hand_scan.py), or None."""
+        game = self._play()
+        return game.dealing() if game is not None else None
 
     # ----- what the table is doing -----------------------------------------------------
 
     def mode(self):
         """What the table is doing now (the names above)."""
-        return self._play().mode() or self._app.current.name
+        game = self._play()
+        return game.mode() if game is not None else self._app.current.name
 
     def stage(self):
         """What the table does, coarsely (the console's ``state``): "setup",
@@ -194,127 +206,151 @@ class TableView:
         """The table's language ("de", "en", ...): the texts on screen (a
         session keeps the language it began in; the settings' one is the next's)."""
         game = self._play()
-        return game.language() if game is not NO_GAME else self._app.settings.language
+        return game.language() if game is not None else self._app.settings.language
 
     def refusals(self):
         """How many cards the table refused in the session in play (0: none on)."""
-        return self._play().refusals()
+        game = self._play()
+        return game.refusals() if game is not None else 0
 
     def refusal(self, k):
         """The ``k``-th refusal: (reader, stable error word, display text), or
         None when it is no longer kept (table/game_state.py REFUSALS_KEPT)."""
-        return self._play().refusal(k)
+        game = self._play()
+        return game.refusal(k) if game is not None else None
 
     def message(self):
         """The refusal, warning or note on screen ("" when none)."""
-        return self._play().message()
+        game = self._play()
+        return game.message() if game is not None else ""
 
     def overlay(self):
         """A page over the game that the next press closes or answers: "undo"
         (the undo question), "scores" (the score sheet), "info" (this deal's
         points), "notice" (a proven revoke), or ""."""
-        return self._play().overlay()
+        game = self._play()
+        return game.overlay() if game is not None else ""
 
     def page(self):
         """The page turned to (prev/next) on the settlement, the score sheet or
         this deal's pages; the screens wrap it to the pages there are."""
-        return self._play().page()
+        game = self._play()
+        return game.page() if game is not None else 0
 
     def news(self):
         """The table's own news (the flash running full): the result screen says
         it where it would say "OK: next deal" ("" none)."""
-        return self._play().news()
+        game = self._play()
+        return game.news() if game is not None else ""
 
     def menu_size(self):
-        return self._play().menu_size()
+        game = self._play()
+        return game.menu_size() if game is not None else 0
 
     def menu_pos(self):
         """The entry shown, or -1 (no menu)."""
-        return self._play().menu_pos()
+        game = self._play()
+        return game.menu_pos() if game is not None else -1
 
     def menu_label(self, k):
-        return self._play().menu_label(k)
+        return self._playing(k).menu_label(k)
 
     def menu_needs_hold(self):
         """The entry shown raises the stakes (an announcement, a self-raise): OK
         must be held to choose it, and the screen says so."""
-        return self._play().menu_needs_hold()
+        game = self._play()
+        return game.menu_needs_hold() if game is not None else False
 
     def menu_event(self, k):
         """The event entry ``k`` stands for (a copy), or None ("play on")."""
-        return self._play().menu_event(k)
+        return self._playing(k).menu_event(k)
 
     def clearing(self):
         """A completed trick's cards are still to be lifted."""
-        return self._play().clearing()
+        game = self._play()
+        return game.clearing() if game is not None else False
 
     def trick_shown(self):
         """The completed trick's cards are still shown at the seats (cleared from
         the readers, the next trick's first card not yet laid)."""
-        return self._play().trick_shown()
+        game = self._play()
+        return game.trick_shown() if game is not None else False
 
     def last_trick_card(self, seat):
         """The card (int) ``seat`` laid in the last completed trick, -1 none, -2
         when the table kept no record of that trick (after a power-up or an
         undo: ask the engine's ``last_trick()``, which allocates)."""
-        return self._play().last_trick_card(seat)
+        game = self._play()
+        return game.last_trick_card(seat) if game is not None else -2
 
     def card_on(self, reader):
         """The accepted card (int) the table believes lies on ``reader``, or -1."""
-        return self._play().card_on(reader)
+        game = self._play()
+        return game.card_on(reader) if game is not None else -1
 
     def refused(self, reader):
         """A refused card lies on ``reader``: it must be lifted."""
-        return self._play().refused(reader)
+        game = self._play()
+        return game.refused(reader) if game is not None else False
 
     def jammed(self, reader):
         """``reader`` sees two cards, or does not answer."""
-        return self._play().jammed(reader)
+        game = self._play()
+        return game.jammed(reader) if game is not None else False
 
     # ----- strict dealing and discarding ------------------------------------------------
 
     def dealt(self, seat):
         """Cards scanned for ``seat`` in the deal being dealt."""
-        return self._play().dealt(seat)
+        scan = self._scan()
+        return scan.dealt_count(seat) if scan is not None else 0
 
     def deal_seen(self, card):
         """Has the card (int) been scanned in the deal being dealt?"""
-        return self._play().deal_seen(card)
+        scan = self._scan()
+        return scan.seen_card(card) if scan is not None else False
 
     def next_receiver(self):
         """Who gets the next card dealt over the centre (a seat, tapp.dealing.TALON)
         or -2 when no more are due there."""
-        return self._play().next_receiver()
+        scan = self._scan()
+        return scan.next_receiver() if scan is not None else NOT_DUE
 
     def deal_short(self, seat):
         """Cards still to be scanned for ``seat`` in the deal being dealt (0 when it
         has them all or sits out)."""
-        return self._play().deal_short(seat)
+        scan = self._scan()
+        return scan.short(seat) if scan is not None else 0
 
     def deal_seats(self):
         """How many seats the deal being dealt goes to (``deal_seat(i)``: which)."""
-        return self._play().deal_seats()
+        scan = self._scan()
+        return scan.seats() if scan is not None else 0
 
     def deal_seat(self, i):
         """The ``i``-th seat dealt to, in the order the cards go round (-1: no deal
         is being dealt)."""
-        return self._play().deal_seat(i)
+        scan = self._scan()
+        return scan.seat(i) if scan is not None else -1
 
     def deal_scanned(self):
         """Cards scanned so far in the deal being dealt (all seats)."""
-        return self._play().deal_scanned()
+        scan = self._scan()
+        return scan.scanned() if scan is not None else 0
 
     def deal_due(self):
         """Cards the deal being dealt scans in all (hand size times seats dealt to)."""
-        return self._play().deal_due()
+        scan = self._scan()
+        return scan.due() if scan is not None else 0
 
     def discards_taken(self):
         """Discards laid on the centre and counted, not yet journalled."""
-        return self._play().discards_taken()
+        game = self._play()
+        return game.discards_taken() if game is not None else 0
 
     def discard(self, k):
         """The ``k``-th of those discards (a card code, as the readers see it)."""
-        return self._play().discard(k)
+        return self._playing(k).discard(k)
 
     # ----- enrolment -------------------------------------------------------------------
 

@@ -62,6 +62,17 @@ try:
 except ImportError:  # CPython
     vfs = None
 
+try:
+    from time import ticks_diff, ticks_us
+except ImportError:  # CPython
+    from time import perf_counter_ns
+
+    def ticks_us():
+        return perf_counter_ns() // 1000
+
+    def ticks_diff(a, b):
+        return a - b
+
 ROM = "/rom"
 ROOT = "/mpapp_flash"
 PLAIN = "/mpapp_tmp"          # a folder of the wasm port's in-memory file system
@@ -404,15 +415,37 @@ class Device:
         self.by_name = {}
         for name, method, _period in JOBS:
             self.by_name[name] = getattr(app, method)
+        self.display_at = self.names.index("display")
+        self.display_max_us = 0          # the longest display step of the session (µs)
+        self.window = [0, 0, 0]          # display steps since window_open(): count, µs, longest
+
+    def window_open(self):
+        self.window[0] = self.window[1] = self.window[2] = 0
+
+    def _timed(self, us):
+        """A display step took ``us`` (ints only: nothing grows over a session)."""
+        w = self.window
+        w[0] += 1
+        w[1] += us
+        if us > w[2]:
+            w[2] = us
+        if us > self.display_max_us:
+            self.display_max_us = us
 
     def step(self):
-        """One 5 ms tick of the loop: every job whose period has come runs."""
+        """One 5 ms tick of the loop: every job whose period has come runs (the
+        display job timed: ``display_us``)."""
         clock = self.clock
         clock.now += STEP_MS
         now = clock.now
-        for job in self.jobs:
+        for k, job in enumerate(self.jobs):
             if now % job[1] == 0:
-                job[0]()
+                if k == self.display_at:
+                    t = ticks_us()
+                    job[0]()
+                    self._timed(ticks_diff(ticks_us(), t))
+                else:
+                    job[0]()
 
     def step_plain(self):
         """step() over the jobs as the app made them (not the measuring wrappers),
@@ -871,11 +904,28 @@ def steady_checks(script, report):
     plain_bytes = mem_total() - b if b >= 0 else -1
     delta, where = locked(redraw)
     report("redraw_unchanged_bytes", plain_bytes)
+    redraw_timed(dev, report)
     report("lock_redraw_unchanged", "%s" % (where or "ok"))
     compose = app.screens.compose
     b = mem_total()
     compose(table)
     report("compose_bytes", mem_total() - b if b >= 0 else -1)
+
+
+def redraw_timed(dev, report):
+    """The whole screen drawn again (App.redraw: every row blank, then the
+    mode draws) by the display job, step by step: how many steps until the
+    screen is whole again, the longest step and their sum (µs, this VM)."""
+    rows = dev.app.screens.text_rows()
+    dev.app.redraw()
+    dev.window_open()
+    k = 0
+    while k < 40 and (dev.app.screens.text_rows() != rows or not dev.window[0]):
+        dev.step()
+        k += 1
+    report("redraw_steps", dev.window[0])
+    report("redraw_total_us", dev.window[1])
+    report("redraw_step_max_us", dev.window[2])
 
 
 # ---------------------------------------------------------------- the session, measured
@@ -901,7 +951,8 @@ def run_session(variant, players, report, check_at=12, cut_file=None, resume_fil
     report("flash_bytes", flash.bytes)
     report("fs_live", live() - base - flash.bytes)
     t_import = live()
-    import table.screens  # noqa: F401  (first: the heap note at the top)
+    import table.screens  # noqa: F401  (first: the heap note at the top; its pages
+    # are imported when first shown, in the session)
     # isort: split
     import table.power_up  # noqa: F401  (the App, the journal, registry and settings)
     report("import_bytes", live() - t_import)
@@ -953,6 +1004,7 @@ def run_session(variant, players, report, check_at=12, cut_file=None, resume_fil
         if meter.ends:
             report("play_alloc_deal_end", sum(meter.ends) // len(meter.ends))
     report("i2c_bytes", script.dev.i2c.bytes)
+    report("display_step_max_us", script.dev.display_max_us)
     report("contract", result["contract"])
     return script
 

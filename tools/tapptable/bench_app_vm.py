@@ -28,7 +28,8 @@ and the next deal.  It prints
   journal line, the only allocation of a play; the deal's last play, which
   the engine settles, apart), and the heap_lock() results for the steady
   loop, the readers' poll path and the display path, with the redraw of an
-  unchanged screen.
+  unchanged screen; the whole screen drawn again step by step (how many
+  display steps, the longest) and the longest display step of the session.
 
 Figures are for the 64-bit unix port: objects are about twice their size on
 the RP2040; bytecode and string data are not.
@@ -325,6 +326,12 @@ def _print_details(mode, n):
               " %s" % n.get("play_alloc_deal_end"))
         print("      a redraw of an unchanged screen: %s bytes (Screens.compose: %s)"
               % (n.get("redraw_unchanged_bytes"), n.get("compose_bytes")))
+    if "redraw_steps" in n:
+        print("    the whole screen drawn again by the display job (App.redraw), step by step:")
+        print("      %s steps, the longest %s us, %s us in all; the longest display step"
+              % (n["redraw_steps"], n.get("redraw_step_max_us"), n.get("redraw_total_us")))
+        print("      of the session %s us (a page imported when first shown, a collection)"
+              % n.get("display_step_max_us"))
     print("    heap_lock() in steady play (mem_total() delta, first allocation):")
     for key, what in (("lock_steady_loop", "every job, 200 steps (1 s)"),
                       ("lock_poll_path", "the readers' job, 200 polls (poll, feed, arm)"),

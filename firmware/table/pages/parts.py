@@ -1,0 +1,128 @@
+"""The parts several pages show: the header, seats' names, the trick's winner."""
+from tapp import errors as E
+
+from .. import texts
+from ..names import VARIANTS
+from ..rows import COLS, width
+
+
+class Page:
+    """What a page does by default: nothing to take at a change, no row it can name."""
+
+    def start(self, s, fresh):
+        """Take what the rows share from the view (``fresh``: a first show)."""
+
+    def key(self, s, r):
+        return -1
+
+
+def header(s, dealer):
+    """Row 0: the game's name; "G:" and the dealer's whole name when they fit
+    (the dealing screen names him anyway), while his deal is on: between
+    deals the view's dealer is already the next one."""
+    w = s.w
+    name = _variant_name(s.view)
+    w.begin(0, True)
+    w.add(name)
+    if dealer and dealer_shown(s):
+        w.right()
+        w.add("G:")
+        w.add(s.seat_names[s.view.dealer()])
+    w.end()
+
+
+def _variant_name(view):
+    return VARIANTS.get(view.variant(), view.variant())
+
+
+def dealer_shown(s):
+    """Does the header name the dealer (while his deal is on and it fits)?"""
+    view = s.view
+    return (view.in_deal() or s.table.mode() == "dealing") and \
+        len(_variant_name(view)) + 3 + len(s.seat_names[view.dealer()]) <= COLS
+
+
+def header_key(s):
+    """What the dealer's header shows: the dealer, and whether he is named."""
+    return s.view.dealer() * 2 + (1 if dealer_shown(s) else 0)
+
+
+def up_to_8(room):
+    """A name's columns: the room left, at most 8."""
+    return room if room < 8 else 8
+
+
+def name_in(s, seat, columns):
+    """The seat's name in at most ``columns`` (shortened where it shows)."""
+    s.w.short(s.seat_names[seat], columns)
+
+
+def says(s, key, seat):
+    """"Anna ist dran", "Bert sagt:": the text ``key`` with a seat's name."""
+    s.w.text_head(key)
+    name_in(s, seat, _room_in(s.w, key))
+    s.w.text_tail(key)
+
+
+def _room_in(w, key):
+    """The columns a name has in the text ``key`` (its "%s")."""
+    return up_to_8(COLS - w.text_len(key) + 2)
+
+
+def says_row(s, row, key, seat):
+    s.w.begin(row)
+    says(s, key, seat)
+    s.w.end()
+
+
+def wins(s):
+    """"Bert sticht 14": the last trick's winner (his name as long as the
+    points leave room for) and its card points."""
+    w = s.w
+    view = s.view
+    w.text_head("wins")
+    room = COLS + 1 - w.text_len("wins") - width(view.last_points())
+    name_in(s, view.last_winner(), up_to_8(room))
+    w.text_tail("wins")
+    w.put(32)
+    w.num(view.last_points())
+
+
+def rule(s, broken):
+    """The duty a revoke broke, as the refusal of that card says it."""
+    w = s.w
+    if broken == "rufer_card":
+        w.text("called_card")
+    else:
+        w.text_number(texts.error_number(E.NAMES.index(broken), w.lang))
+
+
+def text_row(s, row, key, invert=False):
+    """Row ``row`` says the text ``key``."""
+    s.w.begin(row, invert)
+    s.w.text(key)
+    s.w.end()
+
+
+def page_count_row(s, row, key, page, pages, invert=False):
+    """"Abrechnung  1/2": the text ``key`` and the page turned to."""
+    w = s.w
+    w.begin(row, invert)
+    w.right()
+    w.fraction(page + 1, pages)
+    w.left()
+    w.text(key)
+    w.end()
+
+
+def seat_right_row(s, seat, mark=0):
+    """End a row whose right part is written: ``mark`` (a space, ">", "*"
+    or 0: none) and the seat's name in the room left."""
+    w = s.w
+    room = w.left()
+    if mark:
+        w.put(mark)
+        name_in(s, seat, room - 1 if room < 9 else 8)
+    else:
+        name_in(s, seat, up_to_8(room))
+    w.end()

@@ -1,0 +1,312 @@
+"""The auction and the play: a row per seat, the standing call, the prompt.
+
+Row 1 names the contract and who plays it (in the auction the standing call
+and its caller, or who speaks first); rows 2-6 a seat each (up to 5: its
+mark -- ">" on turn, "*" the trick's winner while it is cleared -- its name
+and its card, in the auction its last call); with up to 4 seats row 6 is the
+message row (a refusal, the finished trick, "OK lang drücken", who speaks);
+row 7 the menu entry between "<" ">", or whose turn it is.  With 5 seats and
+a menu, row 1 is the message row.  The undo question takes rows 6 and 7.
+
+A seat's row during the play names what it shows (``key``): a card laid
+writes only the rows of the seats whose card or mark changed.
+"""
+from tapp.cards import CODE_INDEX
+
+from .. import names
+from ..names import SUITS, SUITS_NAMED
+from ..rows import COLS
+from .parts import Page as Base
+from .parts import header, header_key, name_in, says, seat_right_row, up_to_8, wins
+
+
+class Page(Base):
+    def __init__(self):
+        self.menu = False            # a menu on the prompt row
+        self.seats = []              # the deal's active seats
+        self.undo = False            # the undo question is asked
+        self.calls = False           # the seat rows show the auction's calls
+
+    def start(self, s, fresh):
+        table = s.table
+        self.menu = table.menu_size() > 0
+        self.seats = s.active()
+        self.undo = table.overlay() == "undo"
+        self.calls = _auction_shown(s)
+
+    def key(self, s, r):
+        if r == 0:
+            return header_key(s)
+        i = r - 2
+        if 0 <= i < len(self.seats) and i < 5 and not self.calls and not (r == 6 and self.undo):
+            seat = self.seats[i]
+            return (seat * 37 + card_of(s, seat) + 1) * 3 + _mark(s, seat)
+        return -1
+
+    def row(self, s, r):
+        if r == 0:
+            header(s, True)
+        elif r == 1:
+            self._row_one(s)
+        elif r == 7:
+            self._prompt(s)
+        elif r == 6 and self.undo:
+            s.w.blank(6)
+        elif r - 2 < len(self.seats) and r - 2 < 5:
+            self._seat_row(s, self.seats[r - 2], r)
+        elif r == 6:
+            s.w.begin(6)
+            _status(s)
+            s.w.end()
+        else:
+            s.w.blank(r)
+
+    def _row_one(self, s):
+        if self.menu and len(self.seats) > 4 and (
+                s.table.message() or s.table.menu_needs_hold()):
+            s.w.begin(1)             # 5 seats and a menu: row 1 says it
+            _status(s)
+            s.w.end()
+        else:
+            _contract_line(s)
+
+    def _seat_row(self, s, seat, r):
+        """(Small methods: a frame over 11 words would go on the heap.)"""
+        s.w.begin(r)
+        s.w.right()
+        if self.calls:
+            _seat_call(s, seat)
+        else:
+            _seat_card(s, seat)
+        seat_right_row(s, seat, _MARKS[_mark(s, seat)])
+
+    def _prompt(self, s):
+        w = s.w
+        table = s.table
+        if self.undo:
+            w.begin(7, True)
+            w.text("undo_q")
+        elif self.menu:
+            w.begin(7, True)
+            w.put(60)                # <
+            w.short(table.menu_label(table.menu_pos()), COLS - 2)
+            w.put(62)                # >
+        else:
+            w.begin(7)
+            self._turn(s)
+        w.end()
+
+    def _turn(self, s):
+        table = s.table
+        if len(self.seats) > 4 and table.message():
+            s.w.add(table.message())     # 5 seats: the message takes the prompt row
+        elif table.clearing():
+            s.w.text("clear")
+        elif s.view.turn() >= 0:
+            says(s, "turn", s.view.turn())
+
+
+_MARKS = b" >*"
+
+
+def _seat_card(s, seat):
+    card = card_of(s, seat)
+    if card >= 0:
+        s.w.card(card)
+
+
+def _mark(s, seat):
+    """0: none, 1: the seat on turn (">"), 2: the trick's winner while it is cleared ("*")."""
+    view = s.view
+    if s.table.clearing() and seat == view.last_winner():
+        return 2
+    return 1 if seat == view.turn() else 0
+
+
+def _auction_shown(s):
+    """Do the seat rows show the calls (before the first card)?"""
+    view = s.view
+    return view.trick_number() <= 1 and view.trick_size() == 0 \
+        and not s.table.clearing() and view.expects() != "card"
+
+
+def card_of(s, seat):
+    """The card shown at ``seat``: of the trick being played, or of the last
+    one while it is cleared; -1 none."""
+    view = s.view
+    table = s.table
+    if table.clearing() or (view.trick_size() == 0 and table.trick_shown()):
+        card = table.last_trick_card(seat)
+        return card if card != -2 else _from_last_trick(view, seat)
+    i = 0
+    while i < view.trick_size():
+        if view.trick_seat(i) == seat:
+            return view.trick_card(i)
+        i += 1
+    return -1
+
+
+def _from_last_trick(view, seat):
+    """The card ``seat`` laid in the view's last trick, or -1 (allocates: used
+    after a power-up or an undo, when the game has no record of that trick)."""
+    last = view.last_trick()
+    if last is None:
+        return -1
+    seats = view.active_seats()
+    k = (seats.index(seat) - seats.index(last["leader"])) % len(seats)
+    cards = last["cards"]
+    return CODE_INDEX[cards[k]] if k < len(cards) else -1
+
+
+def _seat_call(s, seat):
+    """The seat's last call in this deal's auction (none: nothing)."""
+    view = s.view
+    k = view.calls_made() - 1
+    while k >= 0:
+        c = view.call_made(k)
+        if c[1] == seat:
+            _call(s, c)
+            return
+        k -= 1
+
+
+def _call(s, c):
+    """A call as the menu names it (names.call_label): the word, the
+    contract, the trump's symbol, the value."""
+    w = s.w
+    word = c[2]
+    j = names.call_number(word, w.lang)
+    sep = False
+    if j >= 0 and names.OFF[j + 1] - 1 > names.OFF[j]:
+        w.name(j)
+        sep = True
+    elif j < 0:
+        w.add(word)
+        sep = True
+    if c[3] is not None:
+        _space_if(w, sep)
+        w.contract(c[3])
+        sep = True
+    if c[4] is not None:
+        _space_if(w, sep)
+        w.suit(SUITS.find(c[4]))
+        sep = True
+    if c[5] is not None:
+        _space_if(w, sep)
+        w.num(c[5])
+
+
+def _space_if(w, sep):
+    if sep:
+        w.put(32)
+
+
+def _status(s):
+    """The message row: a refusal or warning, else the finished trick, else
+    in the auction who speaks."""
+    view = s.view
+    table = s.table
+    if table.message():
+        s.w.add(table.message())
+    elif table.clearing():
+        wins(s)
+    elif table.menu_needs_hold():
+        s.w.text("hold_ok")          # a stake: how to choose it
+    elif view.expects() == "call" and _standing(view) >= 0 and view.turn() >= 0:
+        says(s, "calls", view.turn())
+
+
+def _contract_line(s):
+    """Row 1: the contract and who plays it; in the auction the standing
+    call and its caller, or who speaks first."""
+    view = s.view
+    w = s.w
+    cid = view.contract()
+    if view.expects() == "call" and cid is None:
+        _auction_line(s)
+    elif cid is None or view.declarer() < 0:
+        w.begin(1)
+        if cid is not None:
+            w.contract(cid)
+        w.end()
+    else:
+        w.begin(1)
+        w.right()
+        w.contract(cid)
+        _trump(s, cid)
+        _times(w, view.multiplier())
+        _named_left(s, view.declarer())
+        w.end(False)
+
+
+def _times(w, m):
+    if m > 1:
+        w.put(32)
+        w.put(120)                   # x
+        w.num(m)
+
+
+def _named_left(s, seat):
+    """The right part is written: the seat's name in the room left."""
+    name_in(s, seat, up_to_8(s.w.left()))
+
+
+def _auction_line(s):
+    view = s.view
+    w = s.w
+    k = _standing(view)
+    w.begin(1)
+    if k >= 0:
+        w.right()
+        _standing_call(s, k)
+        _named_left(s, view.call_made(k)[1])
+        w.end(False)
+    else:
+        if view.turn() >= 0:
+            says(s, "calls", view.turn())
+        w.end()
+
+
+def _standing(view):
+    """The number of the auction's standing call: the last one that is not
+    a pass (-1: none yet)."""
+    k = view.calls_made() - 1
+    while k >= 0:
+        word = view.call_made(k)[2]
+        if word != "pass" and word != "weg" and word != "nicht_herz":
+            return k
+        k -= 1
+    return -1
+
+
+def _standing_call(s, k):
+    """The standing call: "halte" names the contract it holds."""
+    view = s.view
+    c = view.call_made(k)
+    if c[2] == "hold":
+        j = k - 1
+        while j >= 0:
+            if view.call_made(j)[3] is not None:
+                s.w.contract(view.call_made(j)[3])
+                return
+            j -= 1
+    _call(s, c)
+
+
+def _trump(s, cid):
+    """The trump's symbol, unless the contract's name names the suit."""
+    trump = s.view.trump()
+    if not trump:
+        return
+    suit = SUITS.find(trump) if len(trump) == 1 else -1
+    if suit >= 0 and not _contract_names(s.w, cid, suit):
+        s.w.put(32)
+        s.w.suit(suit)
+
+
+def _contract_names(w, cid, suit):
+    """Does contract ``cid``'s name hold the word of ``suit`` (then its symbol is left out)?"""
+    j = names.contract_number(cid, w.lang)
+    if j < 0:
+        return cid.find(names.suit_word(suit, w.lang, w.german)) >= 0
+    return SUITS_NAMED[j] >> suit & 1 != 0

@@ -1,0 +1,331 @@
+"""The screen's rows, written character by character: nothing is allocated.
+
+A row is 16 code points in a preallocated ``array`` (``shown``), written over
+what it showed; a row whose characters or inversion changed is drawn into the
+display's buffer when it ends (font.cells), the others are left alone.  The
+pen writes one row at a time:
+
+    w.begin(row, invert)      # the row's left part, from column 0
+    w.num(3); w.text("wins")  # characters: put, add (a str), num, text, card ...
+    w.right()                 # the pen moves to the row's right part
+    room = w.left()           # and back: the columns the left part may fill
+    w.end(aligned)            # the right part placed -- at the right edge
+                              # (aligned) or one space after the left -- and
+                              # the row drawn if it changed
+
+Either part may be written first: a right part written first tells the left
+part its room (a seat's card or a call, then the name shortened to what is
+left), one written last is put at the edge as it is (a header's "G:Anna").
+When both do not fit, one space goes between them and the row is cut.
+Texts come straight from the bytes of table/texts.py and table/names.py,
+numbers digit by digit, cards as their suit's glyph and rank -- French or, for
+a German-suited deck (``german``), the German glyphs with Ober and Unter.
+
+The methods are small on purpose: MicroPython puts a call's frame on the heap
+when its locals and stack exceed about 11 words (tests/test_frames.py).
+"""
+from array import array
+
+from tapp.cards import CARD_RANK, CARD_SUIT
+
+from . import font, names, texts
+
+ROWS = 8
+COLS = 16
+# bytes of a UTF-8 sequence by its first byte's high nibble
+_SEQ = b"\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x02\x02\x03\x04"
+
+
+def _code(data, i):
+    """The code point of the UTF-8 sequence at ``data[i]``."""
+    b = data[i]
+    if b < 0x80:
+        return b
+    if b < 0xE0:
+        return (b & 0x1F) << 6 | data[i + 1] & 0x3F
+    if b < 0xF0:
+        return ((b & 0x0F) << 6 | data[i + 1] & 0x3F) << 6 | data[i + 2] & 0x3F
+    return (((b & 0x07) << 6 | data[i + 1] & 0x3F) << 6 | data[i + 2] & 0x3F) << 6 \
+        | data[i + 3] & 0x3F
+
+
+def _percent(a):
+    """Where the "%s" of the text at ``texts.DATA[a]`` is."""
+    return texts.DATA.find(b"%s", a)
+
+
+def digits(s):
+    """How many digits end the str ``s``."""
+    n = len(s)
+    d = 0
+    while d < n and "0" <= s[n - 1 - d] <= "9":
+        d += 1
+    return d
+
+
+def width(n, sign=False):
+    """Columns of the int ``n`` written with ``num`` (and a "+" if ``sign``)."""
+    w = 1 if n < 0 or (sign and n > 0) else 0
+    if n < 0:
+        n = -n
+    w += 1
+    while n >= 10:
+        n //= 10
+        w += 1
+    return w
+
+
+class RowWriter:
+    """The rows shown on ``display`` and the pen that writes them (above)."""
+
+    def __init__(self, display):
+        self.display = display
+        self.shown = [array("I", [0] * COLS) for _ in range(ROWS)]  # code points shown
+        self.lens = bytearray(ROWS)          # characters shown per row
+        self.inverted = bytearray(ROWS)
+        self.lang = "de"                     # the texts' language
+        self.german = False                  # cards of a German-suited deck
+        self._right = array("I", [0] * COLS)  # the row's right part, placed at end()
+        self.cut = 0                         # characters given past the edge (or a limit)
+        self._right_len = 0
+        self._left_len = 0                   # the left part's length while the pen is right
+        self._to = self.shown[0]             # where the pen writes: the row or its right part
+        self.row = 0                         # the row being written
+        self._pos = 0                        # characters given (also past column 16)
+        self._changed = False                # the row differs from what was shown
+        self._kept = False                   # (that, while the pen writes the right part)
+
+    # ----- a row: begin, its parts, end -------------------------------------------------
+
+    def begin(self, row, invert=False):
+        """Start ``row`` (0..7) at its left part, column 0."""
+        self.row = row
+        self._to = self.shown[row]
+        self._pos = 0
+        self._right_len = 0
+        inv = 1 if invert else 0
+        self._changed = inv != self.inverted[row]
+        self.inverted[row] = inv
+
+    def right(self):
+        """The pen moves to the row's right part (after what it holds)."""
+        self._left_len = self._pos
+        self._kept = self._changed           # writing the right part changes no row
+        self._to = self._right
+        self._pos = self._right_len
+
+    def left(self):
+        """The pen moves back to the left part; the columns left for it."""
+        if self._to is self._right:
+            self._right_len = self._pos if self._pos < COLS else COLS
+            self._to = self.shown[self.row]
+            self._pos = self._left_len
+            self._changed = self._kept
+        n = self._right_len
+        return COLS - 1 - n if n else COLS
+
+    def fits(self):
+        """Do the left part, a space and the right part fit in the row?"""
+        return self._pos + 1 + self._right_len <= COLS
+
+    def drop_right(self):
+        """Forget the right part (it goes on a row of its own)."""
+        self.left()
+        self._right_len = 0
+
+    def end(self, aligned=True):
+        """Place the right part, then the row is written: its length, zeros
+        after it, drawn if it changed."""
+        self.left()
+        n = self._right_len
+        if n:
+            gap = COLS - self._pos - n if aligned else 1
+            if gap <= 0 or not aligned:
+                gap = 1 if self._pos else 0
+            self.spaces(gap)
+            self._place_right(n)
+        self._finish()
+
+    def blank(self, row):
+        """Row ``row`` shows nothing."""
+        self.begin(row)
+        self._finish()
+
+    def _place_right(self, n):
+        i = 0
+        while i < n:
+            self.put(self._right[i])
+            i += 1
+
+    def _finish(self):
+        row = self.row
+        n = self._pos if self._pos < COLS else COLS
+        if n != self.lens[row]:
+            self._changed = True
+            self.lens[row] = n
+        cur = self._to
+        while n < COLS:
+            cur[n] = 0
+            n += 1
+        if self._changed:
+            self.draw(row)
+
+    def draw(self, row):
+        """Draw row ``row`` as it is shown into the display's buffer."""
+        font.cells(self.display, row, self.shown[row], self.lens[row], self.inverted[row])
+
+    # ----- characters ---------------------------------------------------------------------
+
+    def put(self, c):
+        """The character of code point ``c`` (past the row's edge: counted in ``cut``)."""
+        p = self._pos
+        if p < COLS:
+            if self._to[p] != c:
+                self._to[p] = c
+                self._changed = True
+        elif self._to is not self._right:
+            self.cut += 1
+        self._pos = p + 1
+
+    def spaces(self, n):
+        while n > 0:
+            self.put(32)
+            n -= 1
+
+    def add(self, s, limit=COLS):
+        """The characters of the str ``s``, at most ``limit`` of them."""
+        n = len(s)
+        if n > limit:
+            self.cut += n - limit
+            n = limit
+        i = 0
+        while i < n:
+            self.put(ord(s[i]))
+            i += 1
+
+    def utf8(self, data, i, end):
+        """The characters of the UTF-8 bytes ``data[i:end]``."""
+        while i < end:
+            self.put(_code(data, i))
+            i += _SEQ[data[i] >> 4]
+
+    def num(self, n):
+        """An int in decimal."""
+        if n < 0:
+            self.put(45)                # -
+            n = -n
+        d = 1
+        while d * 10 <= n:
+            d *= 10
+        while d:
+            self.put(48 + n // d % 10)
+            d //= 10
+
+    def signed(self, n, columns, sign):
+        """An int right-aligned in ``columns`` (a "+" before a positive one if ``sign``)."""
+        self.spaces(columns - width(n, sign))
+        if sign and n > 0:
+            self.put(43)                # +
+        self.num(n)
+
+    def fraction(self, a, b):
+        """"2/3"."""
+        self.num(a)
+        self.put(47)                    # /
+        self.num(b)
+
+    # ----- texts (table/texts.py) and names (table/names.py) ------------------------------
+
+    def text(self, key):
+        """The table text ``key`` in the language."""
+        j = texts.which(key, self.lang)
+        self.utf8(texts.DATA, texts.OFF[j], texts.OFF[j + 1] - 1)
+
+    def text_number(self, j):
+        """The table text number ``j`` (texts.error_number ...)."""
+        self.utf8(texts.DATA, texts.OFF[j], texts.OFF[j + 1] - 1)
+
+    def text_head(self, key):
+        """The text ``key`` up to its "%s"; ``text_tail(key)`` writes the rest."""
+        a = texts.OFF[texts.which(key, self.lang)]
+        self.utf8(texts.DATA, a, _percent(a))
+
+    def text_tail(self, key):
+        j = texts.which(key, self.lang)
+        self.utf8(texts.DATA, _percent(texts.OFF[j]) + 2, texts.OFF[j + 1] - 1)
+
+    def text_len(self, key):
+        """Characters of the text ``key`` (its UTF-8 bytes counted once each)."""
+        j = texts.which(key, self.lang)
+        i = texts.OFF[j]
+        end = texts.OFF[j + 1] - 1
+        n = 0
+        while i < end:
+            i += _SEQ[texts.DATA[i] >> 4]
+            n += 1
+        return n
+
+    def name(self, j):
+        """Name number ``j`` of table/names.py (a contract, a call)."""
+        self.utf8(names.DATA, names.OFF[j], names.OFF[j + 1] - 1)
+
+    def contract(self, cid):
+        j = names.contract_number(cid, self.lang)
+        if j < 0:
+            self.add(cid)
+        else:
+            self.name(j)
+
+    def suit(self, s):
+        """Suit ``s``'s glyph (0..3: C S H D) in the deck's pattern."""
+        self.put(names.suit_code(s, self.german))
+
+    def card(self, card):
+        """``♥10``, or for a German-suited deck its glyph and ``O``/``U``."""
+        self.suit(CARD_SUIT[card])
+        self.add(names.rank_token(CARD_RANK[card], self.german))
+
+    # ----- names shortened where they show ------------------------------------------------
+
+    def short(self, s, columns):
+        """The str ``s`` in at most ``columns``, as names.short_name shortens it
+        (whole; without spaces; "Pl.1"; "Jürg."): no cut word."""
+        n = len(s)
+        if n <= columns:
+            self.add(s)
+        elif n - s.count(" ") <= columns:
+            self._from(s, 0, False)
+        else:
+            d = digits(s)
+            if 0 < d < n and d + 2 <= columns:
+                self._stem(s, columns - 1 - d)
+                self._from(s, n - d, True)
+            else:
+                self._stem(s, columns - 1)
+
+    def _from(self, s, i, keep_spaces):
+        """The characters of ``s`` from ``i`` on (its spaces only if ``keep_spaces``)."""
+        while i < len(s):
+            if keep_spaces or s[i] != " ":
+                self.put(ord(s[i]))
+            i += 1
+
+    def _stem(self, s, k):
+        """The first ``k`` characters of ``s`` without trailing spaces, and "."."""
+        while k > 0 and s[k - 1] == " ":
+            k -= 1
+        i = 0
+        while i < k:
+            self.put(ord(s[i]))
+            i += 1
+        self.put(46)                   # .
+
+    # ----- what is shown ----------------------------------------------------------------
+
+    def text_rows(self):
+        """What the screen shows, row by row (strs: for the console and tests)."""
+        out = []
+        for r in range(ROWS):
+            row = self.shown[r]
+            out.append("".join([chr(row[i]) for i in range(self.lens[r])]))
+        return out
