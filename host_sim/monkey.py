@@ -24,6 +24,12 @@ Liveness: whenever the person takes over, he must finish the deal within
 ``RECOVERY_LIMIT`` actions (every deal's end is such a sample; after one burst
 in twelve he plays the deal out at once, else he makes a few actions).
 
+With ``make_front`` the monkey sits at a front-end instead -- the browser's
+hub or the terminal's seating, through an adapter with ``table``,
+``deal_all()``, ``power_cut()`` and ``undo()`` -- and also uses the front-end's
+own controls at random (deal all, power cut, undo: OK held, then OK), checked
+after each as any other step.
+
 It runs on any table with the virtual table's front door (``place_tag``,
 ``lift``, ``press``, ``wait``, ``power_cut``, ``board.chips[r]``, ``tags``,
 ``app.view``, ``view``, ``journal_lines(start)``): ``QuickTable`` below (the
@@ -482,11 +488,14 @@ class Monkey:
     """Random physical actions at ``make_table()``'s table, the person recovering
     in between, every step checked.  ``run(steps)`` returns the counts."""
 
-    def __init__(self, make_table, seed=1, recovery_limit=RECOVERY_LIMIT):
-        self.make_table = make_table
+    def __init__(self, make_table=None, seed=1, recovery_limit=RECOVERY_LIMIT,
+                 make_front=None):
+        self.make_front = make_front   # a front-end's adapter (see the module's text)
+        self.front = None
+        self.make_table = self._front_table if make_front else make_table
         self.rng = random.Random(seed)
         self.limit = recovery_limit
-        self.table = make_table()
+        self.table = self.make_table()
         self.checks = Checks(self.table)
         self.checks.after("start")
         self.person = Person(self)
@@ -496,6 +505,10 @@ class Monkey:
         self.deck = list(self.table.app.view.deck_cards())
         self.deal_played = set()
         self._played_key = None
+
+    def _front_table(self):
+        self.front = self.make_front()
+        return self.front.table
 
     # ----- actions (each one a step, checked) ------------------------------------------
 
@@ -563,12 +576,31 @@ class Monkey:
             for r in range(len(t.tags)):
                 if t.tags[r] and self.rng.random() < 0.5:
                     t.tags[r][:] = []
-        self.table = t.power_cut()
+        if self.front is not None:
+            self.front.power_cut()
+            self.table = self.front.table
+        else:
+            self.table = t.power_cut()
         self.checks.table = self.table
         self.person.tried.clear()
         for r in self.unplugged:                      # a loose wire stays loose
             self._chip(r).disconnect()
         return self._step("power cut", "power")
+
+    def front_control(self):
+        """One of the front-end's own controls: "Deal all" (any card of the deck
+        may pass over the centre reader), a power cut, or undo (OK held, OK)."""
+        kind = self.rng.choice(("deal all", "power cut", "undo"))
+        self.counts["front " + kind] = self.counts.get("front " + kind, 0) + 1
+        if kind == "power cut":
+            return self.power_cut()
+        if kind == "undo":
+            self.front.undo()
+            return self._step("undo", "ok")
+        for card in self.deck:
+            self.checks.laid_card(card)
+        self.front.deal_all()
+        return self._step("deal all", "place")
 
     def played_in_deal(self):
         """Cards played in the deal in progress (open mode: the person's memory)."""
@@ -578,6 +610,8 @@ class Monkey:
         rng = self.rng
         t = self.table
         n = len(t.tags)
+        if self.front is not None and rng.random() < 0.25:
+            return self.front_control()
         roll = rng.random()
         if roll < 0.30:
             return self.lay(rng.randrange(n), rng.choice(self.deck), "place",

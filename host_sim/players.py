@@ -107,6 +107,7 @@ class AutoPlayers:
         self.hands = {}            # seat (TALON: the talon) -> card codes as dealt
         self.discards = []
         self.to_deal = []          # the rest of the deck being dealt over the centre
+        self.dealing = []          # ... the whole of it, in the order dealt
         self.dealt_at = {}         # journal line of an open-mode deal -> its hands
         for line, hands in (dealt or {}).items():   # a resumed session's (see dealt_hands)
             self.dealt_at[int(line)] = {int(s): list(h) for s, h in hands.items()}
@@ -212,7 +213,9 @@ class AutoPlayers:
         self.held = {s: list(view.hand(s) or []) for s in view.active_seats()}
         self.behind = True
         self.behind_plays = [(ev["seat"], ev["card"])]
-        self.held[ev["seat"]].remove(ev["card"])
+        held = self.held.get(ev["seat"], [])
+        if ev["card"] in held:          # (a card they did not deal him: nothing to take)
+            held.remove(ev["card"])
 
     def _complete_discards(self):
         """Open mode: the discards put aside; if the declarer confirmed with too
@@ -223,6 +226,21 @@ class AutoPlayers:
         self.discards = self.discards[:need]
         self.discards += self.rng.sample(pool, need - len(self.discards))
         return self.discards
+
+    def put_aside(self, code):
+        """Open mode: the declarer puts ``code`` aside as a discard (the table
+        does not see it; the players know it)."""
+        self.discards.append(code)
+
+    def discards_missing(self):
+        """Open mode, a person lays away: how many discards he has still to put
+        aside before he may confirm ("Gedrückt? OK").  The table cannot know;
+        the virtual table asks him instead of choosing for him."""
+        view = self.table.view
+        if view.mode() != "open" or view.expects() != "discard" or \
+                view.declarer() not in self.people:
+            return 0
+        return max(0, view.talon_size() - len(self.discards))
 
     def hand(self, seat):
         """The cards ``seat`` holds now (as the journal says), [] before the deal."""
@@ -296,12 +314,24 @@ class AutoPlayers:
 
     # ----- acting (a table that runs synchronously) -----------------------------------
 
+    def gather(self):
+        """The dealer gathers the cards dealt so far: the next ``deal_cards``
+        shuffles and deals the whole deck from the start."""
+        self.to_deal = []
+
     def deal_cards(self, count=None):
         """Strict mode: the dealer deals the shuffled deck over the centre reader
-        (only the next ``count`` cards, if given; the next call goes on)."""
+        (only the next ``count`` cards, if given; the next call goes on).  If the
+        table no longer counts a card he dealt (a power cut: "Von vorn geben"),
+        he gathers them first and deals the whole deck again."""
         t = self.table
+        tv = t.app.view
+        if self.to_deal and not all(tv.deal_seen(CODE_INDEX[c]) for c in self.dealing
+                                    if c not in self.to_deal):
+            self.gather()
         if not self.to_deal:
-            self.to_deal = self.shuffle(t.view.dealer())
+            self.dealing = self.shuffle(t.view.dealer())
+            self.to_deal = list(self.dealing)
         while self.to_deal and (count is None or count > 0):
             code = self.to_deal.pop(0)
             t.place(t.centre, code)

@@ -149,7 +149,7 @@ class Run:
         gathers the cards dealt so far, shuffles and deals from the start)."""
         self._players()
         if args and args[0] == "again":
-            self.players.to_deal = []
+            self.players.gather()
             args = args[1:]
         self.players.deal_cards(int(args[0]) if args else None)
 
@@ -208,11 +208,13 @@ class Run:
 
     def cmd_auction(self, args):
         """The players answer every menu until the first card is due (the
-        announcement menu is closed with "weiter" / "play on")."""
+        announcement menu is closed with "weiter" / "play on"), or until the
+        auction ends the deal (every seat passed: thrown in)."""
         t = self._t()
         for _ in range(200):
             self.players.sync()
-            if t.view.expects() == "card" and not t.app.view.menu_size():
+            if t.view.expects() == "card" and not t.app.view.menu_size() or \
+                    t.app.view.mode() != "play":
                 return
             if t.view.expects() == "card":
                 t.press("ok")             # the first entry: play on

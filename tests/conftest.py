@@ -33,6 +33,7 @@ LONGEST_FIRST = (
     "tests/test_watch_live.py::test_the_page_follows_the_display_within_a_second",
     "tests/test_sim_tui.py::test_two_deals_by_keys_in_a_small_terminal",
     "tests/test_sim_web.py::test_the_page_gets_names_not_ids",
+    "tests/test_sim_web.py::test_robots_never_stall_through_power_cuts",
     "tests/test_rp2040_table.py::test_the_table_resumes_after_a_cut_inside_a_journal_write",
     "tests/test_sim_web.py::test_full_deal_by_drags",
     "tests/test_journal_vm.py::test_a_long_session_in_the_vm",

@@ -81,7 +81,6 @@ def test_the_board_folder_the_firmware_and_the_journals_area_agree(stock_uf2, ta
     assert F.journal_area(*F.partitions(table_uf2)["ROMFS"]) == (0x90000, 64 * 1024)
     assert F.JOURNAL_BYTES == pico.JOURNAL_SECTORS * pico.SECTOR == pico.JOURNAL_SECTORS * 4096
     assert F.JOURNAL_OFFSET + F.JOURNAL_BYTES == F.FS_OFFSET    # the top of the ROMFS partition
-    assert pico.journal_area() is None                          # not wired to the journal yet
     assert F.partitions(stock_uf2) == {"MicroPython": (0xA0000, 1408 * 1024)}
     assert F.filesystem_partition(stock_uf2) == (0xA0000, 1408 * 1024)
     assert 'set(PICO_BOARD "pico")' in (BOARD / "mpconfigboard.cmake").read_text()
@@ -366,6 +365,7 @@ def test_the_uf2_of_build_boots_from_blank_flash_and_plays_a_deal(tmp_path):
     which halves the test's time), a deck enrolled at the table and a deal
     played, each step showing what the same table shows under CPython, and
     the journal on the Pico's flash is the CPython table's."""
+    from host_sim.flash import journal_area_lines
     from host_sim.players import AutoPlayers
     from host_sim.table import VirtualTable
     from tools.tapptable.bench_rp2040 import MirroredTable
@@ -388,8 +388,10 @@ def test_the_uf2_of_build_boots_from_blank_flash_and_plays_a_deal(tmp_path):
                 table.press("ok")
         result = AutoPlayers(table, seed=3, illegal_once=False).play_deal()
         assert result is not None and table.app.view.mode() != "play"    # settled
-        assert table.pico_journal() == [ln.rstrip("\n") for ln in table.journal_lines()]
+        lines = [ln.rstrip("\n") for ln in table.journal_lines()]
+        assert table.pico_journal() == lines
         after = table.flash_path.read_bytes()         # saved by pico_journal
-        assert after[F.JOURNAL_OFFSET:F.FS_OFFSET] == b"\xff" * F.JOURNAL_BYTES
+        assert journal_area_lines(after[F.JOURNAL_OFFSET:F.FS_OFFSET]) == lines   # its own area
+        assert not [k for k in F.littlefs_files(after[F.FS_OFFSET:]) if k.startswith("journal")]
     finally:
         table.close()

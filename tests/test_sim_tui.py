@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import html
+import json
 import os
 import re
 from pathlib import Path
@@ -211,7 +212,7 @@ def test_main_screen_snapshot(tmp_path):
     assert rows == shown
     plain = html.unescape(re.sub(r"<[^>]+>", "", svg.split("</style>")[-1]))
     plain = plain.replace("\xa0", " ")
-    for words in ("Your hand (Anna)", "cards ↓", "centre", "Bert", "Cora", "prev", "OK"):
+    for words in ("Your hand (Anna)", "cards ↓", "centre", "Bert", "Cora", "PREV", "NEXT", "OK"):
         assert words in plain, words
     got = "\n".join(rows) + "\n"
     if os.environ.get("TAPPTABLE_UPDATE_SNAPSHOTS"):
@@ -406,4 +407,175 @@ def test_open_mode_a_revoke_by_you_and_the_deal_ends():
                 assert "lost track" not in s.note
             assert s.view.deals_played() >= 1 and revoked
             assert s.people.behind or s.view.last_result() is not None
+    run(play())
+
+
+# ----- the flash directory, quitting, a power cut, the held buttons ------------------------
+
+
+async def play_two_cards(pilot, app):
+    """Deal, answer every menu, and play until two cards lie in the trick."""
+    s = app.seating
+    await pilot.press("d")
+    for _ in range(100):
+        if s.view.trick_size() >= 2 or s.table_view.mode() != "play":
+            return
+        if s.table_view.menu_size() and s.you in s.people.menu_seats():
+            await pilot.press("o")
+        elif s.actor() == s.you and s.view.expects() == "card" and not s.table_view.menu_size():
+            legal = [c for c in s.view.legal_cards() if c in s.your_hand()]
+            await select(pilot, app, nearest(app, legal))
+            await pilot.press("enter")
+        else:
+            await pilot.press("a")
+    raise AssertionError("no trick begun: %r" % s.table.screen())
+
+
+def test_the_terminal_keeps_its_flash_and_asks_before_quitting_a_deal(tmp_path):
+    """Issue 27, 7: the terminal table keeps its flash in a directory (the
+    browser's --table-dir): q during a deal under way asks first (any other key
+    plays on, q again quits); started again on the same directory, the table
+    takes the session up from its journal, mid-trick, and says so."""
+    root = str(tmp_path / "flash")
+
+    async def first():
+        app = SimApp(seed=1, realtime=False, auto=False, seats=SEATS, root=root)
+        async with app.run_test(size=SMALL) as pilot:
+            await play_two_cards(pilot, app)
+            s = app.seating
+            await pilot.press("q")
+            assert app.is_running and "q again quits" in app.message
+            assert root in app.message
+            await pilot.press(".")                       # any other key: play on
+            await pilot.press("q")
+            assert app.is_running                        # asked again
+            await pilot.press("q")
+            await pilot.pause()
+            assert not app.is_running
+            return s.view.trick(), len(s.table.journal_lines())
+    trick, lines = run(first())
+
+    async def again():
+        app = SimApp(seed=1, realtime=False, auto=False, seats=SEATS, root=root)
+        async with app.run_test(size=SMALL) as pilot:
+            s = app.seating
+            await pilot.pause()
+            assert s.view.trick() == trick and len(s.table.journal_lines()) == lines
+            assert "took the session up" in app.query_one("#status").shown
+            assert len(s.your_hand()) + len(s.on_reader(s.you)) >= 9
+            await pilot.press("a")                       # the others go on
+            assert len(s.table.journal_lines()) >= lines
+    run(again())
+
+
+def test_quit_at_once_when_no_deal_is_under_way():
+    async def play():
+        app = SimApp(seed=1, realtime=False, auto=False, seats=SEATS)
+        async with app.run_test(size=SMALL) as pilot:
+            await pilot.press("q")
+            await pilot.pause()
+            assert not app.is_running
+    run(play())
+
+
+def test_power_cut_next_held_and_the_key_help(tmp_path):
+    """P cuts the power (the table resumes mid-trick, the same screen); > holds
+    NEXT: this deal's points so far, then the last trick; the key help names
+    the device's buttons and their long presses as the guide does."""
+    async def play():
+        app = SimApp(seed=1, realtime=False, auto=False, seats=SEATS, root=str(tmp_path))
+        async with app.run_test(size=SMALL) as pilot:
+            keys = str(app.query_one("#keys").render())
+            assert "PREV NEXT OK" in keys and "held:" in keys and "undo" not in keys
+            await play_two_cards(pilot, app)
+            s = app.seating
+            trick = s.view.trick()
+            await pilot.press("P")
+            assert s.view.trick() == trick and "power cut" in app.message
+            assert app.query_one(OledView).oled is s.table.board.oled
+            await pilot.press(">")                       # NEXT held: points so far
+            shown = "\n".join(s.table.screen())
+            assert "Augen bisher" in shown, shown
+            await pilot.press(".")
+            assert "Letzter Stich" in "\n".join(s.table.screen()) or \
+                s.view.trick_number() == 1
+            await pilot.press("o")
+    run(play())
+
+
+def test_sim_refuses_an_option_it_would_not_use(capsys, tmp_path):
+    """Never silently ignored: --table-dir where no table keeps it, --port without
+    --web, --png without --scenario, --pin without --serial."""
+    from tools.tapptable import cli
+    for args, word in ((["--text", "--table-dir", str(tmp_path)], "--table-dir"),
+                       (["--text", "--port", "9000"], "--port"),
+                       (["--text", "--png", str(tmp_path)], "--png"),
+                       (["--text", "--pin", "1234"], "--pin")):
+        assert cli.main(["sim"] + args) == 2, args
+        err = capsys.readouterr().err
+        assert word in err and err.count("\n") == 1, err
+
+
+def test_open_mode_ok_at_the_lay_away_waits_for_your_discards():
+    """Issue 27, 10: in open mode the table cannot see discards; OK at
+    "Gedrückt? OK" before you have put your cards aside is not passed on (the
+    virtual table threw away three cards of its own choice): the status line
+    says how many are missing; with them put aside (c), OK lays away those."""
+    async def play():
+        app = SimApp(mode="open", seed=3, realtime=False, auto=False, seats=SEATS)
+        async with app.run_test(size=SMALL) as pilot:
+            s = app.seating
+            for _ in range(60):
+                if s.view.expects() == "discard":
+                    break
+                if s.table_view.menu_size() and s.you in s.people.menu_seats():
+                    await pilot.press("o")
+                else:
+                    await pilot.press("a")
+            assert s.view.expects() == "discard", s.table.screen()
+            while s.you != s.view.declarer():
+                await pilot.press("s")                 # sit at the declarer's seat
+            need = s.view.talon_size()
+            lines = len(s.table.journal_lines())
+            await pilot.press("o")
+            assert len(s.table.journal_lines()) == lines
+            assert "Put %d more cards aside" % need in app.query_one("#status").shown
+            chosen = []
+            for _ in range(need):
+                chosen.append(s.your_hand()[s.selected])
+                await pilot.press("c")
+            await pilot.press("o")
+            exchange = json.loads(s.table.journal_lines()[-1].split("\t")[0])
+            assert exchange["ev"] == "exchange", exchange
+            assert s.people.discards == chosen
+            assert not set(chosen) & set(s.your_hand())
+    run(play())
+
+
+def test_a_bettel_ouvert_hand_lies_face_up():
+    """Cora (seed 1) plays Bettel ouvert: her seat shows her cards face up."""
+    async def play():
+        app = SimApp(seed=1, realtime=False, auto=False, seats=SEATS)
+        async with app.run_test(size=SMALL) as pilot:
+            s = app.seating
+            await pilot.press("d")
+            await pilot.press("s")
+            await pilot.press("s")                       # you are Cora
+            for _ in range(20):
+                tv = s.table_view
+                if not tv.menu_size():
+                    break
+                labels = [tv.menu_label(k) for k in range(tv.menu_size())]
+                if s.you not in s.people.menu_seats():
+                    await pilot.press("a")
+                    continue
+                want = "Bettel ouvert" if "Bettel ouvert" in labels else "spiele"
+                while tv.menu_label(tv.menu_pos()) != want:
+                    await pilot.press(".")
+                await pilot.press("o")
+            assert s.view.ouvert() and s.view.declarer() == 2
+            await pilot.press("s")                       # Anna looks at Cora's seat
+            cell = [c for c in app.query("Cell") if c.seat == 2][0]
+            hand = s.hand(2)
+            assert len(hand) >= 10 and all(card_text(c) in cell.shown[0] for c in hand)
     run(play())

@@ -12,6 +12,7 @@ running faster than wall time (``SPEED``) to keep the suite short.
 import asyncio
 import json
 import os
+import random
 import shutil
 import tempfile
 import threading
@@ -680,3 +681,243 @@ def test_the_page_gets_names_not_ids():
             break
     st = hub.shared_state()
     assert st["variant_name"] == "Herzblatt" and contracts
+
+
+# ----------------------------------------------------------------- a power cut while dealing
+
+
+def deal_by_hand(page, srv, cards):
+    """The deck's top card over the centre reader (click the deck, click the
+    reader), then lifted (click the reader again), ``cards`` times."""
+    for _ in range(cards):
+        counted = srv.call(lambda hub: hub.tv.deal_scanned())
+        page.click("#deck")
+        page.click("#reader-centre")
+        wait_until(srv, lambda hub, n=counted: hub.tv.deal_scanned() > n, "the card counted")
+        page.click("#reader-centre")
+        wait_until(srv, lambda hub: not hub.on_reader[hub.centre], "the lift")
+
+
+def test_a_power_cut_while_dealing_by_hand_gathers_the_cards(tabs, server):
+    """Issue 27, 3: two cards dealt by hand, then a power cut: the table says
+    "Von vorn geben" and the dealer holds the whole deck again (no card stays in
+    a hand); a second cut during the new deal leaves "Deal all" in view; "Deal
+    all" then gives every seat its share."""
+    page = tabs(server)
+    for seat in range(3):
+        claim(page, seat)
+    deal_by_hand(page, server, 2)
+    page.wait_for_function("tappSim.state.deck === 34 && "
+                           "tappSim.state.hands.reduce((n, h) => n + h.count, 0) === 2")
+    for cut in range(2):
+        page.click("#power")
+        page.wait_for_function("document.querySelector('#oled-text').textContent"
+                               ".includes('Von vorn geben')")
+        page.wait_for_function("tappSim.state.deck === 36 && "
+                               "tappSim.state.hands.every((h) => h.count === 0)")
+        st = state(page)
+        assert [h["count"] for h in st["hands"]] == [0, 0, 0] and st["talon"] == 0, cut
+        assert page.is_visible("#deal-all"), cut
+        if cut == 0:
+            deal_by_hand(page, server, 3)
+            page.wait_for_function("tappSim.state.deck === 33")
+    page.click("#deal-all")
+    page.wait_for_function("tappSim.state.step === 'game' && tappSim.state.deck === 0",
+                           timeout=30_000)
+    st = state(page)
+    assert [h["count"] for h in st["hands"]] == [11, 11, 11]
+    assert st["talon"] == 3 and st["deck"] == 0
+    assert page.errors == []
+
+
+# ----------------------------------------------------------------- robots never stall
+
+
+def robots_through_power_cuts(hub, deals, seed, stall_ms=60_000):
+    """Robots play every seat (``autoplay``); now and then, and on result screens
+    more often, somebody sits down, cuts the power and stands up again.  Fails
+    when the table stands still (no journal line, no card counted, nothing
+    lying differently) for ``stall_ms`` of table time."""
+    rng = random.Random(seed)
+    last, still = None, 0
+    while hub.view.deals_played() < deals:
+        hub.advance(250)
+        if rng.random() < 0.004 or (hub.tv.mode() == "result" and rng.random() < 0.05):
+            hub.claim("cutter", 0)
+            hub.power_cut("cutter")
+            hub.release("cutter", 0)
+        now = (len(hub.table.journal_lines()), hub.tv.mode(), hub.tv.deal_scanned(),
+               repr(hub.on_reader))
+        still = still + 250 if now == last else 0
+        last = now
+        assert still < stall_ms, "the robots stalled after %d deals: %r, readers %r" % (
+            hub.view.deals_played(), hub.table.screen(), hub.on_reader)
+
+
+@pytest.mark.parametrize("runtime, deals", [("cpython", 7), ("micropython", 2)])
+def test_robots_never_stall_through_power_cuts(runtime, deals):
+    """Issue 27, 9: Württemberg Tarock, 3 players, strict, power cuts while
+    dealing, playing and on the result screen.  The robots stalled on a dealt
+    card left on the centre reader by a cut (the automatic deal stopped, nobody
+    lifted it: the dealer waited, or the card was a robot's only legal card), on
+    a card put back at once after a lift the table had not yet seen, and on a
+    deck emptied while the cut fell back to the last settlement."""
+    from host_sim.scenario import table_class
+    from tools.tapptable.sim_web.hub import TableHub
+    table = table_class(runtime)("wuerttemberg", 3, "strict")
+    hub = TableHub("wuerttemberg", 3, "strict", seed=1, robots=True, autoplay=True,
+                   table=table)
+    try:
+        robots_through_power_cuts(hub, deals, seed=1)
+    finally:
+        hub.table.close()
+
+
+def test_open_mode_ok_at_the_lay_away_waits_for_the_discards(tabs):
+    """Issue 27, 10: in open mode OK at "Gedrückt? OK" before the declarer has put
+    his cards aside is refused with a message (the table threw away three cards
+    of its own choice); put aside by clicks, OK lays away those."""
+    with ServerThread(variant="tapp_modern", players=3, mode="open", seed=3,
+                      robots=False, speed=SPEED, away_s=AWAY_S) as srv:
+        page = tabs(srv)
+        for seat in range(3):
+            claim(page, seat)
+        page.click(".hw[data-key='next']")            # seed 3: Cora "spiele", then Frage
+        page.wait_for_function("document.querySelector('#oled-text').textContent"
+                               ".includes('spiele')")
+        for _ in range(30):
+            if srv.call(lambda hub: hub.view.expects()) == "discard":
+                break
+            before = oled_text(page)
+            page.click(".hw[data-key='ok']")
+            page.wait_for_function("t => document.querySelector('#oled-text').textContent"
+                                   " !== t", arg=before)
+        assert srv.call(lambda hub: hub.view.expects()) == "discard"
+        lines = srv.call(lambda hub: len(hub.table.journal_lines()))
+        page.click(".hw[data-key='ok']")
+        page.wait_for_function("document.querySelector('#toast').textContent"
+                               ".includes('aside first')")
+        assert srv.call(lambda hub: len(hub.table.journal_lines())) == lines
+        decl = srv.call(lambda hub: hub.view.declarer())
+        need = srv.call(lambda hub: hub.view.talon_size())
+        chosen = srv.call(lambda hub, d=decl: sorted(hub.hand(d))[:need])
+        for card in chosen:
+            page.click(".hand .card[data-card='%s']" % card)
+            page.click("#aside")
+            page.wait_for_function("c => !tappSim.state.hands.some((h) => h.cards && "
+                                   "h.cards.includes(c))", arg=card)
+        page.click(".hw[data-key='ok']")
+        wait_until(srv, lambda hub: hub.view.expects() != "discard", "the lay-away")
+        last = srv.call(lambda hub: json.loads(hub.table.journal_lines()[lines].split("\t")[0]))
+        assert last["ev"] == "exchange"
+        assert srv.call(lambda hub: sorted(hub.players_model.discards)) == chosen
+        assert page.errors == []
+
+
+# ----------------------------------------------------------------- issue 27, 13
+
+
+def test_a_bettel_ouvert_hand_lies_face_up_for_everybody(tabs):
+    """Cora plays Bettel ouvert (seed 1): Anna's tab sees Cora's hand face up
+    (not to be played from), Bert's stays face down."""
+    with ServerThread(variant="tapp_modern", players=3, mode="strict", seed=1,
+                      robots=False, speed=SPEED, away_s=AWAY_S) as srv:
+        page = tabs(srv)
+        claim(page, 0)
+
+        def sit(hub):
+            hub.claim("other", 1)
+            hub.claim("other", 2)
+            hub.deal("other")
+        srv.call(sit)
+        wait_until(srv, lambda hub: hub.tv.mode() == "play", "the deal", 30)
+        for _ in range(12):
+            labels = srv.call(lambda hub: [label for label, _ev in hub.menu()])
+            if not labels:
+                break
+            want = [x for x in labels if x == "Bettel ouvert"] or (
+                ["spiele"] if "spiele" in labels and "weg" in labels and
+                srv.call(lambda hub: hub.view.turn()) == 2 else ["weg"])
+            k = labels.index(want[0])
+            while srv.call(lambda hub: hub.tv.menu_pos()) != k:
+                before = srv.call(lambda hub: hub.tv.menu_pos())
+                srv.call(lambda hub: hub.press("other", "next"))
+                wait_until(srv, lambda hub, b=before: hub.tv.menu_pos() != b, "next")
+            before = srv.call(lambda hub: len(hub.table.journal_lines()))
+            srv.call(lambda hub: hub.press("other", "ok"))
+            wait_until(srv, lambda hub, b=before: len(hub.table.journal_lines()) > b, "the call")
+        assert srv.call(lambda hub: hub.view.ouvert()) and \
+            srv.call(lambda hub: hub.view.declarer()) == 2
+        page.wait_for_selector(".seat[data-seat='2'] .hand.shown .card.face")
+        shown = page.locator(".seat[data-seat='2'] .hand.shown .card.face").count()
+        assert shown == srv.call(lambda hub: len(hub.hand(2))) >= 10
+        assert page.locator(".seat[data-seat='1'] .hand.closed").count() == 1
+        assert page.locator(".seat[data-seat='2'] .hand [data-card]").count() == 0  # not yours
+        assert page.errors == []
+
+
+def test_the_buttons_are_labelled_as_the_device_s(tabs, server):
+    page = tabs(server)
+    labels = [page.text_content(".hw[data-key='%s']" % k).strip()
+              for k in ("prev", "next", "ok")]
+    assert labels == ["◀ PREV", "NEXT ▶", "OK"]
+
+
+def test_a_restarted_server_keeps_the_score_history_and_the_robots_switch(browser, tmp_path):
+    """After a restart the score sheet has a row per deal played and the chart
+    every point; the robots switch stays as it was turned."""
+    kw = dict(variant="tapp_modern", players=3, mode="strict", seed=3, robots=True,
+              speed=4 * SPEED, away_s=AWAY_S, root=str(tmp_path), autoplay=True)
+    with ServerThread(**kw) as srv:
+        wait_until(srv, lambda hub: hub.view.deals_played() >= 2, "two deals", 120)
+
+        def off(hub):
+            hub.claim("t", 0)
+            hub.set_robots("t", False)
+            hub.release("t", 0)
+            return hub.balance_history
+        history = srv.call(off)
+    with ServerThread(**kw) as srv:
+        page = open_table(browser, srv)
+        page.wait_for_function("tappSim.state.history.length >= 3")
+        st = state(page)
+        assert st["history"][:len(history)] == history and st["robots"] is False
+        assert page.locator("#score-table tbody tr").count() == len(st["history"])
+        assert page.locator("#chart circle, #chart rect, #chart polygon").count() >= \
+            len(st["history"])
+        assert not page.is_checked("#robots")
+        page.close()
+
+
+def overlap(a, b):
+    return a["x"] < b["x"] + b["width"] and b["x"] < a["x"] + a["width"] and \
+        a["y"] < b["y"] + b["height"] and b["y"] < a["y"] + a["height"]
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (360, 640)])
+def test_your_hand_in_view_and_the_message_clear_of_your_reader(browser, server, size):
+    """At 1280x800 your whole hand is in view without scrolling; at every size a
+    refused request's message covers neither your reader nor your hand."""
+    width, height = size
+    page = browser.new_page()
+    page.set_viewport_size({"width": width, "height": height})
+    page.errors = []
+    page.on("pageerror", lambda exc: page.errors.append(str(exc)))
+    page.goto(server.url)
+    page.wait_for_function("window.tappSim && tappSim.states > 0")
+    claim(page, 0)
+    page.click("#deal-all")
+    page.wait_for_function("tappSim.state.step === 'game'", timeout=30_000)
+    page.evaluate("window.scrollTo(0, 0)")
+    hand = page.locator(".seat[data-seat='0'] .hand").bounding_box()
+    if width >= 1280:
+        assert hand["y"] + hand["height"] <= height, hand
+    reader = page.locator(".seat[data-seat='0'] .reader")
+    reader.scroll_into_view_if_needed()
+    reader.click()                                   # no card chosen: the page says why
+    page.wait_for_selector("#toast.show")
+    toast = page.locator("#toast").bounding_box()
+    for sel in (".seat[data-seat='0'] .reader", ".seat[data-seat='0'] .hand"):
+        assert not overlap(toast, page.locator(sel).bounding_box()), sel
+    assert page.errors == []
+    page.close()

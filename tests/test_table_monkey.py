@@ -114,3 +114,89 @@ def test_a_slice_inside_the_micropython_vm(variant, players, mode, seed):
     assert counts.get("power cut", 0) >= 2, counts
     for kind in ("unplug", "hold", "tag"):
         assert counts.get(kind, 0) >= 1, (kind, counts)
+
+
+# ----- the front-ends' own controls -------------------------------------------------------
+
+
+class HubFront:
+    """The browser's hub (tools/tapptable/sim_web/hub.py) for the monkey: one tab
+    holds every seat (no robot moves), and uses the page's own controls."""
+
+    def __init__(self, variant, players, mode):
+        from host_sim.table import VirtualTable
+        from tools.tapptable.sim_web.hub import TableHub
+        self.hub = TableHub(variant, players, mode, seed=3, robots=False,
+                            table=VirtualTable(variant, players, mode))
+        for seat in range(players):
+            self.hub.claim("monkey", seat)
+
+    @property
+    def table(self):
+        return self.hub.table
+
+    def _run(self, busy, limit_ms=20_000):
+        """Move the page's clock on while ``busy()`` (its timed actions run)."""
+        waited = 0
+        while busy() and waited < limit_ms:
+            self.hub.advance(100)
+            waited += 100
+        self.hub.advance(100)
+
+    def deal_all(self):
+        from tools.tapptable.sim_web.hub import Refused
+        try:
+            self.hub.deal("monkey")
+        except Refused:            # nothing to deal now: the page's button is hidden
+            return
+        self._run(lambda: self.hub.shared_state()["dealing"])
+
+    def power_cut(self):
+        self.hub.power_cut("monkey")
+
+    def undo(self):
+        from tools.tapptable.sim_web.hub import Refused
+        for long in (True, False):
+            try:
+                self.hub.press("monkey", "ok", long)
+            except Refused:        # the page says why (e.g. the discards first)
+                return
+            self._run(lambda: self.hub.shared_state()["held"])
+
+
+class TerminalFront:
+    """The terminal's seating (tools/tapptable/sim_tui.py) for the monkey: its
+    d (deal), P (power cut) and O then o (undo)."""
+
+    def __init__(self, variant, players, mode):
+        from tools.tapptable.sim_tui import Seating
+        self.seating = Seating(variant, players, mode, seed=3)
+
+    @property
+    def table(self):
+        return self.seating.table
+
+    def deal_all(self):
+        self.seating.deal()
+
+    def power_cut(self):
+        self.seating.power_cut()
+
+    def undo(self):
+        self.seating.press("ok", long=True)
+        self.seating.press("ok")
+
+
+@pytest.mark.parametrize("front", [HubFront, TerminalFront], ids=["browser", "terminal"])
+@pytest.mark.parametrize("variant, players, mode, seed", [
+    ("tapp_modern", 3, "strict", 81), ("wuerttemberg", 3, "open", 82)])
+def test_the_monkey_uses_the_front_ends_own_controls(front, variant, players, mode, seed):
+    """The monkey at the browser's and the terminal's table: its random actions
+    include their own controls (deal all, power cut, undo), each checked as any
+    other step; the person still finishes every deal."""
+    monkey = Monkey(seed=seed, make_front=lambda: front(variant, players, mode))
+    counts = monkey.run(400)
+    print(front.__name__, variant, mode, counts)
+    assert counts["steps"] >= 400 and counts.get("deals", 0) >= 2, counts
+    for kind in ("front deal all", "front power cut", "front undo"):
+        assert counts.get(kind, 0) >= 2, (kind, counts)

@@ -8,6 +8,7 @@ runtimes; these tests check the bridge itself.
 import pytest
 
 from host_sim import vm_table
+from host_sim.flash import PICO_JOURNAL_KB
 from host_sim.table import AutoPlayers, VirtualTable
 from host_sim.vm_table import Remote, VmError, VmTable, journal_heapsize
 
@@ -51,9 +52,10 @@ def test_the_vm_is_micropython_with_a_bounded_heap():
     table = VmTable("wuerttemberg", 3)
     try:
         args = table.link.proc.args
-        # the app's megabyte and the journal's flash area (the Pico's 512 KiB)
-        assert "micropython" in args[0] and "heapsize=%s" % journal_heapsize(512) in args
-        assert journal_heapsize(512) == "1600k"
+        # the app's megabyte, the journal's flash area (the Pico's) and room for its log
+        assert "micropython" in args[0] and \
+            "heapsize=%s" % journal_heapsize(PICO_JOURNAL_KB) in args
+        assert journal_heapsize(64) == "1152k"
         assert table.view.expects() == "deal"
         assert isinstance(table.app, Remote) and isinstance(table.app.view.rows(), list)
     finally:

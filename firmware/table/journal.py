@@ -46,13 +46,15 @@ from tapp.record import parse_line, with_crc
 
 DEAL_BYTES = 2048         # a deal's journal, before the session has an average
 WARN_DEALS = 10           # from this many deals left the table warns
-CLEAN_DEALS = 40          # old sessions go while fewer deals than this fit
+CLEAN_DEALS = 15          # old sessions go while fewer deals than this fit (the Pico's
+                          # 64 KiB hold 35-55: finished sessions stay for an evening)
 TAIL = 32                 # lines of the running session the console may ask again
 
 # why an append was refused (``refused``): the same words on every runtime
 NO_ROOM = "no_room"               # a new deal would not fit whole, or the flash is full
 LINE_TOO_LONG = "line_too_long"   # longer than a record holds (flash_log.MAX_LINE)
 FLASH_ERROR = "flash_error"       # the flash refused an erase or a program
+
 
 def is_play(ev):
     """A card play of the engine's own shape (seat 0-9, a known card), the

@@ -296,6 +296,11 @@ class Rp2040Table(VmTable):
         """The Pico has its own flash (``flash``): none from the host."""
         return None
 
+    def journal_area(self, kb, dev, files, given):
+        """The journal lies on the Pico's own flash too (its area, or littlefs)."""
+        self.journal_path = None
+        return None
+
     def boot(self, values, setup, resume):
         players = values["players"]
         bootrom = bootrom_path()      # the images first: a missing one is named at once

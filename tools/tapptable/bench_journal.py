@@ -5,6 +5,7 @@ full area in the MicroPython unix port (bench_journal_vm.py).  Numbers only,
 never a pass or a fail."""
 import os
 
+from host_sim.flash import PICO_JOURNAL_KB
 from host_sim.table import AutoPlayers, VirtualTable
 from tools import mpvm
 
@@ -15,7 +16,7 @@ TABLES = (("tapp_modern", 3, "open"), ("wuerttemberg", 3, "strict"),
 
 def table_numbers(variant, players, mode, deals):
     """Per card: programs and erases (ahead, fallback); bytes per deal; deals
-    that fit the Pico's 512 KiB."""
+    that fit the Pico's area (the virtual table's default: the Pico's size)."""
     table = VirtualTable(variant, players, mode)
     dev = table.journal_flash
     log = table.app.journals.log
@@ -38,7 +39,8 @@ def table_numbers(variant, players, mode, deals):
 
 def vm_numbers(quick):
     try:
-        r = mpvm.run_unix(BENCH_VM, ["500" if quick else "3000"], heapsize="2m")
+        r = mpvm.run_unix(BENCH_VM, ["500" if quick else "3000", str(PICO_JOURNAL_KB // 4)],
+                          heapsize="2m")
     except mpvm.MPVMError as exc:
         return str(exc).splitlines()[0]
     if r.returncode:
@@ -51,7 +53,7 @@ def print_journal_bench(quick=False):
     print("The journal on its own flash area (%d deals each at the virtual table)" % deals)
     print("%-22s %8s %10s %10s %7s %9s %10s %10s" % (
         "table", "lines", "prog/line", "erase/card", "ahead", "fallback", "B/deal",
-        "deals/512K"))
+        "deals/Pico"))
     for variant, players, mode in TABLES:
         n = table_numbers(variant, players, mode, deals)
         print("%-22s %8d %10.2f %10.3f %7d %9d %10d %10d" % (
@@ -65,9 +67,9 @@ def print_journal_bench(quick=False):
     print("  append of a card play: %d us (the firmware's own share %d us; the NOR"
           " model's page copy is the rest), a bid %d us; heap per play %d bytes"
           % (vm["play_us"], vm["play_fw_us"], vm["bid_us"], vm["play_bytes"]))
-    print("  power-up reading a full 512 KiB area (%d lines): %d ms"
-          % (vm["scan_records"], vm["scan_ms"]))
+    print("  power-up reading a full area of the Pico's %d KiB (%d lines): %d ms"
+          % (vm["scan_kb"], vm["scan_records"], vm["scan_ms"]))
     print("prog/line: page programs per journal line (a record crossing a page takes two);")
     print("  erase/card: sector erases per card played, 'ahead' of need when nothing waits,")
     print("  'fallback' by an append (the first session on a blank area); B/deal: flash")
-    print("  bytes of a deal; deals/512K: deals that still fit the Pico's journal area.")
+    print("  bytes of a deal; deals/Pico: deals that still fit the Pico's journal area.")

@@ -8,7 +8,8 @@ tools/tapptable/bench_journal.py in the unix port): ``key value`` lines.
 * ``play_fw_us``: the same with a device that keeps nothing (the firmware's
   own share: formatting, CRC, the page buffer);
 * ``play_bytes``: micropython.mem_total() growth per card play (target 0);
-* ``scan_ms``, ``scan_records``: a power-up reading a full 512 KiB area.
+* ``scan_ms``, ``scan_records``, ``scan_kb``: a power-up reading a full area
+  of the Pico's size (its sectors the second argument).
 """
 import sys
 import time
@@ -21,7 +22,7 @@ from table.journal_flash import FlashJournals
 HEADER = {"record": 1, "variant": "tapp_modern", "players": 3, "first_dealer": 0,
           "mode": "open", "seats": ["A", "B", "C"]}
 DEAL = {"ev": "deal", "dealer": 0, "hands": None, "talon": None}
-SECTORS = 128
+SECTORS = 128             # the appends' area: the ring never comes round in them
 
 
 class KeepsNothing(NorFlash):
@@ -57,10 +58,10 @@ def appends(dev, n):
     return play, short, worst
 
 
-def main(n):
+def main(n, sectors):
     play, short, worst = appends(NorFlash(SECTORS), n)
     fw, _short, _worst = appends(KeepsNothing(SECTORS), n)
-    dev = NorFlash(SECTORS)
+    dev = NorFlash(sectors)
     j = FlashJournals(dev).create(HEADER)
     ev = {"ev": "play", "seat": 1, "card": "HA"}
     while j.deals_left() > 0:
@@ -69,7 +70,7 @@ def main(n):
             j.append(ev)
         j.prepare()
     t = time.ticks_ms()
-    again = FlashJournals(NorFlash(SECTORS, data=dev.data, share=True)).last()
+    again = FlashJournals(NorFlash(sectors, data=dev.data, share=True)).last()
     scan = time.ticks_diff(time.ticks_ms(), t)
     print("play_us %d" % round(play))
     print("bid_us %d" % round(short))
@@ -77,6 +78,8 @@ def main(n):
     print("play_bytes %d" % worst)
     print("scan_ms %d" % scan)
     print("scan_records %d" % len(again))
+    print("scan_kb %d" % (sectors * 4))
 
 
-main(int(sys.argv[1]) if len(sys.argv) > 1 else 2000)
+main(int(sys.argv[1]) if len(sys.argv) > 1 else 2000,
+     int(sys.argv[2]) if len(sys.argv) > 2 else 16)

@@ -154,6 +154,21 @@ def cmd_demo(args):
     return run_demo(args)
 
 
+def _sim_option_problem(args, interactive):
+    """An option the chosen table would not use (never ignored silently), or None."""
+    terminal = interactive and not args.serial and not args.web
+    if args.table_dir and not (args.web or terminal and not args.record):
+        return "--table-dir keeps the flash of the terminal table and of --web; " \
+               "--text, --record, --scenario and --serial start a table of their own"
+    if args.port is not None and not args.web:
+        return "--port is the browser table's (--web)"
+    if args.png and not args.scenario:
+        return "--png saves the screens of --scenario runs"
+    if args.pin and not args.serial:
+        return "--pin is the console's referee PIN (--serial)"
+    return None
+
+
 def cmd_sim(args):
     """The virtual table: the unchanged firmware on the chip models."""
     problem = _players_problem(args.variant, args.players)
@@ -164,6 +179,9 @@ def cmd_sim(args):
         return run_scenario_files(args)
     interactive = args.serial or args.web or (
         sys.stdin.isatty() and sys.stdout.isatty() and not args.text)
+    problem = _sim_option_problem(args, interactive)
+    if problem:
+        return _fail("sim", problem)
     if args.runtime == "micropython" and interactive or args.runtime == "rp2040" and (
             args.serial or args.record):
         return _fail("sim", "--runtime %s runs scenario files (--scenario), the self-playing "
@@ -262,11 +280,11 @@ def build_parser():
                         "are the same")
     v.add_argument("--png", metavar="DIR", help="with --scenario: save screens as PNG")
     v.add_argument("--web", action="store_true", help="serve the table in the browser")
-    v.add_argument("--port", type=int, default=8765, help="with --web: the local port")
+    v.add_argument("--port", type=int, help="with --web: the local port (8765)")
     v.add_argument("--table-dir", metavar="DIR",
-                   help="with --web: the table's flash (decks, settings, journal); a session "
-                        "found there is taken up again (default: one per kind of table under "
-                        "~/.local/state/tapptable/web)")
+                   help="the terminal's and --web's table's flash (decks, settings, "
+                        "journal); a session found there is taken up again (default: one "
+                        "per kind of table under ~/.local/state/tapptable/web)")
     v.add_argument("--text", action="store_true",
                    help="no full-screen view: play a deal by itself and print the screens")
     v.add_argument("--serial", metavar="pty|tcp:PORT",

@@ -10,11 +10,13 @@ columns x 32 rows), the buzzer, the three buttons and the journal.
 
 Keys: left/right choose a card, enter/space put it on your seat's reader, c on
 the centre reader (laying away); l/backspace lift your card, L clear every
-reader; , prev  . next  o or / OK; O long OK (undo), < long prev (score sheet);
+reader; , PREV  . NEXT  o or / OK (the device's buttons); held (a long press):
+O OK (undo), < PREV (score sheet), > NEXT (points so far, the last trick);
 d the dealer deals, a the simulated people make the next move, A lets them move
-by themselves (on by default), s act for the next seat, z pixel/text OLED;
-with --record: n next event, p previous; q quits. Mouse: click a card, a seat,
-a button.
+by themselves (on by default), s act for the next seat, z pixel/text OLED, P a
+power cut; with --record: n next event, p previous; q quits (during a deal it
+asks first).  Mouse: click a card, a seat, a button.  The table keeps its flash
+in a directory (sim_flash.py): started again, it takes the session up.
 
 Everything goes through the table's front door: ``place``/``lift`` virtual
 cards, ``press`` buttons, read ``screen()``, the display model's pixels, the
@@ -38,6 +40,7 @@ from table.names import VARIANTS
 from tapp.cards import CARD_CODES
 from tapp.dealing import TALON
 from tapp.session import Session as EngineSession
+from tools.tapptable.sim_flash import TableDir, state_dir
 from tools.tapptable.sim_text import (
     TablePlayers,
     card_text,
@@ -55,10 +58,11 @@ SUIT_ORDER = "CSHD"
 RANK_ORDER = ("A", "10", "K", "Q", "J", "9", "8", "7", "6")
 RED_SUITS = "HD"
 # the key help, always on screen (two lines of at most 78 columns: 80x24 fits)
+# the device's buttons are PREV, NEXT, OK; a capital (or < >) holds one (a long press)
 KEY_HELP = ("[b]←→[/] card  [b]⏎[/] put on reader  [b]c[/] centre  [b]l[/] lift  "
-            "[b]L[/] clear all  [b], . o[/] buttons\n"
-            "[b]O[/] undo  [b]<[/] scores  [b]d[/] deal  [b]a[/] others move  "
-            "[b]s[/] next seat  [b]z[/] OLED  [b]q[/] quit")
+            "[b]L[/] clear all  [b], . o[/] PREV NEXT OK\n"
+            "held: [b]<[/] PREV [b]>[/] NEXT [b]O[/] OK  [b]d[/] deal  [b]a[/] others  "
+            "[b]s[/] seat  [b]P[/] power cut  [b]q[/] quit")
 OLED_ON = "#dff3ff"
 OLED_OFF = "#05080c"
 
@@ -94,15 +98,21 @@ class Seating:
 
     def __init__(self, variant="tapp_modern", players=3, mode="strict", seed=1, lang="de",
                  options=None, seats=None, first_dealer=0, you=0, illegal_once=False,
-                 table_class=VirtualTable):
-        self.table = table_class(variant, players, mode, options=options, seats=seats,
-                                 first_dealer=first_dealer, lang=lang)
+                 table_class=VirtualTable, root=None):
+        # the table's flash in ``root`` (sim_flash.py): a session found there goes on
+        self.flash = TableDir(root)
+        self.table = self.flash.open(table_class, variant, players, mode, lang,
+                                     options=options, seats=seats, first_dealer=first_dealer)
         self.nseats = players
         self.you = you % players
         self.people = TablePlayers(self.table, seed=seed, illegal_once=illegal_once,
-                                   people={self.you})
+                                   people={self.you}, dealt=self.flash.dealt())
         self.selected = 0
-        self.note = ""
+        resumed = self.flash.resumed
+        self.note = "" if resumed is None else (
+            "the table took the session up from its journal in %s (%d deals, %d events), "
+            "as the device does after a power cut" % (root, resumed["deals"],
+                                                      resumed["events"]))
 
     # ----- what is known ----------------------------------------------------------
 
@@ -126,7 +136,22 @@ class Seating:
         except (RuntimeError, KeyError, ValueError) as exc:
             self.note = "the simulated people lost track: %s" % exc
             return False
+        self.flash.keep_dealt(self.people)
         return True
+
+    def deal_under_way(self):
+        """Has a deal begun that is not settled (cards dealt, or the deal in play)?"""
+        tv = self.table_view
+        if tv.mode() == "dealing":
+            return tv.deal_scanned() > 0
+        return tv.mode() == "play" and self.view.in_deal()
+
+    def power_cut(self):
+        """Power off and on: the table resumes its journal from its flash; the
+        cards stay on the readers, the people keep their hands."""
+        self.table = self.table.power_cut()
+        self.people.rejoin(self.table)
+        self.note = "power cut: the table resumed its journal"
 
     def picks_up_talon(self, seat):
         """Is ``seat`` the declarer who has taken up the talon to lay away?"""
@@ -149,6 +174,11 @@ class Seating:
             gone.update(tv.discard(k) for k in range(tv.discards_taken()))
             gone.update(self.people.discards)
         return sort_hand(c for c in cards if c not in gone)
+
+    def laid_open(self, seat):
+        """Does ``seat``'s hand lie face up (the declarer of a Bettel ouvert)?"""
+        view = self.view
+        return view.in_deal() and view.ouvert() and view.declarer() == seat
 
     def your_hand(self):
         hand = self.hand(self.you)
@@ -202,8 +232,8 @@ class Seating:
             return
         code = hand[self.selected]
         if centre and not self.view.strict() and self.picks_up_talon(self.you):
-            self.people.discards.append(code)
-            left = self.view.talon_size() - len(self.people.discards)
+            self.people.put_aside(code)
+            left = self.people.discards_missing()
             self.note = "%s put aside%s" % (card_text(code), "; %d more" % left if left > 0
                                              else "; o confirms")
             return
@@ -233,6 +263,13 @@ class Seating:
             t.lift(reader)
 
     def press(self, key, long=False):
+        """A button; OK under the settlement clears the last trick first, and OK
+        at "Gedrückt? OK" waits until you have put your discards aside."""
+        missing = self.people.discards_missing() if self.mode() == "play" else 0
+        if key == "ok" and not long and missing:
+            self.note = "Put %d more card%s aside first (←/→, c): the table does not see " \
+                "discards, you choose them" % (missing, "s" if missing > 1 else "")
+            return
         if key == "ok" and not long and self.mode() == "result" and \
                 self.table_view.overlay() not in ("undo", "scores"):
             self.clear()                # everybody picks up the last trick first
@@ -790,8 +827,10 @@ class SimApp(App):
         Binding("comma", "button('prev')", "prev", key_display=","),
         Binding("full_stop", "button('next')", "next", key_display="."),
         Binding("o,slash", "button('ok')", "OK", key_display="o"),
-        Binding("O", "button('ok', True)", "long OK", key_display="O"),
-        Binding("less_than_sign", "button('prev', True)", "long prev", key_display="<"),
+        Binding("O", "button('ok', True)", "OK held", key_display="O"),
+        Binding("less_than_sign", "button('prev', True)", "PREV held", key_display="<"),
+        Binding("greater_than_sign", "button('next', True)", "NEXT held", key_display=">"),
+        Binding("P", "power_cut", "power cut", show=False),
         Binding("d", "deal", "deal"),
         Binding("a", "auto", "others move"),
         Binding("A", "toggle_auto", "auto on/off", show=False),
@@ -804,14 +843,15 @@ class SimApp(App):
 
     def __init__(self, variant="tapp_modern", players=3, mode="strict", seed=1, lang="de",
                  record=None, realtime=True, auto=None, oled=None, seats=None,
-                 table_class=VirtualTable):
+                 table_class=VirtualTable, root=None):
         super().__init__()
         self.record = RecordSteps(record, seed=seed) if record else None
         if self.record:
             self.seating = self.record.seating
         else:
             self.seating = Seating(variant, players, mode, seed=seed, lang=lang, seats=seats,
-                                   table_class=table_class)
+                                   table_class=table_class, root=root)
+        self.quit_asked = False            # q during a deal: asked once, q again quits
         self.realtime = realtime
         self.auto = (realtime and not record) if auto is None else auto
         self.oled_mode = oled              # None: by the terminal's size
@@ -833,7 +873,7 @@ class SimApp(App):
                             yield Cell(id="cell-%d-%d" % (row, col))
                 yield HandView("", id="hand")
                 with Horizontal(id="controls"):
-                    for label, bid in (("◀ prev", "prev"), ("next ▶", "next"), ("OK", "ok"),
+                    for label, bid in (("◀ PREV", "prev"), ("NEXT ▶", "next"), ("OK", "ok"),
                                        ("hold OK", "ok-long")):
                         button = Button(label, id=bid,
                                         variant="primary" if bid == "ok" else "default")
@@ -952,6 +992,8 @@ class SimApp(App):
                  "\\[%s] [#6a6a6a]%s[/]" % (card, led)]
         if not active:
             lines.append("[#6a6a6a]sits out[/]")
+        elif seat != s.you and s.laid_open(seat):      # Bettel ouvert: face up
+            lines.append(" ".join(card_markup(c) for c in s.hand(seat)))
         elif seat != s.you:
             count = len(s.hand(seat))
             lines.append("[#5f5f87]%s[/]" % ("▒▒" * count) if count else "")
@@ -1032,6 +1074,7 @@ class SimApp(App):
     # ----- actions ------------------------------------------------------------------------
 
     def _acted(self, message=""):
+        self.quit_asked = False            # any other key: play on
         self.message = message
         self.last_action = time.monotonic()
         self.seating.table.wait(SETTLE_MS)
@@ -1062,8 +1105,10 @@ class SimApp(App):
         self._acted("every reader cleared")
 
     def action_button(self, key, long=False):
-        self.seating.press(key, long)
-        self._acted("%s %s" % ("held" if long else "pressed", key))
+        s = self.seating
+        s.note = ""
+        s.press(key, long)
+        self._acted(s.note or "%s %s" % ("held" if long else "pressed", key.upper()))
 
     def action_deal(self):
         self.seating.deal()
@@ -1083,6 +1128,30 @@ class SimApp(App):
         self._title()
         self._acted("you act for %s" % seat_name(self.seating.table, self.seating.you))
 
+    def action_power_cut(self):
+        self.seating.power_cut()
+        self._new_table()
+        self._acted(self.seating.note)
+
+    def _new_table(self):
+        """After a power cut or a record step: the view shows the new table's OLED."""
+        oled = self.query_one(OledView)
+        oled.oled = self.seating.table.board.oled
+        oled.key = None
+        self._title()
+
+    async def action_quit(self):
+        """q quits; during a deal under way it asks first (q again quits)."""
+        s = self.seating
+        if s.deal_under_way() and not self.quit_asked and not self.record:
+            kept = s.flash.root
+            self._acted("A deal is under way: q again quits%s; any other key plays on" % (
+                " (the table keeps it in %s and takes it up next time)" % kept if kept
+                else " and the deal is lost"))
+            self.quit_asked = True
+            return
+        self.exit()
+
     def action_toggle_oled(self):
         oled = self.query_one(OledView)
         self.oled_mode = "pixels" if oled.compact else "text"
@@ -1098,9 +1167,7 @@ class SimApp(App):
         else:
             self.record.back()
         self.seating = self.record.seating
-        self.query_one(OledView).oled = self.seating.table.board.oled
-        self.query_one(OledView).key = None
-        self._title()
+        self._new_table()
         self._acted()
 
     def on_button_pressed(self, event):
@@ -1113,10 +1180,12 @@ class SimApp(App):
 
 def run_tui(args):
     """``tapptable sim`` on a terminal."""
+    root = None if args.record else args.table_dir or state_dir(
+        args.variant, args.players, args.mode, args.lang)
     try:
         from host_sim.scenario import table_class
         app = SimApp(args.variant, args.players, args.mode, seed=args.seed, lang=args.lang,
-                     record=args.record,
+                     record=args.record, root=root,
                      table_class=table_class(getattr(args, "runtime", "cpython")))
     except (OSError, ValueError) as exc:
         print("tapptable sim: %s" % exc)

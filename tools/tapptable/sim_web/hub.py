@@ -35,6 +35,7 @@ from table.game import needs_hold
 from table.names import VARIANTS, contract_name
 from tapp.cards import CARD_CODES, CODE_INDEX
 from tapp.dealing import TALON
+from tapp.session import Session
 
 LIFT_GAP_MS = 40                       # automatic dealing: after a lift, before the next card
 ROBOT_THINK_MS = 600                   # a robot's pause before it acts
@@ -57,7 +58,7 @@ class TableHub:
 
     def __init__(self, variant="tapp_modern", players=3, mode="strict", seed=1, lang="de",
                  robots=True, options=None, table=None, autoplay=False, dealt=None,
-                 dealt_file=None, claims_file=None, claims=None):
+                 flash=None, claims=None):
         self.table = table or VirtualTable(variant, players, mode, options=options, lang=lang)
         # the robots and every hand; ``dealt``: the open-mode hands of a session
         # resumed from its journal (the device never saw them)
@@ -74,7 +75,7 @@ class TableHub:
         self.claims = [None] * players           # client id holding each seat
         if claims and len(claims) == players:    # a resumed session's seats
             self.claims = [c if isinstance(c, str) else None for c in claims]
-        self.claims_file = claims_file
+        self.flash = flash                       # the flash directory (sim_flash.TableDir)
         self.scanned = [[] for _ in range(players)]   # strict dealing: the cards scanned so far
         self.deck = []
         self.talon = []
@@ -84,13 +85,14 @@ class TableHub:
         self.prepared = None                     # deals_played when the cards were shuffled
         self.exchanged = False                   # the declarer has laid away in this deal
         self.auto_dealing = False
+        self.restarts = 0                        # deals gathered after a power cut
         self.lifting = {}                        # reader -> a lift waits for the table
         self.timers = []                         # heap of (virtual ms, seq, fn)
         self.seq = 0
         self.robot_busy = False
         self.held = {}                           # button -> client id holding it down
         self.pressed_at = {}                     # button -> virtual ms it went down
-        self.balance_history = [list(self.view.balances())]
+        self.balance_history = self._history()     # balances before and after each deal
         self.deals_seen = self.view.deals_played()
         self.tricks = {}                         # trick number -> last_trick() dict
         self.collecting = False                  # the tricks are this deal's
@@ -99,8 +101,6 @@ class TableHub:
         self.frame = b""
         self.journal_seen = 0
         self.resumed = None                      # (deals, events) of a resumed journal
-        self.dealt_file = dealt_file             # where the open-mode hands are kept
-        self.dealt_saved = len(self.players_model.dealt_at)
         self.sync()
 
     # ----- the table's public face ---------------------------------------------------
@@ -187,9 +187,8 @@ class TableHub:
     def _keep_claims(self):
         """Who sits where, next to the journal: a restarted server gives each tab
         (by its token) its seats back."""
-        if self.claims_file is not None:
-            with open(self.claims_file, "w", encoding="utf-8") as f:
-                json.dump(self.claims, f)
+        if self.flash is not None:
+            self.flash.keep_claims(self.claims)
 
     def let_go(self, cid):
         """A tab's connection has gone (maybe a reload): the buttons it held are
@@ -263,7 +262,7 @@ class TableHub:
         if code not in self.hand(decl):
             raise Refused("%s is not in your hand" % code)
         self.aside.append(code)
-        self.players_model.discards.append(code)
+        self.players_model.put_aside(code)
 
     def lift(self, cid, reader):
         self._seated(cid)
@@ -287,7 +286,7 @@ class TableHub:
         if origin[0] == "hand" and self.tv.mode() == "dealing":
             self.scanned[origin[1]].remove(code)
         self.on_reader[reader].append((code, origin))
-        if origin[0] == "deck" or len(self.on_reader[reader]) > 1:
+        if len(self.on_reader[reader]) > 1:
             self.table.place(reader, code, wait=False)
         else:
             self._place_when_clear(reader, code, 0)
@@ -420,6 +419,12 @@ class TableHub:
     def _button_down(self, cid, key):
         if key not in KEYS:
             raise Refused("no such button")
+        missing = self.players_model.discards_missing() if self.tv.mode() == "play" else 0
+        if key == "ok" and missing and self.view.declarer() in self.seats_of(cid):
+            raise Refused("put %d more card%s aside first (drag %s onto “Put aside”): the "
+                          "table does not see discards, you choose them"
+                          % (missing, "s" if missing > 1 else "", "them" if missing > 1
+                             else "it"))
         if key in self.held:
             raise Refused("that button is being held")
         self.held[key] = cid
@@ -436,6 +441,7 @@ class TableHub:
         replayed, the cards lying on the readers stay and are matched)."""
         self._seated(cid)
         self.timers = []                          # whatever was under way is gone
+        self.auto_dealing = False                 # ... a deal of the whole deck too
         self.lifting = {}
         self.held = {}
         self.pressed_at = {}
@@ -450,6 +456,8 @@ class TableHub:
     def set_robots(self, cid, on):
         self._seated(cid)
         self.robots_on = bool(on)
+        if self.flash is not None:
+            self.flash.keep_robots(self.robots_on)
 
     # ----- keeping the cards in step with the table -------------------------------------
 
@@ -460,7 +468,8 @@ class TableHub:
         self.players_model.people = {s for s in range(self.players)
                                      if self.claims[s] is not None}
         self.players_model.sync()
-        self._keep_dealt()
+        if self.flash is not None:
+            self.flash.keep_dealt(self.players_model)
         played = view.deals_played()
         if played != self.deals_seen:
             self.deals_seen = played
@@ -469,6 +478,10 @@ class TableHub:
         if self.prepared != played and (
                 (strict and tv.mode() == "dealing") or (not strict and view.in_deal())):
             self._new_deal(played)
+        elif strict and tv.mode() == "dealing":
+            self._gather_if_restarted()
+        elif self.deck and tv.mode() == "play":
+            self.deck = []           # the table knows the deal: the rest is the talon
         lines = self.table.journal_lines()
         for line in lines[self.journal_seen:]:
             ev = json.loads(line.split("\t")[0])
@@ -496,15 +509,17 @@ class TableHub:
             if not view.in_deal():
                 self.collecting = False      # settled: the history stays until the next deal
 
-    def _keep_dealt(self):
-        """Open mode: write the hands the players dealt next to the journal, so a
-        restarted server's players hold the same cards."""
-        dealt = self.players_model.dealt_at
-        if self.dealt_file is None or len(dealt) == self.dealt_saved:
-            return
-        self.dealt_saved = len(dealt)
-        with open(self.dealt_file, "w", encoding="utf-8") as f:
-            json.dump(self.players_model.dealt_hands(), f)
+    def _history(self):
+        """The balances before the first deal and after each one, from the journal
+        (a resumed session's score sheet and chart keep every deal)."""
+        lines = self.table.journal_lines()
+        session = Session(json.loads(lines[0].split("\t")[0]))
+        out = [list(session.view.balances())]
+        for line in lines[1:]:
+            session.apply(json.loads(line.split("\t")[0]))
+            while len(out) <= session.view.deals_played():
+                out.append(list(session.view.balances()))
+        return out
 
     @staticmethod
     def _deal_lines(lines):
@@ -530,16 +545,34 @@ class TableHub:
             random.Random(self.seed * 7919 + played).shuffle(cards)
             self.deck = cards
 
-    def _deal_next(self):
-        if not self.auto_dealing:
+    def _gather_if_restarted(self):
+        """Strict dealing: a card in a hand (or the talon) is one the table has
+        counted.  After a power cut the table counts the deal from the start
+        ("Von vorn geben"): the dealer gathers every dealt card back into the
+        deck and shuffles it, so "Deal all" deals the whole deck again."""
+        tv = self.tv
+        dealt = [c for hand in self.scanned for c in hand] + self.talon + self.aside
+        if all(tv.deal_seen(CODE_INDEX[c]) for c in dealt):
             return
-        if self.tv.mode() != "dealing" or not self.deck:
-            self.auto_dealing = False
+        self.restarts += 1
+        self.deck += dealt
+        random.Random(self.seed * 7919 + self.prepared * 101 + self.restarts).shuffle(
+            self.deck)
+        self.scanned = [[] for _ in range(self.players)]
+        self.talon, self.aside = [], []
+
+    def _deal_next(self):
+        """The next card of an automatic deal: first the card lying on the centre
+        reader is lifted (the last one dealt, or one left there by a power cut)."""
+        if not self.auto_dealing:
             return
         def next_card():
             self.after(LIFT_GAP_MS, self._deal_next)
         if self.on_reader[self.centre]:
             self._lift(self.centre, next_card)
+            return
+        if self.tv.mode() != "dealing" or not self.deck:
+            self.auto_dealing = False
             return
         self._place_from_deck(self.centre)
         self.after(SETTLE_MS, lambda: self._lift(self.centre, next_card))
@@ -566,9 +599,14 @@ class TableHub:
             return self._robot(ROBOT_NEXT_DEAL_MS, lambda: self._robot_press("ok"))
         seated = len(robots) < self.players       # a person plays: robots deal for
         if tv.mode() == "dealing" and view.dealer() in robots and (seated or alone) \
-                and self.deck and not self.auto_dealing and not self.on_reader[self.centre]:
+                and (self.deck or self.on_reader[self.centre]) and not self.auto_dealing:
             return self._robot(ROBOT_NEXT_DEAL_MS if alone else ROBOT_THINK_MS,
                                self._robot_deal)
+        if tv.mode() != "dealing" and any(o[0] == "deck" for _c, o in self.on_reader[
+                self.centre]) and not self.auto_dealing and not self.lifting.get(self.centre):
+            # a dealt card the table no longer waits for (the deal was complete,
+            # or a power cut stopped the dealing): the robots take it off
+            return self._robot(ROBOT_CLEAR_MS, lambda: self._lift(self.centre))
         if tv.mode() != "play" or model.waits_for_person():
             return
         turn = view.turn()
@@ -596,7 +634,7 @@ class TableHub:
         self.after(ms, act)
 
     def _robot_deal(self):
-        if self.tv.mode() == "dealing" and self.deck and not self.auto_dealing \
+        if self.tv.mode() == "dealing" and not self.auto_dealing \
                 and self.view.dealer() in self.robot_seats():
             self.auto_dealing = True
             self._deal_next()
@@ -758,10 +796,13 @@ class TableHub:
     def state_for(self, cid, shared):
         """``shared`` plus what this tab may see: its own hands face up."""
         mine = self.seats_of(cid)
+        view = self.view
+        shown = view.declarer() if view.in_deal() and view.ouvert() else -1   # Bettel ouvert
         hands = []
         for s in range(self.players):
             cards = self.hand(s)
-            hands.append({"count": len(cards), "cards": list(cards) if s in mine else None})
+            hands.append({"count": len(cards), "cards": list(cards) if s in mine or s == shown
+                          else None, "open": s == shown})
         claims = ["you" if c == cid else ("taken" if c is not None else None)
                   for c in self.claims]
         return dict(shared, t="state", you=mine, claims=claims, hands=hands)

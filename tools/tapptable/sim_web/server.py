@@ -86,14 +86,14 @@ from pathlib import Path
 from aiohttp import WSCloseCode, WSMsgType, web
 
 from host_sim.table import VirtualTable
+from tools.tapptable.sim_flash import TableDir, state_dir
 
 from .hub import Refused, TableHub
 
 HOST = "127.0.0.1"
 AWAY_S = 60                # a tab that has gone keeps its seats this long (a reload)
 TOKEN = re.compile(r"^[A-Za-z0-9_-]{8,64}$")
-DEALT_FILE = "players.json"   # open mode: the hands the players dealt (see AutoPlayers)
-CLAIMS_FILE = "seats.json"    # which tab (token) sits where
+PORT = 8765                # tapptable sim --web's port unless --port says
 TICK_MS = 50
 MAX_STEP_MS = 250          # the clock never jumps further in one tick (a busy machine)
 STATIC = Path(__file__).resolve().parent / "static"
@@ -289,45 +289,18 @@ class WebTable:
             pass
 
 
-def state_dir(variant, players, mode, lang):
-    """Where ``tapptable sim --web`` keeps the table's flash (decks, settings, the
-    journal) between runs: one directory per kind of table."""
-    base = os.environ.get("XDG_STATE_HOME") or os.path.join(
-        os.path.expanduser("~"), ".local", "state")
-    return os.path.join(base, "tapptable", "web", "%s-%d-%s-%s" % (
-        variant, players, mode, lang))
-
-
-def _read_json(path):
-    try:
-        with open(path, encoding="utf-8") as f:
-            return json.load(f)
-    except (OSError, ValueError):
-        return None
-
-
 def make_table(variant="tapp_modern", players=3, mode="strict", seed=1, lang="de",
                robots=True, speed=1.0, autoplay=False, root=None, away_s=AWAY_S,
                table_class=VirtualTable):
     """The table and its hub; with ``root`` (a flash directory) a session found
     there is resumed from its journal, as the device does when switched on.
     ``table_class``: the runtime's table (host_sim/scenario.py ``table_class``)."""
-    table = resumed = dealt = claims = None
-    if root is not None:
-        os.makedirs(root, exist_ok=True)
-        found = table_class.session_found(root)
-        table = table_class(variant, players, mode, lang=lang, root=root,
-                            enrolled=not found, resume=found)
-        if found:
-            resumed = {"deals": table.view.deals_played(),
-                       "events": len(table.journal_lines()) - 1}
-            dealt = _read_json(os.path.join(root, DEALT_FILE))
-            claims = _read_json(os.path.join(root, CLAIMS_FILE))
-    hub = TableHub(variant, players, mode, seed=seed, lang=lang, robots=robots,
-                   autoplay=autoplay, table=table, dealt=dealt, claims=claims,
-                   dealt_file=os.path.join(root, DEALT_FILE) if root else None,
-                   claims_file=os.path.join(root, CLAIMS_FILE) if root else None)
-    hub.resumed = resumed
+    flash = TableDir(root)
+    table = flash.open(table_class, variant, players, mode, lang)
+    hub = TableHub(variant, players, mode, seed=seed, lang=lang, robots=flash.robots(robots),
+                   autoplay=autoplay, table=table, dealt=flash.dealt(),
+                   claims=flash.claims(), flash=flash)
+    hub.resumed = flash.resumed
     return WebTable(hub, speed=speed, away_s=away_s)
 
 
@@ -398,17 +371,19 @@ def serve(args):
         web_table = make_table(args.variant, args.players, args.mode, seed=args.seed,
                                lang=args.lang, root=root,
                                table_class=table_class(getattr(args, "runtime", "cpython")))
-    except (ValueError, KeyError) as exc:
+    except (OSError, ValueError, KeyError) as exc:
         print("tapptable sim: %s" % exc, file=sys.stderr)
         return 2
 
+    listen = PORT if args.port is None else args.port
+
     async def main():
         try:
-            runner, port = await start(web_table, args.port)
+            runner, port = await start(web_table, listen)
         except OSError as exc:
             why = "the port is in use; choose another with --port" \
                 if exc.errno == errno.EADDRINUSE else (exc.strerror or str(exc))
-            print("tapptable sim: cannot listen on %s:%d: %s" % (HOST, args.port, why),
+            print("tapptable sim: cannot listen on %s:%d: %s" % (HOST, listen, why),
                   file=sys.stderr)
             return 2
         print("The virtual table: http://%s:%d/  (%s, %d players, %s mode; Ctrl+C stops)"

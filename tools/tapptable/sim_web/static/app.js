@@ -327,6 +327,18 @@ function renderHand(el, s) {
     if (focused) $(".reader", el.parentElement).focus();
     return;
   }
+  if (!st.you.includes(s)) {                 // Bettel ouvert: the declarer's hand, face up
+    const key = "shown:" + hand.cards.join(",");
+    if (el.dataset.key === key) return;
+    el.dataset.key = key;
+    el.className = "hand shown";
+    el.setAttribute("role", "img");
+    el.setAttribute("aria-label", `${seatName(s)}'s hand, laid open (Bettel ouvert): ` +
+      hand.cards.map(cardName).join(", "));
+    el.innerHTML = [...hand.cards].sort((a, b) => cardKey(a) - cardKey(b)).map(
+      (c) => `<span class="card face${red(c) ? " red" : ""}">${faceHtml(c)}</span>`).join("");
+    return;
+  }
   const label = `Your hand at ${seatName(s)}: ${hand.count} cards`;
   const sorted = [...hand.cards].sort((a, b) => cardKey(a) - cardKey(b));
   const key = "open:" + sorted.join(",");
@@ -753,7 +765,8 @@ for (const b of $$(".hw")) {
     if (ev.key === "Enter" || ev.key === " ") buttonUp(key);
   });
   b.title = key === "ok" ? "OK (hold 0.7 s: undo)" :
-    key === "prev" ? "prev (hold 0.7 s: score sheet)" : "next";
+    key === "prev" ? "PREV (hold 0.7 s: score sheet)" :
+    "NEXT (hold 0.7 s: points so far, the last trick)";
 }
 window.addEventListener("blur", () => { for (const k of [...held]) buttonUp(k); });
 
