@@ -77,7 +77,7 @@ def test_a_card_play_must_lie_on_its_reader():
         monkey.person.act()
     seat = t.view.turn()
     # a play the journal gets, no card laid: behind the table's back, for the checks to catch
-    t.app.game._session.play(seat, 0)  # noqa: SLF001
+    t.app.game._session.play(seat, 0)  # noqa: SLF001 -- the back door the check must catch
     t.app.journal.append({"ev": "play", "seat": seat, "card": "CA"})
     with pytest.raises(MonkeyError, match="does not lie on reader"):
         monkey.press("prev")
