@@ -17,6 +17,12 @@ class Scheduler:
         self.due = [0.0] * len(self.jobs)
         self.hog_us = {name: 0.0 for name, _f, _p in self.jobs}
         self.steps = 0
+        self._watchers = []
+
+    def after_each_step(self, watcher):
+        """Call ``watcher(name)`` after every step: a test that must see every
+        state the table passes through (not only where ``run_for`` ends)."""
+        self._watchers.append(watcher)
 
     def now_ms(self):
         return self.clock.now_us / 1000.0
@@ -38,6 +44,8 @@ class Scheduler:
                 self.hog_us[name] = spent
             self.due[i] = self.now_ms() + period
             self.steps += 1
+            for watcher in self._watchers:
+                watcher(name)
         if self.now_ms() < t_ms:
             self.clock.advance((t_ms - self.now_ms()) * 1000.0)
 

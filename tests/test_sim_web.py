@@ -88,6 +88,11 @@ def open_table(browser, srv):
     return page
 
 
+# the deck is dealt and its last card lifted off the centre reader into its hand
+DEALT = ("tappSim.state.step === 'game' && tappSim.state.deck === 0 && !tappSim.state.dealing"
+         " && tappSim.state.readers.every((r) => r.length === 0)")
+
+
 def state(page):
     return page.evaluate("window.tappSim.state")
 
@@ -123,6 +128,17 @@ def drag(page, card, reader):
         page.locator(".reader[data-reader='%s']" % reader))
 
 
+def press_ok(page, srv):
+    """Click OK and wait until the display shows its answer.  The last OK's
+    button goes up PRESS_MS of virtual time after the display changed; a click
+    before that is refused ("that button is being held"), so wait for it first."""
+    wait_until(srv, lambda hub: not hub.held, "the OK button released")
+    before = oled_text(page)
+    page.click(".hw[data-key='ok']")
+    page.wait_for_function("t => document.querySelector('#oled-text').textContent !== t",
+                           arg=before)
+
+
 def deal_and_bid(page, srv):
     """All three seats in this tab: deal, then OK to every question until the
     first card is due (seed 3: a Frage with a discard, over the centre reader by
@@ -144,10 +160,7 @@ def deal_and_bid(page, srv):
             page.click("#reader-centre")                                # lift it
             wait_until(srv, lambda hub: not hub.on_reader[hub.centre], "the lift")
             continue
-        before = oled_text(page)
-        page.click(".hw[data-key='ok']")
-        page.wait_for_function("t => document.querySelector('#oled-text').textContent !== t",
-                               arg=before)
+        press_ok(page, srv)
     raise AssertionError("the auction did not end")
 
 
@@ -319,7 +332,7 @@ def test_two_tabs_watch_the_same_table(tabs, server):
     assert state(one)["claims"][0] == "you" and state(two)["claims"][0] == "taken"
     one.click("#deal-all")
     for page in (one, two):
-        page.wait_for_function("tappSim.state.step === 'game'", timeout=30_000)
+        page.wait_for_function(DEALT, timeout=30_000)
     assert len(state(one)["hands"][0]["cards"]) == 11
     assert state(two)["hands"][0]["cards"] is None
     assert two.locator(".seat[data-seat='0'] .hand .card[data-card]").count() == 0
@@ -509,6 +522,7 @@ def person_step(page, srv, seat=0):
             page.click(".reader[data-reader='%d']" % seat)
             return "lifted"
         if not any(st["readers"][:st["players"]]):
+            wait_until(srv, lambda hub: not hub.held, "the OK button released")
             page.click(".hw[data-key='ok']")
             page.wait_for_function("tappSim.state.step !== 'result'")
             return "next deal"
@@ -520,10 +534,7 @@ def person_step(page, srv, seat=0):
         wait_until(srv, lambda hub: not hub.on_reader[seat], "the lift")
         return "lifted"
     if seat in st["question"]:
-        before = oled_text(page)
-        page.click(".hw[data-key='ok']")
-        page.wait_for_function("t => document.querySelector('#oled-text').textContent !== t",
-                               arg=before)
+        press_ok(page, srv)
         return "answered"
     if st["expects"] == "discard" and st["declarer"] == seat:
         card = st["hands"][seat]["cards"][0]
@@ -722,8 +733,7 @@ def test_a_power_cut_while_dealing_by_hand_gathers_the_cards(tabs, server):
             deal_by_hand(page, server, 3)
             page.wait_for_function("tappSim.state.deck === 33")
     page.click("#deal-all")
-    page.wait_for_function("tappSim.state.step === 'game' && tappSim.state.deck === 0",
-                           timeout=30_000)
+    page.wait_for_function(DEALT, timeout=30_000)
     st = state(page)
     assert [h["count"] for h in st["hands"]] == [11, 11, 11]
     assert st["talon"] == 3 and st["deck"] == 0
@@ -788,10 +798,7 @@ def test_open_mode_ok_at_the_lay_away_waits_for_the_discards(tabs):
         for _ in range(30):
             if srv.call(lambda hub: hub.view.expects()) == "discard":
                 break
-            before = oled_text(page)
-            page.click(".hw[data-key='ok']")
-            page.wait_for_function("t => document.querySelector('#oled-text').textContent"
-                                   " !== t", arg=before)
+            press_ok(page, srv)
         assert srv.call(lambda hub: hub.view.expects()) == "discard"
         lines = srv.call(lambda hub: len(hub.table.journal_lines()))
         page.click(".hw[data-key='ok']")

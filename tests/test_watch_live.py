@@ -235,6 +235,8 @@ def test_a_power_cut_mid_deal_and_a_pulled_cable_lose_nothing_and_store_nothing_
     rows = w.history.sessions()
     assert len(rows) == 1 and w.history.db.execute("SELECT count(*) FROM deals").fetchone()[0] == 3
     assert rows[0]["balances"] == table.table.view.balances()
+    wait_for(lambda: len(w.picture.snapshot()["score"]["rows"]) == 3,
+             "the page's score sheet following the history")
     sheet = w.picture.snapshot()["score"]
     assert [r["deal"] for r in sheet["rows"]] == [1, 2, 3]
     assert sheet["balances"] == rows[0]["balances"]
@@ -244,7 +246,7 @@ def test_a_power_cut_mid_deal_and_a_pulled_cable_lose_nothing_and_store_nothing_
 def test_a_second_watcher_is_refused_and_the_table_plays_on(live, watch, tmp_path):
     table = live(speed=8.0)
     w = watch(table.port)
-    table.playing.set()                          # the people play while the second one tries
+    table.play_on()                              # the people play while the second one tries
     before = len(table.table.journal_lines())
     r = subprocess.run(TAPPTABLE + ["watch", table.port, "--db", str(tmp_path / "b.db"),
                                     "--web-host", "127.0.0.1", "--web-port", "0", "--no-qr"],

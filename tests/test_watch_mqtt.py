@@ -69,10 +69,10 @@ class Broker:
         self.proc.wait(10)
 
 
-def wait_for(check, what, limit_s=60.0):
+def wait_for(check, what, limit_s=60.0, seen=lambda: ""):
     end = time.monotonic() + limit_s
     while not check():
-        assert time.monotonic() < end, "waited %.0f s for %s" % (limit_s, what)
+        assert time.monotonic() < end, "waited %.0f s for %s %s" % (limit_s, what, seen())
         time.sleep(0.05)
 
 
@@ -104,7 +104,8 @@ def test_two_watchers_one_club_through_a_broker_restart(tmp_path):
         table.play(1)
         broker.start()
         wait_for(lambda: [s["deals"] for s in club.history.sessions()] == [2],
-                 "the second deal after the restart")
+                 "the second deal after the restart",
+                 seen=lambda: "club %r; said %r" % (club.history.sessions(), said))
         h = club.history.db
         assert h.execute("SELECT count(*) FROM sessions").fetchone()[0] == 1
         assert h.execute("SELECT count(*) FROM deals").fetchone()[0] == 2

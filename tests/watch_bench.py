@@ -5,7 +5,8 @@ watch tests (not a test file).
 127.0.0.1 and lets ``AutoPlayers`` play deals in a thread of their own, the
 virtual clock paced against wall time (``speed`` virtual ms per wall ms), so
 a watcher meets it as it would meet a board.  ``screens`` records when the
-display changed (wall time, its rows), ``power_cut()`` cuts the power mid-deal
+view's rows changed (wall time, its rows; looked at after every job's step, so
+no screen a console answer can carry is missed), ``power_cut()`` cuts the power mid-deal
 (a new table on the same flash takes up the journal; the same link), and
 ``drop_client()`` pulls the cable.
 """
@@ -31,8 +32,8 @@ class LiveTable:
         self.screens = []            # (wall time, rows) when the display changed
         self.lock = threading.Lock()
         self.stop = threading.Event()
-        self.playing = threading.Event()
         self.deals_done = 0
+        self.deals_wanted = 0        # the thread plays while deals_done < deals_wanted
         self.cut_after = None        # power cut after this many more steps (a test sets it)
         self.cuts = 0
         self.error = None
@@ -50,14 +51,14 @@ class LiveTable:
                 t0 = time.monotonic()
                 run(step)
                 self.link.pump()
-                self._look()
                 left -= step
                 rest = step / 1000.0 / self.speed - (time.monotonic() - t0)
                 if rest > 0:
                     time.sleep(rest)
         table.wait = wait
+        table.scheduler.after_each_step(self._look)
 
-    def _look(self):
+    def _look(self, _job=None):
         rows = list(self.table.app.view.rows())
         if not self.screens or self.screens[-1][1] != rows:
             self.screens.append((time.time(), rows))
@@ -87,7 +88,7 @@ class LiveTable:
     def _run(self):
         try:
             while not self.stop.is_set():
-                if not self.playing.is_set():
+                if self.deals_done >= self.deals_wanted:
                     self.table.wait(STEP_MS)
                     continue
                 try:
@@ -105,16 +106,18 @@ class LiveTable:
             self.error = exc
             raise
 
+    def play_on(self, deals=1000):
+        """Let the players play ``deals`` more deals without waiting for them."""
+        self.deals_wanted = self.deals_done + deals
+
     def play(self, deals, limit_s=120):
         """Let the players play ``deals`` more deals (wait until they have)."""
-        target = self.deals_done + deals
-        self.playing.set()
+        target = self.deals_wanted = self.deals_done + deals
         end = time.monotonic() + limit_s
         while self.deals_done < target:
             assert self.error is None, self.error
             assert time.monotonic() < end, "the deals took longer than %d s" % limit_s
             time.sleep(0.05)
-        self.playing.clear()
 
     def close(self):
         self.stop.set()
