@@ -53,9 +53,17 @@ def dumps(v):
         return str(v)
     if isinstance(v, str):
         return _str(v)
+    # loops, not generator expressions: a generator resumed by join() costs a
+    # second interpreter frame on the C stack per level, and the deal's event
+    # (hands: lists in a list in a dict) is written deep in the game's calls --
+    # on the Pico one more frame there was once too many
+    parts = []
     if isinstance(v, (list, tuple)):
-        return "[" + ",".join(dumps(x) for x in v) + "]"
+        for x in v:
+            parts.append(dumps(x))
+        return "[" + ",".join(parts) + "]"
     if isinstance(v, dict):
-        keys = sorted(v.keys(), key=_key)
-        return "{" + ",".join(_str(k) + ":" + dumps(v[k]) for k in keys) + "}"
+        for k in sorted(v.keys(), key=_key):
+            parts.append(_str(k) + ":" + dumps(v[k]))
+        return "{" + ",".join(parts) + "}"
     raise TypeError("cannot encode " + str(type(v)))
