@@ -539,20 +539,22 @@ class View:
         call, laid away, called or announced; the dealer of a deal; -1 none."""
         ev = self._session.last_kept()
         deal = self._deal
+        if ev is None or deal is None or ev == "declare":
+            return -1
         if ev == "play":
             k = deal.tcount
             return self.trick_seat(k - 1) if k else self.last_trick_seat(deal.nact - 1)
         if isinstance(ev, tuple):
             return ev[1]
-        if isinstance(ev, dict):
-            return ev.get("seat", deal.dealer)
-        return -1 if ev is None or ev == "declare" else deal.dealer
+        return ev.get("seat", deal.dealer) if isinstance(ev, dict) else deal.dealer
 
     def undo_card(self):
         """The card ``undo`` takes back (the last card played) or the called
         card of the Rufer call it takes back; -1 otherwise."""
         ev = self._session.last_kept()
         deal = self._deal
+        if ev is None or deal is None:
+            return -1
         if ev == "play":
             return deal.played[deal.tbase + deal.tcount - 1]
         return deal.rufer_call[0] if isinstance(ev, dict) and ev["ev"] == "rufer" else -1
