@@ -68,6 +68,24 @@ def test_view_hides_the_hands_without_the_pin(bench):
     assert ask(id=4, cmd="journal")["error"] == "locked"      # hands inside: strict deal
 
 
+def test_a_card_taken_back_is_listed_so_not_as_refused(bench):
+    """After an undo the card still lies on its reader, to be lifted: the view
+    lists it under ``taken_back``, not ``refused``."""
+    table, _pipe, _out, ask = bench
+    people = AutoPlayers(table, seed=2, illegal_once=False)
+    people.deal_cards()
+    while table.view.expects() != "card" or table.app.view.menu_size():
+        people.sync()
+        people.discard() if table.view.expects() == "discard" else people.choose()
+    people.sync()
+    seat = table.view.turn()
+    table.place(seat, people.card_choice(seat))
+    assert table.view.trick_size() == 1
+    assert ask(id=1, cmd="undo", pin=PIN)["ok"]
+    got = ask(id=2, cmd="view")["table"]
+    assert got["taken_back"] == [seat] and got["refused"] == [], got
+
+
 def test_errors_have_stable_codes(bench):
     _table, pipe, out, ask = bench
     assert ask(id=1, cmd="fly")["error"] == "unknown_command"

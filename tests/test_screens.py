@@ -61,7 +61,7 @@ PAGES = [
     ("the next trick", ["press ok", "lift all"],
      ["Tapp neu  G:Anna", "Ramsch", ">Cora", " Bert", " Anna", "", "", "Cora ist dran"]),
     ("the undo question", ["play turn legal", "hold ok"],
-     ["Tapp neu  G:Anna", "Ramsch", " Cora         ♣Q", ">Bert", " Anna", "", "",
+     ["Tapp neu  G:Anna", "Ramsch", " Cora         ♣Q", ">Bert", " Anna", "", "Cora ♣Q",
       "Rückgängig? OK"]),
     ("undone", ["press ok"],
      ["Tapp neu  G:Anna", "Ramsch", ">Cora", " Bert", " Anna", "", "Zurückgenommen",

@@ -82,3 +82,49 @@ def test_the_interactive_tables_refuse_the_micropython_runtime():
                           "--runtime", "micropython"], cwd=ROOT, stdin=subprocess.DEVNULL,
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 2 and "--runtime micropython runs scenario files" in out.stderr
+
+
+def test_the_rufer_hand_over_and_an_undone_card_in_words():
+    """Issue 27, 1 and 6: the words the terminal and the browser use for a
+    Rufer's call (who gives what to whom, while it is due) and for what an
+    undo takes back; the printout calls a card taken back so, not refused.
+    The deal of tests/scenarios/rufer_called_card_shown.scn: Cora calls Bert's
+    ♥8 and gives ♣8 for it."""
+    from host_sim.scenario import Run
+    from tools.tapptable.sim_text import (
+        Screens,
+        describe,
+        journal_events,
+        rufer_note,
+        undo_target,
+    )
+    run = Run("rufer")
+    bid = ["table variant=tapp_modern players=3 mode=strict seed=1", "deal", "call spiele",
+           "call weg", "call weg", "call Herz-Rufer"]
+    assert not run.run_lines(bid + ["call ♥8", "call ♣8→Bert"])
+    t = run.table
+    assert describe(t, journal_events(t)[-1]) == "Cora calls ♥8: Bert hands it over, gets ♣8"
+    assert rufer_note(t) == "Cora called ♥8: Bert hands it to Cora and gets ♣8 face down"
+    assert rufer_note(t, 1) == "Cora called ♥8: you hand it to Cora and get ♣8 face down"
+    assert rufer_note(t, 2) == "You called ♥8: Bert hands it to you and gets ♣8 face down"
+    assert undo_target(t) == "Cora's Rufer call"
+    assert not run.run_lines(["place 2 C10", "hold ok"])
+    assert rufer_note(t) == "" and undo_target(t) == "Cora's ♣10"
+    assert not run.run_lines(["press ok"])
+    out = io.StringIO()
+    shots = Screens(t, out, per_row=1)
+    shots.snap("undone")
+    shots.flush()
+    assert "Cora     taken back" in out.getvalue() and "refused" not in out.getvalue()
+    assert rufer_note(t).startswith("Cora called ♥8")          # due again
+    # the talon's card: nothing to hand over; open mode: the holder is unknown
+    assert not run.run_lines(bid + ["call ♣A", "call Stock"])
+    assert rufer_note(run.table) == "Cora called ♣A: it lies in the talon, nothing to hand over"
+    assert describe(run.table, journal_events(run.table)[-1]) == "Cora calls ♣A (in the talon)"
+    assert not run.run_lines([
+        "table variant=tapp_modern players=4 mode=open seed=1 lang=en", "call play",
+        "call pass", "call pass", "call pass", "call Rufer", "call Rufer ♦", "call ♣A",
+        "call ♦7"])
+    assert rufer_note(run.table) == \
+        "Dora called ♣A: whoever holds it hands it to Dora and gets ♦7 face down"
+    run.table.close()

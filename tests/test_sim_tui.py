@@ -579,3 +579,55 @@ def test_a_bettel_ouvert_hand_lies_face_up():
             hand = s.hand(2)
             assert len(hand) >= 10 and all(card_text(c) in cell.shown[0] for c in hand)
     run(play())
+
+
+def test_the_rufer_hand_over_and_an_undone_card_are_named():
+    """Issue 27, 1 and 6: you are Bert (seed 1).  Cora plays a Herz-Rufer and
+    calls a card of yours: the hint line says who gives what to whom (your
+    hand shows the swap at once), the OLED too, until the first card.  Then
+    your first card is taken back by an undo: the question names it first,
+    and afterwards the view asks you to lift it -- not as a refused card."""
+    async def play():
+        app = SimApp(seed=1, realtime=False, auto=False, seats=SEATS)
+        async with app.run_test(size=SMALL) as pilot:
+            s = app.seating
+            tv = s.table_view
+            await pilot.press("d")
+            await pilot.press("s")                       # you are Bert
+
+            async def choose(label):
+                labels = [tv.menu_label(k) for k in range(tv.menu_size())]
+                assert label in labels, (label, labels)
+                while tv.menu_label(tv.menu_pos()) != label:
+                    await pilot.press("full_stop")
+                await pilot.press("o")
+
+            for label in ("spiele", "weg", "weg", "Herz-Rufer"):
+                await choose(label)
+            called = s.hand(1)[0]
+            give = s.hand(2)[0]
+            await choose(card_text(called))
+            await choose(card_text(give) + "\u2192Bert")
+            hint = app.query_one("#hint").shown
+            assert "Cora called %s: you hand it to Cora and get %s face down" % (
+                card_text(called), card_text(give)) in hint, hint
+            assert "Cora ruft " + card_text(called) in "\n".join(oled_text(app))
+            assert give in s.your_hand() and called not in s.your_hand()
+            await pilot.press("a")                       # Cora leads
+            card = s.view.legal_cards()[0]
+            await select(pilot, app, card)
+            await pilot.press("enter")
+            assert s.view.turn() == 0
+            assert "called" not in app.query_one("#hint").shown
+            await pilot.press("O")                       # OK held: undo?
+            hint = app.query_one("#hint").shown
+            assert hint.startswith("Undo Bert's %s?" % card_text(card)), hint
+            assert "Bert " + card_text(card) in "\n".join(oled_text(app))
+            await pilot.press("o")
+            hint = app.query_one("#hint").shown
+            assert hint.startswith("Undo took back the card on your reader"), hint
+            cell = [c for c in app.query("Cell") if c.seat == 1][0]
+            assert "taken back" in cell.shown[0] and "refused" not in cell.shown[0]
+            await pilot.press("l")
+            assert "refused" not in app.query_one("#hint").shown
+    run(play())

@@ -21,8 +21,10 @@ import time
 import aiohttp
 import pytest
 
+from table.names import card_text as _card_text
 from table.texts import error_text
 from tapp import errors as E
+from tapp.cards import CODE_INDEX
 from tools.tapptable.sim_web.server import ServerThread
 
 CHROMIUM = "/usr/bin/chromium"
@@ -121,6 +123,19 @@ def wait_until(srv, check, what, limit_s=10.0):
 def claim(page, seat):
     page.click("[data-claim='%d']" % seat)
     page.wait_for_selector("[data-release='%d']" % seat)
+
+
+def sit_among_others(page, srv, seat):
+    """This tab sits at ``seat``, another tab at the other seats and deals."""
+    claim(page, seat)
+
+    def sit(hub):
+        for other in range(hub.players):
+            if other != seat:
+                hub.claim("other", other)
+        hub.deal("other")
+    srv.call(sit)
+    wait_until(srv, lambda hub: hub.tv.mode() == "play", "the deal", 30)
 
 
 def drag(page, card, reader):
@@ -830,14 +845,7 @@ def test_a_bettel_ouvert_hand_lies_face_up_for_everybody(tabs):
     with ServerThread(variant="tapp_modern", players=3, mode="strict", seed=1,
                       robots=False, speed=SPEED, away_s=AWAY_S) as srv:
         page = tabs(srv)
-        claim(page, 0)
-
-        def sit(hub):
-            hub.claim("other", 1)
-            hub.claim("other", 2)
-            hub.deal("other")
-        srv.call(sit)
-        wait_until(srv, lambda hub: hub.tv.mode() == "play", "the deal", 30)
+        sit_among_others(page, srv, 0)
         for _ in range(12):
             labels = srv.call(lambda hub: [label for label, _ev in hub.menu()])
             if not labels:
@@ -928,3 +936,75 @@ def test_your_hand_in_view_and_the_message_clear_of_your_reader(browser, server,
         assert not overlap(toast, page.locator(sel).bounding_box()), sel
     assert page.errors == []
     page.close()
+
+
+# ----------------------------------------------------------------- issue 27, 1 and 6
+
+
+def card_text(code):
+    """``C8`` -> ``♣8`` (as the display and the page write it)."""
+    return _card_text(CODE_INDEX[code])
+
+
+def _choose(srv, label):
+    """Another tab moves the menu to ``label`` and chooses it (OK)."""
+    labels = srv.call(lambda hub: [x for x, _ev in hub.menu()])
+    k = labels.index(label)
+    while srv.call(lambda hub: hub.tv.menu_pos()) != k:
+        before = srv.call(lambda hub: hub.tv.menu_pos())
+        wait_until(srv, lambda hub: not hub.held, "the buttons released")
+        srv.call(lambda hub: hub.press("other", "next"))
+        wait_until(srv, lambda hub, b=before: hub.tv.menu_pos() != b, "next")
+    before = srv.call(lambda hub: (len(hub.table.journal_lines()), hub.tv.rufer_pick()))
+    wait_until(srv, lambda hub: not hub.held, "the buttons released")
+    srv.call(lambda hub: hub.press("other", "ok"))
+    wait_until(srv, lambda hub, b=before: (len(hub.table.journal_lines()),
+                                           hub.tv.rufer_pick()) != b, "the choice")
+
+
+def test_the_rufer_hand_over_and_an_undone_card_are_named(tabs):
+    """Bert's tab: Cora plays a Herz-Rufer, calls a card of Bert's and gives
+    one for it.  The page says who gives what to whom (the OLED and the hint);
+    Bert's hand shows the swap.  Then Bert's first card is taken back by an
+    undo: the question names it, and the page asks to lift it -- not as a
+    refused card."""
+    with ServerThread(variant="tapp_modern", players=3, mode="strict", seed=1,
+                      robots=False, speed=SPEED, away_s=AWAY_S) as srv:
+        page = tabs(srv)
+        sit_among_others(page, srv, 1)
+        for label in ("spiele", "weg", "weg", "Herz-Rufer"):
+            _choose(srv, label)
+        called = srv.call(lambda hub: hub.hand(1)[0])
+        give = srv.call(lambda hub: hub.hand(2)[0])
+        _choose(srv, card_text(called))
+        _choose(srv, card_text(give) + "\u2192Bert")
+        page.wait_for_function("t => document.querySelector('#oled-text').textContent"
+                               ".includes(t)", arg="Cora ruft " + card_text(called))
+        assert card_text(called) + "\u2192Cora" in oled_text(page)
+        assert card_text(give) + "\u2192Bert" in oled_text(page)
+        assert "Cora called %s: Bert hands it to Cora and gets %s face down" % (
+            card_text(called), card_text(give)) in page.text_content("#hint")
+        mine = state(page)["hands"][1]["cards"]
+        assert give in mine and called not in mine
+        # Cora leads, Bert follows from this tab; then an undo takes Bert's card back
+        lead = srv.call(lambda hub: hub.view.legal_cards()[0])
+        srv.call(lambda hub: hub.place("other", lead, 2))
+        wait_until(srv, lambda hub: hub.view.turn() == 1, "Cora's lead")
+        card = srv.call(lambda hub: hub.view.legal_cards()[0])
+        drag(page, card, 1)
+        wait_until(srv, lambda hub: hub.view.turn() == 0, "Bert's card")
+        assert "ruft" not in oled_text(page) and "called" not in page.text_content("#hint")
+        wait_until(srv, lambda hub: not hub.held, "the buttons released")
+        srv.call(lambda hub: hub.press("other", "ok", True))
+        page.wait_for_function("document.querySelector('#hint').textContent"
+                               ".startsWith('Undo ')")
+        assert page.text_content("#hint").startswith("Undo Bert's %s?" % card_text(card))
+        assert "Bert " + card_text(card) in oled_text(page)
+        wait_until(srv, lambda hub: not hub.held, "the buttons released")
+        srv.call(lambda hub: hub.press("other", "ok"))
+        page.wait_for_function("document.querySelector('#hint').textContent"
+                               ".startsWith('Undo took back the card on your reader')")
+        assert "refused" not in page.text_content("#hint")
+        assert page.get_attribute(".seat[data-seat='1'] .led", "aria-label") == \
+            "LED: red, lift the card undo took back"
+        assert page.errors == []

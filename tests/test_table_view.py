@@ -1,8 +1,9 @@
 """The table's read-only view (firmware/table/table_view.py, ``app.view``): what
 the table is doing, asked through one door, through a strict deal -- dealing,
-the menu, a card on its reader, a refused card, clearing, the settlement -- and
-after a power cut.  (The monkey, tests/test_table_monkey.py, reads the table
-only through it, in both runtimes.)"""
+the menu, a card on its reader, a refused card, a card taken back by an undo,
+clearing, the settlement -- and after a power cut.  (The monkey,
+tests/test_table_monkey.py, reads the table only through it, in both
+runtimes.)"""
 from host_sim.board import OLED_ADDR
 from host_sim.monkey import QuickTable
 from host_sim.vm.vm_deck import DECK_ID, card_uid
@@ -71,11 +72,18 @@ def test_the_view_follows_the_cards_on_the_readers():
     seat = view.turn()
     other = (seat + 1) % 3
     _lay(t, other, "C6")                      # out of turn: refused, to be lifted
-    assert tv.refused(other) and tv.card_on(other) == -1 and tv.message()
+    assert tv.refused(other) and not tv.taken_back(other)
+    assert tv.card_on(other) == -1 and tv.message()
     t.lift(other)
     assert not tv.refused(other)
     _lay(t, seat, "C6")
     assert tv.card_on(seat) == CODE_INDEX["C6"] and view.trick_size() == 1
+    t.press("ok", long=True)                  # undo: the card is taken back, not refused
+    t.press("ok")
+    assert view.trick_size() == 0 and tv.refused(seat) and tv.taken_back(seat)
+    t.lift(seat)
+    assert not tv.refused(seat) and not tv.taken_back(seat)
+    _lay(t, seat, "C6")
     for code in ("C7", "C8"):
         _lay(t, view.turn(), code)
     assert tv.clearing() and view.trick_size() == 0

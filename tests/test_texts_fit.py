@@ -40,7 +40,7 @@ COLS = 16
 # the longest names a seat may have (settings.MAX_NAME: 12), names that differ
 # only in their number, and a name with a space
 LONG_SEATS = ["Marie-Louise", "Platz 1", "Platz 2", "Franziskaner", "Anna Lena"]
-SEPARATORS = re.compile(r"[ :,/<>*()]+")
+SEPARATORS = re.compile(r"[ :,/<>*()→]+")      # → joins a card and who gets it
 
 
 def _words(text):
@@ -217,6 +217,39 @@ def test_a_revoke_and_its_settlement_fit(checker, lang):
     run.run_lines(["press ok", "place 0 CJ", "lift all", "autoplay"])
     _every_page(run.table)
     assert run.table.view.last_result()["penalty"]["seat"] == 2
+    assert not checker.failures, "\n".join(checker.failures[:20])
+
+
+@pytest.mark.parametrize("lang", ("de", "en"))
+def test_a_rufer_call_and_its_hand_over_fit(checker, lang):
+    """The Rufer's prompts, its give menu and the hand-over on the seat rows
+    ("Franz. ruft ♥8", "♥8→Franz."), strict and open, with long names; the
+    undo question over them and the open lay-away's prompt too."""
+    run = Run("rufer")
+    seats = "Anna,Franziskaner,Marie-Louise"      # Marie-Louise calls Franziskaner's card
+    words = ("spiele", "weg", "Herz-Rufer") if lang == "de" else ("play", "pass", "Heart Rufer")
+    talon = "Stock" if lang == "de" else "Talon"
+    bid = ["table variant=tapp_modern players=3 mode=strict seed=1 lang=%s seats=%s" % (
+        lang, seats), "deal", "call " + words[0], "call " + words[1], "call " + words[1],
+        "call " + words[2]]
+    for pick, give in (("call", "call"), ("call ♣A", "call " + talon)):
+        assert not run.run_lines(bid + [pick])
+        _every_page(run.table)
+        assert not run.run_lines([give])
+        assert run.table.view.rufer_call(0) >= 0
+        assert "\u2192" in "".join(run.table.screen()) or talon in give, run.table.screen()
+        _every_page(run.table)
+    table = "table variant=tapp_modern players=4 mode=open seed=1 lang=%s " \
+        "seats=Anna,Bert,Franziskaner,Marie-Louise" % lang
+    auction = [table, "call " + words[0]] + ["call " + words[1]] * 3
+    assert not run.run_lines(auction + ["call Frage"])
+    assert ("drückt" if lang == "de" else "buries") in run.table.screen()[6]
+    _every_page(run.table)                          # "Marie. drückt"
+    assert not run.run_lines(auction + ["call Rufer", "call Rufer ♦", "call ♣A"])
+    _every_page(run.table)
+    assert not run.run_lines(["call ♦7"])
+    _every_page(run.table)                          # "gibt ♦7"
+    run.table.close()
     assert not checker.failures, "\n".join(checker.failures[:20])
 
 

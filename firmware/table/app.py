@@ -39,6 +39,7 @@ from .enrol import Enrolment
 from .game import Game
 from .journal import WARN_DEALS, MemoryJournals
 from .modes import EnrolMode, FullMode, PlayMode, RenewMode, SetupMode
+from .names import german_suited
 from .presence import ticks_diff
 from .ring import Ring
 from .screens import Screens
@@ -198,7 +199,8 @@ class App:
         if self.registry.complete(self.deck_id):
             self.start_game()
             return
-        self.enrolment = Enrolment(self.registry, self.deck_id, kind)
+        self.enrolment = Enrolment(self.registry, self.deck_id, kind,
+                                   german_suited(self.settings.variant))
         self.current = EnrolMode(self, self.enrolment)
 
     def ask_renew(self):

@@ -281,7 +281,9 @@ class Console:
                "revokes": view.revokes(), "legal_calls": view.legal_calls(),
                "table": {"mode": tv.mode(), "on_reader": on_reader,
                          "clearing": tv.clearing(),
-                         "refused": [r for r in range(tv.readers()) if tv.refused(r)],
+                         "refused": [r for r in range(tv.readers())
+                                     if tv.refused(r) and not tv.taken_back(r)],
+                         "taken_back": [r for r in range(tv.readers()) if tv.taken_back(r)],
                          "jammed": [r for r in range(tv.readers()) if tv.jammed(r)],
                          "message": tv.message()},
                "screen": tv.rows()}

@@ -1,9 +1,11 @@
 """Deck enrolment: the table asks for the cards one by one and learns their tags.
 
     e = Enrolment(reg, deck_id, "d36")   # reg: a loaded registry.Registry
+                              # (german=True: cards named in the German pattern)
     e.status                  # OK, or why enrolment cannot run (BAD_KIND, ...)
     e.expected()              # the card to place next, or -1 when the deck is complete
-    e.prompt("de")            # "Lege: ♥10" (or "Deck komplett")
+    e.prompt("de")            # "Lege: ♥10" (or "Deck komplett"; German: Eichel-Ober
+                              # as its glyph and "O", where a French deck's is "♣Q")
     code = e.offer(uid)       # a tag seen on the centre reader -> ACCEPTED or a refusal
     e.text(code, "de")        # "Erfasst: ♥10", "Karte aus Deck 2", ...
     e.undo_last()             # take back the last accepted card -> its card int or -1
@@ -15,19 +17,23 @@ a new Enrolment on the reloaded registry resumes at the first missing card
 and at most the card being placed is lost.
 
 Outcome codes are registry codes (``registry.NAMES``, ``registry.short_text``);
-ACCEPTED is ``registry.OK``.
+ACCEPTED is ``registry.OK``.  A deck for a German-suited game (the setup's,
+names.german_suited) is asked for in its own pattern: the stickers are the
+same, Eichel-Ober is enrolled where a French deck's Kreuz-Dame is.
 """
 from . import registry as R
+from .names import card_text
 from .texts import text
 
 ACCEPTED = R.OK
 
 
 class Enrolment:
-    def __init__(self, registry, deck_id, kind):
+    def __init__(self, registry, deck_id, kind, german=False):
         self.registry = registry
         self.deck_id = deck_id
         self.kind = kind
+        self.german = german     # the cards named in the German pattern
         self.order = ()
         self.last_card = -1      # the card of the last accepted offer
         self.conflict = -1       # the entry the last refused offer collided with
@@ -66,7 +72,7 @@ class Enrolment:
         card = self.expected()
         if card < 0:
             return R.short_text(R.COMPLETE, lang)
-        return text("enrol_next", lang) % R.card_label(card)
+        return text("enrol_next", lang) % card_text(card, self.german)
 
     def offer(self, uid):
         """A tag seen while ``expected()`` is asked for: ACCEPTED (enrolled
@@ -104,8 +110,8 @@ class Enrolment:
     def text(self, code, lang="de"):
         """The display line for an outcome of ``offer`` (or ``undo_last``'s NOTHING)."""
         if code == ACCEPTED and self.last_card >= 0:
-            return text("enrol_got", lang) % R.card_label(self.last_card)
-        return R.short_text(code, lang, self.conflict)
+            return text("enrol_got", lang) % card_text(self.last_card, self.german)
+        return R.short_text(code, lang, self.conflict, self.german)
 
     def undo_last(self):
         """Take back the last accepted card (saved at once) and ask for it again.

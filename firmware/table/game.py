@@ -312,6 +312,7 @@ class Game(GameState):
             return
         self._discards.append(code)
         self._signals.tone("accept")
+        self._said()                     # "Zurückgenommen" does not stay through it
         if len(self._discards) < self.view.talon_size():
             self._discard_note()
             return
@@ -404,6 +405,10 @@ class Game(GameState):
             return
         panel = self._overlays.panel()
         if self._overlays.asks_undo():
+            if key == KEY_OK and len(self._journal) != self._undo_at:
+                self._undo_at = len(self._journal)   # another input came first: the
+                self._signals.tone("reject")         # screen names it now, ask again
+                return
             self._overlays.close_panel()
             if key == KEY_OK:
                 self._undo()
@@ -439,6 +444,7 @@ class Game(GameState):
             return
         self._page = 0
         self._overlays.long_press(key)
+        self._undo_at = len(self._journal)       # what the question names (game_state)
 
     def _turn_page(self, key):
         """The score sheet, this deal's pages and the settlement have pages:
@@ -464,6 +470,7 @@ class Game(GameState):
             self._signals.tone("reject")
             return
         self._rufer_card = NO_CARD
+        self._said()
         if "result" in out:
             self._deal_over()
             return
@@ -483,6 +490,8 @@ class Game(GameState):
             return
         self._say(self._t("undone"))
         self._record_trick()
+        self._discards = []             # the lay-away (in RAM) begins again
+        self._rufer_card = NO_CARD
         if in_deal(self._step) and not self.view.in_deal():
             self._start_deal()          # the deal itself was taken back: deal again
             return

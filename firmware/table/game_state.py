@@ -133,7 +133,8 @@ class GameState:
         self._dirty = True
         self._scan = None                # strict dealing: the hands scanned (hand_scan.py)
         self._discards = []
-        self._rufer_card = NO_CARD
+        self._rufer_card = NO_CARD       # the card picked to call (Rufer), before the give
+        self._undo_at = -1               # the journal's length when undo was asked
         self._waiting = NO_CARD          # the next leader's card laid while clearing
         self._waiting_reader = -1
         self._powered_up = False         # resumed after a power cut: nothing dealt or
@@ -214,6 +215,11 @@ class GameState:
     def jammed(self, reader):
         return self._jammed[reader] != 0
 
+    def taken_back(self, reader):
+        """The card lying on ``reader`` was taken back by an undo (lift it; it
+        was not refused)."""
+        return self._refused[reader] == 2
+
     def _trick_key(self):
         """Which completed trick is the view's last one (deals played, trick number)."""
         return self.view.deals_played() * 64 + self.view.trick_number()
@@ -252,6 +258,11 @@ class GameState:
     def discard(self, k):
         return self._discards[k]
 
+    def rufer_pick(self):
+        """The card the declarer picked to call (Rufer), before he chose what to
+        give for it (-1: none picked)."""
+        return self._rufer_card
+
     # ----- changing the state: for the inputs (table/game.py) ----------------------------
 
     def _apply(self, ev):
@@ -268,6 +279,11 @@ class GameState:
         self._message = msg
         self._message_seat = seat
         self._dirty = True
+
+    def _said(self):
+        """A step was taken: the table's last word (no refused card's) goes."""
+        if self._message_seat < 0:
+            self._say("")
 
     def _trick_order(self, leader):
         seats = self.view.active_seats()
@@ -368,7 +384,7 @@ class GameState:
             if r == self._centre:
                 continue
             if self._on_reader[r] != NO_CARD and keep[r] == NO_CARD:
-                self._refused[r] = 1       # no longer played: to be lifted
+                self._refused[r] = 2       # no longer played: to be lifted (taken_back)
                 if r < self.view.players():
                     self._signals.led(r, REFUSED)
             self._on_reader[r] = keep[r] if self._on_reader[r] == keep[r] else NO_CARD

@@ -57,17 +57,29 @@ def menu_for(view, lang, rufer_card=NO_CARD):
 
 
 def _rufer_menu(view, lang, rufer_card):
-    """tapp_modern Rufer (D12): the declarer calls a card he lacks, then gives one."""
+    """tapp_modern Rufer (D12): the declarer calls a card he lacks, then gives
+    one to its holder ("♣10→Bert"; open mode: the talon first, the table does
+    not know where the card lies).  Cards in the deck's pattern."""
     decl = view.declarer()
+    german = german_suited(view.variant())
     own = view.hand(decl) or []
     talon = view.talon() or []
     deck = [CARD_CODES[c] for c in view.deck_cards()]
     if rufer_card == NO_CARD:
-        return [(card_text(CODE_INDEX[c]), {"pick": c}) for c in deck if c not in own]
+        return [(card_text(CODE_INDEX[c], german), {"pick": c}) for c in deck if c not in own]
     called = CARD_CODES[rufer_card]
-    if called in talon:
-        return [(text("talon", lang), {"ev": "rufer", "seat": decl, "card": called,
-                                       "give": None})]
+    ev = {"ev": "rufer", "seat": decl, "card": called, "give": None}
+    menu = [] if view.strict() and called not in talon else [(text("talon", lang), ev)]
+    if view.strict() and called in talon:
+        return menu
+    to = ""
+    for seat in view.active_seats():
+        if called in (view.hand(seat) or ()):
+            to = view.seat_name(seat)
     gives = own if own else [c for c in deck if c != called]
-    return [(card_text(CODE_INDEX[c]), {"ev": "rufer", "seat": decl, "card": called,
-                                        "give": c}) for c in gives]
+    for c in gives:
+        label = card_text(CODE_INDEX[c], german)
+        if to:
+            label += "\u2192" + short_name(to, 13 - len(label))      # →: who gets it
+        menu.append((label, dict(ev, give=c)))
+    return menu

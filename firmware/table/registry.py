@@ -168,13 +168,15 @@ def __getattr__(name):
     return tuple(_display(code, "en" if name == "SHORT_EN" else "de") for code in range(n))
 
 
-def short_text(code, lang="de", packed=-1):
+def short_text(code, lang="de", packed=-1, german=False):
     """The display line for ``code``; with ``packed`` (``reg.conflict``) the
-    uid/card refusals name the card or deck they collided with."""
+    uid/card refusals name the card or deck they collided with (``german``:
+    the card in the German pattern)."""
     if packed >= 0:
         forms = _display(code, lang, True)
         for form in forms.split("|") if forms else ():
-            s = form % deck_of(packed) if "%d" in form else form % card_label(card_of(packed))
+            s = form % deck_of(packed) if "%d" in form else \
+                form % card_label(card_of(packed), german)
             if len(s) <= DISPLAY_COLUMNS:
                 return s
     return _display(code, lang)

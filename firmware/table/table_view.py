@@ -289,9 +289,16 @@ class TableView:
         return game.card_on(reader) if game is not None else -1
 
     def refused(self, reader):
-        """A refused card lies on ``reader``: it must be lifted."""
+        """A card the table does not take lies on ``reader``: it must be lifted
+        (refused, or taken back by an undo: ``taken_back``)."""
         game = self._play()
         return game.refused(reader) if game is not None else False
+
+    def taken_back(self, reader):
+        """The card to lift from ``reader`` was played and taken back by an
+        undo (not refused)."""
+        game = self._play()
+        return game.taken_back(reader) if game is not None else False
 
     def jammed(self, reader):
         """``reader`` sees two cards, or does not answer."""
@@ -351,6 +358,13 @@ class TableView:
     def discard(self, k):
         """The ``k``-th of those discards (a card code, as the readers see it)."""
         return self._playing(k).discard(k)
+
+    def rufer_pick(self):
+        """The card (int) the declarer picked to call in the Rufer menu, before
+        he chose what to give for it; -1 none (the engine's ``rufer_call``
+        tells the call once it is made)."""
+        game = self._play()
+        return game.rufer_pick() if game is not None else -1
 
     # ----- enrolment -------------------------------------------------------------------
 

@@ -26,6 +26,7 @@ KEYS = (
     "wins clear put_back one_card unknown other_deck reader_down not_now result won lost "
     "draw thrown_in next_deal scores pot deals session_over undo_q undone nothing_undo "
     "deal_again discard_again to_centre hold_ok centre_down revoke in_trick called_card "
+    "rufer gives in_talon lays_away "
     "col_pay col_total deal_no points_now last_trick tricks missing_n ok_back ok_on "
     "o_all_pass o_berliner o_berliner_hearts o_bettel_order o_doubling o_end_when_broke "
     "o_first_bidder o_four_player_removed o_frage_trump o_herz_neischaugn "
@@ -95,6 +96,10 @@ DATA = (
     b"Versto\xc3\x9f!\nRevoke!\n"                 # revoke: "Verstoß!"
     b"in Stich %s\nin trick %s\n"                # in_trick
     b"Gerufene Karte!\nThe called card!\n"       # called_card (the Rufer card's duty)
+    b"%s ruft\n%s calls\n"                      # rufer: "Cora ruft ♥8" (the card after it)
+    b"gibt %s\ngives %s\n"                      # gives: the Rufer's give (open mode)
+    b"%s im Stock\n%s in talon\n"               # in_talon: the called card lies there
+    b"%s dr\xc3\xbcckt\n%s buries\n"            # lays_away: "Bert drückt 1/3"
     b"+/-\n+/-\n"                                # col_pay: a payment column's head
     b"Stand\nTotal\n"                            # col_total: a balance column's head
     b"Spiel %s\nDeal %s\n"                       # deal_no

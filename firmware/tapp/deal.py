@@ -32,7 +32,8 @@ class Deal(Tricks):
     __slots__ = ("n", "dealer", "strict", "active", "deck", "hand_size", "talon_size",
                  "hands", "known", "used", "aside", "talon", "talon_known",
                  "auction", "declarer", "contract", "trump", "target", "strength",
-                 "exchanged", "rufer_done", "raise_ok", "announced", "rufer_card")
+                 "exchanged", "rufer_done", "raise_ok", "announced", "rufer_card",
+                 "rufer_call")
 
     def __init__(self, rules, dealer, dealt=None):
         """``dealt``: strict dealing, every hand and the talon at once -- 4
@@ -79,6 +80,9 @@ class Deal(Tricks):
         self.raise_ok = False                # Haferl self-raise window (D28)
         self.announced = []
         self.rufer_card = -1                 # called card now with the declarer
+        # the Rufer call as the table shows it: the called card, the card given
+        # for it, the seat that held it (-1: none, in the talon, not known)
+        self.rufer_call = [-1, -1, -1]
         self.init_tricks(rules, active, next_seat, pos_of)
 
     # ----- hands -------------------------------------------------------------
@@ -242,6 +246,8 @@ class Deal(Tricks):
             if give == card or (self.known[decl] and not self.hands[decl * 4 + gs] & gbit):
                 return E.NOT_IN_HAND
             holder = self.card_holder(card)
+            self.rufer_call[1] = give
+            self.rufer_call[2] = holder
             if self.known[decl]:
                 self.hands[decl * 4 + gs] &= ~gbit
                 self.hands[decl * 4 + s] |= bit
@@ -249,6 +255,7 @@ class Deal(Tricks):
                 self.hands[holder * 4 + s] &= ~bit
                 self.hands[holder * 4 + gs] |= gbit
             self.rufer_card = card
+        self.rufer_call[0] = card
         self.rufer_done = True
         self._next_step()
         return E.OK

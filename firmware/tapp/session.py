@@ -620,6 +620,19 @@ class Session:
                 n += 1
         return n
 
+    def last_kept(self):
+        """What ``undo`` takes back now (convention 11), for the view to name:
+        "play" (the last card), "declare" (a redundant declare: its count), the
+        last kept event before the cards (bytes of a strict deal, a ("bid" or
+        "exchange", seat, ...) tuple, the event dict), or None (no deal in
+        progress).  The view reads it and hands none of it out."""
+        deal = self._deal
+        if deal is None or deal.phase == DONE or not self._events:
+            return None
+        if deal.tbase + deal.tcount:
+            return "play"
+        return "declare" if self._noops[-1] else self._events[-1]
+
     def bid_at(self, i):
         """The ``i``-th of them as kept: ("bid", seat, call, contract, trump,
         value), None for a field the event left out (a tuple: read-only)."""

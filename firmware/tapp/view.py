@@ -512,6 +512,59 @@ class View:
     def rufer_pending(self):
         return self._deal is not None and self._deal.phase == RUFER
 
+    # ----- the Rufer call and what undo takes back (allocation-free: on screen) -------
+
+    def rufer_call(self, k):
+        """The Rufer call (docs/rules 2.3, D12): ``k`` 0 the card the declarer
+        called, 1 the card he gave its holder (-1: it lies in the talon), 2 that
+        holder (-1: the talon, or not known in open mode); -1 before the call."""
+        deal = self._deal
+        return -1 if deal is None else deal.rufer_call[k]
+
+    def undo_kind(self):
+        """What ``undo`` takes back now: "play" (the last card), "bid",
+        "exchange" (the lay-away), "rufer", "announce", "deal", "hand",
+        "declare" (a redundant declare: only its count), or "" (nothing)."""
+        ev = self._session.last_kept()
+        if ev is None:
+            return ""
+        if isinstance(ev, str):
+            return ev
+        if isinstance(ev, dict):
+            return ev["ev"]
+        return ev[0] if isinstance(ev, tuple) else "deal"
+
+    def undo_seat(self):
+        """Whose input ``undo`` takes back: who laid the last card, made the
+        call, laid away, called or announced; the dealer of a deal; -1 none."""
+        ev = self._session.last_kept()
+        deal = self._deal
+        if ev is None or deal is None or ev == "declare":
+            return -1
+        if ev == "play":
+            k = deal.tcount
+            return self.trick_seat(k - 1) if k else self.last_trick_seat(deal.nact - 1)
+        if isinstance(ev, tuple):
+            return ev[1]
+        return ev.get("seat", deal.dealer) if isinstance(ev, dict) else deal.dealer
+
+    def undo_card(self):
+        """The card ``undo`` takes back (the last card played) or the called
+        card of the Rufer call it takes back; -1 otherwise."""
+        ev = self._session.last_kept()
+        deal = self._deal
+        if ev is None or deal is None:
+            return -1
+        if ev == "play":
+            return deal.played[deal.tbase + deal.tcount - 1]
+        return deal.rufer_call[0] if isinstance(ev, dict) and ev["ev"] == "rufer" else -1
+
+    def undo_word(self):
+        """The word of the announcement ``undo`` takes back (``tout``,
+        ``kontra`` ...), else None (a call: ``call_made``'s last)."""
+        ev = self._session.last_kept()
+        return ev.get("what") if isinstance(ev, dict) and ev["ev"] == "announce" else None
+
     # ----- text -----------------------------------------------------------------------
 
     def string_from(self, seat=-1):

@@ -1,8 +1,9 @@
 """The view's questions the table's screens ask one by one, allocation-free:
 the calls of the auction (``calls_made``/``call_made``), the proven revokes
 (``revoke_count``/``revoke_seat``/``revoke_trick``/``revoke_rule``), the last
-trick card by card (``last_trick_card``/``last_trick_seat``) and the score
-sheet deal by deal (``deal_payment``) -- each checked against the answers
+trick card by card (``last_trick_card``/``last_trick_seat``), the score
+sheet deal by deal (``deal_payment``), the Rufer call (``rufer_call``) and
+what undo takes back (``undo_kind``/``undo_seat``/``undo_card``) -- each checked against the answers
 that build lists and dicts (``revokes``, ``last_trick``, ``last_result``)
 and the events given, and read with the heap locked; and what the table asks
 of the variant instead of the engine's rules (``seat_names``, ``strict``,
@@ -13,7 +14,7 @@ MicroPython VMs (tests/test_micropython.py).
 """
 from random_deals import Lcg, new_session
 
-from tapp.cards import CARD_CODES, mask_cards
+from tapp.cards import CARD_CODES, CODE_INDEX, mask_cards
 
 try:
     import micropython
@@ -196,3 +197,67 @@ def test_what_the_table_asks_of_the_variant_allocates_nothing():
     assert [c for c in t.contract_ids() if t.trump_suits(c)] == [
         "suit_solo", "suit_rufer", "suit_durch"]
     assert t.trump_suits("suit_solo") == "CSD" and t.trump_suits("heart_solo") == ""
+
+
+def test_the_rufer_call_and_what_undo_takes_back_are_told_allocation_free():
+    """The undo question names what undo takes back (``undo_kind``,
+    ``undo_seat``, ``undo_card``) and the Rufer's hand-over is shown until the
+    first card (``rufer_call``): answered with the heap locked, step by step
+    through a Rufer deal and its undos."""
+    s = new_session("tapp_modern", 3)
+    view = s.view
+    assert _locked(view.undo_kind) == "" and _locked(view.undo_seat) == -1
+    assert _locked(lambda: view.rufer_call(0)) == -1
+    _strict_deal(s, 5)
+    assert _locked(view.undo_kind) == "deal" and _locked(view.undo_seat) == view.dealer()
+    first = view.turn()
+    assert s.bid(first, "spiele") == 0
+    assert _locked(view.undo_kind) == "bid" and _locked(view.undo_seat) == first
+    while view.expects() == "call" and view.turn() != first:
+        assert s.bid(view.turn(), "weg") == 0
+    assert s.apply({"ev": "bid", "seat": first, "call": "bid",
+                    "contract": "heart_rufer"})["ok"]
+    assert view.expects() == "rufer" and view.declarer() == first
+    own = view.hand(first)
+    talon = view.talon()
+    holder = [seat for seat in view.active_seats() if seat != first][0]
+    called = [c for c in view.hand(holder) if c not in own][0]
+    give = own[0]
+    assert s.apply({"ev": "rufer", "seat": first, "card": called, "give": give})["ok"]
+    assert called not in talon
+    assert [_locked(lambda k=k: view.rufer_call(k)) for k in range(3)] == [
+        CODE_INDEX[called], CODE_INDEX[give], holder]
+    assert _locked(view.undo_kind) == "rufer" and _locked(view.undo_seat) == first
+    assert _locked(view.undo_card) == CODE_INDEX[called]
+    played = []
+    for _ in range(view.active_count() - 1):           # the trick but its last card
+        seat = view.turn()
+        card = _first_legal(view)
+        assert s.play(seat, card) == 0
+        played.append((seat, card))
+        assert _locked(view.undo_kind) == "play"
+        assert (_locked(view.undo_seat), _locked(view.undo_card)) == (seat, card)
+        assert view.rufer_call(0) == CODE_INDEX[called]
+    assert s.apply({"ev": "undo"})["ok"]
+    assert (_locked(view.undo_seat), _locked(view.undo_card)) == played[-2]
+    while _locked(view.undo_kind) == "play":
+        assert s.apply({"ev": "undo"})["ok"]
+    assert _locked(view.undo_kind) == "rufer"
+    assert s.apply({"ev": "undo"})["ok"]
+    assert _locked(lambda: view.rufer_call(0)) == -1 and view.undo_kind() == "bid"
+    # a completed trick: undo takes back its last card, then the next lead
+    r = new_session("tapp_modern", 3)
+    view = r.view
+    _strict_deal(r, 5)
+    while view.expects() == "call":                    # all pass: Ramsch, played out
+        assert r.bid(view.turn(), "weg") == 0
+    played = []
+    for _ in range(view.active_count() + 1):
+        seat = view.turn()
+        card = _first_legal(view)
+        assert r.play(seat, card) == 0
+        played.append((seat, card))
+    assert (_locked(view.undo_seat), _locked(view.undo_card)) == played[-1]
+    assert r.apply({"ev": "undo"})["ok"] and view.trick_size() == 0
+    assert _locked(view.undo_kind) == "play"
+    assert (_locked(view.undo_seat), _locked(view.undo_card)) == played[-2]

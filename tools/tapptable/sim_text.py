@@ -118,6 +118,56 @@ def seat_name(table, seat):
     return table.view.seat_name(seat)
 
 
+def handing_over(view):
+    """Is a Rufer's hand-over due: the card called, no card played yet (the
+    display shows it until then)?"""
+    return view.rufer_call(0) >= 0 and view.expects() == "card" and \
+        view.trick_number() == 1 and view.trick_size() == 0
+
+
+def rufer_note(table, you=-1):
+    """The Rufer's call and who gives what to whom, in words, while the
+    hand-over is due ("" otherwise); ``you``: the seat the words speak to."""
+    view = table.view
+    if not handing_over(view):
+        return ""
+    decl, holder = view.declarer(), view.rufer_call(2)
+    give = view.rufer_call(1)
+
+    def who(seat):
+        return "you" if seat == you else seat_name(table, seat)
+
+    head = "%s called %s" % ("You" if decl == you else who(decl),
+                             card_text(CARD_CODES[view.rufer_call(0)]))
+    if give < 0:
+        return head + ": it lies in the talon, nothing to hand over"
+    gave = card_text(CARD_CODES[give])
+    if holder < 0:
+        return head + ": whoever holds it hands it to %s and gets %s face down" % (
+            who(decl), gave)
+    verbs = ("hand", "get") if holder == you else ("hands", "gets")
+    return head + ": %s %s it to %s and %s %s face down" % (
+        who(holder), verbs[0], who(decl), verbs[1], gave)
+
+
+UNDONE_WORDS = {"bid": "call", "exchange": "lay-away", "rufer": "Rufer call",
+                "announce": "announcement", "deal": "deal", "hand": "hand",
+                "declare": "declaration"}
+
+
+def undo_target(table):
+    """What an undo would take back now, in words ("Bert's ♣J", "Cora's
+    call"; "" nothing), as the display names it above its question."""
+    view = table.view
+    kind = view.undo_kind()
+    if not kind:
+        return ""
+    who = seat_name(table, view.undo_seat()) + "'s " if view.undo_seat() >= 0 else "the "
+    if kind == "play":
+        return who + card_text(CARD_CODES[view.undo_card()])
+    return who + UNDONE_WORDS.get(kind, kind)
+
+
 def describe(table, ev):
     """A short line for a journal event (calls and announcements)."""
     kind = ev.get("ev")
@@ -130,8 +180,13 @@ def describe(table, ev):
         return "%s lays away %s" % (who, "%d cards" % n if n else "the talon cards")
     if kind == "rufer":
         give = ev.get("give")
+        holder = table.view.rufer_call(2)
+        if give and holder >= 0 and table.view.rufer_call(0) == CODE_INDEX[ev["card"]]:
+            return "%s calls %s: %s hands it over, gets %s" % (
+                who, card_text(ev["card"]), seat_name(table, holder), card_text(give))
         return "%s calls %s%s" % (who, card_text(ev["card"]),
-                                  ", gives %s" % card_text(give) if give else "")
+                                  ", gives %s" % card_text(give) if give else
+                                  " (in the talon)")
     if kind == "play":
         return "%s plays %s" % (who, card_text(ev["card"]))
     return kind or "?"
@@ -161,6 +216,8 @@ class Screens:
         rows = t.screen()
         notes = textwrap.wrap(caption, INFO_W) or [""]
         for seat, state in enumerate(t.leds()):
+            if t.app.view.taken_back(seat):
+                state = "taken back"        # undone: to be lifted, not refused
             notes.append("%-8s %s" % (seat_name(t, seat)[:8], state))
         if sounds:
             notes.append("♪ " + ", ".join(SOUND_WORDS.get(s, s) for s in sounds[-2:]))
@@ -267,7 +324,7 @@ def autoplay(args, out=None):
         return [ev for ev in fresh if ev.get("ev") not in ("deal", "play")]
 
     def on_lift(reader):
-        if tv.refused(reader) and reader_codes(table)[reader]:
+        if tv.refused(reader) and not tv.taken_back(reader) and reader_codes(table)[reader]:
             key = (reader, view.trick_number(), view.trick_size())
             if key not in refusals:
                 refusals.add(key)

@@ -47,7 +47,9 @@ from tools.tapptable.sim_text import (
     inverted_rows,
     led_rgb,
     reader_codes,
+    rufer_note,
     seat_name,
+    undo_target,
 )
 
 TICK_MS = 50                 # the virtual clock moves on by this much every tick
@@ -350,11 +352,21 @@ class Seating:
         you = seat_name(t, self.you)
         mode = tv.mode()
         if tv.overlay() == "undo":
-            return "Undo the last input? o: yes, any other button: no"
+            what = undo_target(t)
+            return "Undo %s? o: yes, any other button: no" % what if what else \
+                "Nothing to undo (o or any button closes the question)"
         if tv.overlay() == "scores":
             return "The score sheet; any button goes back"
+        if tv.taken_back(self.you) and self.on_reader(self.you):
+            return "Undo took back the card on your reader: lift it (l)"
         if tv.refused(self.you) and self.on_reader(self.you):
             return "The table did not take the card on your reader: lift it (l)"
+        note = rufer_note(t, self.you)
+        if note:
+            return note + ". " + self._hint(tv, view, t, you, mode)
+        return self._hint(tv, view, t, you, mode)
+
+    def _hint(self, tv, view, t, you, mode):
         if mode == "dealing":
             dealer = view.dealer()
             if dealer == self.you:
@@ -382,7 +394,8 @@ class Seating:
                     return "You took up the talon: c puts %d cards aside, then o" \
                         % view.talon_size()
                 return "You took up the talon: lay away %d cards, left/right and c " \
-                       "(over the centre reader)" % view.talon_size()
+                       "(over the centre reader; %d laid)" % (view.talon_size(),
+                                                             tv.discards_taken())
             return "%s lays away (a)" % seat_name(t, view.declarer())
         if expects == "card":
             if actor == self.you:
@@ -987,6 +1000,8 @@ class SimApp(App):
         dot = "[%s]●[/]" % colour
         name = escape(seat_name(t, seat))
         mark = " ▶" if on_turn else ""
+        if s.table_view.taken_back(seat):
+            led = "taken back"               # undone: lift it (the LED is red)
         card = " ".join(card_markup(c) for c in lying) if lying else "[#555555]·[/]"
         lines = ["%s [b]%s[/b]%s" % (dot, name, mark),
                  "\\[%s] [#6a6a6a]%s[/]" % (card, led)]

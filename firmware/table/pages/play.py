@@ -5,8 +5,12 @@ and its caller, or who speaks first); rows 2-6 a seat each (up to 5: its
 mark -- ">" on turn, "*" the trick's winner while it is cleared -- its name
 and its card, in the auction its last call); with up to 4 seats row 6 is the
 message row (a refusal, the finished trick, "OK lang drücken", who speaks);
-row 7 the menu entry between "<" ">", or whose turn it is.  With 5 seats and
-a menu, row 1 is the message row.  The undo question takes rows 6 and 7.
+row 7 the menu entry between "<" ">", or whose turn it is ("Bert drückt 1/3"
+while he lays away).  With 5 seats and a menu, row 1 is the message row.  The
+undo question takes rows 6 and 7: what it takes back ("Bert ♦A") and the
+question.  A Rufer call is shown until the first card: "Cora ruft ♥8" on the
+message row, the hand-over on the seat rows ("♥8→Cora" at its holder,
+"♣8→Bert" at the declarer).
 
 A seat's row during the play names what it shows (``key``): a card laid
 writes only the rows of the seats whose card or mark changed.
@@ -19,6 +23,8 @@ from ..rows import COLS
 from .parts import Page as Base
 from .parts import header, header_key, name_in, says, seat_right_row, up_to_8, wins
 
+_ARROW = 0x2192                  # →
+
 
 class Page(Base):
     def __init__(self):
@@ -26,6 +32,7 @@ class Page(Base):
         self.seats = []              # the deal's active seats
         self.undo = False            # the undo question is asked
         self.calls = False           # the seat rows show the auction's calls
+        self.handover = False        # the seat rows show the Rufer's hand-over
 
     def start(self, s, fresh):
         table = s.table
@@ -33,12 +40,14 @@ class Page(Base):
         self.seats = s.active()
         self.undo = table.overlay() == "undo"
         self.calls = _auction_shown(s)
+        self.handover = _handing_over(s)
 
     def key(self, s, r):
         if r == 0:
             return header_key(s)
         i = r - 2
-        if 0 <= i < len(self.seats) and i < 5 and not self.calls and not (r == 6 and self.undo):
+        if 0 <= i < len(self.seats) and i < 5 and not self.calls and not self.handover \
+                and not (r == 6 and self.undo):
             seat = self.seats[i]
             return (seat * 37 + card_of(s, seat) + 1) * 3 + _mark(s, seat)
         return -1
@@ -51,13 +60,15 @@ class Page(Base):
         elif r == 7:
             self._prompt(s)
         elif r == 6 and self.undo:
-            s.w.blank(6)
+            s.w.begin(6)
+            _undo_target(s)
+            s.w.end(False)
         elif r - 2 < len(self.seats) and r - 2 < 5:
             self._seat_row(s, self.seats[r - 2], r)
         elif r == 6:
             s.w.begin(6)
             _status(s)
-            s.w.end()
+            s.w.end(False)
         else:
             s.w.blank(r)
 
@@ -66,7 +77,7 @@ class Page(Base):
                 s.table.message() or s.table.menu_needs_hold()):
             s.w.begin(1)             # 5 seats and a menu: row 1 says it
             _status(s)
-            s.w.end()
+            s.w.end(False)
         else:
             _contract_line(s)
 
@@ -76,6 +87,8 @@ class Page(Base):
         s.w.right()
         if self.calls:
             _seat_call(s, seat)
+        elif self.handover:
+            _handing(s, seat)
         else:
             _seat_card(s, seat)
         seat_right_row(s, seat, _MARKS[_mark(s, seat)])
@@ -94,7 +107,7 @@ class Page(Base):
         else:
             w.begin(7)
             self._turn(s)
-        w.end()
+        w.end(False)
 
     def _turn(self, s):
         table = s.table
@@ -102,6 +115,8 @@ class Page(Base):
             s.w.add(table.message())     # 5 seats: the message takes the prompt row
         elif table.clearing():
             s.w.text("clear")
+        elif s.view.expects() == "discard":
+            _laying(s)
         elif s.view.turn() >= 0:
             says(s, "turn", s.view.turn())
 
@@ -174,15 +189,7 @@ def _call(s, c):
     """A call as the menu names it (names.call_label): the word, the
     contract, the trump's symbol, the value."""
     w = s.w
-    word = c[2]
-    j = names.call_number(word, w.lang)
-    sep = False
-    if j >= 0 and names.OFF[j + 1] - 1 > names.OFF[j]:
-        w.name(j)
-        sep = True
-    elif j < 0:
-        w.add(word)
-        sep = True
+    sep = _word(w, c[2])
     if c[3] is not None:
         _space_if(w, sep)
         w.contract(c[3])
@@ -194,6 +201,18 @@ def _call(s, c):
     if c[5] is not None:
         _space_if(w, sep)
         w.num(c[5])
+
+
+def _word(w, word):
+    """A call's or an announcement's word (none for "bid", "declare"): written?"""
+    j = names.call_number(word, w.lang)
+    if j >= 0 and names.OFF[j + 1] - 1 > names.OFF[j]:
+        w.name(j)
+        return True
+    if j < 0:
+        w.add(word)
+        return True
+    return False
 
 
 def _space_if(w, sep):
@@ -214,6 +233,111 @@ def _status(s):
         s.w.text("hold_ok")          # a stake: how to choose it
     elif view.expects() == "call" and _standing(view) >= 0 and view.turn() >= 0:
         says(s, "calls", view.turn())
+    elif view.expects() == "discard" and table.menu_size():
+        _laying(s)                   # the menu takes the prompt row
+    elif view.expects() == "rufer":
+        _calling(s, table.rufer_pick())
+    elif _handing_over(s):
+        _calling(s, view.rufer_call(0))
+
+
+def _says_left(s, key, seat, tail=0):
+    """The right part is written (a card, a count): the text ``key`` with the
+    seat's name in the room left before it ("Cora ruft ♥8"), and ``tail``
+    (a character, 0: none) after the text."""
+    w = s.w
+    room = w.left() - w.text_len(key) + 2 - (1 if tail else 0)
+    w.text_head(key)
+    name_in(s, seat, up_to_8(room))
+    w.text_tail(key)
+    if tail:
+        w.put(tail)
+
+
+def _laying(s):
+    """"Bert drückt 1/3": the declarer lays away, the discards counted so far
+    (strict mode; open mode: the table does not see them)."""
+    view = s.view
+    w = s.w
+    w.right()
+    if view.strict():
+        w.fraction(s.table.discards_taken(), view.talon_size())
+    _says_left(s, "lays_away", view.declarer())
+
+
+def _calling(s, card):
+    """"Cora ruft ♥8" (before the card is picked: "Cora ruft:")."""
+    w = s.w
+    w.right()
+    if card >= 0:
+        w.card(card)
+    _says_left(s, "rufer", s.view.declarer(), 0 if card >= 0 else 58)    # :
+
+
+def _handing_over(s):
+    """Is a Rufer call shown on the seat rows (made, and no card played yet)?"""
+    view = s.view
+    return view.rufer_call(0) >= 0 and view.expects() == "card" and \
+        view.trick_number() == 1 and view.trick_size() == 0 and not s.table.clearing()
+
+
+def _handing(s, seat):
+    """A seat row's right part during the hand-over: the holder's "♥8→Cora",
+    the declarer's "♣8→Bert" ("gibt ♣8" when open mode does not know the
+    holder, "♥8 im Stock" when the called card lies there)."""
+    view = s.view
+    holder = view.rufer_call(2)
+    if seat == holder:
+        _to(s, view.rufer_call(0), view.declarer())
+    elif seat != view.declarer():
+        return
+    elif view.rufer_call(1) < 0:
+        _card_in(s.w, "in_talon", view.rufer_call(0))
+    elif holder >= 0:
+        _to(s, view.rufer_call(1), holder)
+    else:
+        _card_in(s.w, "gives", view.rufer_call(1))
+
+
+def _to(s, card, seat):
+    """"♥8→Cora": a card and who gets it (his name in at most 5 columns)."""
+    s.w.card(card)
+    s.w.put(_ARROW)
+    name_in(s, seat, 5)
+
+
+def _card_in(w, key, card):
+    """The text ``key`` with a card in its "%s"."""
+    w.text_head(key)
+    w.card(card)
+    w.text_tail(key)
+
+
+def _undo_target(s):
+    """Above the undo question: what it takes back -- "Bert ♦A" (a card),
+    "Cora Herz-Rufer" (a call), "Cora Tout", "Cora ruft ♥8", "Cora drückt"
+    (the lay-away), "Anna gibt" (the deal); blank: nothing."""
+    view = s.view
+    w = s.w
+    kind = view.undo_kind()
+    seat = view.undo_seat()
+    w.right()
+    if kind == "play":
+        w.card(view.undo_card())
+    elif kind == "bid":
+        _call(s, view.call_made(view.calls_made() - 1))
+    elif kind == "announce":
+        _word(w, view.undo_word())
+    elif kind == "rufer":
+        w.card(view.undo_card())
+        _says_left(s, "rufer", seat)
+        return
+    elif kind == "exchange" or kind == "deal":
+        _says_left(s, "lays_away" if kind == "exchange" else "deal_centre", seat)
+        return
+    else:
+        return
+    _named_left(s, seat)
 
 
 def _contract_line(s):

@@ -36,6 +36,7 @@ from table.names import VARIANTS, contract_name
 from tapp.cards import CARD_CODES, CODE_INDEX
 from tapp.dealing import TALON
 from tapp.session import Session
+from tools.tapptable.sim_text import rufer_note, undo_target
 
 LIFT_GAP_MS = 40                       # automatic dealing: after a lift, before the next card
 ROBOT_THINK_MS = 600                   # a robot's pause before it acts
@@ -774,6 +775,9 @@ class TableHub:
             if result and result.get("contract") else None,
             "clearing": bool(tv.mode() == "play" and tv.clearing()),
             "refused": [tv.refused(r) for r in range(self.centre + 1)],
+            "taken_back": [tv.taken_back(r) for r in range(self.centre + 1)],
+            "rufer": rufer_note(self.table) if tv.mode() == "play" else "",
+            "undo": undo_target(self.table) if tv.overlay() == "undo" else None,
             "question": question, "resumed": self.resumed,
             "players": self.players, "centre": self.centre,
             "names": [view.seat_name(s) for s in range(self.players)],

@@ -241,7 +241,8 @@ function renderSeat(sec, s) {
     ledEl.dataset.colour = colour;
     ledEl.style.background = colour;
   }
-  setAttr(ledEl, "aria-label", `LED: ${led.state}`);
+  setAttr(ledEl, "aria-label", st.taken_back[s] ? "LED: red, lift the card undo took back" :
+    `LED: ${led.state}`);
   setText($("h3", head), seatName(s));
   const badges = [];
   if (st.dealer === s) badges.push("dealer");
@@ -456,7 +457,14 @@ function hint() {
   if (!st.you.length) return "Take a seat to play; watching tabs see every seat face down.";
   const you = st.you.map(seatName).join(", ");
   const turn = st.turn >= 0 ? seatName(st.turn) : "";
+  if (typeof st.undo === "string") {
+    return st.undo ? `Undo ${st.undo}? OK: yes, any other button: no (the display names it).` :
+      "Nothing to undo: any button closes the question.";
+  }
   if (mustLift()) {
+    if (st.you.some((s) => st.taken_back[s] && st.readers[s].length)) {
+      return "Undo took back the card on your reader: lift it (click the reader, or L).";
+    }
     return "The table refused the card on your reader (its display says why): lift it " +
       "(click the reader, or L) and play another.";
   }
@@ -483,8 +491,10 @@ function hint() {
     return `${st.question.map(seatName).join(", ")} choose${st.question.length > 1 ? "" : "s"} on the display…`;
   }
   if (st.expects === "card") {
-    return st.you.includes(st.turn) ? `Your turn, ${turn}: drag a card onto your reader ` +
-      "(or click it, then the reader)." : `${turn} plays a card.`;
+    // a Rufer's hand-over is due until the first card: who gives what to whom
+    const rufer = st.rufer ? `${st.rufer}. ` : "";
+    return rufer + (st.you.includes(st.turn) ? `Your turn, ${turn}: drag a card onto ` +
+      "your reader (or click it, then the reader)." : `${turn} plays a card.`);
   }
   if (st.expects === "discard") {
     if (st.you.includes(st.declarer)) {
