@@ -44,8 +44,10 @@ class _Rows:
 
     def draw(self, screens):
         if self.dirty:
-            screens.draw_rows(self.rows())
+            screens.set_rows(self.rows())
             self.dirty = False
+        else:
+            screens.step()
 
     def redraw(self):
         self.dirty = True
@@ -81,8 +83,10 @@ class SetupMode:
     def draw(self, screens):
         setup = self.setup
         if setup.dirty:
-            screens.draw_rows(setup.rows())
+            screens.set_rows(setup.rows())
             setup.dirty = False
+        else:
+            screens.step()
 
     def redraw(self):
         self.setup.dirty = True

@@ -55,6 +55,7 @@ class Screens:
         self.due = 0                      # rows still to write (bits)
         self.keys = array("i", [-1] * ROWS)   # what each row was written from (-1: unsaid)
         self.page = None                  # the page shown (table/pages/), None: rows given
+        self.given = None                 # the rows a mode gave (set_rows), while page is None
         self.loaded = {}                  # the pages imported, by name
 
     # ----- the current mode draws ---------------------------------------------------------
@@ -69,6 +70,7 @@ class Screens:
         """Write the next ``ROWS_PER_STEP`` rows due (the display job, each step)."""
         page = self.page
         if page is None:
+            self._given_rows()
             return
         n = 0
         i = 0
@@ -87,10 +89,41 @@ class Screens:
         while self.due:
             self.step()
 
-    def draw_rows(self, lines):
-        """Render 8 (text, inverted) rows at once (the setup, the enrolment, a
-        full flash); unchanged rows are not redrawn."""
+    def set_rows(self, lines):
+        """A mode's 8 (text, inverted) rows (the setup, the enrolment, a full
+        flash): the rows that differ from the ones it gave last are due, the
+        first ``ROWS_PER_STEP`` written now, the others by ``step()`` (a whole
+        screen at once holds the display job for some 90 ms on the Pico)."""
+        last = self.given if self.page is None else None
         self.page = None
+        self.given = lines
+        n = len(lines)
+        r = 0
+        while r < ROWS:
+            entry = lines[r] if r < n else _BLANK
+            if last is None or r >= len(last) or last[r] != entry:
+                self.due |= 1 << r
+            r += 1
+        self.step()
+
+    def _given_rows(self):
+        lines = self.given
+        if lines is None:
+            return
+        n = 0
+        r = 0
+        while self.due and r < ROWS and n < ROWS_PER_STEP:
+            if self.due >> r & 1:
+                self.due &= ~(1 << r)
+                self._entry(r, lines[r] if r < len(lines) else _BLANK)
+                n += 1
+            r += 1
+
+    def draw_rows(self, lines):
+        """Render 8 (text, inverted) rows at once (tests; the app's redraw);
+        unchanged rows are not redrawn."""
+        self.page = None
+        self.given = None
         self.due = 0
         n = len(lines)
         row = 0

@@ -32,12 +32,20 @@ class Setup:
         self.pos = 0
         self.done = False
         self.dirty = True
+        self._asked = None              # questions() of the current answers, made once
         self._enter()
 
     # ----- the questions --------------------------------------------------------------
 
     def questions(self):
-        """(key, label, choices) of every question, for the current answers."""
+        """(key, label, choices) of every question, for the current answers
+        (made again only after an answer was taken: on the Pico building them
+        costs some 20 ms, and a button asks several times)."""
+        if self._asked is None:
+            self._asked = self._ask()
+        return self._asked
+
+    def _ask(self):
         v = self.settings
         lang = v.language
         table = _table(v.variant)
@@ -83,6 +91,8 @@ class Setup:
         key, _label, choices = self.current()
         ans = choices[self.pos]
         v = self.settings
+        if key in ("variant", "players", "language"):
+            self._asked = None          # the questions depend on these answers
         if key == "variant":
             v.choose_variant(ans)
         elif key.startswith("option:"):
