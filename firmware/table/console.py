@@ -30,8 +30,8 @@ from tapp.record import OVERLONG, parse_line
 
 from .console_events import DEBUG, INFO, LEVELS, STATUS_NAMES, Live
 from .console_link import CMDS_PER_STEP, PROTOCOL, ROOM, Failure, HandOver, PinLock, Wire, is_int
+from .deck_file import uid_hex
 from .presence import ticks_diff
-from .registry import uid_hex
 
 # Commands whose module is imported on their first use: a board's RAM holds only
 # the parts of the console someone uses (the RP2040 runs out importing it all

@@ -616,7 +616,7 @@ class Script:
         game, the others pass; elsewhere the first entry (in strict mode the
         table knows every hand, so its menus offer only what the rules allow:
         a Rufer call of a card the declarer lacks, a give he holds)."""
-        from table.game import needs_hold
+        from table.menus import needs_hold
         table = self.dev.app.view
         evs = [table.menu_event(k) for k in range(table.menu_size())]
         pick = 0

@@ -1,4 +1,4 @@
-# The journal in its own flash area (firmware/table/flash_log.py, journal.py
+# The journal in its own flash area (firmware/table/flash_log.py, flash_record.py, journal.py
 # ``FlashJournals``) on the emulated NOR flash of host_sim/vm/nor_flash.py,
 # in every runtime: CPython, the unix port (64-bit, heap measured) and the
 # wasm port (32-bit: small ints stop at 2**30).  docs/record-format.md,
@@ -31,7 +31,7 @@ try:
 except ImportError:  # CPython: the package's module
     from host_sim.vm.nor_flash import NorFlash, apply_op, half
 
-from table import flash_log as L
+from table import flash_record as L
 from table.journal import line_of, session_name
 from table.journal_flash import FlashJournals
 from tapp.jsonout import dumps
