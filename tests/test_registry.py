@@ -114,8 +114,8 @@ def test_lookup_matches_a_dict_for_many_random_uids() -> None:
 
 
 def test_lookup_with_the_real_reader_set_uid_view(tmp_path: Path) -> None:
+    from host_sim.board import reader_rig
     from host_sim.mfrc522_model import Tag
-    from host_sim.rig import reader_rig
 
     rig = reader_rig(1)
     reg = R.Registry(str(tmp_path))

@@ -329,10 +329,23 @@ class VMProcess:
 
 
 def closing_counts(output: str, prefix: str = "mp:") -> tuple[int, int] | None:
-    """(passed, failed) from the last ``mp: N passed, M failed`` line, or None."""
+    """(passed, failed) from the last ``mp: N passed, M failed[, K not
+    applicable]`` line (tests/mp/mprunner.py), or None."""
     for line in reversed(output.splitlines()):
         words = line.split()
-        if (len(words) == 5 and words[0] == prefix and words[2] == "passed,"
-                and words[4] == "failed" and words[1].isdigit() and words[3].isdigit()):
+        if (len(words) in (5, 8) and words[0] == prefix and words[2] == "passed,"
+                and words[4] in ("failed", "failed,") and words[1].isdigit()
+                and words[3].isdigit()):
             return int(words[1]), int(words[3])
     return None
+
+
+def not_applicable(output: str) -> dict[str, str]:
+    """{"module.test": reason} of the ``N/A module.test: reason`` lines
+    (tests/mp/mprunner.py: tests that say they do not apply on this port)."""
+    out = {}
+    for line in output.splitlines():
+        if line.startswith("N/A "):
+            label, _, reason = line[4:].partition(": ")
+            out[label] = reason
+    return out
