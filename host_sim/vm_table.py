@@ -96,7 +96,8 @@ class VmLink(Link):
         # of 256 characters or more ("FATAL: uncaught NLR")
         env = dict(os.environ, TAPP_VM_TABLE=json.dumps(cfg))
         cmd, env = mpvm.unix_cmd(VM_DIR / "vm_main.py", [], heapsize,
-                                 extra_path=[VM_DIR, compiled_firmware()], env=env)
+                                 extra_path=[VM_DIR, compiled_firmware()], env=env,
+                                 tests=False)
         self.stderr = tempfile.TemporaryFile()
         Link.__init__(self, subprocess.Popen(
             cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr, env=env,

@@ -141,7 +141,7 @@ def run_session(images, variant, players, mode, heap_kb, extra=(), timeout=300):
     ("cut=PATH",) or ("resume=PATH",) (see host_sim/vm/app_heap.py main)."""
     r = mpvm.run_unix(ENTRY, [str(images.runner), variant, str(players), mode,
                               images.target(mode)] + list(extra),
-                      heapsize="%dk" % heap_kb, timeout=timeout)
+                      heapsize="%dk" % heap_kb, timeout=timeout, tests=False)
     numbers = {}
     for line in r.stdout.splitlines():
         key, _, value = line.partition(" ")
