@@ -21,7 +21,7 @@ USB serial port (``PicoLink``), where the Pico runs one step per command
 steps the Pico waits for the next command and the emulator skips that idle
 time; the scheduler's clock is the emulated one, so the table's timeline is
 the Pico's.  ``link.step_us`` holds the longest step of each job (by its
-number) as the Pico's own clock measured it.
+method) as the Pico's own clock measured it.
 
 The Pico's flash lives in a file (``flash``, default ``pico-flash.bin`` in the
 table's folder): a power cut writes what the serial flash held at that cycle
@@ -40,6 +40,7 @@ from host_sim.bridge import BridgedTable, Link, VmError
 from host_sim.rp2040.emulator import Pico, PicoError, flash_image
 from host_sim.spi_bus import BusError
 from host_sim.vm.vm_deck import enrol_virtual_deck
+from table.app import JOBS
 from table.registry import Registry
 from tools import mpvm
 from tools.tapptable import rp2_images
@@ -240,7 +241,7 @@ class PicoLink(Link):
         Link.__init__(self, _SerialPipe(pico))
         self.pico = pico
         self.sync_buttons = sync_buttons
-        self.step_us = {}             # job number -> its longest step (the Pico's clock)
+        self.step_us = {}             # job method -> its longest step (the Pico's clock)
         pico.serial_write(b"import %s\r" % ENTRY.encode())
         pico.serial_write(json.dumps(cfg).encode() + b"\n")
         self.serve()                  # until the application is built
@@ -249,8 +250,9 @@ class PicoLink(Link):
         """Run one step of job number ``job`` on the Pico: the microseconds it took."""
         self.sync_buttons()
         spent = Link.step(self, job)
-        if spent > self.step_us.get(job, -1):
-            self.step_us[job] = spent
+        method = JOBS[job][1]
+        if spent > self.step_us.get(method, -1):
+            self.step_us[method] = spent
         return spent
 
     def stderr_tail(self, n=2000):
