@@ -45,10 +45,6 @@ import json
 import random
 import tempfile
 
-from drivers import ssd1306
-from drivers.buttons import ButtonPad
-from drivers.buzzer import Buzzer
-from drivers.leds import SeatLeds
 from host_sim import flash
 from host_sim.clock import Clock
 from host_sim.i2c_bus import I2CBus
@@ -56,8 +52,8 @@ from host_sim.mfrc522_model import Tag
 from host_sim.pins import ButtonPin, NeoPixelModel, PWMModel
 from host_sim.ssd1306_model import SSD1306Model
 from host_sim.table import KEYS, press_button
+from host_sim.vm.fake_board import FakeReaders, Pad, fake_board
 from host_sim.vm.vm_deck import DECK_ID, card_uid, enrol_virtual_decks
-from table import presence as P
 from table.app import JOBS
 from table.power_up import boot
 from tapp.cards import CODE_INDEX
@@ -76,89 +72,29 @@ class MonkeyError(AssertionError):
 # ----- a table without chip models ---------------------------------------------------
 
 
-class QuickReader:
-    """One reader's physical state: the tags lying on it, unplugged or not
-    (the calls of host_sim's MFRC522 model the front door uses)."""
-
-    def __init__(self):
-        self.tags = []
-        self.down = False
-
-    def place(self, tag):
-        self.tags.append(tag)
-
-    def remove(self, *tags):
-        for tag in tags:
-            if tag in self.tags:
-                self.tags.remove(tag)
-
-    def disconnect(self, **_kw):
-        self.down = True
-
-    def reconnect(self):
-        self.down = False
-
-
-class QuickReaders:
-    """What ``drivers.reader_set.ReaderSet`` reports, read straight from the
-    readers' tags: one card PRESENT, two COLLISION, unplugged ERROR."""
-
-    def __init__(self, chips):
-        self.chips = chips
-        self.n = len(chips)
-        self.raw = bytearray(self.n)
-        self.status = bytearray(self.n)
-        self.uids = [b""] * self.n
-
-    def init(self):
-        pass
-
-    def arm(self, i):
-        pass
-
-    def poll(self, i):
-        chip = self.chips[i]
-        uid = b""
-        if chip.down:
-            st = P.ERROR
-        elif not chip.tags:
-            st = P.ABSENT
-        elif len(chip.tags) > 1:
-            st = P.COLLISION
-        else:
-            st = P.PRESENT
-            uid = chip.tags[0].uid
-        self.raw[i] = self.status[i] = st
-        self.uids[i] = uid
-
-    def uid_view(self, i):
-        return self.uids[i]
-
-    def raw_uid_view(self, i):
-        return self.uids[i]
-
-
 class QuickBoard:
-    """The board of ``host_sim.board.SimBoard`` with the readers replaced by
-    ``QuickReaders``: the real display, button, LED and buzzer drivers on
-    their models, one virtual clock, the journal's flash area in RAM."""
+    """The board of ``host_sim.board.SimBoard`` with the readers replaced by the
+    fake board's (host_sim/vm/fake_board.py: ``FakeReaders`` over ``pads``):
+    the real display, button, LED and buzzer drivers on their models, one
+    virtual clock, the journal's flash area in RAM."""
 
-    def __init__(self, chips, clock, root, journal_flash):
+    def __init__(self, pads, clock, root, journal_flash):
         self.clock = clock
-        self.root = root
-        self.journal_flash = journal_flash
-        self.chips = chips
-        self.readers = QuickReaders(chips)
+        self.chips = pads
         self.i2c = I2CBus()
         self.oled = self.i2c.attach(0x3C, SSD1306Model())
-        self.display = ssd1306.SSD1306(self.i2c, 0x3C)
         self.button_pins = (ButtonPin("prev"), ButtonPin("next"), ButtonPin("ok"))
-        self.buttons = ButtonPad(*self.button_pins, ticks_ms=self.ticks_ms)
-        seats = len(chips) - 1
-        self.strip = NeoPixelModel(n=seats)
-        self.leds = SeatLeds(self.strip, seats)
+        self.strip = NeoPixelModel(n=len(pads) - 1)
         self.pwm = PWMModel(clock=self.ticks_ms)
-        self.buzzer = Buzzer(self.pwm, self.ticks_ms)
+        board = fake_board(FakeReaders(pads), self.ticks_ms, root, journal_flash, i2c=self.i2c,
+                           pins=self.button_pins, strip=self.strip, pwm=self.pwm)
+        self.root = board.root
+        self.journal_flash = board.journal_flash
+        self.readers = board.readers
+        self.display = board.display
+        self.buttons = board.buttons
+        self.leds = board.leds
+        self.buzzer = board.buzzer
 
     def ticks_ms(self):
         return self.clock.ticks_ms()
@@ -173,7 +109,7 @@ class QuickTable:
         self.args = (variant, players, mode, options)
         self.root = root or tempfile.mkdtemp(prefix="tapp-monkey-")
         self.centre = players
-        self.chips = chips or [QuickReader() for _ in range(players + 1)]
+        self.chips = chips or [Pad() for _ in range(players + 1)]
         self.board = QuickBoard(self.chips, clock or Clock(), self.root,
                                 journal_flash or flash.journal_flash())
         values = {"variant": variant, "players": players, "mode": mode,

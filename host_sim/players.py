@@ -33,7 +33,7 @@ browser hub).
 import json
 import random
 
-from table.game import needs_hold
+from table.menus import needs_hold
 from tapp.cards import CARD_BIT, CARD_CODES, CARD_SUIT, CODE_INDEX, mask_cards
 from tapp.dealing import TALON
 from tapp.session import Session

@@ -36,8 +36,9 @@ import os
 import re
 
 from drivers.buzzer import SOUNDS
-from host_sim.table import AutoPlayers, VirtualTable
-from table.game import needs_hold
+from host_sim.runtimes import UnknownRuntime, table_class
+from host_sim.table import AutoPlayers
+from table.menus import needs_hold
 from tapp.record import Replayer
 
 KNOWN_OPTIONS = ("variant", "players", "mode", "lang")
@@ -110,7 +111,11 @@ class Run:
         kw["options"] = options
         if self.table is not None:
             self.table.close()
-        self.table = table_class(self.runtime)(**kw)
+        try:
+            cls = table_class(self.runtime)
+        except UnknownRuntime as exc:
+            raise ScenarioError(str(exc)) from None
+        self.table = cls(**kw)
         self.off = False
         self.seed = seed
         self.players = None      # they sit down once the session has started
@@ -468,26 +473,6 @@ class Run:
 def _events(table):
     """The journal as JSON values: the header, then every event (no CRCs)."""
     return [json.loads(x.split("\t")[0]) for x in table.journal_lines()]
-
-
-RUNTIMES = ("cpython", "micropython")   # every scenario runs on both (tests/test_scenarios.py)
-EMULATED = "rp2040"     # the emulated Pico: a chosen few in the tests (tests/test_rp2040_table.py)
-
-
-def table_class(runtime):
-    """The virtual table for ``runtime``: the application in this process, or
-    inside the MicroPython unix port on the same chip models (host_sim/vm_table.py),
-    or on MicroPython's rp2 port in the emulated Pico (host_sim/rp2040/table.py)."""
-    if runtime == "micropython":
-        from host_sim.vm_table import VmTable
-        return VmTable
-    if runtime == EMULATED:
-        from host_sim.rp2040.table import Rp2040Table
-        return Rp2040Table
-    if runtime != "cpython":
-        raise ScenarioError("unknown runtime %r (%s)" % (runtime,
-                                                          ", ".join(RUNTIMES + (EMULATED,))))
-    return VirtualTable
 
 
 def run_file(path, png_dir=None, runtime="cpython"):

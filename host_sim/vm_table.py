@@ -2,7 +2,8 @@
 
 ``VmTable`` is ``VirtualTable`` (host_sim/table.py) with one difference: the
 unchanged firmware runs in the MicroPython unix port (strict heap), not in this
-process.  The chip models stay here (host_sim/board.py's ``SimChips``); inside
+process (a ``BridgedTable``, host_sim/bridge.py, as the emulated Pico's table
+is).  The chip models stay here (host_sim/board.py's ``SimChips``); inside
 the VM, ``machine``, ``neopixel`` and ``time`` are small bridge modules
 (host_sim/vm/) that send every bus operation over the VM's standard input and
 output to them.  The scheduler (host_sim/scheduler.py) runs here and asks the
@@ -16,10 +17,10 @@ semantics.  The cost is one pipe round trip per register read: a scenario runs
 a few times slower than in CPython (``tapptable sim --scenario`` prints the
 time).
 
-Front-ends ask about the application through ``Remote`` objects: ``table.app``
-names the VM's ``app``; reading an attribute asks the VM for its value (data
-comes back as data, an object or method as another ``Remote``), calling one
-calls it there.  Nothing else crosses.
+Front-ends ask about the application through host_sim/bridge.py's ``Remote``
+objects: the view's questions and the App's inputs, as the allow-list of the
+VM's serve loop (host_sim/vm/vm_serve.py ``ALLOWED``) names them.  Nothing
+else crosses.
 """
 import hashlib
 import json
@@ -33,41 +34,23 @@ import weakref
 from pathlib import Path
 
 from host_sim.board import SimChips
+from host_sim.bridge import BridgedTable, Link, Remote, VmError
 from host_sim.flash import PICO_JOURNAL_KB, split
 from host_sim.pins import Pin
-from host_sim.scheduler import Scheduler
-from host_sim.table import JOURNAL_IMAGE, LED_NAMES, VirtualTable
-from table.app import JOBS
+from host_sim.table import JOURNAL_IMAGE
 from tools import mpvm
 
 VM_DIR = Path(__file__).resolve().parent / "vm"
 VM_HEAPSIZE = "1m"      # the app and the bridge's JSON answers; the app's own peak: bench
 FLASH_HEAPSIZE = "4m"   # ... and littlefs's emulated flash with its log of operations
 LOG_KB = 64             # ... the journal area's log of operations, when a test keeps one
+COMMAND_LIMIT_S = 60.0  # a command the VM has not finished by then is a hang: it is killed
 
 
 def journal_heapsize(journal_kb):
     """The VM's heap with the journal's area in it: the app's, the area's
     bytes and room for its log."""
     return "%dk" % (1024 + journal_kb + LOG_KB)
-COMMAND_LIMIT_S = 60.0  # a command the VM has not finished by then is a hang: it is killed
-
-
-class VmError(RuntimeError):
-    """The VM raised an exception, or stopped."""
-
-
-def _plain(v):
-    """Arguments for the VM: JSON, with bytes and tuples tagged (as vm_main.py)."""
-    if isinstance(v, (bytes, bytearray)):
-        return {"$b": bytes(v).hex()}
-    if isinstance(v, tuple):
-        return {"$t": [_plain(x) for x in v]}
-    if isinstance(v, list):
-        return [_plain(x) for x in v]
-    if isinstance(v, dict):
-        return {k: _plain(x) for k, x in v.items()}
-    return v
 
 
 def compiled_firmware():
@@ -98,52 +81,46 @@ def compiled_firmware():
     return out
 
 
-class VmLink:
+class VmLink(Link):
     """One MicroPython process running firmware/ on ``chips``, and the host's
-    end of its bridge: serves the bus operations, sends commands."""
+    end of its bridge: serves the bus operations, sends commands (framed:
+    host_sim/vm/vm_link.py ``read_frame``)."""
 
     def __init__(self, chips, cfg, heapsize=VM_HEAPSIZE):
         self.chips = chips
-        self.fn_paths = set()
         self.pins = {c.name.encode(): c for c in chips.cs}
         self.pins[b"rst"] = chips.rst
         for pin in chips.button_pins:
             self.pins[pin.name.encode()] = pin
-        self.pending = None            # an error met serving a message that has no answer
-        self.pin_lines = {}            # b"@Pcs0 1\n" -> (the pin's value, 1): seen before
         # the settings go in the environment: the unix port fails on an argument
         # of 256 characters or more ("FATAL: uncaught NLR")
         env = dict(os.environ, TAPP_VM_TABLE=json.dumps(cfg))
         cmd, env = mpvm.unix_cmd(VM_DIR / "vm_main.py", [], heapsize,
-                                 extra_path=[VM_DIR, compiled_firmware()], env=env)
+                                 extra_path=[VM_DIR, compiled_firmware()], env=env,
+                                 tests=False)
         self.stderr = tempfile.TemporaryFile()
-        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=self.stderr, env=env, cwd=mpvm.repo_root())
-        self.busy_since = None         # when the command being served was sent
+        Link.__init__(self, subprocess.Popen(
+            cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr, env=env,
+            cwd=mpvm.repo_root()), {
+            b"P": self._pin_write, b"p": self._pin_read, b"W": self._spi_write,
+            b"X": self._spi_exchange, b"R": self._spi_read, b"S": self._sleep,
+            b"T": self._ticks, b"I": self._i2c_write, b"V": self._i2c_writev,
+            b"Q": self._i2c_read, b"A": self._i2c_scan, b"N": self._strip,
+            b"F": self._pwm_freq, b"D": self._pwm_duty, b"Z": self._pwm_off,
+        })
         self.timed_out = False
         self._stop_watch = threading.Event()
         threading.Thread(target=_watch, args=(weakref.ref(self), self.proc, self._stop_watch),
                          daemon=True).start()
         self._finalizer = weakref.finalize(self, _stop, self.proc, self.stderr,
                                            self._stop_watch)
-        self.handlers = {
-            b"P": self._pin_write, b"p": self._pin_read, b"W": self._spi_write,
-            b"X": self._spi_exchange, b"R": self._spi_read, b"S": self._sleep,
-            b"T": self._ticks, b"I": self._i2c_write, b"V": self._i2c_writev,
-            b"Q": self._i2c_read, b"A": self._i2c_scan, b"N": self._strip,
-            b"F": self._pwm_freq, b"D": self._pwm_duty, b"Z": self._pwm_off,
-        }
         self.serve()                   # until the application is built
 
-    # ----- commands ---------------------------------------------------------------------
-
-    def step(self, method):
-        """Run one step of the job ``method`` in the VM; the buttons' levels go
+    def step(self, job):
+        """Run one step of job number ``job`` in the VM; the buttons' levels go
         with it (the VM reads them from there, not over the link)."""
         levels = self._button_levels()
-        self.proc.stdin.write(self.frame(b"s%s %s\n" % (method.encode(), levels)))
-        self.proc.stdin.flush()
-        out = self.serve()
+        out = self.command(self.frame(b"s%c%s\n" % (48 + job, levels)))
         if self._button_levels() != levels:
             raise VmError("a button changed during a job step (a bounce on the clock?): "
                           "the VM runtime takes button changes between steps only")
@@ -152,82 +129,20 @@ class VmLink:
     def _button_levels(self):
         return bytes(0x30 if pin.is_pressed else 0x31 for pin in self.chips.button_pins)
 
-    def get(self, path):
-        if path in self.fn_paths:
-            return Remote(self, path)
-        self._send("g" + path)
-        value = self.serve()
-        if isinstance(value, dict) and value.get("$") in ("fn", "obj"):
-            if value["$"] == "fn":
-                self.fn_paths.add(path)
-            return Remote(self, path)
-        return value
-
-    def call(self, path, args):
-        self._send("c%s %s" % (path, json.dumps(_plain(list(args)))))
-        return self.serve()
-
     def close(self):
         """Power off: the VM is killed, as a power cut would stop the chip."""
         self._finalizer()
 
-    def _send(self, line):
-        self.proc.stdin.write(self.frame(line.encode() + b"\n"))
-        self.proc.stdin.flush()
-
     @staticmethod
     def frame(line):
         """``line`` (bytes with its newline) as the VM reads it
-        (host_sim/vm/vm_link.py ``readline``): its length in four digits first."""
+        (host_sim/vm/vm_link.py ``read_frame``): its length in four digits first."""
         if len(line) > 9999:
             raise VmError("a line of %d bytes for the VM (9999 at most)" % len(line))
         return b"%04d" % len(line) + line
 
-    # ----- serving the bus operations until the command's answer ------------------------
-
-    def serve(self):
-        self.busy_since = time.monotonic()
-        try:
-            return self._serve()
-        finally:
-            self.busy_since = None
-
-    def _serve(self):
-        readline = self.proc.stdout.readline
-        handlers = self.handlers
-        pin_lines = self.pin_lines
-        while True:
-            line = readline()
-            level = pin_lines.get(line)
-            if level is not None:              # a pin write seen before: no parsing
-                self._guard(*level)
-                continue
-            if line[:1] != b"@":
-                if not line:
-                    raise VmError("the MicroPython VM stopped%s:\n%s" % (
-                        " (no answer for %d s: killed)" % COMMAND_LIMIT_S
-                        if self.timed_out else "", self.stderr_tail()))
-                continue                       # the firmware printed something
-            kind = line[1:2]
-            if kind == b"=":
-                error, self.pending = self.pending, None
-                if error is not None:
-                    raise VmError("a bus operation failed in the VM: %s" % error)
-                return _unplain(json.loads(line[2:]))
-            if kind == b"!":
-                name, _, text = line[2:-1].decode().partition(" ")
-                if name == "AttributeError":
-                    raise AttributeError(text)
-                raise VmError("%s: %s\n%s" % (name, text, self.stderr_tail()))
-            try:
-                reply = handlers[kind](line[2:-1])
-            except OSError as exc:
-                reply = b"!OSError %d" % (exc.errno or 5)
-            except Exception as exc:   # the chip model refused: raised in the VM's driver
-                reply = ("!%s %s" % (type(exc).__name__, exc)).encode()
-            if reply is not None:
-                self.proc.stdin.write(b"%04d%s\n" % (len(reply) + 1, reply))
-                self.proc.stdin.flush()
+    def why_stopped(self):
+        return " (no answer for %d s: killed)" % COMMAND_LIMIT_S if self.timed_out else ""
 
     def stderr_tail(self, n=2000):
         self.stderr.seek(0)
@@ -297,14 +212,6 @@ class VmLink:
     def _pwm_off(self, _arg):
         self.chips.pwm.deinit()
 
-    def _guard(self, fn, arg):
-        """An operation without an answer: an error is kept for the command's end."""
-        try:
-            fn(arg)
-        except Exception as exc:
-            if self.pending is None:
-                self.pending = "%s: %s" % (type(exc).__name__, exc)
-
 
 def _watch(link_ref, proc, stop):
     """Kill the VM when one command has taken longer than COMMAND_LIMIT_S (a
@@ -331,40 +238,7 @@ def _stop(proc, stderr, stop_watch):
     stderr.close()
 
 
-def _unplain(v):
-    if isinstance(v, list):
-        return [_unplain(x) for x in v]
-    if isinstance(v, dict):
-        if "$b" in v:
-            return bytes.fromhex(v["$b"])
-        if "$t" in v:
-            return tuple(_unplain(x) for x in v["$t"])
-        if "$d" in v:
-            return {_unplain(k): _unplain(x) for k, x in v["$d"]}
-        return {k: _unplain(x) for k, x in v.items()}
-    return v
-
-
-class Remote:
-    """An object inside the VM, named by its path from ``app`` or ``board``."""
-
-    def __init__(self, link, path):
-        self._link = link
-        self._path = path
-
-    def __getattr__(self, name):
-        if name.startswith("__"):
-            raise AttributeError(name)
-        return self._link.get(self._path + "." + name)
-
-    def __call__(self, *args):
-        return self._link.call(self._path, args)
-
-    def __repr__(self):
-        return "<in the VM: %s>" % self._path
-
-
-class VmTable(VirtualTable):
+class VmTable(BridgedTable):
     """``VirtualTable`` with the application inside the MicroPython unix port.
 
     ``flash``: a file holding the table's littlefs (decks, settings) as an
@@ -383,7 +257,7 @@ class VmTable(VirtualTable):
         self.journal_path = journal
         self.journal_blocks = 0
         self.journal_through = journal is not None
-        VirtualTable.__init__(self, *args, **kw)
+        BridgedTable.__init__(self, *args, **kw)
 
     def mount_flash(self, flash_kb, flash_store):
         """``flash_kb``: the VM's littlefs on emulated flash of that size, its
@@ -414,25 +288,11 @@ class VmTable(VirtualTable):
                "flash_blocks": self.flash_blocks,
                "journal": self.journal_path and os.path.abspath(self.journal_path),
                "journal_blocks": self.journal_blocks, "journal_through": self.journal_through}
-        self.link = VmLink(self.board, cfg, FLASH_HEAPSIZE if self.flash_path else
+        self.bridge(VmLink(self.board, cfg, FLASH_HEAPSIZE if self.flash_path else
                            journal_heapsize(self.journal_blocks * 4) if self.journal_path
-                           else VM_HEAPSIZE)
-        self.app = Remote(self.link, "app")
+                           else VM_HEAPSIZE), self.board.clock)
         self.flash = Remote(self.link, "flash") if self.flash_path else None
         self.journal_flash = Remote(self.link, "journal_flash") if self.journal_path else None
-        self.after_step = None      # called with the job's name after each step
-        self.scheduler = Scheduler(self.board.clock, [
-            (name, self._stepper(name, method), period) for name, method, period in JOBS])
-        self._colours = None
-
-    def _stepper(self, name, method):
-        link = self.link
-
-        def step():
-            link.step(method)
-            if self.after_step is not None:
-                self.after_step(name)
-        return step
 
     def save_flash(self, path=None):
         """Write what reached the VM's flash to the image file (or ``path``)."""
@@ -443,38 +303,7 @@ class VmTable(VirtualTable):
             self.save_flash()
         if self.journal_path and not self.journal_through:
             self.journal_flash.save(os.path.abspath(self.journal_path))
-        VirtualTable.power_off(self)
-
-    def journal_name(self):
-        return Remote(self.link, "host").journal_name()
-
-    def journal_lines(self, start=0, stop=None):
-        """As ``VirtualTable.journal_lines``, fetched from the VM a few lines per
-        answer (host_sim/vm/vm_main.py ``Host``): a long session's journal never
-        has to fit the VM's heap at once."""
-        host = Remote(self.link, "host")
-        end = stop if stop is not None else 1 << 30
-        out = []
-        while start + len(out) < end:
-            part = host.journal_lines(start + len(out), end)
-            if not part:
-                break
-            out += part
-        return out
+        BridgedTable.power_off(self)
 
     def power_up_args(self):
         return dict(self.args, flash=self.flash_path, journal=self.journal_path)
-
-    def close(self):
-        self.link.close()
-
-    @property
-    def view(self):
-        return Remote(self.link, "app.game.view")
-
-    def leds(self):
-        if self._colours is None:        # the driver's colour table, asked once
-            leds = Remote(self.link, "board.leds")
-            self._colours = {tuple(leds.colour(i)): LED_NAMES[i]
-                             for i in range(len(LED_NAMES))}
-        return [self._colours.get(tuple(c), "?") for c in self.board.strip.colours]

@@ -167,8 +167,10 @@ def test_place_lift_press_undo_score_and_registry(bench):
     assert ask(id=8, cmd="registry", op="upload", pin=PIN, **up)["cards"] == 36
     bad = ask(id=9, cmd="registry", op="upload", pin=PIN, lines=["tappdeck\t1\t1"])
     assert bad["error"] == "corrupt"
-    e = ask(id=10, cmd="enroll", deck=2, kind="d36", card="HA", uid="04aabbccddeeff", pin=PIN)
+    e = ask(id=10, cmd="enrol", deck=2, kind="d36", card="HA", uid="04aabbccddeeff", pin=PIN)
     assert e["cards"] == 1 and not e["complete"] and "HA" not in e["missing"]
+    e = ask(id=10, cmd="enroll", deck=2, card="HK", uid="04aabbccddeef0", pin=PIN)   # old name
+    assert e["cards"] == 2 and "HK" not in e["missing"]
     assert ask(id=11, cmd="score")["deals"] == 0
     assert ask(id=12, cmd="set")["values"]["variant"] == "tapp_modern"
     s = ask(id=13, cmd="set", values={"players": 4, "variant": "haferltarock"}, pin=PIN)

@@ -255,6 +255,10 @@ def test_the_selftest_streams_its_progress_and_takes_its_waits_as_options():
     assert client.selftest_timeout({"card_ms": 50, "button_ms": 50}, 10) == 10
     assert client.selftest_timeout({}, 10) == 35
     assert client.parse_words(["selftest", "card_ms=500"])[1] == {"card_ms": 500}
+    # enrol (the old spelling enroll is understood too): K=V words, numbers as ints
+    for word in ("enrol", "enroll"):
+        assert client.parse_words([word, "deck=2", "kind=d36"]) == (
+            "enrol", {"deck": 2, "kind": "d36"})
 
 
 # ----------------------------------------------------------------- 6. reconnecting

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from drivers import fbuf
+from host_sim.board import display_rig
 from host_sim.i2c_bus import I2CBus
-from host_sim.rig import display_rig
 from host_sim.ssd1306_model import SSD1306Model
 from tools import mpvm
 

@@ -14,7 +14,7 @@ import pytest
 import host_sim.board as HB
 from host_sim.i2c_bus import I2CBus
 from host_sim.mfrc522_model import MFRC522Model
-from host_sim.scenario import RUNTIMES, table_class
+from host_sim.runtimes import RUNTIMES, table_class
 from host_sim.table import AutoPlayers
 
 OLED_ADDR = 0x3C

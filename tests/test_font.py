@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from drivers import fbuf
-from host_sim.rig import display_rig
+from host_sim.board import display_rig
 from host_sim.ssd1306_model import PLACEHOLDER_CHAR, SSD1306Model
 from table import font
 

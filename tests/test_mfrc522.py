@@ -25,8 +25,8 @@ import pytest
 from drivers import mfrc522 as M
 from drivers.ticks import ticks_diff, ticks_ms
 from host_sim import mfrc522_model as R
+from host_sim.board import poll_cost, reader_rig
 from host_sim.mfrc522_model import MFRC522Model, Tag, crc_a
-from host_sim.rig import poll_cost, reader_rig
 from host_sim.spi_bus import BusError, SpiBus
 
 UID4 = bytes.fromhex("deadbeef")

@@ -5,6 +5,10 @@
   - the unix port (64-bit) with a strict heap (UNIX_HEAPSIZE; a module can ask
     for another budget with a line ``# mp-heapsize: 512k`` near its top), and
   - the WebAssembly port under Node (32-bit: small ints stop at 2**30);
+* a test that does not apply on a port says so (tests/mp/mpcheck.py): a
+  counted outcome with its reason, allowed only for the tests and reasons
+  ``NOT_APPLICABLE`` names (littlefs and mem_total() are missing on the wasm
+  port), never a silent pass;
 * the harness itself: failures, exceptions, locked heaps and empty runs are
   reported as failures, never as passes.
 
@@ -31,6 +35,24 @@ MPRUNNER = MP_DIR / "mprunner.py"
 MP_MODULES = sorted(p.stem for p in MP_DIR.glob("mptest_*.py"))
 UNIX_HEAPSIZE = "256k"
 VMS = ("unix", "wasm")
+NO_LFS = "no vfs.VfsLfs2 (littlefs) on this port"
+NO_MEM_TOTAL = "no micropython.mem_total() on this port"
+# the tests that may not apply on a port ("module.test", a parametrized test by
+# its name without the case), with the one reason each may give; everything
+# else runs on both ports
+NOT_APPLICABLE = {
+    "unix": {},
+    "wasm": {
+        "mptest_journal_lfs.test_power_cut_in_every_append": NO_LFS,
+        "mptest_journal_lfs.test_replayed_cut_equals_live_cut": NO_LFS,
+        "mptest_journal_lfs.test_torn_line_dropped_and_the_rewrite_cut": NO_LFS,
+        "mptest_journal_lfs.test_a_full_flash_refuses_a_deal_and_keeps_every_line": NO_LFS,
+        "mptest_journal_lfs.test_a_full_flash_removes_finished_sessions_oldest_first": NO_LFS,
+        "mptest_registry.test_power_cut_during_a_deck_save_on_littlefs": NO_LFS,
+        "mptest_journal_flash.test_a_card_play_allocates_nothing": NO_MEM_TOTAL,
+        "mptest_app_heap.test_card_play_allocates_nothing": NO_MEM_TOTAL,
+    },
+}
 
 T = TypeVar("T")
 
@@ -118,6 +140,12 @@ def _check_mprunner(vm: str, module: str) -> None:
     assert counts is not None, "no closing 'mp: N passed, M failed' line\n" + vm_output(r)
     passed, failed = counts
     assert failed == 0 and passed >= 1 and r.returncode == 0, vm_output(r)
+    said = {label.partition("[")[0]: reason
+            for label, reason in mpvm.not_applicable(r.stdout).items()}
+    allowed = {label: reason for label, reason in NOT_APPLICABLE[vm].items()
+               if label.startswith(module + ".")}
+    assert said == allowed, "not applicable on the %s port: %s, allowed: %s\n%s" % (
+        vm, said, allowed, vm_output(r))
 
 
 @pytest.mark.parametrize("module", MP_MODULES)
@@ -165,6 +193,33 @@ def test_mprunner_counts_failures(vm: str, tmp_path: Path) -> None:
     for name in ("test_b_fails", "test_c_leaves_heap_locked", "test_d_raises_with_heap_locked",
                  "mpself_no_such_module"):
         assert "FAIL mpself_" in r.stdout and name in r.stdout, vm_output(r)
+
+
+NOT_APPLICABLE_MODULE = """\
+from mpcheck import not_applicable
+
+def test_a_passes():
+    pass
+
+def test_b_does_not_apply():
+    not_applicable("no such thing on this port")
+"""
+
+
+@pytest.mark.parametrize("vm", VMS)
+def test_mprunner_counts_a_test_that_does_not_apply(vm: str, tmp_path: Path) -> None:
+    mod = tmp_path / "mpself_na.py"
+    mod.write_text(NOT_APPLICABLE_MODULE)
+    if vm == "unix":
+        kw: dict = {"extra_path": [tmp_path]}
+    else:
+        kw = {"files": {"/tests/mp/mpself_na.py": mod}, "timeout": 60}
+    r = run_vm(vm, MPRUNNER, ["mpself_na"], **kw)
+    assert mpvm.closing_counts(r.stdout) == (1, 0), vm_output(r)
+    assert "mp: 1 passed, 0 failed, 1 not applicable" in r.stdout, vm_output(r)
+    assert mpvm.not_applicable(r.stdout) == {
+        "mpself_na.test_b_does_not_apply": "no such thing on this port"}, vm_output(r)
+    assert r.returncode == 0, vm_output(r)
 
 
 @pytest.mark.parametrize("vm", VMS)

@@ -76,6 +76,34 @@ def test_the_checks_catch_a_second_wiring(tmp_path):
     assert _app_constructions(good) == [] and _boots(good) == [2]
 
 
+def _imported_modules(path):
+    """The top-level names of the modules ``path`` imports (absolute imports)."""
+    tree = ast.parse(path.read_text(), str(path))
+    out = set()
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Import):
+            out.update(a.name.split(".")[0] for a in n.names)
+        elif isinstance(n, ast.ImportFrom) and not n.level and n.module:
+            out.add(n.module.split(".")[0])
+    return out
+
+
+def test_nothing_outside_tests_imports_tests():
+    """Product code (firmware/, host_sim/, tools/) imports no module of tests/
+    (the heap session is host_sim/vm/app_session.py's, the fake board
+    host_sim/vm/fake_board.py's; the VMs the product starts have no tests/mp
+    on their path: tools/mpvm.py ``tests=False``)."""
+    test_modules = {p.stem for p in (ROOT / "tests").rglob("*.py")} | {"tests"}
+    product = {p.stem for p in PRODUCT}
+    found = ["%s: %s" % (p.relative_to(ROOT), name) for p in PRODUCT
+             for name in sorted(_imported_modules(p) & (test_modules - product))]
+    assert "mpflash" in test_modules and "mptest_app_heap" in test_modules
+    assert not found, "product code imports tests/: " + ", ".join(found)
+    from tools import mpvm
+    assert str(ROOT / "tests") in mpvm.micropypath()
+    assert str(ROOT / "tests") not in mpvm.micropypath(tests=False)
+
+
 def test_the_virtual_table_boots_through_power_up(monkeypatch):
     """At run time too: VirtualTable's application is the one ``boot`` built,
     with the virtual table's settings over the loaded ones, kept in RAM."""

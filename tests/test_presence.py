@@ -325,8 +325,8 @@ def test_uid_lengths_and_views() -> None:
 
 
 def test_feed_from_a_real_reader_set() -> None:
+    from host_sim.board import reader_rig
     from host_sim.mfrc522_model import Tag
-    from host_sim.rig import reader_rig
 
     rig = reader_rig(2)
     arb = P.Presence(2)

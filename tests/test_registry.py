@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from table import deck_file as F
 from table import enrol as E
 from table import registry as R
 from table import settings as S
@@ -113,8 +114,8 @@ def test_lookup_matches_a_dict_for_many_random_uids() -> None:
 
 
 def test_lookup_with_the_real_reader_set_uid_view(tmp_path: Path) -> None:
+    from host_sim.board import reader_rig
     from host_sim.mfrc522_model import Tag
-    from host_sim.rig import reader_rig
 
     rig = reader_rig(1)
     reg = R.Registry(str(tmp_path))
@@ -378,18 +379,18 @@ def test_corrupt_file_is_refused_and_other_decks_load(tmp_path: Path, how: str) 
 
 
 def test_file_checks_name_the_problem(tmp_path: Path) -> None:
-    good = R.format_lines(5, "d24", [(card("CA"), bytes.fromhex("01020304"))])
+    good = F.format_lines(5, "d24", [(card("CA"), bytes.fromhex("01020304"))])
 
     def reason(lines: list[str]) -> str:
-        with pytest.raises(R.DeckFileError) as e:
-            R.parse_lines(lines)
+        with pytest.raises(F.DeckFileError) as e:
+            F.parse_lines(lines)
         return str(e.value)
 
     def resigned(head: str, body: list[str]) -> list[str]:
         text = head + "\n" + "".join(x + "\n" for x in body)
         return [head + "\t" + crc_hex(text)] + body
 
-    assert R.parse_lines(good) == (5, "d24", [(card("CA"), bytes.fromhex("01020304"))])
+    assert F.parse_lines(good) == (5, "d24", [(card("CA"), bytes.fromhex("01020304"))])
     assert "CRC" in reason([good[0], "CA\t01020305"])
     assert "header" in reason(["hello"] + good[1:])
     assert "version" in reason(resigned("tappdeck\t2\t5\td24\t1", good[1:]))
@@ -420,7 +421,7 @@ def test_file_checks_name_the_problem(tmp_path: Path) -> None:
 def test_uid_in_two_deck_files_keeps_the_first(tmp_path: Path) -> None:
     reg = R.Registry(str(tmp_path))
     full_deck(reg, 1, "d24")
-    clash = R.format_lines(2, "d24", [(card("SA"), uid7(1, card("HK")))])
+    clash = F.format_lines(2, "d24", [(card("SA"), uid7(1, card("HK")))])
     (tmp_path / "decks" / "2.txt").write_text("\n".join(clash) + "\n")
     again = R.Registry(str(tmp_path))
     problems = again.load()
@@ -462,14 +463,14 @@ def test_import_replaces_a_deck_or_refuses_without_change(tmp_path: Path) -> Non
     assert reg.add(2, card("CA"), uid7(2, 0)) == R.OK
     before = deck_file(tmp_path, 2).read_bytes()
     # a new version of deck 2: replaces it (old UIDs gone)
-    new2 = R.format_lines(2, "d32", [(card("HA"), bytes.fromhex("0a0b0c0d"))])
+    new2 = F.format_lines(2, "d32", [(card("HA"), bytes.fromhex("0a0b0c0d"))])
     assert reg.import_lines(new2) == (R.OK, 2, "")
     assert reg.lookup(uid7(2, 0)) == -1
     assert reg.lookup(bytes.fromhex("0a0b0c0d")) == 2 * 64 + card("HA")
     assert reg.kind(2) == "d32" and loaded(tmp_path).export(2) == new2
     before = deck_file(tmp_path, 2).read_bytes()
     # a UID of deck 1: refused, nothing changed
-    clash = R.format_lines(2, "d24", [(card("SA"), uid7(1, card("HK")))])
+    clash = F.format_lines(2, "d24", [(card("SA"), uid7(1, card("HK")))])
     code, deck_id, why = reg.import_lines(clash)
     assert (code, deck_id) == (R.UID_OTHER_DECK, 2) and "deck 1" in why
     assert reg.export(2) == new2 and deck_file(tmp_path, 2).read_bytes() == before
@@ -477,7 +478,7 @@ def test_import_replaces_a_deck_or_refuses_without_change(tmp_path: Path) -> Non
     code, deck_id, why = reg.import_lines(["tappdeck\t1\t2\td24\t0\tffffffff"])
     assert (code, deck_id, why) == (R.CORRUPT, 0, "CRC mismatch")
     # a UID moving inside one deck (re-enrolled card) is fine
-    moved = R.format_lines(1, "d24", [(card("CA"), uid7(1, card("CK")))])
+    moved = F.format_lines(1, "d24", [(card("CA"), uid7(1, card("CK")))])
     assert reg.import_lines(moved) == (R.OK, 1, "")
     assert reg.lookup(uid7(1, card("CK"))) == 64 + card("CA")
     assert reg.lookup(uid7(1, card("CA"))) == -1
@@ -489,10 +490,10 @@ def test_import_with_failing_flash_restores_the_deck(tmp_path: Path,
     full_deck(reg, 1, "d24")
     old = reg.export(1)
     monkeypatch.setattr(os, "rename", RenameFails())
-    new1 = R.format_lines(1, "d24", [(card("HA"), bytes.fromhex("0a0b0c0d"))])
+    new1 = F.format_lines(1, "d24", [(card("HA"), bytes.fromhex("0a0b0c0d"))])
     assert reg.import_lines(new1)[0] == R.STORAGE
     assert reg.export(1) == old and reg.lookup(bytes.fromhex("0a0b0c0d")) == -1
-    new3 = R.format_lines(3, "d24", [(card("HA"), bytes.fromhex("0a0b0c0d"))])
+    new3 = F.format_lines(3, "d24", [(card("HA"), bytes.fromhex("0a0b0c0d"))])
     assert reg.import_lines(new3)[0] == R.STORAGE
     assert not reg.has_deck(3) and reg.lookup(bytes.fromhex("0a0b0c0d")) == -1
 
@@ -500,7 +501,7 @@ def test_import_with_failing_flash_restores_the_deck(tmp_path: Path,
 def test_import_that_overfills_is_refused() -> None:
     reg = R.Registry(None, capacity=30)
     full_deck(reg, 1, "d24")
-    big = R.format_lines(2, "d24", [(c, uid7(2, c)) for c in R.kind_cards("d24")])
+    big = F.format_lines(2, "d24", [(c, uid7(2, c)) for c in R.kind_cards("d24")])
     assert reg.import_lines(big)[0] == R.FULL
     assert not reg.has_deck(2) and reg.count() == 24
 

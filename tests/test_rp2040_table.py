@@ -27,7 +27,8 @@ from host_sim.board import OLED_ADDR
 from host_sim.players import AutoPlayers
 from host_sim.rp2040.emulator import CutPoint, Pico, flash_image
 from host_sim.rp2040.table import Rp2040Table, bootrom_path, firmware_uf2, power_up_device
-from host_sim.scenario import EMULATED, format_failures, run_file
+from host_sim.runtimes import EMULATED
+from host_sim.scenario import format_failures, run_file
 from host_sim.table import JOURNAL_IMAGE, VirtualTable
 from tools.tapptable import fsimage, rp2_images
 

@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from host_sim.scenario import RUNTIMES, format_failures, run_file
+from host_sim.runtimes import RUNTIMES
+from host_sim.scenario import format_failures, run_file
 from tapp.catalog import variant_ids
 
 SCENARIOS = sorted((Path(__file__).parent / "scenarios").glob("*.scn"))

@@ -787,7 +787,7 @@ def test_robots_never_stall_through_power_cuts(runtime, deals):
     lifted it: the dealer waited, or the card was a robot's only legal card), on
     a card put back at once after a lift the table had not yet seen, and on a
     deck emptied while the cut fell back to the last settlement."""
-    from host_sim.scenario import table_class
+    from host_sim.runtimes import table_class
     from tools.tapptable.sim_web.hub import TableHub
     table = table_class(runtime)("wuerttemberg", 3, "strict")
     hub = TableHub("wuerttemberg", 3, "strict", seed=1, robots=True, autoplay=True,

@@ -14,6 +14,9 @@ printed (``pytest -s``)."""
 import pytest
 
 from host_sim.monkey import Monkey, MonkeyError, QuickTable
+from host_sim.vm import fake_board
+from host_sim.vm.fake_board import FakeReaders, Pad, Sticker
+from table import presence as P
 
 # (variant, players, mode, seed, steps) per family: 20,000+ steps in all
 FAMILIES = {
@@ -32,6 +35,27 @@ FAMILIES = {
     "five": [("braun_solo", 5, "strict", 71, 1100), ("braun_solo", 5, "open", 72, 1000),
              ("herzblatt_muhr", 3, "open", 73, 900)],
 }
+
+
+def test_the_fake_readers_report_what_lies_on_their_pads():
+    """The quick table's readers (host_sim/vm/fake_board.py, also the heap
+    session's in the VM): the presence arbiter's states, read at each poll."""
+    assert (fake_board.ABSENT, fake_board.PRESENT, fake_board.COLLISION, fake_board.ERROR) == (
+        P.ABSENT, P.PRESENT, P.COLLISION, P.ERROR)
+    pads = [Pad(), Pad()]
+    rs = FakeReaders(pads)
+    a, b = Sticker(b"\x04\x01\x02\x03"), Sticker(b"\x04\x05\x06\x07")
+    seen = []
+    for act in (lambda: pads[0].place(a), lambda: pads[0].place(b), lambda: pads[0].remove(a),
+                pads[0].disconnect, pads[0].reconnect, pads[0].clear):
+        act()
+        rs.poll(0)
+        seen.append((rs.status[0], rs.raw[0], bytes(rs.uid_view(0)), rs.down(0)))
+    assert seen == [(P.PRESENT, P.PRESENT, a.uid, False), (P.COLLISION, P.COLLISION, b"", False),
+                    (P.PRESENT, P.PRESENT, b.uid, False), (P.ERROR, P.ERROR, b"", True),
+                    (P.PRESENT, P.PRESENT, b.uid, False), (P.ABSENT, P.ABSENT, b"", False)]
+    rs.poll(1)
+    assert rs.status[1] == P.ABSENT and pads[1].uid() is None and pads[0].uid() is None
 
 
 def test_the_families_take_20000_steps_and_every_variant():

@@ -1,6 +1,8 @@
 """The application inside the MicroPython unix port, bridged to the chip models
 (host_sim/vm_table.py): the same timeline as under CPython, errors that cross
-the bridge, the VM really being MicroPython with a bounded heap.
+the bridge, only the allow-listed questions and inputs crossing it
+(host_sim/vm/vm_serve.py ``ALLOWED``), the VM really being MicroPython with a
+bounded heap.
 
 The scenario suite (tests/test_scenarios.py) runs every scenario in both
 runtimes; these tests check the bridge itself.
@@ -8,9 +10,10 @@ runtimes; these tests check the bridge itself.
 import pytest
 
 from host_sim import vm_table
+from host_sim.bridge import Remote, RemoteApp
 from host_sim.flash import PICO_JOURNAL_KB
 from host_sim.table import AutoPlayers, VirtualTable
-from host_sim.vm_table import Remote, VmError, VmTable, journal_heapsize
+from host_sim.vm_table import VmError, VmTable, journal_heapsize
 
 OLED_ADDR = 0x3C
 
@@ -57,7 +60,7 @@ def test_the_vm_is_micropython_with_a_bounded_heap():
             "heapsize=%s" % journal_heapsize(PICO_JOURNAL_KB) in args
         assert journal_heapsize(64) == "1152k"
         assert table.view.expects() == "deal"
-        assert isinstance(table.app, Remote) and isinstance(table.app.view.rows(), list)
+        assert isinstance(table.app, RemoteApp) and isinstance(table.app.view.rows(), list)
     finally:
         table.close()
     assert table.link.proc.returncode is not None          # closed: the VM is gone
@@ -76,6 +79,39 @@ def test_errors_cross_the_bridge():
         table.board.i2c.nack(OLED_ADDR)
         table.place(table.centre, "HA")
         assert table.app.view.display_down()
+    finally:
+        table.close()
+
+
+# paths past the view's questions and the App's inputs: the App's fields, the
+# game behind it, private names, the board's drivers, a module, the issue's
+# back door (``app.game.view``), a path of three names
+REFUSED = ("app.current", "app.game", "app.journal", "app.keys", "app.start_game",
+           "app.poll_readers", "app.view", "view._app", "view.__class__", "engine._session",
+           "board.readers", "gc.collect", "leds.set", "host.app", "app.game.view",
+           "view.journal.name", "nothing", "")
+
+
+def test_the_bridge_lets_only_the_allowed_names_across():
+    """A value or a call outside vm_serve.py's allow-list is refused, with one
+    stable error, whatever path the host sends; an alias or ``getattr`` on the
+    host's side reaches nothing more (the App's inputs and its view are all
+    ``table.app`` has)."""
+    table = VmTable("tapp_modern", 3)
+    try:
+        link = table.link
+        for path in REFUSED:
+            for ask in (lambda p: link.get(p), lambda p: link.call(p, ())):
+                with pytest.raises(AttributeError) as err:
+                    ask(path)
+                assert str(err.value) == "refused: " + path, path
+        with pytest.raises(AttributeError):
+            getattr(table.app, "ga" + "me")
+        with pytest.raises(AttributeError, match="refused: app.current"):
+            assert Remote(link, "app").current is None
+        assert table.app.view.mode() == "dealing" and table.view.expects() == "deal"
+        assert table.journal_flash.ops >= 0          # the emulated flash's counter
+        assert table.app.input(99) is True and table.app.view.mode() == "dealing"
     finally:
         table.close()
 
@@ -104,7 +140,7 @@ def test_a_hung_vm_is_killed_and_reported(monkeypatch):
     try:
         table.link.proc.stdin.write(table.link.frame(b"#not a command\n"))
         table.link.proc.stdin.flush()
-        with pytest.raises(VmError, match="KeyError"):
+        with pytest.raises(VmError, match="unknown command 35"):
             table.link.serve()
         with pytest.raises(VmError, match="no answer for 1 s"):
             table.link.serve()

@@ -37,8 +37,12 @@ SETUP_HINT = "run `python3 tools/dev.py setup` from the repository root"
 WASM_PACKAGE = "@micropython/micropython-webassembly-pyscript"
 DEFAULT_TIMEOUT = 300.0
 
-# Folders (relative to the repo root) that are on sys.path inside both VMs.
-VM_PATH_DIRS = ("firmware", "tests/mp", "host_sim/vm")   # (host_sim/vm: the NOR flash model)
+# Folders (relative to the repo root) that are on sys.path inside both VMs
+# (host_sim/vm: the NOR flash model, the fake board); tests/mp only for the
+# tests' runs: what the product runs in a VM (the virtual table, replay, the
+# bench) never finds a module of tests/ (``tests=False``).
+VM_PATH_DIRS = ("firmware", "tests/mp", "host_sim/vm")
+TEST_DIR = "tests/mp"
 
 Script = str | os.PathLike[str]
 
@@ -115,8 +119,9 @@ def wasm_runner() -> Path:
     return Path(__file__).resolve().parent / "mpwasm.mjs"
 
 
-def micropypath(extra_path: Iterable[Script] = ()) -> str:
-    """MICROPYPATH for the unix port: firmware/, tests/mp/, host_sim/vm/ and the frozen modules.
+def micropypath(extra_path: Iterable[Script] = (), tests: bool = True) -> str:
+    """MICROPYPATH for the unix port: firmware/, tests/mp/ (``tests``),
+    host_sim/vm/ and the frozen modules.
 
     MICROPYPATH replaces the port's default sys.path (".frozen:~/.micropython/lib:
     /usr/lib/micropython"), so ".frozen" (asyncio and friends) is kept and the
@@ -125,7 +130,7 @@ def micropypath(extra_path: Iterable[Script] = ()) -> str:
     """
     root = repo_root()
     parts = [str(Path(p).resolve()) for p in extra_path]
-    parts += [str(root / d) for d in VM_PATH_DIRS]
+    parts += [str(root / d) for d in VM_PATH_DIRS if tests or d != TEST_DIR]
     parts.append(".frozen")
     return os.pathsep.join(parts)
 
@@ -168,8 +173,8 @@ def _run(cmd: list[str], what: str, *, timeout: float, stdin: str | bytes | None
 
 
 def unix_cmd(script: Script, args: Iterable[str], heapsize: str | int | None,
-              extra_path: Iterable[Script], env: Mapping[str, str] | None
-              ) -> tuple[list[str], dict[str, str]]:
+              extra_path: Iterable[Script], env: Mapping[str, str] | None,
+              tests: bool = True) -> tuple[list[str], dict[str, str]]:
     path, code = _split_script(script)
     cmd = [str(unix_binary())]
     if heapsize is not None:
@@ -177,7 +182,7 @@ def unix_cmd(script: Script, args: Iterable[str], heapsize: str | int | None,
     cmd += ["-c", code] if code is not None else [str(path)]
     cmd += [str(a) for a in args]
     run_env = dict(os.environ if env is None else env)
-    run_env["MICROPYPATH"] = micropypath(extra_path)
+    run_env["MICROPYPATH"] = micropypath(extra_path, tests)
     return cmd, run_env
 
 
@@ -191,16 +196,18 @@ def run_unix(
     extra_path: Iterable[Script] = (),
     cwd: Script | None = None,
     env: Mapping[str, str] | None = None,
+    tests: bool = True,
 ) -> subprocess.CompletedProcess[str]:
     """Run a script file (or a code string) under the MicroPython unix port.
 
     ``heapsize`` is a hard limit (e.g. "48k", "256k", "2m", or bytes; None = the
     port's default of about 2 MB): a run that needs more raises MemoryError,
     so the smallest heapsize that passes is the script's true peak.
-    ``extra_path`` folders go on sys.path before firmware/, tests/mp/ and host_sim/vm/.
+    ``extra_path`` folders go on sys.path before firmware/, tests/mp/ and host_sim/vm/
+    (``tests=False``: without tests/mp/, for what the product runs).
     ``cwd`` defaults to the repo root. ``stdin`` is fed to the VM's stdin.
     """
-    cmd, run_env = unix_cmd(script, args, heapsize, extra_path, env)
+    cmd, run_env = unix_cmd(script, args, heapsize, extra_path, env, tests)
     return _run(cmd, "MicroPython (unix port)", timeout=timeout, stdin=stdin,
                 cwd=cwd if cwd is not None else repo_root(), env=run_env)
 
@@ -277,12 +284,12 @@ class VMProcess:
     def __init__(self, vm: str, script: Script, args: Iterable[str] = (), *,
                  heapsize: str | int | None = None, files: Mapping[str, Script] | None = None,
                  extra_path: Iterable[Script] = (), stdin=None,
-                 env: Mapping[str, str] | None = None):
+                 env: Mapping[str, str] | None = None, tests: bool = True):
         self._tmp = tempfile.TemporaryDirectory(prefix="mpvm-")
         self._err = tempfile.TemporaryFile()
         try:
             if vm == "unix":
-                cmd, run_env = unix_cmd(script, args, heapsize, extra_path, env)
+                cmd, run_env = unix_cmd(script, args, heapsize, extra_path, env, tests)
             elif vm == "wasm":
                 if stdin is not None:
                     raise MPVMError("the wasm runner has no standard input")
@@ -329,10 +336,23 @@ class VMProcess:
 
 
 def closing_counts(output: str, prefix: str = "mp:") -> tuple[int, int] | None:
-    """(passed, failed) from the last ``mp: N passed, M failed`` line, or None."""
+    """(passed, failed) from the last ``mp: N passed, M failed[, K not
+    applicable]`` line (tests/mp/mprunner.py), or None."""
     for line in reversed(output.splitlines()):
         words = line.split()
-        if (len(words) == 5 and words[0] == prefix and words[2] == "passed,"
-                and words[4] == "failed" and words[1].isdigit() and words[3].isdigit()):
+        if (len(words) in (5, 8) and words[0] == prefix and words[2] == "passed,"
+                and words[4] in ("failed", "failed,") and words[1].isdigit()
+                and words[3].isdigit()):
             return int(words[1]), int(words[3])
     return None
+
+
+def not_applicable(output: str) -> dict[str, str]:
+    """{"module.test": reason} of the ``N/A module.test: reason`` lines
+    (tests/mp/mprunner.py: tests that say they do not apply on this port)."""
+    out = {}
+    for line in output.splitlines():
+        if line.startswith("N/A "):
+            label, _, reason = line[4:].partition(": ")
+            out[label] = reason
+    return out

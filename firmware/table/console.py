@@ -30,13 +30,13 @@ from tapp.record import OVERLONG, parse_line
 
 from .console_events import DEBUG, INFO, LEVELS, STATUS_NAMES, Live
 from .console_link import CMDS_PER_STEP, PROTOCOL, ROOM, Failure, HandOver, PinLock, Wire, is_int
+from .deck_file import uid_hex
 from .presence import ticks_diff
-from .registry import uid_hex
 
 # Commands whose module is imported on their first use: a board's RAM holds only
 # the parts of the console someone uses (the RP2040 runs out importing it all
 # at once from .mpy files).
-LATER = {"set": "console_admin", "registry": "console_admin", "enroll": "console_admin",
+LATER = {"set": "console_admin", "registry": "console_admin", "enrol": "console_admin",
          "selftest": "console_admin", "undo": "console_play",
          "reset-session": "console_play", "place": "console_play", "lift": "console_play",
          "press": "console_play", "repl": "console_play"}
@@ -119,6 +119,8 @@ class Console:
         if not isinstance(cmd, str):
             wire.fail(rid, "bad_request")
             return
+        if cmd == "enroll":          # the old spelling, still understood
+            cmd = "enrol"
         handler = self.commands.get(cmd)
         if handler is None and cmd in LATER:
             try:
@@ -210,7 +212,7 @@ class Console:
 
     def cmd_help(self, rid, req):
         return {"commands": self.command_names(), "protocol": PROTOCOL,
-                "locked": ["set", "registry download/upload", "enroll", "undo",
+                "locked": ["set", "registry download/upload", "enrol", "undo",
                            "reset-session", "place", "lift", "press", "selftest", "repl",
                            "view/readers details", "journal of a strict deal in progress",
                            "log debug"]}

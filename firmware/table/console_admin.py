@@ -94,7 +94,7 @@ def cmd_registry(con, rid, req):
     raise Failure("bad_args", "op: list, download or upload")
 
 
-def cmd_enroll(con, rid, req):
+def cmd_enrol(con, rid, req):
     reg = con.app.registry
     deck = req.get("deck", con.app.view.deck())
     if not is_int(deck):
@@ -205,5 +205,5 @@ def meanwhile(con, now):
     wire.flush()
 
 
-COMMANDS = {"set": cmd_set, "registry": cmd_registry, "enroll": cmd_enroll,
+COMMANDS = {"set": cmd_set, "registry": cmd_registry, "enrol": cmd_enrol,
             "selftest": cmd_selftest}

@@ -14,8 +14,9 @@ from tapp.cards import CARD_CODES
 from tapp.record import parse_line
 
 from . import presence as P
+from .deck_file import uid_hex
 from .presence import ticks_diff
-from .registry import card_of, deck_of, uid_hex
+from .registry import card_of, deck_of
 
 LEVELS = ("off", "error", "info", "debug")
 OFF = 0

@@ -14,8 +14,9 @@ from tapp.jsonout import dumps
 from tapp.record import with_crc
 
 from . import crc_buf as C
-from . import flash_log as L
-from .flash_log import line_head
+from . import flash_record as L
+from .flash_log import FlashLog
+from .flash_record import line_head
 from .journal import (
     DEAL_BYTES,
     FLASH_ERROR,
@@ -47,7 +48,7 @@ class FlashJournals:
     follow it, up to the next session's."""
 
     def __init__(self, dev):
-        self.log = L.FlashLog(dev)
+        self.log = FlashLog(dev)
         self.read()
 
     def read(self):

@@ -201,7 +201,7 @@ class FullMode(_Rows):
     """The flash refused even the session read back (table/app.py,
     ``_journal_failed``): the table says so and stops; OK held asks for a new
     session (finished sessions are removed to make room), as the console's
-    ``new`` does."""
+    ``reset-session`` does."""
 
     name = "full"
     number = FULL

@@ -11,55 +11,38 @@ are ``suit * 9 + rank`` as in ``tapp/cards.py``.
     v = reg.lookup(uid_view)         # -> deck_id * 64 + card, or -1; allocates nothing
     deck_of(v), card_of(v)
 
-``lookup`` is called for every card seen during play, so the UIDs live in
-preallocated storage: fixed 10-byte slots, their lengths and their values,
-kept sorted by (length, bytes) and binary-searched; nothing is allocated.
-
 Refusals are small int codes (``NAMES`` for the console, ``short_text`` for
 the 16-column display in German or English).  After a refused ``add`` the
 entry it collided with is in ``reg.conflict`` (a packed value, or -1), and
 ``short_text(code, lang, reg.conflict)`` names it ("Karte aus Deck 2").
 
-Deck file ``<root>/decks/<id>.txt`` (also the download/upload format, see
-``export`` / ``import_lines``)::
-
-    tappdeck<TAB>1<TAB><deck id><TAB><kind><TAB><card count><TAB><crc>
-    CA<TAB>04a1b2c3d4e5f6
-    C10<TAB>04a1b2c3d4e5f7
-    ...
-
-The card lines are in card order (C, S, H, D; A 10 K Q J 9 8 7 6), UIDs in
-lowercase hex (8, 14 or 20 digits).  ``crc`` is the CRC-32 (8 hex digits,
-``tapp.record.crc_hex``) of the header text before its last tab, a newline,
-and every card line followed by a newline: i.e. of the whole file with the
-``<TAB><crc>`` cut out.  A CR before a newline is ignored (files uploaded from
-Windows).  Files are written as ``<id>.tmp`` and renamed over ``<id>.txt``, so
-a power cut leaves the old or the new file; ``load`` removes a left-over
-``.tmp`` and recovers one whose ``.txt`` is missing if its CRC is right.
+The deck files (``<root>/decks/<id>.txt``, also the download/upload format)
+are table/deck_file.py's; the sorted UID slots behind ``lookup`` are
+table/uid_slots.py's.  Files are written as ``<id>.tmp`` and renamed over
+``<id>.txt``, so a power cut leaves the old or the new file; ``load`` removes
+a left-over ``.tmp`` and recovers one whose ``.txt`` is missing if its CRC is
+right.
 """
 import os
 
-from tapp.cards import CARD_BIT, CARD_CODES, CARD_SUIT, CODE_INDEX, DECKS, NCARDS, mask_count
-from tapp.record import crc_hex
+from tapp.cards import CARD_BIT, CARD_CODES, CARD_SUIT, DECKS, NCARDS, mask_count
 
+from .deck_file import (
+    DECK_MAX,
+    DECK_MIN,
+    MAX_FILE,
+    DeckFileError,
+    format_lines,
+    in_mask,
+    parse_lines,
+)
 from .files import ensure_dir, exists, join, read_limited, remove_quietly, write_atomic
 from .names import card_text
 from .texts import KEYS, index, offsets, text
+from .uid_slots import UidSlots
 
-try:
-    from micropython import const
-except ImportError:  # CPython
-    const = lambda x: x  # noqa: E731  (a def would clash with the stub's signature in pyright)
-
-UID_MAX = const(10)
 UID_LENS = (4, 7, 10)
 CAPACITY = 360            # UIDs held at most: ten full 36-card decks
-GROW = 36                 # slots added when the storage is full (a deck's worth)
-DECK_MIN = 1
-DECK_MAX = 99
-MAX_FILE = 4096           # bytes of one deck file (36 cards need about 900)
-MAGIC = "tappdeck"
-VERSION = "1"
 DIR = "decks"
 
 # ------------------------------------------------------------ error codes
@@ -121,16 +104,6 @@ def deck_of(packed):
 
 def card_of(packed):
     return packed & 63
-
-
-def uid_hex(uid):
-    """A tag UID (bytes, bytearray or memoryview) as lowercase hex, e.g. "04a1b2c3"."""
-    return "".join("%02x" % b for b in uid)
-
-
-def in_mask(masks, card):
-    """Is ``card`` in per-suit ``masks`` (tapp/cards.py's DECKS rows)?"""
-    return masks[CARD_SUIT[card]] & CARD_BIT[card] != 0
 
 
 # A card for the display: suit symbol and rank, e.g. "♥10" (one writer of card text)
@@ -196,224 +169,21 @@ def kind_cards(kind):
     return [c for c in range(NCARDS) if in_mask(masks, c)]
 
 
-def _hex_uid(s):
-    """bytes of a hex UID string of 8, 14 or 20 hex digits, or None."""
-    if len(s) not in (8, 14, 20):
-        return None
-    out = bytearray(len(s) // 2)
-    for i in range(len(out)):
-        hi = "0123456789abcdef".find(s[2 * i].lower())
-        lo = "0123456789abcdef".find(s[2 * i + 1].lower())
-        if hi < 0 or lo < 0:
-            return None
-        out[i] = hi * 16 + lo
-    return bytes(out)
-
-
 def _deck_id_ok(deck_id):
     return isinstance(deck_id, int) and not isinstance(deck_id, bool) \
         and DECK_MIN <= deck_id <= DECK_MAX
 
 
-class DeckFileError(Exception):
-    """A deck file or upload that fails its checks (the text says why)."""
-
-
-def parse_lines(lines):
-    """Check a deck file's lines (str or bytes each, newlines optional; or the
-    whole text in one str/bytes); returns (deck_id, kind, [(card, uid bytes)]).
-
-    Raises DeckFileError with a one-line reason.  Checks the header, the CRC,
-    the count, every card code (known, in the kind, once) and UID (hex of 4,
-    7 or 10 bytes, once).  Conflicts with other decks are the registry's job.
-    """
-    if isinstance(lines, str):
-        lines = lines.split("\n")
-    elif isinstance(lines, bytes):
-        lines = lines.split(b"\n")
-    clean = []
-    for line in lines:
-        if isinstance(line, (bytes, bytearray)):
-            try:
-                line = bytes(line).decode()
-            except UnicodeError:
-                raise DeckFileError("not UTF-8 text") from None
-        while line.endswith("\n") or line.endswith("\r"):
-            line = line[:-1]
-        clean.append(line)
-    while clean and clean[-1] == "":
-        clean.pop()   # a final newline
-    if not clean:
-        raise DeckFileError("empty")
-    head = clean[0].split("\t")
-    if len(head) != 6 or head[0] != MAGIC:
-        raise DeckFileError("no deck header (tappdeck)")
-    if head[1] != VERSION:
-        raise DeckFileError("deck file version %s unknown" % head[1][:8])
-    try:
-        deck_id = int(head[2])
-        count = int(head[4])
-    except ValueError:
-        raise DeckFileError("bad deck id or count") from None
-    if not DECK_MIN <= deck_id <= DECK_MAX or str(deck_id) != head[2]:
-        raise DeckFileError("bad deck id")
-    kind = head[3]
-    if kind not in DECKS:
-        raise DeckFileError("unknown kind %s" % kind[:8])
-    body = clean[1:]
-    text = clean[0][:clean[0].rfind("\t")] + "\n" + "".join(x + "\n" for x in body)
-    if crc_hex(text) != head[5].lower():
-        raise DeckFileError("CRC mismatch")
-    if count != len(body):
-        raise DeckFileError("card count %d, %d lines" % (count, len(body)))
-    masks = DECKS[kind]
-    seen_cards = bytearray(NCARDS)
-    seen_uids = {}
-    cards = []
-    for n, line in enumerate(body):
-        parts = line.split("\t")
-        card = CODE_INDEX.get(parts[0], -1) if len(parts) == 2 else -1
-        if card < 0:
-            raise DeckFileError("line %d: bad card" % (n + 2))
-        if not in_mask(masks, card):
-            raise DeckFileError("line %d: %s not in %s" % (n + 2, parts[0], kind))
-        if seen_cards[card]:
-            raise DeckFileError("line %d: %s twice" % (n + 2, parts[0]))
-        seen_cards[card] = 1
-        uid = _hex_uid(parts[1])
-        if uid is None:
-            raise DeckFileError("line %d: bad UID" % (n + 2))
-        if uid in seen_uids:
-            raise DeckFileError("line %d: UID twice" % (n + 2))
-        seen_uids[uid] = card
-        cards.append((card, uid))
-    return deck_id, kind, cards
-
-
-def format_lines(deck_id, kind, cards):
-    """The lines (no newlines) of a deck file for [(card, uid)] (any order)."""
-    cards = sorted(cards, key=lambda cu: cu[0])
-    body = ["%s\t%s" % (CARD_CODES[c], uid_hex(u)) for c, u in cards]
-    head = "%s\t%s\t%d\t%s\t%d" % (MAGIC, VERSION, deck_id, kind, len(body))
-    crc = crc_hex(head + "\n" + "".join(x + "\n" for x in body))
-    return [head + "\t" + crc] + body
-
-
-class Registry:
+class Registry(UidSlots):
     """UID -> (deck, card) for every enrolled deck; persisted under ``root``
     (None: memory only, nothing is read or written)."""
 
     def __init__(self, root, capacity=CAPACITY):
+        UidSlots.__init__(self, capacity)
         self.root = root
-        self.capacity = capacity
-        # the slots: grown a deck's worth at a time as UIDs come (a table with
-        # one deck holds 468 bytes here, not the 4.7 KB of ``capacity`` slots)
-        self._uids = bytearray(0)
-        self._lens = bytearray(0)
-        self._vals = bytearray(0)      # packed value, big-endian
-        self._n = 0
         self._decks = {}          # deck id -> [kind, mask C, mask S, mask H, mask D]
         self.conflict = -1        # after a refused add: the entry it collided with
         self.problems = []        # after load: (file name, code, reason)
-
-    # ------------------------------------------------------------ the hot path
-
-    # MicroPython puts a call's frame on the heap when it needs more than 11
-    # slots (locals + value stack): so lookup and _cmp stay that small (the
-    # mptest proves it with mem_total()).
-
-    def _cmp(self, i, uid):
-        """Sign of slot i - uid (ordered by length, then bytes)."""
-        n = len(uid)
-        d = self._lens[i] - n
-        if d:
-            return d
-        i *= UID_MAX          # from here: the slot's first byte ...
-        n += i                # ... and its end
-        u = self._uids
-        d = i                 # the uid's byte index, offset by i
-        while i < n:
-            if u[i] != uid[i - d]:
-                return u[i] - uid[i - d]
-            i += 1
-        return 0
-
-    def lookup(self, uid):
-        """``deck_id * 64 + card`` of the tag ``uid`` (bytes, bytearray or a
-        memoryview of exactly the UID, e.g. ``ReaderSet.uid_view(i)``), or -1.
-        Allocates nothing."""
-        lo = 0
-        hi = self._n
-        while lo < hi:
-            mid = (lo + hi) >> 1
-            c = self._cmp(mid, uid)
-            if c < 0:
-                lo = mid + 1
-            elif c > 0:
-                hi = mid
-            else:
-                return self._val(mid)
-        return -1
-
-    # ------------------------------------------------------------ slots
-
-    def _find(self, uid):
-        """(found, index): the slot of uid, or where it would be inserted."""
-        lo = 0
-        hi = self._n
-        while lo < hi:
-            mid = (lo + hi) >> 1
-            c = self._cmp(mid, uid)
-            if c < 0:
-                lo = mid + 1
-            elif c > 0:
-                hi = mid
-            else:
-                return True, mid
-        return False, lo
-
-    def _val(self, i):
-        return (self._vals[2 * i] << 8) | self._vals[2 * i + 1]
-
-    def _uid(self, i):
-        return bytes(self._uids[i * UID_MAX:i * UID_MAX + self._lens[i]])
-
-    def _grow(self):
-        """Room for one more slot (callers keep ``_n`` within ``capacity``)."""
-        have = len(self._lens)
-        if self._n < have:
-            return
-        more = GROW if have + GROW <= self.capacity else max(self.capacity - have, 1)
-        self._uids = self._uids + bytearray(more * UID_MAX)
-        self._lens = self._lens + bytearray(more)
-        self._vals = self._vals + bytearray(2 * more)
-
-    def _insert(self, pos, uid, packed):
-        self._grow()
-        n = self._n
-        u = self._uids
-        u[(pos + 1) * UID_MAX:(n + 1) * UID_MAX] = u[pos * UID_MAX:n * UID_MAX]
-        self._lens[pos + 1:n + 1] = self._lens[pos:n]
-        self._vals[2 * pos + 2:2 * n + 2] = self._vals[2 * pos:2 * n]
-        u[pos * UID_MAX:pos * UID_MAX + len(uid)] = uid
-        self._lens[pos] = len(uid)
-        self._vals[2 * pos] = packed >> 8
-        self._vals[2 * pos + 1] = packed & 255
-        self._n = n + 1
-
-    def _delete(self, pos):
-        n = self._n
-        u = self._uids
-        u[pos * UID_MAX:(n - 1) * UID_MAX] = u[(pos + 1) * UID_MAX:n * UID_MAX]
-        self._lens[pos:n - 1] = self._lens[pos + 1:n]
-        self._vals[2 * pos:2 * n - 2] = self._vals[2 * pos + 2:2 * n]
-        self._n = n - 1
-
-    def _slot_of(self, packed):
-        for i in range(self._n):
-            if self._val(i) == packed:
-                return i
-        return -1
 
     def _cards_of(self, deck_id):
         """[(card, uid)] of a deck in card order."""

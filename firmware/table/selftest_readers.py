@@ -13,7 +13,7 @@
 """
 from drivers import mfrc522 as M
 
-from .registry import uid_hex
+from .deck_file import uid_hex
 
 CHIPS = {0x91: "NXP MFRC522 v1.0", 0x92: "NXP MFRC522 v2.0", 0x88: "FM17522 clone",
          0xB2: "FM17522 clone", 0x12: "clone marked NXP", 0x90: "clone (v0.0)"}

@@ -9,15 +9,14 @@ firmware's own ``boards.common.build`` from the Pico's pin map
 SPI0, I2C0, the GPIOs, PWM and ``bitstream`` are the RP2040's, and the chips
 behind them are the host's models.  Only the seats in play have a reader
 fitted (their chip-selects, then the centre's), as on the simulator's board.
-Then the application's jobs run one step per command: ``s`` and the job's
-number as one byte, answered ``@=`` and the microseconds the step took by the
-Pico's clock; ``g``/``c`` lines as in vm_serve.py.  The step command is bytes,
-read into a buffer: every ``str`` MicroPython makes is first looked up among
-the interned strings (a linear search through the pools the loaded modules
-added, about 40,000 instructions here), which a text protocol paid several
-times a step.
+Then the application's jobs run one step per command of vm_serve.py's loop
+(shared with the unix port); ``PicoPort`` is this runtime's end of the line:
+a step is answered with the microseconds it took by the Pico's clock.  The
+step command is two bytes, read into a buffer: every ``str`` MicroPython makes
+is first looked up among the interned strings (a linear search through the
+pools the loaded modules added, about 40,000 instructions here), which a text
+protocol paid several times a step.
 """
-import gc
 import json
 import sys
 import time
@@ -26,12 +25,11 @@ import machine
 import micropython
 import neopixel
 from vm_link import answer
-from vm_serve import Host, fail, make_app, plain, unplain
+from vm_serve import STEP, Host, fail, make_app, roots_of, serve
 
 from boards import pico
 from boards.common import build
 from drivers.ticks import ticks_diff
-from table.app import JOBS
 
 JOURNAL_LINES = 8        # journal lines per answer (a list in the Pico's heap)
 
@@ -44,57 +42,39 @@ def table_pins(players):
     return pins
 
 
-_NAMES = {}              # a path the host asked before -> its names as str
+class PicoPort:
+    """The Pico's end of vm_serve.py's commands, on USB serial: a command's
+    letter and a step's job number read as single bytes into a buffer, the
+    rest of a question's line as bytes; a value written as JSON as it is made
+    (no answer str in the heap)."""
 
+    def __init__(self):
+        self.stdin = sys.stdin.buffer
+        self.write = sys.stdout.buffer.write
+        self.cmd = bytearray(1)
+        self.job = 0
+        self.rest = b""
 
-def names_of(path):
-    """``path``'s names as str, made once per path: each new str costs the
-    search through the interned strings (above), several per question."""
-    names = _NAMES.get(path)
-    if names is None:
-        names = _NAMES[path] = tuple(n.decode() for n in path.split(b"."))
-    return names
+    def command(self):
+        cmd = self.cmd
+        self.stdin.readinto(cmd)
+        if cmd[0] == STEP:
+            self.stdin.readinto(cmd)
+            self.job = cmd[0] - 48
+            return STEP
+        if cmd[0] == 0x67 or cmd[0] == 0x63:      # g / c: the path and arguments follow
+            self.rest = self.stdin.readline()
+        return cmd[0]
 
+    def step(self, fn):
+        t0 = time.ticks_us()
+        fn()
+        self.write(b"@=%d\n" % ticks_diff(time.ticks_us(), t0))
 
-def query(roots, call, line):
-    """The value at a path (``app.game.menu``), or what calling it with the
-    JSON arguments returns: parsed as bytes, only the names become str."""
-    path, _, args = line.rstrip(b"\r\n").partition(b" ")
-    names = names_of(path)
-    obj = roots[names[0]]
-    for name in names[1:]:
-        obj = getattr(obj, name)
-    if call:
-        obj = obj(*unplain(json.loads(args)))
-    return obj
-
-
-def serve(roots, app):
-    """Answer the host's commands until ``q``."""
-    stdin = sys.stdin.buffer
-    write = sys.stdout.buffer.write
-    jobs = tuple(getattr(app, method) for _name, method, _period in JOBS)
-    cmd = bytearray(1)
-    ticks_us = time.ticks_us
-    while True:
-        stdin.readinto(cmd)
-        kind = cmd[0]
-        if kind == 0x73:                          # s: one step of job number cmd[0] - 48
-            stdin.readinto(cmd)
-            step = jobs[cmd[0] - 48]
-            t0 = ticks_us()
-            step()
-            write(b"@=%d\n" % ticks_diff(ticks_us(), t0))
-        elif kind == 0x67 or kind == 0x63:        # g<path> / c<path> <json args>
-            try:
-                value = plain(query(roots, kind == 0x63, stdin.readline()))
-                write(b"@=")
-                json.dump(value, sys.stdout)    # written as it is made: no answer str
-                write(b"\n")
-            except Exception as exc:     # the host raises it again, with the traceback
-                fail(exc)
-        elif kind == 0x71:                        # q
-            return
+    def value(self, v):
+        self.write(b"@=")
+        json.dump(v, sys.stdout)
+        self.write(b"\n")
 
 
 def main():
@@ -109,8 +89,7 @@ def main():
         fail(exc)
         return
     answer("@=null\n")
-    roots = {"app": app, "board": board, "host": Host(app, JOURNAL_LINES), "gc": gc}
-    serve(roots, app)
+    serve(roots_of(app, board, Host(app, JOURNAL_LINES)), PicoPort())
 
 
 main()

@@ -13,13 +13,15 @@ firmware/boards/pico.py by ``wire_chips``: the readers on SPI0 with their
 chip-selects and the shared reset, the display on I2C0, the buttons as GPIO
 inputs, the LED strip decoded from its data pin, the buzzer from its PWM slice.
 
-As for the MicroPython VM runtime (host_sim/vm_table.py, whose bridge and
-``Remote`` objects this reuses), the host's scheduler runs the application's
-jobs: the Pico runs one step per command on its USB serial port
-(host_sim/rp2040/pico_main.py).  Between steps the Pico waits for the next
-command and the emulator skips that idle time; the scheduler's clock is the
-emulated one, so the table's timeline is the Pico's.  ``step_us`` holds the
-longest step of each job as the Pico's own clock measured it.
+As for the MicroPython VM runtime (host_sim/vm_table.py), the host's
+scheduler runs the application's jobs: ``Rp2040Table`` is the VM's table's
+sibling, a ``BridgedTable`` (host_sim/bridge.py) whose link is the Pico's
+USB serial port (``PicoLink``), where the Pico runs one step per command
+(host_sim/rp2040/pico_main.py, on the serve loop both share).  Between
+steps the Pico waits for the next command and the emulator skips that idle
+time; the scheduler's clock is the emulated one, so the table's timeline is
+the Pico's.  ``link.step_us`` holds the longest step of each job (by its
+method) as the Pico's own clock measured it.
 
 The Pico's flash lives in a file (``flash``, default ``pico-flash.bin`` in the
 table's folder): a power cut writes what the serial flash held at that cycle
@@ -34,11 +36,10 @@ from pathlib import Path
 
 from boards import pico as pico_board
 from host_sim.board import OLED_ADDR, SimChips
+from host_sim.bridge import BridgedTable, Link, VmError
 from host_sim.rp2040.emulator import Pico, PicoError, flash_image
-from host_sim.scheduler import Scheduler
 from host_sim.spi_bus import BusError
 from host_sim.vm.vm_deck import enrol_virtual_deck
-from host_sim.vm_table import Remote, VmError, VmLink, VmTable
 from table.app import JOBS
 from table.registry import Registry
 from tools import mpvm
@@ -210,7 +211,7 @@ def wire_chips(pico, chips, players, display_addr=OLED_ADDR, floating_miso=FLOAT
 
 
 class _SerialPipe:
-    """The Pico's USB serial as the pipe ``VmLink`` talks over: lines out, lines in."""
+    """The Pico's USB serial as the pipe a ``Link`` talks over: lines out, lines in."""
 
     def __init__(self, pico):
         self.pico = pico
@@ -230,38 +231,26 @@ class _SerialPipe:
         return self.pico.read_line(ANSWER_LIMIT_US).replace(b"\r\n", b"\n")
 
 
-class Rp2040Link(VmLink):
-    """``VmLink``'s commands (a job step, a value, a call) over the Pico's USB
-    serial.  The bus operations do not cross this link: the Pico's own SPI,
-    I2C and pins reach the chip models through the emulator."""
+class PicoLink(Link):
+    """The commands of vm_serve.py (a job step, a value, a call) over the
+    Pico's USB serial, as plain lines (pico_main.py ``PicoPort``).  The bus
+    operations do not cross this link: the Pico's own SPI, I2C and pins reach
+    the chip models through the emulator."""
 
-    def __init__(self, pico, chips, cfg, sync_buttons):
+    def __init__(self, pico, cfg, sync_buttons):
+        Link.__init__(self, _SerialPipe(pico))
         self.pico = pico
-        self.chips = chips
         self.sync_buttons = sync_buttons
-        self.fn_paths = set()
-        self.pending = None
-        self.pin_lines = {}
-        self.busy_since = None
-        self.timed_out = False
-        self.handlers = {}
-        self.proc = _SerialPipe(pico)
         self.step_us = {}             # job method -> its longest step (the Pico's clock)
-        self.job_index = {method: i for i, (_n, method, _p) in enumerate(JOBS)}
         pico.serial_write(b"import %s\r" % ENTRY.encode())
         pico.serial_write(json.dumps(cfg).encode() + b"\n")
         self.serve()                  # until the application is built
 
-    @staticmethod
-    def frame(line):
-        """The Pico reads plain lines (pico_main.py): no length first."""
-        return line
-
-    def step(self, method):
-        """Run one step of the job ``method`` on the Pico: the microseconds it took."""
+    def step(self, job):
+        """Run one step of job number ``job`` on the Pico: the microseconds it took."""
         self.sync_buttons()
-        self.pico.serial_write(b"s%c" % (48 + self.job_index[method]))
-        spent = self.serve()
+        spent = Link.step(self, job)
+        method = JOBS[job][1]
         if spent > self.step_us.get(method, -1):
             self.step_us[method] = spent
         return spent
@@ -274,7 +263,7 @@ class Rp2040Link(VmLink):
         self.pico.close()
 
 
-class Rp2040Table(VmTable):
+class Rp2040Table(BridgedTable):
     """``VirtualTable`` with the firmware on the emulated Pico.
 
     ``romfs``: the firmware's bytecode in a ROMFS image, run from flash (the
@@ -287,10 +276,11 @@ class Rp2040Table(VmTable):
 
     def __init__(self, *args, flash=None, firmware=None, romfs=True, display_addr=OLED_ADDR,
                  **kw):
+        self.flash_path = flash
         self.firmware = firmware
         self.romfs = romfs
         self.display_addr = display_addr
-        VmTable.__init__(self, *args, flash=flash, **kw)
+        BridgedTable.__init__(self, *args, **kw)
 
     def mount_flash(self, flash_kb, flash_store):
         """The Pico has its own flash (``flash``): none from the host."""
@@ -298,7 +288,6 @@ class Rp2040Table(VmTable):
 
     def journal_area(self, kb, dev, files, given):
         """The journal lies on the Pico's own flash too (its area, or littlefs)."""
-        self.journal_path = None
         return None
 
     def boot(self, values, setup, resume):
@@ -323,17 +312,12 @@ class Rp2040Table(VmTable):
             cfg = {"players": players, "fields_on": self.args["fields_on"],
                    "values": values, "setup": setup, "resume": resume,
                    "decks": decks}
-            self.link = Rp2040Link(self.pico, self.board, cfg, sync_buttons)
+            link = PicoLink(self.pico, cfg, sync_buttons)
         except (PicoError, VmError):
             self.pico.close()
             raise
-        self.app = Remote(self.link, "app")
         self.flash = None
-        self.after_step = None
-        self.clock = EmulatorClock(self.pico, sync_buttons)
-        self.scheduler = Scheduler(self.clock, [
-            (name, self._stepper(name, method), period) for name, method, period in JOBS])
-        self._colours = None
+        self.bridge(link, EmulatorClock(self.pico, sync_buttons))
 
     def save_flash(self, path=None):
         """Write the Pico's flash, as a power cut now leaves it, to the file."""
@@ -346,6 +330,5 @@ class Rp2040Table(VmTable):
         self.link.close()
 
     def power_up_args(self):
-        return dict(VmTable.power_up_args(self), flash=self.flash_path,
-                    firmware=self.firmware, romfs=self.romfs,
+        return dict(self.args, flash=self.flash_path, firmware=self.firmware, romfs=self.romfs,
                     display_addr=self.display_addr)

@@ -320,6 +320,31 @@ def mount_lfs(bd, where, progsize=PICO_PROGSIZE, mtime=True):
     return where
 
 
+def umount_lfs(where):
+    """Unmount what ``mount_lfs`` mounted at ``where`` (nothing there: nothing done)."""
+    try:
+        _vfs().umount(where)
+    except OSError:
+        pass
+
+
+def rmtree(path):
+    """Remove a folder and everything in it (MicroPython has no shutil): the
+    plain folder a port without littlefs (the wasm port) keeps files in."""
+    import os
+    try:
+        names = os.listdir(path)
+    except OSError:
+        return
+    for name in names:
+        p = path + "/" + name
+        try:
+            os.remove(p)
+        except OSError:
+            rmtree(p)
+    os.rmdir(path)
+
+
 def load_log(path):
     """The operations ``NorFlash.save_log`` wrote, as ``log`` holds them."""
     import struct

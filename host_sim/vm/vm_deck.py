@@ -1,9 +1,8 @@
 """The virtual deck: NFC stickers with stable UIDs, enrolled through the
 registry's front door.  Shared by the simulator in CPython (host_sim/table.py)
 and the application inside the MicroPython VM (vm_main.py, when the table's
-flash lives in the VM)."""
-from table import registry as R
-
+flash lives in the VM) and the fake board (fake_board.py: the stickers'
+UIDs; the registry is imported only to enrol)."""
 DECK_ID = 1
 
 
@@ -14,6 +13,7 @@ def card_uid(deck_id, card):
 
 def enrol_virtual_deck(registry, deck_id=DECK_ID, kind="d36"):
     """Enrol every card of a virtual deck through the registry's front door."""
+    from table import registry as R
     if registry.kind(deck_id) is None:
         registry.create_deck(deck_id, kind)
     for card in R.kind_cards(kind):

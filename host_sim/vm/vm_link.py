@@ -27,11 +27,16 @@ _head = bytearray(4)
 _held = []      # told, not yet written: they go out with the next ask or answer
 
 
+def read_frame():
+    """The host's next line as bytes (with its newline), or b"" at the end of input."""
+    if _stdin.readinto(_head) != 4:
+        return b""
+    return _stdin.read(int(_head))
+
+
 def readline():
     """The host's next line (with its newline), or "" at the end of input."""
-    if _stdin.readinto(_head) != 4:
-        return ""
-    return _stdin.read(int(_head)).decode()
+    return read_frame().decode()
 
 
 def tell(msg):

@@ -7,7 +7,8 @@ built by the firmware's own ``boards.common.build`` from the simulator's pin
 map (sim_pins.py, the same as host_sim/table.py's board), and the application
 by the power-up every host shares (table/power_up.py, through vm_serve.py).
 The host's scheduler runs the application's jobs through the command loop of
-vm_serve.py (one job step, a value, a call per line).
+vm_serve.py (one job step, a value, a call per line), shared with the
+emulated Pico; ``VmPort`` is this runtime's end of the line.
 """
 import sys
 
@@ -15,7 +16,7 @@ import vm_machine
 import vm_neopixel
 import vm_time
 from nor_flash import NorFlash, format_lfs, mount_lfs
-from vm_link import answer
+from vm_link import answer, read_frame
 
 sys.modules["time"] = vm_time
 sys.modules["machine"] = vm_machine
@@ -25,7 +26,7 @@ import json  # noqa: E402
 import os  # noqa: E402
 
 from sim_pins import BUTTONS, I2C_ID, SPI_ID, sim_pins, sim_settings  # noqa: E402
-from vm_serve import Host, fail, make_app, serve  # noqa: E402
+from vm_serve import STEP, Host, fail, make_app, roots_of, serve  # noqa: E402
 
 from boards.common import build  # noqa: E402
 
@@ -69,10 +70,35 @@ def boot(cfg):
     return board, make_app(board, cfg, root), flash
 
 
-def set_levels(levels):
-    """The buttons' levels sent with a job step ("110": prev and next released)."""
-    for i, name in enumerate(BUTTONS):
-        vm_machine.INPUTS[name] = 1 if levels[i] == "1" else 0
+class VmPort:
+    """The unix port's end of vm_serve.py's commands: framed lines on standard
+    input (vm_link.py ``read_frame``); a job step's command carries the
+    buttons' levels after the job's number ("110": prev and next released),
+    set before the step runs; answers go after the bus messages told meanwhile."""
+
+    def __init__(self):
+        self.job = 0
+        self.rest = b""
+
+    def command(self):
+        line = read_frame()
+        if not line:
+            return -1
+        kind = line[0]
+        if kind == STEP:
+            self.job = line[1] - 48
+            for i, name in enumerate(BUTTONS):
+                vm_machine.INPUTS[name] = 1 if line[2 + i] == 49 else 0
+        else:
+            self.rest = line[1:]
+        return kind
+
+    def step(self, fn):
+        fn()
+        answer("@=null\n")
+
+    def value(self, v):
+        answer("@=" + json.dumps(v) + "\n")
 
 
 def main():
@@ -83,8 +109,8 @@ def main():
         fail(exc)
         return
     answer("@=null\n")
-    serve({"app": app, "board": board, "flash": flash, "journal_flash": board.journal_flash,
-           "host": Host(app)}, app, set_levels)
+    serve(roots_of(app, board, Host(app), flash=flash, journal_flash=board.journal_flash),
+          VmPort())
 
 
 main()

@@ -1,17 +1,28 @@
-"""The application's end of the host's command line: shared by the two
-runtimes that run firmware/ outside this process, the MicroPython unix port
-(vm_main.py, bus operations bridged to the host) and MicroPython on the
-emulated Pico (host_sim/rp2040/pico_main.py, real buses).
+"""The application's end of the host's commands: the one serve loop of the two
+runtimes that run firmware/ outside the host's process, the MicroPython unix
+port (vm_main.py: bus operations bridged to the host) and MicroPython on the
+emulated Pico (host_sim/rp2040/pico_main.py: real buses).
 
 The host's scheduler runs the application's jobs: ``serve`` answers one
-command line at a time and ends each answer with an ``@=`` (a JSON value) or
-``@!`` (an exception) line:
+command at a time and ends each answer with an ``@=`` (a JSON value) or
+``@!`` (an exception: its type and text) line:
 
-- ``s<method> <levels>``: run one step of a job (``poll_readers``, ...); the
-  buttons' levels go with it (``set_levels``);
-- ``g<path>``: the value at ``app.game.menu``, ``board.leds``, ... (an object
-  or a method is answered as a marker, the host then names it by its path);
-- ``c<path> <json args>``: call the method at ``path``.
+- ``s`` and the job's number as one digit (``"0"`` + its index in
+  table/app.py ``JOBS``): run one step of that job (the port adds what it
+  needs: the unix port's button levels, the Pico's clock);
+- ``g<root>.<name>``: the value ``name`` of ``root`` (a method is answered as
+  a marker; the host then calls it by its path);
+- ``c<root>.<name> <json args>``: call that method.
+
+Only what ``ALLOWED`` names crosses: the questions of the table's view
+(``view``: table/table_view.py) and of the engine's view of the session in
+play (``engine``: tapp/view.py), the App's inputs (``app``: ``input``,
+``inject``), the LED driver's colours (``leds``), the host's journal reading
+(``host``: ``Host`` below) and, in the unix port, its emulated flash
+(``flash``, ``journal_flash``).  Any other path -- a field, a private name,
+a path of three names, an object's state -- is refused with the one stable
+error ``@!AttributeError refused: <path>``: the table is reached only through
+its doors (tests/test_table_seam.py).
 
 Values travel as JSON; bytes, tuples and dicts with other than text keys are
 tagged (``$b``, ``$t``, ``$d``) so they arrive as what they are.
@@ -21,13 +32,28 @@ import sys
 from binascii import hexlify, unhexlify
 
 from vm_deck import DECK_ID, enrol_virtual_decks
-from vm_link import answer, readline
+from vm_link import answer
 
 from table.app import JOBS
 from table.power_up import boot
 
 LINES_PER_ANSWER = 32     # journal lines sent in one answer (the JSON of an answer is
                           # built in the VM's heap: a whole long journal would not fit)
+STEP = 0x73               # s
+GET = 0x67                # g
+CALL = 0x63               # c
+QUIT = 0x71               # q
+
+QUESTIONS = None          # in ALLOWED: every question of a view (a public method of its class)
+ALLOWED = {
+    "view": QUESTIONS,                       # app.view (table/table_view.py)
+    "engine": QUESTIONS,                     # app.view.engine() (tapp/view.py)
+    "app": ("input", "inject"),              # the App's inputs (table/app.py)
+    "leds": ("colour",),                     # the LED driver's colour of a state
+    "host": ("journal_name", "journal_lines"),
+    "flash": ("save",),                      # the unix port's emulated flash (nor_flash.py)
+    "journal_flash": ("save", "start_log", "save_log", "ops"),
+}
 
 
 def plain(v):
@@ -74,9 +100,19 @@ def make_app(board, cfg, root):
                 deck=DECK_ID, start=not cfg["setup"])
 
 
+def roots_of(app, board, host, **more):
+    """What the host may ask by name (``ALLOWED``'s roots): the App's view and
+    inputs, the LED driver, ``host``, and the port's ``more`` (its flash)."""
+    roots = {"view": app.view, "app": app, "leds": board.leds, "host": host}
+    for name, obj in more.items():
+        if obj is not None:
+            roots[name] = obj
+    return roots
+
+
 class Host:
     """What the host asks beyond the application's own doors: the journal's
-    lines, a few per answer, and its session's name (host_sim/vm_table.py)."""
+    lines, a few per answer, and its session's name (host_sim/bridge.py)."""
 
     def __init__(self, app, lines=LINES_PER_ANSWER):
         self.app = app
@@ -120,35 +156,62 @@ def fail(exc):
     answer("@!%s %s\n" % (type(exc).__name__, str(exc).replace("\n", " ")))
 
 
-def query(roots, cmd, rest):
-    """The JSON answer to ``g<path>`` (``cmd`` "g") or ``c<path> <json args>`` ("c")."""
-    path, _, args = rest.partition(" ")
-    names = path.split(".")
-    obj = roots[names[0]]
-    for name in names[1:]:
-        obj = getattr(obj, name)
-    if cmd == "c":
+_NAMES = {}              # a path the host asked before -> (root, name) as str
+
+
+def names_of(path):
+    """``path`` (bytes, ``root.name``) as two str, made once per path: each new
+    str costs a search through the interned strings (on the Pico about 40,000
+    instructions), several per question."""
+    names = _NAMES.get(path)
+    if names is None:
+        names = tuple(n.decode() for n in path.split(b"."))
+        if len(names) != 2:
+            raise AttributeError("refused: " + path.decode())
+        _NAMES[path] = names
+    return names
+
+
+def target(roots, path):
+    """The value or method at ``path`` if ``ALLOWED`` lets it across, else
+    AttributeError("refused: <path>")."""
+    root, name = names_of(path)
+    allowed = ALLOWED.get(root, ())
+    obj = roots["view"].engine() if root == "engine" else roots.get(root)
+    if obj is not None and (name in allowed if allowed is not QUESTIONS else
+                            name[:1] != "_" and callable(getattr(type(obj), name, None))):
+        return getattr(obj, name)
+    raise AttributeError("refused: %s.%s" % (root, name))
+
+
+def query(roots, call, rest):
+    """The answer to ``g<path>`` or ``c<path> <json args>`` (``rest``: bytes
+    after the command's letter), as JSON-able data."""
+    path, _, args = rest.rstrip(b"\r\n").partition(b" ")
+    obj = target(roots, path)
+    if call:
         obj = obj(*unplain(json.loads(args)))
-    return json.dumps(plain(obj))
+    return plain(obj)
 
 
-def serve(roots, app, set_levels):
-    """Answer the host's commands until ``q`` or the end of input."""
-    steps = {method: getattr(app, method) for _name, method, _period in JOBS}
+def serve(roots, port):
+    """Answer the host's commands from ``port`` (the runtime's end of the line:
+    vm_main.py's ``VmPort``, pico_main.py's ``PicoPort``) until ``q`` or the
+    end of input.  A port has ``command()`` (the next command's letter, -1 at
+    the end; its job number in ``job``, the rest of its line in ``rest``),
+    ``step(fn)`` (run a job step and answer it) and ``value(v)`` (answer a
+    value)."""
+    jobs = tuple(getattr(roots["app"], method) for _name, method, _period in JOBS)
     while True:
-        line = readline()
-        if not line or line[0] == "q":
+        kind = port.command()
+        if kind == QUIT or kind < 0:
             return
-        cmd = line[0]
-        rest = line[1:].rstrip("\r\n")
         try:
-            if cmd == "s":            # s<method> <the buttons' levels, e.g. 110>
-                method, _, levels = rest.partition(" ")
-                set_levels(levels)
-                steps[method]()
-                out = "null"
-            else:
-                out = query(roots, cmd, rest)
-            answer("@=" + out + "\n")
-        except Exception as exc:     # the host raises it again, with the VM's traceback
+            if kind == STEP:
+                port.step(jobs[port.job])
+            elif kind == GET or kind == CALL:
+                port.value(query(roots, kind == CALL, port.rest))
+            elif kind != 0x0A and kind != 0x0D:      # (a line's end between commands)
+                raise ValueError("unknown command %d" % kind)
+        except Exception as exc:     # the host raises it again, with the traceback
             fail(exc)

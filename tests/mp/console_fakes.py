@@ -1,13 +1,19 @@
 """The table around the serial console, faked for MicroPython's unix port.
 
 The console (firmware/table/console*.py) runs unchanged on a real ``Game``, a
-``MemoryJournal``, the presence arbiter and the registry; the readers, the
-screen and the board's clock are small fakes (the unix port has no
-``machine``).  ``App`` has the doors the console uses (``set_console``,
-``input``, ``inputs_pending``, ``inject``, ``redraw``, ``view``) and the
-app's ``run`` loop for the console job alone.  Used by tests/test_console.py
-and tests/test_console_board.py; not a test file itself.
+``MemoryJournal``, the presence arbiter and the registry; the readers are the
+fake board's (host_sim/vm/fake_board.py), the screen and the board's clock
+small fakes (the unix port has no ``machine``).  ``App`` has the doors the
+console uses (``set_console``, ``input``, ``inputs_pending``, ``inject``,
+``redraw``, ``view``) and the app's ``run`` loop for the console job alone.
+Used by tests/test_console.py and tests/test_console_board.py; not a test
+file itself.
 """
+try:                     # inside MicroPython: host_sim/vm/ is on the path
+    from fake_board import FakeReaders, Pad
+except ImportError:  # CPython: the package's module
+    from host_sim.vm.fake_board import FakeReaders, Pad
+
 from table.game import Game
 from table.journal import MemoryJournal
 from table.modes import PlayMode
@@ -27,29 +33,6 @@ class Signals:
 
     def tone(self, name):
         pass
-
-
-class Readers:
-    n = 4
-
-    def __init__(self):
-        self.status = bytearray(4)
-        self.raw = bytearray(4)
-
-    def down(self, i):
-        return False
-
-    def faults(self, i):
-        return 0
-
-    def recoveries(self, i):
-        return 0
-
-    def errors(self, i):
-        return 0
-
-    def uid_view(self, i):
-        return b""
 
 
 class Screens:
@@ -91,7 +74,7 @@ class App:
 
     def __init__(self, board):
         self.board = board
-        self.readers = Readers()
+        self.readers = FakeReaders([Pad() for _ in range(4)])
         self.centre = 3
         self.presence = Presence(4)
         self.registry = Registry(None)

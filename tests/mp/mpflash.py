@@ -35,26 +35,5 @@ LFS = vfs is not None and hasattr(vfs, "VfsLfs2")
 PICO_PROGSIZE = _nor.PICO_PROGSIZE
 mount = _nor.mount_lfs
 format_lfs = _nor.format_lfs
-
-
-def umount(where):
-    try:
-        vfs.umount(where)
-    except OSError:
-        pass
-
-
-def rmtree(path):
-    """Remove a folder and everything in it (MicroPython has no shutil)."""
-    import os
-    try:
-        names = os.listdir(path)
-    except OSError:
-        return
-    for name in names:
-        p = path + "/" + name
-        try:
-            os.remove(p)
-        except OSError:
-            rmtree(p)
-    os.rmdir(path)
+umount = _nor.umount_lfs
+rmtree = _nor.rmtree

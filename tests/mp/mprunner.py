@@ -6,14 +6,19 @@
 #
 # Imports each named module (they live in tests/mp/, which is on sys.path),
 # runs every module-level function whose name starts with "test_" in name
-# order, and ends with exactly one line "mp: N passed, M failed". The exit
-# status is 1 when M > 0 or N == 0 (no test ran), else 0.
+# order, and ends with exactly one line "mp: N passed, M failed, K not
+# applicable". The exit status is 1 when M > 0 or N == 0 (no test ran), else 0.
 #
 # A test passes when it returns without raising. A module that fails to import
 # counts as one failed test. A test that leaves micropython.heap_lock() held
-# fails too (and the heap is unlocked before the next test).
+# fails too (and the heap is unlocked before the next test). A test that does
+# not apply on this port says so (mpcheck.py ``not_applicable``): a line
+# "N/A <module>.<test>: <reason>", counted as not applicable (which tests may,
+# and why, is tests/test_micropython.py's to check).
 import gc
 import sys
+
+import mpcheck
 
 try:
     import micropython
@@ -67,8 +72,10 @@ def _tests_of(module):
 
 
 def run(module_names):
+    mpcheck.RUNNER.append(1)
     passed = 0
     failed = 0
+    na = 0
     for mod_name in module_names:
         try:
             module = __import__(mod_name)
@@ -86,6 +93,14 @@ def run(module_names):
             gc.collect()    # each test starts on a collected heap, whatever ran before
             try:
                 fn()
+            except mpcheck.NotApplicable as exc:
+                if not _unlock_heap():
+                    na += 1
+                    print("N/A %s: %s" % (label, exc))
+                    continue
+                failed += 1
+                print("FAIL %s: not applicable, with micropython.heap_lock() held" % label)
+                continue
             except Exception as exc:
                 locks = _unlock_heap()
                 failed += 1
@@ -102,14 +117,14 @@ def run(module_names):
             else:
                 passed += 1
                 print("PASS %s" % label)
-    print("mp: %d passed, %d failed" % (passed, failed))
+    print("mp: %d passed, %d failed, %d not applicable" % (passed, failed, na))
     return passed, failed
 
 
 def main(argv):
     if not argv:
         print("usage: mprunner.py MODULE [MODULE...]   (modules in tests/mp/)")
-        print("mp: 0 passed, 0 failed")
+        print("mp: 0 passed, 0 failed, 0 not applicable")
         return 1
     passed, failed = run(argv)
     return 1 if failed or not passed else 0

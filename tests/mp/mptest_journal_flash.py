@@ -1,4 +1,4 @@
-# The journal in its own flash area (firmware/table/flash_log.py, journal.py
+# The journal in its own flash area (firmware/table/flash_log.py, flash_record.py, journal.py
 # ``FlashJournals``) on the emulated NOR flash of host_sim/vm/nor_flash.py,
 # in every runtime: CPython, the unix port (64-bit, heap measured) and the
 # wasm port (32-bit: small ints stop at 2**30).  docs/record-format.md,
@@ -26,12 +26,14 @@ try:
 except ImportError:  # CPython
     micropython = None
 
+from mpcheck import not_applicable
+
 try:
     from nor_flash import NorFlash, apply_op, half
 except ImportError:  # CPython: the package's module
     from host_sim.vm.nor_flash import NorFlash, apply_op, half
 
-from table import flash_log as L
+from table import flash_record as L
 from table.journal import line_of, session_name
 from table.journal_flash import FlashJournals
 from tapp.jsonout import dumps
@@ -421,17 +423,22 @@ def test_erasing_ahead_keeps_every_append_from_erasing():
 # ----- the heap ---------------------------------------------------------------------
 
 
-def test_a_card_play_allocates_nothing():
-    """mem_total() around each append (the emulated flash's own bytes left
-    out), sector changes included; then heap_lock() over a hundred."""
-    if micropython is None or not hasattr(micropython, "mem_total"):
-        print("SKIP: no micropython.mem_total() on this port")
-        return
+def _playing():
+    """A session on a fresh area, its deal journalled: (store, journal, a play event)."""
     dev = NorFlash(16)
     store = FlashJournals(dev)
     j = store.create(HEADER)
     j.append(DEAL)
-    ev = {"ev": "play", "seat": 0, "card": "HA"}
+    return store, j, {"ev": "play", "seat": 0, "card": "HA"}
+
+
+def test_a_card_play_allocates_nothing():
+    """mem_total() around each append (the emulated flash's own bytes left
+    out), sector changes included."""
+    if micropython is None or not hasattr(micropython, "mem_total"):
+        not_applicable("no micropython.mem_total() on this port")
+    store, j, ev = _playing()
+    dev = store.log.dev
     gc.collect()
     worst = 0
     fallbacks = store.log.fallbacks
@@ -447,6 +454,15 @@ def test_a_card_play_allocates_nothing():
     assert worst == 0 and not j.failed, worst
     # appends that erased a sector themselves (no erase ahead): nothing allocated either
     assert store.log.fallbacks > fallbacks and store.log.prepared >= 1
+
+
+def test_a_hundred_card_plays_with_the_heap_locked():
+    """heap_lock() over a hundred appends (every port with heap_lock: the wasm
+    port too, which has no mem_total())."""
+    if micropython is None:
+        not_applicable("no micropython.heap_lock() (CPython)")
+    _store, j, ev = _playing()
+    j.append(ev)
     n = [0]
 
     def plays():

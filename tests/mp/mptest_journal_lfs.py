@@ -33,7 +33,8 @@
 #
 # Under CPython the same tests run on littlefs-python (host_sim/lfs_vfs.py) on
 # the same emulated flash.  The wasm port has no vfs.VfsLfs2: there the
-# littlefs tests print SKIP and the journal round trip (torn tail dropped and
+# littlefs tests say they do not apply (mpcheck.py, counted and checked by
+# tests/test_micropython.py) and the journal round trip (torn tail dropped and
 # counted) runs on its in-memory file system, with a deal generated in the VM.
 #
 # Numbers (flash operations, cuts run, how many came back with the old or
@@ -46,6 +47,7 @@ import os
 
 import mpflash as F
 import pytest  # under MicroPython: tests/mp/pytest.py (parametrize)
+from mpcheck import not_applicable
 from random_deals import Lcg, random_deal_events
 
 from table.journal_files import create_journal, last_journal
@@ -78,6 +80,7 @@ BLOCKS = 16            # 64 KB of 4096-byte erase blocks (the Pico's file system
 LIVE = "/mpjl_live"
 CUT = "/mpjl_cut"
 PLAIN = "/mpjl_tmp"
+NO_LFS = "no vfs.VfsLfs2 (littlefs) on this port"
 if micropython is None:  # CPython (mprunner.py runs there too): the host's temp folder
     import tempfile
     PLAIN = tempfile.gettempdir() + "/mpjl_tmp"
@@ -113,10 +116,6 @@ def _fresh():
     buf = _buffers()[0]
     F.erase(buf, 0, len(buf))
     return F.FlashDev(BLOCKS, data=buf, share=True)
-
-
-def _skip(what):
-    print("SKIP %s: this port has no vfs.VfsLfs2 (littlefs); the unix port runs it" % what)
 
 
 def _state(view):
@@ -318,7 +317,7 @@ def _cut_record(name, every=1):
 @pytest.mark.parametrize("record", RECORDS)
 def test_power_cut_in_every_append(record):
     if not F.LFS:
-        return _skip("power cuts")
+        not_applicable(NO_LFS)
     _cut_record(record)
 
 
@@ -326,7 +325,7 @@ def test_replayed_cut_equals_live_cut():
     """The replayed image is what a live cut leaves: the firmware runs again
     with the power cut at operation i of line k's write."""
     if not F.LFS:
-        return _skip("live cuts")
+        not_applicable(NO_LFS)
     played = Played(RECORDS[0], mtime=False)   # (file times would differ between runs)
     bufs = _buffers()
     snap = bufs[4]
@@ -387,7 +386,7 @@ def test_torn_line_dropped_and_the_rewrite_cut():
     the power cut in every operation of that rewrite still leaves lines
     0..k (with or without the torn line, which the next power-up drops)."""
     if not F.LFS:
-        return _skip("torn lines on littlefs")
+        not_applicable(NO_LFS)
     played = Played(RECORDS[2])
     bufs = _buffers()
     before = bufs[4]
@@ -538,7 +537,7 @@ def test_a_full_flash_refuses_a_deal_and_keeps_every_line():
     journal read back is exactly what was accepted; statvfs's free count wraps
     on the full flash, and the journal's own count says none is left."""
     if not F.LFS:
-        return _skip("a full flash")
+        not_applicable(NO_LFS)
     from table import journal_files as J
     root = _full_flash()
     try:
@@ -577,7 +576,7 @@ def test_a_full_flash_removes_finished_sessions_oldest_first():
     """Finished sessions make room, oldest first; the running one never goes,
     and once it needs every block the newest finished one goes too."""
     if not F.LFS:
-        return _skip("old sessions removed")
+        not_applicable(NO_LFS)
     from table import journal_files as J
     root = _full_flash()
     try:

@@ -12,7 +12,7 @@
 #   the emulated flash of mpflash.py; the wasm port has no VfsLfs2 but a writable in-memory
 #   file system, so there the root is a folder in it;
 # * power cuts on littlefs (unix port only: the wasm port lacks VfsLfs2, the
-#   test prints SKIP with that reason): a deck save is cut in every flash
+#   test says it does not apply there, mpcheck.py): a deck save is cut in every flash
 #   operation in turn (erase or program, done half); after "power on" the deck file
 #   is the old or the new one, never corrupt.
 # The emulated flash keeps 16 KB erase images on the VM's heap beside the table's
@@ -22,6 +22,7 @@ import os
 
 import mpflash as F_
 import mptest_mfrc522 as F
+from mpcheck import not_applicable
 
 from table import enrol as E
 from table import registry as R
@@ -294,9 +295,7 @@ def _deck_after_cut(image, cut):
 
 def test_power_cut_during_a_deck_save_on_littlefs():
     if not LFS:
-        print("SKIP power cuts: this port has no vfs.VfsLfs2 (littlefs); "
-              "the unix port runs this test")
-        return
+        not_applicable("no vfs.VfsLfs2 (littlefs) on this port")
     bd = F_.FlashDev(BLOCKS, BLOCK)
     F_.format_lfs(bd)
     _mount(bd)

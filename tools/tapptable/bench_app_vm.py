@@ -2,8 +2,10 @@
 
 ``print_app_vm_bench(quick)`` (for ``tapptable bench``) runs one session of
 the largest tables -- herzblatt with 5 players, and tapp_modern with 4 unless
-``quick`` -- through tests/mp/mptest_app_heap.py: the unchanged application
-(firmware/table/app.py) on a board of in-VM fakes, booted as firmware/main.py
+``quick`` -- through host_sim/vm/app_heap.py (the session of
+host_sim/vm/app_session.py, measured; tests/mp/mptest_app_heap.py checks the
+same numbers): the unchanged application (firmware/table/app.py) on the fake
+board (host_sim/vm/fake_board.py), booted as firmware/main.py
 boots, setup by the buttons, a strict deal dealt card by card over the centre
 reader, the auction by the buttons, every card laid on a seat reader, a power
 cut mid-deal (the app is built again on the same littlefs flash), the result
@@ -43,8 +45,8 @@ from pathlib import Path
 from tools import mpvm
 
 ROOT = mpvm.repo_root()
-RUNNER = ROOT / "tests" / "mp" / "mptest_app_heap.py"
-RUNNER_FILES = ("tests/mp/mptest_app_heap.py", "tests/mp/mpflash.py", "host_sim/vm/nor_flash.py")
+RUNNER_FILES = tuple("host_sim/vm/%s.py" % name for name in (
+    "app_heap", "app_session", "fake_board", "nor_flash", "vm_deck"))
 TABLES = (("herzblatt", 5), ("tapp_modern", 4))
 GOAL_HEAP_KB = 256          # the whole app, 64-bit unix port
 GOAL_LIVE_KB = 48           # live heap in steady play, firmware from ROMFS
@@ -68,7 +70,7 @@ if sys.argv[4] == "romfs":
     rom = _mount(sys.argv[5], "/rom")
 elif sys.argv[4] == "mpy":
     sys.path.insert(0, sys.argv[5])
-import mptest_app_heap as T
+import app_heap as T
 sys.exit(T.main(["session", sys.argv[2], sys.argv[3]] + sys.argv[6:], rom_bytes=rom,
                 runner_bytes=runner))
 """
@@ -136,10 +138,10 @@ class Images:
 
 def run_session(images, variant, players, mode, heap_kb, extra=(), timeout=300):
     """One session in the VM: (ok, {key: value}, the VM's output).  ``extra``:
-    ("cut=PATH",) or ("resume=PATH",) (see tests/mp/mptest_app_heap.py main)."""
+    ("cut=PATH",) or ("resume=PATH",) (see host_sim/vm/app_heap.py main)."""
     r = mpvm.run_unix(ENTRY, [str(images.runner), variant, str(players), mode,
                               images.target(mode)] + list(extra),
-                      heapsize="%dk" % heap_kb, timeout=timeout)
+                      heapsize="%dk" % heap_kb, timeout=timeout, tests=False)
     numbers = {}
     for line in r.stdout.splitlines():
         key, _, value = line.partition(" ")
@@ -219,7 +221,7 @@ def print_app_vm_bench(quick=False):
     print("The whole table application in the MicroPython unix port (64-bit), one session:")
     print("boot as main.py, setup by buttons, a strict deal over the centre reader, auction,")
     print("every card on a seat reader, a power cut mid-deal, result, next deal")
-    print("(tests/mp/mptest_app_heap.py; fakes for the readers, I2C, pins, NeoPixel, PWM;")
+    print("(host_sim/vm/app_heap.py; fakes for the readers, I2C, pins, NeoPixel, PWM;")
     print("the real SSD1306, ButtonPad, SeatLeds and Buzzer drivers; littlefs on emulated flash)")
     try:
         images = Images()

@@ -1,7 +1,7 @@
 """Driver numbers for ``tapptable bench``: bus traffic of the real drivers
 running against the register-level chip models (host_sim)."""
+from host_sim.board import display_rig, poll_cost, reader_rig
 from host_sim.mfrc522_model import Tag
-from host_sim.rig import display_rig, poll_cost, reader_rig
 
 UID7 = bytes.fromhex("04a1b2c3d4e580")
 UID4 = bytes.fromhex("de ad be ef")

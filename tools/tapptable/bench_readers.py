@@ -39,8 +39,8 @@ import time
 from pathlib import Path
 
 from drivers import mfrc522 as M
+from host_sim.board import reader_rig
 from host_sim.mfrc522_model import Tag
-from host_sim.rig import reader_rig
 
 
 def _presence():

@@ -298,7 +298,7 @@ def build_parser():
     c.add_argument("words", nargs="*", metavar="COMMAND",
                    help="status, view [details], score, journal [list|SESSION], readers "
                         "[details], selftest [card_ms=MS] [button_ms=MS], set [K=V ...], "
-                        "registry [list|download N|upload FILE], enroll K=V..., undo, "
+                        "registry [list|download N|upload FILE], enrol K=V..., undo, "
                         "reset-session, place R CARD, lift R, press KEY [long], log [LEVEL], "
                         "repl, events, raw JSON, ports; none: interactive")
     c.add_argument("--port", help="serial device, pseudo-terminal or pyserial URL "

@@ -634,6 +634,8 @@ def parse_words(words, pin=None):
     if not words:
         raise ConsoleError("no command")
     cmd, rest = words[0], list(words[1:])
+    if cmd == "enroll":            # the old spelling, still understood
+        cmd = "enrol"
     args = {}
     if cmd in ("view", "readers") and rest[:1] == ["details"]:
         args["details"] = True
@@ -691,7 +693,7 @@ def parse_words(words, pin=None):
         elif op == "upload" and rest:
             with open(rest.pop(0), encoding="utf-8") as f:
                 args["lines"] = [x.rstrip("\r\n") for x in f if x.strip()]
-    elif cmd == "enroll":
+    elif cmd == "enrol":
         for w in rest:
             k, _, v = w.partition("=")
             args[k] = int(v) if v.isdigit() else v

@@ -55,7 +55,7 @@ def run_replay(paths, vm="unix", heapsize=REPLAY_HEAPSIZE):
     """CompletedProcess of replaying ``paths`` in the ``unix`` or ``wasm`` VM."""
     if vm == "unix":
         return mpvm.run_unix(VM_SCRIPT, [str(Path(p).resolve()) for p in paths],
-                             heapsize=heapsize)
+                             heapsize=heapsize, tests=False)
     files = {}
     names = []
     for i, p in enumerate(paths):
@@ -83,7 +83,8 @@ def replay_in_micropython(path, write, vm="unix", heapsize=REPLAY_HEAPSIZE):
     problem = None
     try:
         with mpvm.VMProcess(vm, VM_SCRIPT, args, heapsize=heapsize if vm == "unix" else None,
-                            files=files, stdin=sys.stdin if path == "-" else None) as proc:
+                            files=files, stdin=sys.stdin if path == "-" else None,
+                            tests=False) as proc:
             other = []      # not an outcome line: a traceback the VM printed
             for line in proc.lines():
                 if line.startswith("{"):

@@ -20,7 +20,7 @@ import textwrap
 
 from drivers.buzzer import SOUNDS
 from host_sim.players import AutoPlayers
-from host_sim.scenario import table_class
+from host_sim.runtimes import table_class
 from table.names import CARD_TEXT, VARIANTS, call_label, contract_name
 from tapp.cards import CARD_CODES, CODE_INDEX
 

@@ -1198,7 +1198,7 @@ def run_tui(args):
     root = None if args.record else args.table_dir or state_dir(
         args.variant, args.players, args.mode, args.lang)
     try:
-        from host_sim.scenario import table_class
+        from host_sim.runtimes import table_class
         app = SimApp(args.variant, args.players, args.mode, seed=args.seed, lang=args.lang,
                      record=args.record, root=root,
                      table_class=table_class(getattr(args, "runtime", "cpython")))

@@ -31,7 +31,7 @@ import random
 from drivers.leds import COLOURS, STATE_NAMES
 from host_sim.players import AutoPlayers
 from host_sim.table import KEYS, LONG_MS, PRESS_MS, SETTLE_MS, VirtualTable
-from table.game import needs_hold
+from table.menus import needs_hold
 from table.names import VARIANTS, contract_name
 from tapp.cards import CARD_CODES, CODE_INDEX
 from tapp.dealing import TALON

@@ -294,7 +294,7 @@ def make_table(variant="tapp_modern", players=3, mode="strict", seed=1, lang="de
                table_class=VirtualTable):
     """The table and its hub; with ``root`` (a flash directory) a session found
     there is resumed from its journal, as the device does when switched on.
-    ``table_class``: the runtime's table (host_sim/scenario.py ``table_class``)."""
+    ``table_class``: the runtime's table (host_sim/runtimes.py ``table_class``)."""
     flash = TableDir(root)
     table = flash.open(table_class, variant, players, mode, lang)
     hub = TableHub(variant, players, mode, seed=seed, lang=lang, robots=flash.robots(robots),
@@ -367,7 +367,7 @@ def serve(args):
     root = getattr(args, "table_dir", None) or state_dir(
         args.variant, args.players, args.mode, args.lang)
     try:
-        from host_sim.scenario import table_class
+        from host_sim.runtimes import table_class
         web_table = make_table(args.variant, args.players, args.mode, seed=args.seed,
                                lang=args.lang, root=root,
                                table_class=table_class(getattr(args, "runtime", "cpython")))
