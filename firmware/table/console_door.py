@@ -22,6 +22,19 @@ NO_ROOM = ('{"ok":false,"error":"unavailable","message":"the console does not fi
            'this board\'s RAM: deploy with --romfs (docs/deploy.md)"}\n')
 
 
+def byte_waiting(poller):
+    """Is a byte waiting on ``poller``'s stream?  ``ipoll`` allocates nothing
+    after its first call; ``poll(0)`` makes a list each time (about 100 bytes
+    every console step: the garbage that made the loop stop for a collection).
+    CPython's poll has no ``ipoll``."""
+    try:
+        for _ in poller.ipoll(0):
+            return True
+        return False
+    except AttributeError:
+        return bool(poller.poll(0))
+
+
 class ConsoleDoor:
     def __init__(self, app, stream=None):
         self.app = app
@@ -31,7 +44,7 @@ class ConsoleDoor:
         self.no_room = False
 
     def step(self):
-        if not self.poller.poll(0):
+        if not byte_waiting(self.poller):
             return
         if self.no_room:
             self.refuse()
@@ -55,7 +68,7 @@ class ConsoleDoor:
         """Read what arrived (at most 64 bytes a step); a line break gets NO_ROOM."""
         raw = getattr(self.stream, "buffer", self.stream)
         k = 0
-        while k < 64 and self.poller.poll(0):
+        while k < 64 and byte_waiting(self.poller):
             b = raw.read(1)
             k += 1
             if b == b"\n":

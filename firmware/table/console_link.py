@@ -19,6 +19,7 @@ does not reset the delay.
 from tapp.jsonout import dumps
 from tapp.record import MAX_LINE, OVERLONG, LineReader, is_blank
 
+from .console_door import byte_waiting
 from .pin_lockout import load_pin_failures, save_pin_failures
 from .presence import ticks_diff
 
@@ -122,7 +123,7 @@ class Input:
                 return None
         else:
             poller = self.poller
-            while k < n and poller.poll(0):
+            while k < n and byte_waiting(poller):
                 b = self.raw.read(1)
                 if not b:
                     break
