@@ -3,7 +3,7 @@
 # firmware) inside real MicroPython, with the power cut in every flash
 # operation of every append.  (The journal in its own flash area:
 # mptest_journal_flash.py.)
-# mp-heapsize: 1m
+# mp-heapsize: 2m
 #
 # The first played-out deal of a golden record of every variant
 # (tests/golden/) is played through the engine's Session while every accepted
