@@ -64,9 +64,6 @@ def dumps(v):
     # on the Pico one more frame there was once too many
     parts = []
     if isinstance(v, (list, tuple)):
-        plain = _plain_strs(v)
-        if plain is not None:
-            return plain
         for x in v:
             parts.append(dumps(x))
         return "[" + ",".join(parts) + "]"
@@ -76,20 +73,3 @@ def dumps(v):
         return "{" + ",".join(parts) + "}"
     raise TypeError("cannot encode " + str(type(v)))
 
-
-def _plain_strs(v):
-    """A list of strs none of which needs an escape (a hand, a talon), written
-    with one join -- else None (the general path writes it, byte for byte the
-    same).  Only ASCII: the general path decides the rest (surrogates, pairs)."""
-    if not v:
-        return None
-    try:
-        j = '","'.join(v)
-    except TypeError:             # not all strs
-        return None
-    if j.count('"') != 2 * (len(v) - 1) or "\\" in j:
-        return None
-    b = j.encode()                # min/max over bytes: no str made per character
-    if b and (min(b) < 0x20 or max(b) > 0x7E):
-        return None               # a control character, or not ASCII: the general path
-    return '["' + j + '"]'
