@@ -316,6 +316,14 @@ class Checks:
                 raise MonkeyError("journalled a deal of cards not laid (%s): %r" % (
                     action, sorted(cards - self.laid)))
             self.laid = set()
+        elif kind == "hand":                     # strict: a hand scanned, all laid
+            cards = {CODE_INDEX[c] for c in ev["cards"]}
+            if _pressed(action) or not cards <= self.laid:
+                raise MonkeyError("journalled a hand of cards not laid (%s): %r" % (
+                    action, sorted(cards - self.laid)))
+        elif kind == "deal" and self.shadow.view.strict():
+            if _pressed(action):                 # strict: with the first card dealt
+                raise MonkeyError("journalled %r after %s" % (ev, action))
         elif kind == "exchange" and ev.get("discard"):
             cards = {CODE_INDEX[c] for c in ev["discard"]}
             if _pressed(action) or not cards <= self.laid:
@@ -324,6 +332,10 @@ class Checks:
         elif kind == "deal":                     # open mode: the cards lie face down
             if action not in ("ok", "hold ok", "power", "start"):
                 raise MonkeyError("journalled %r after %s" % (ev, action))
+        elif kind == "undo" and self.shadow.view.expects() == "hand":
+            if _pressed(action):                 # the hands left from before the deal
+                raise MonkeyError("journalled %r after %s" % (ev, action))   # was dealt
+                                                 # again go when the new ones are complete
         elif kind in ("bid", "announce", "rufer", "exchange", "undo"):
             if action not in ("ok", "hold ok"):
                 raise MonkeyError("journalled %r after %s" % (ev, action))
@@ -335,6 +347,8 @@ class Checks:
         view = self.shadow.view
         if ev["ev"] == "deal":
             self.plays = []
+        elif ev["ev"] == "hand" and view.expects() != "hand":
+            self.laid = set()                    # the deal is known: its cards were laid
         elif ev["ev"] == "play":
             self.plays.append(CODE_INDEX[ev["card"]])
         elif ev["ev"] == "undo":

@@ -179,7 +179,10 @@ class AutoPlayers:
             if self.behind or self.shadow.view.in_deal():
                 self.shadow = self._new_shadow(ev["dealer"])   # a fresh start
                 self.behind = False
-            if ev["hands"] is None:               # open mode: the cards lie face down
+            if ev["hands"] is not None:
+                self.hands = {s: list(h or []) for s, h in enumerate(ev["hands"])}
+                self.hands[TALON] = list(ev.get("talon") or [])
+            elif self.header.get("mode") == "open":   # the cards lie face down
                 if self.synced in self.dealt_at:  # dealt before a power cut
                     self.hands = self.dealt_at[self.synced]
                 else:
@@ -189,9 +192,7 @@ class AutoPlayers:
                 ev = {"ev": "deal", "dealer": ev["dealer"], "talon": None,
                       "hands": [self.hands[s] if s in active else []
                                 for s in range(self.shadow.view.players())]}
-            else:
-                self.hands = {s: list(h or []) for s, h in enumerate(ev["hands"])}
-                self.hands[TALON] = list(ev.get("talon") or [])
+            # strict: the hands follow as the table scanned them (``hand`` events)
             self.discards = []
         elif kind == "exchange" and not ev.get("discard"):
             ev = dict(ev, discard=self._complete_discards())
