@@ -454,6 +454,8 @@ class Person:
         """Answer the menu: "play on" where offered, else an entry not tried in
         this state (a refused one is not tried again); a stake needs OK held."""
         m = self.monkey
+        if tv.menu_asks_sure():                 # "Sicher? OK": the entry chosen
+            return m.press("ok")
         key = self._state_key(tv)
         tried = self.tried.setdefault(key, set())
         n = tv.menu_size()

@@ -347,6 +347,8 @@ class AutoPlayers:
         for _ in range((k - t.app.view.menu_pos()) % len(menu)):
             t.press("next")
         t.press("ok", long=needs_hold(menu[k][1]))   # a stake: OK held
+        if t.app.view.menu_asks_sure():              # every entry commits: OK twice
+            t.press("ok")
 
     def choose(self):
         """Answer the menu on screen: a random allowed entry (prev/next, then OK)."""

@@ -153,7 +153,7 @@ def _messages(lang):
     """Every line the table puts on its message row."""
     out = [texts.error_text(code, lang) for code in range(1, len(E.NAMES))]
     for key in ("put_back", "one_card", "unknown", "other_deck", "not_now", "clear",
-                "undone", "nothing_undo", "hold_ok", "centre_down", "deal_again"):
+                "undone", "nothing_undo", "hold_ok", "centre_down", "deal_again", "sure_q"):
         out.append(texts.text(key, lang))
     out.append(texts.text("reader_down", lang) % "5")
     out.append(texts.text("discard_again", lang) % "2/3")

@@ -464,6 +464,8 @@ class Game(GameState):
             return
         if not self._menu:
             return
+        sure = self._sure
+        self._sure = False
         if key == KEY_PREV:
             self._menu_pos = (self._menu_pos - 1) % len(self._menu)
         elif key == KEY_NEXT:
@@ -471,8 +473,17 @@ class Game(GameState):
         elif key == KEY_OK and needs_hold(self._menu[self._menu_pos][1]):
             self._say(self._t("hold_ok"))       # a stake: OK must be held
             self._signals.tone("reject")
+        elif key == KEY_OK and self._menu_twice and not sure:
+            self._sure = True                   # every entry commits: OK once more
+            self._say(self._t("sure_q"))
+            return
         elif key == KEY_OK:
+            if sure:
+                self._say("")                   # answered: the question is gone
             self._choose(self._menu[self._menu_pos][1])
+            return
+        if sure:
+            self._say("")                       # moved on: the question is gone
 
     def _long(self, key):
         """Long presses: OK held chooses a stake entry, else asks to undo; prev
@@ -481,6 +492,9 @@ class Game(GameState):
                 and not self._overlays.panel():
             self._choose(self._menu[self._menu_pos][1])
             return
+        if self._sure:
+            self._sure = False                  # a page over the menu: asked anew
+            self._say("")
         self._page = 0
         self._overlays.long_press(key)
 

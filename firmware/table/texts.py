@@ -26,7 +26,7 @@ KEYS = (
     "wins clear put_back one_card unknown other_deck reader_down not_now result won lost "
     "draw thrown_in next_deal scores pot deals session_over undo_q undone nothing_undo "
     "deal_again discard_again to_centre hold_ok centre_down revoke in_trick called_card "
-    "col_pay col_total deal_no points_now last_trick tricks missing_n ok_back ok_on "
+    "col_pay col_total deal_no points_now last_trick tricks missing_n ok_back ok_on sure_q "
     "o_all_pass o_berliner o_berliner_hearts o_bettel_order o_doubling o_end_when_broke "
     "o_first_bidder o_four_player_removed o_frage_trump o_herz_neischaugn "
     "o_loss_multiplier o_pack o_payment o_pot o_raise_payment o_ramsch_tie "
@@ -104,6 +104,7 @@ DATA = (
     b"fehlt: %s Spieler\nmissing: %s seats\n"    # missing_n
     b"OK: zur\xc3\xbcck\nOK: back\n"              # ok_back: "OK: zurück"
     b"OK: weiter\nOK: play on\n"                 # ok_on
+    b"Sicher? OK\nSure? OK\n"                    # sure_q: a menu whose every entry commits
     # the setup's house-rule options (o_ + the option's key) and answers (v_ + value)
     b"Alle passen\nAll pass\n"                  # o_all_pass
     b"Berliner\nBerliner\n"                     # o_berliner

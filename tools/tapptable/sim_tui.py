@@ -596,24 +596,31 @@ class RecordSteps:
 
     def _menu(self, ev):
         """Choose the menu entry that is this event, with prev/next and OK."""
-        s = self.seating
         if ev.get("ev") == "rufer" and self._go_to(
                 lambda e: e is not None and e.get("pick") == ev["card"]):
-            s.press("ok")                 # first the called card, then the give
+            self._ok()                 # first the called card, then the give
         if self._go_to(lambda e: e is not None and _same_event(e, ev)):
-            s.press("ok")
+            self._ok()
             return ""
         # The table may ask in two steps what the record says in one (a contract,
         # then its trump), or may not know what was laid away (open mode).
         if not self._go_to(lambda e: e is not None and _covers(e, ev)):
             return "not offered by the table's menu; not replayed"
-        s.press("ok")
+        self._ok()
         for _ in range(3):
             if not self._go_to(lambda e: e is not None and e.get("seat") == ev.get("seat")
                                and e.get("call") == "declare" and _covers(e, ev, "declare")):
                 break
-            s.press("ok")
+            self._ok()
         return "chosen as the table offers it"
+
+    def _ok(self):
+        """OK on the menu entry shown; a menu whose every entry commits asks
+        "Sicher? OK": once more."""
+        s = self.seating
+        s.press("ok")
+        if s.table_view.menu_asks_sure():
+            s.press("ok")
 
     def _go_to(self, match):
         s = self.seating

@@ -666,7 +666,12 @@ class TableHub:
         if steps:
             self._robot_press("next", lambda: self._robot_menu(index, menu))
         else:
-            self._robot_press("ok", long=needs_hold(menu[index][1]))
+            self._robot_press("ok", self._robot_sure, long=needs_hold(menu[index][1]))
+
+    def _robot_sure(self):
+        """Every entry of the menu commits ("Sicher? OK"): OK once more."""
+        if self.tv.menu_asks_sure():
+            self._robot_press("ok")
 
     def _robot_choose(self):
         tv = self.tv
