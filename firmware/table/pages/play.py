@@ -5,8 +5,11 @@ and its caller, or who speaks first); rows 2-6 a seat each (up to 5: its
 mark -- ">" on turn, "*" the trick's winner while it is cleared -- its name
 and its card, in the auction its last call); with up to 4 seats row 6 is the
 message row (a refusal, the finished trick, "OK lang drücken", who speaks);
-row 7 the menu entry between "<" ">", or whose turn it is.  With 5 seats and
-a menu, row 1 is the message row.  The undo question takes rows 6 and 7.
+row 7 the menu entry between "<" ">", or whose turn it is.  With 5 seats row 1
+is the message row while there is one to say (the contract comes back after
+it).  Whose turn it is, the trick's winner and its points stay on screen at
+every seat count: a message while the trick is cleared moves "Bert sticht 25"
+to row 7.  The undo question takes rows 6 and 7.
 
 A seat's row during the play names what it shows (``key``): a card laid
 writes only the rows of the seats whose card or mark changed.
@@ -62,9 +65,10 @@ class Page(Base):
             s.w.blank(r)
 
     def _row_one(self, s):
-        if self.menu and len(self.seats) > 4 and (
-                s.table.message() or s.table.menu_needs_hold()):
-            s.w.begin(1)             # 5 seats and a menu: row 1 says it
+        table = s.table
+        if len(self.seats) > 4 and (table.message() or table.clearing() or
+                                    self.menu and table.menu_needs_hold()):
+            s.w.begin(1)             # 5 seats: row 1 is the message row
             _status(s)
             s.w.end()
         else:
@@ -98,8 +102,8 @@ class Page(Base):
 
     def _turn(self, s):
         table = s.table
-        if len(self.seats) > 4 and table.message():
-            s.w.add(table.message())     # 5 seats: the message takes the prompt row
+        if table.clearing() and table.message():
+            wins(s)                  # the message row is taken: the winner here
         elif table.clearing():
             s.w.text("clear")
         elif s.view.turn() >= 0:
