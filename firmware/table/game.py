@@ -227,20 +227,26 @@ class Game(GameState):
         scan = self._scan
         if scan is None or not scan.complete():
             return
-        view = self.view
-        for _ in range(view.players()):       # hands of a deal dealt again: taken back
+        if not self._journal_hands(scan):
+            self._say(error_text(E.BAD_EVENT, self._lang))
+            return
+        self._enter_deal()
+        self._signals.tone("deal_done")
+        self._after_change()
+
+    def _journal_hands(self, scan):
+        """The hands scanned complete, as ``hand`` events (docs/record-format.md);
+        hands of a deal dealt again are taken back first.  Were they taken?"""
+        for _ in range(self.view.players()):
             if not self._hands_known():
                 break
             self._apply({"ev": "undo"})
         hands = scan.hands()
-        for i in range(scan.seats()):         # docs/record-format.md: the ``hand`` events
+        for i in range(scan.seats()):
             seat = scan.seat(i)
             if not self._apply({"ev": "hand", "seat": seat, "cards": hands[seat]}).get("ok"):
-                self._say(error_text(E.BAD_EVENT, self._lang))
-                return
-        self._enter_deal()
-        self._signals.tone("deal_done")
-        self._after_change()
+                return False
+        return True
 
     def _hands_known(self):
         view = self.view
@@ -398,7 +404,7 @@ class Game(GameState):
             return
         if in_deal(self._step) and self.view.trick_size() and self._trick_cards[reader] != 255:
             # lifted before the trick is complete: the play stands, nothing waits for it
-            self._say(self._t("put_back"), reader)
+            self._say(self._named("put_back", reader), reader)   # "Bert: zurück!"
 
     def _gone(self, reader):
         """The accepted card believed on ``reader`` is not there (another card is:

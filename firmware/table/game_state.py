@@ -29,6 +29,8 @@ from drivers.leds import IDLE, REFUSED, TURN, WINNER
 from tapp import errors as E
 
 from .menus import menu_for, needs_hold
+from .names import short_name
+from .rows import COLS
 from .texts import error_text, text
 
 try:
@@ -270,6 +272,13 @@ class GameState:
 
     def _t(self, key):
         return text(key, self._lang)
+
+    def _named(self, key, seat):
+        """The text ``key`` with the seat's name in it, shortened to the room
+        its "%s" leaves (at most 8 columns, as the screens show names)."""
+        t = self._t(key)
+        room = COLS - len(t) + 2
+        return t % short_name(self.view.seat_name(seat), room if room < 8 else 8)
 
     def _say(self, msg, seat=-1):
         self._message = msg

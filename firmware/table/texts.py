@@ -68,7 +68,7 @@ DATA = (
     b"weiter\nplay on\n"                         # play_on
     b"%s sticht\n%s wins\n"                      # wins
     b"Tisch abr\xc3\xa4umen\nClear the table\n"  # clear: "Tisch abräumen"
-    b"Karte zur\xc3\xbcck!\nPut card back!\n"    # put_back: "Karte zurück!"
+    b"%s: zur\xc3\xbcck!\n%s: put back!\n"      # put_back: "Bert: zurück!" (his card)
     b"Nur 1 Karte!\nOne card only!\n"            # one_card
     b"Karte unbekannt\nUnknown card\n"           # unknown
     b"Fremdes Deck\nOther deck\n"                # other_deck

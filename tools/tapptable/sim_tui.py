@@ -36,10 +36,11 @@ from textual.widget import Widget
 from textual.widgets import Button, Header, Static
 
 from host_sim.table import VirtualTable
-from table.names import VARIANTS
+from table.names import VARIANTS, contract_name
 from tapp.cards import CARD_CODES
 from tapp.dealing import TALON
 from tapp.session import Session as EngineSession
+from tools.tapptable.outcome import view_words
 from tools.tapptable.sim_flash import TableDir, state_dir
 from tools.tapptable.sim_text import (
     TablePlayers,
@@ -360,8 +361,8 @@ class Seating:
             if dealer == self.you:
                 return "You deal: press d (the cards pass over the centre reader)"
             return "%s deals: press d or a (or wait)" % seat_name(t, dealer)
-        if mode == "result":
-            return "The deal is settled: o starts the next one"
+        if mode == "result":             # what decided it, the points as played
+            return "%s. o starts the next deal" % view_words(view, tv.language(), contract_name)
         if mode == "over":
             return "The session is over (q quits)"
         if tv.clearing():
