@@ -599,6 +599,11 @@ class Monkey:
             self.table = t.power_cut()
         self.checks.table = self.table
         self.person.tried.clear()
+        cards = {card_uid(DECK_ID, c): c for c in self.deck}
+        for r in range(len(self.table.tags)):         # the powered-up table sees the
+            for tag in self.table.tags[r]:            # cards lying there anew (a card
+                if tag.uid in cards:                  # of the last trick swept into a
+                    self.checks.laid_card(cards[tag.uid])   # hand being dealt)
         for r in self.unplugged:                      # a loose wire stays loose
             self._chip(r).disconnect()
         return self._step("power cut", "power")
