@@ -252,6 +252,14 @@ class Checks:
                 raise MonkeyError("journalled a deal of cards not laid (%s): %r" % (
                     action, sorted(cards - self.laid)))
             self.laid = set()
+        elif kind == "hand":                     # strict: a hand scanned, all laid
+            cards = {CODE_INDEX[c] for c in ev["cards"]}
+            if _pressed(action) or not cards <= self.laid:
+                raise MonkeyError("journalled a hand of cards not laid (%s): %r" % (
+                    action, sorted(cards - self.laid)))
+        elif kind == "deal" and self.shadow.view.strict():
+            if _pressed(action):                 # strict: with the first card dealt
+                raise MonkeyError("journalled %r after %s" % (ev, action))
         elif kind == "exchange" and ev.get("discard"):
             cards = {CODE_INDEX[c] for c in ev["discard"]}
             if _pressed(action) or not cards <= self.laid:
@@ -260,6 +268,10 @@ class Checks:
         elif kind == "deal":                     # open mode: the cards lie face down
             if action not in ("ok", "hold ok", "power", "start"):
                 raise MonkeyError("journalled %r after %s" % (ev, action))
+        elif kind == "undo" and self.shadow.view.expects() == "hand":
+            if _pressed(action):                 # the hands left from before the deal
+                raise MonkeyError("journalled %r after %s" % (ev, action))   # was dealt
+                                                 # again go when the new ones are complete
         elif kind in ("bid", "announce", "rufer", "exchange", "undo"):
             if action not in ("ok", "hold ok"):
                 raise MonkeyError("journalled %r after %s" % (ev, action))
@@ -271,6 +283,8 @@ class Checks:
         view = self.shadow.view
         if ev["ev"] == "deal":
             self.plays = []
+        elif ev["ev"] == "hand" and view.expects() != "hand":
+            self.laid = set()                    # the deal is known: its cards were laid
         elif ev["ev"] == "play":
             self.plays.append(CODE_INDEX[ev["card"]])
         elif ev["ev"] == "undo":
@@ -376,6 +390,8 @@ class Person:
         """Answer the menu: "play on" where offered, else an entry not tried in
         this state (a refused one is not tried again); a stake needs OK held."""
         m = self.monkey
+        if tv.menu_asks_sure():                 # "Sicher? OK": the entry chosen
+            return m.press("ok")
         key = self._state_key(tv)
         tried = self.tried.setdefault(key, set())
         n = tv.menu_size()
@@ -519,6 +535,11 @@ class Monkey:
             self.table = t.power_cut()
         self.checks.table = self.table
         self.person.tried.clear()
+        cards = {card_uid(DECK_ID, c): c for c in self.deck}
+        for r in range(len(self.table.tags)):         # the powered-up table sees the
+            for tag in self.table.tags[r]:            # cards lying there anew (a card
+                if tag.uid in cards:                  # of the last trick swept into a
+                    self.checks.laid_card(cards[tag.uid])   # hand being dealt)
         for r in self.unplugged:                      # a loose wire stays loose
             self._chip(r).disconnect()
         return self._step("power cut", "power")

@@ -179,7 +179,10 @@ class AutoPlayers:
             if self.behind or self.shadow.view.in_deal():
                 self.shadow = self._new_shadow(ev["dealer"])   # a fresh start
                 self.behind = False
-            if ev["hands"] is None:               # open mode: the cards lie face down
+            if ev["hands"] is not None:
+                self.hands = {s: list(h or []) for s, h in enumerate(ev["hands"])}
+                self.hands[TALON] = list(ev.get("talon") or [])
+            elif self.header.get("mode") == "open":   # the cards lie face down
                 if self.synced in self.dealt_at:  # dealt before a power cut
                     self.hands = self.dealt_at[self.synced]
                 else:
@@ -189,9 +192,7 @@ class AutoPlayers:
                 ev = {"ev": "deal", "dealer": ev["dealer"], "talon": None,
                       "hands": [self.hands[s] if s in active else []
                                 for s in range(self.shadow.view.players())]}
-            else:
-                self.hands = {s: list(h or []) for s, h in enumerate(ev["hands"])}
-                self.hands[TALON] = list(ev.get("talon") or [])
+            # strict: the hands follow as the table scanned them (``hand`` events)
             self.discards = []
         elif kind == "exchange" and not ev.get("discard"):
             ev = dict(ev, discard=self._complete_discards())
@@ -346,6 +347,8 @@ class AutoPlayers:
         for _ in range((k - t.app.view.menu_pos()) % len(menu)):
             t.press("next")
         t.press("ok", long=needs_hold(menu[k][1]))   # a stake: OK held
+        if t.app.view.menu_asks_sure():              # every entry commits: OK twice
+            t.press("ok")
 
     def choose(self):
         """Answer the menu on screen: a random allowed entry (prev/next, then OK)."""

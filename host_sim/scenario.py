@@ -177,6 +177,8 @@ class Run:
         while tv.menu_label(tv.menu_pos()) != label:
             t.press("next")
         t.press("ok", long=needs_hold(tv.menu_event(tv.menu_pos())))   # a stake: OK held
+        if tv.menu_asks_sure():                 # every entry commits: "Sicher? OK"
+            t.press("ok")
 
     def cmd_discard(self, args):
         self._t()

@@ -192,7 +192,9 @@ def test_refusals_tricks_and_results_are_live_events(bench):
     refused = [m for m in events if m["event"] == "refused"]
     assert refused[0]["reason"] in ("must_follow", "must_trump", "must_overtrump")
     deal = next(m for m in events if m["event"] == "accepted" and m["ev"]["ev"] == "deal")
-    assert deal["ev"]["hands"] == "hidden"                    # strict: the stream hides them
+    assert deal["ev"]["hands"] is None                        # strict: the hands follow,
+    hands = [m for m in events if m["event"] == "accepted" and m["ev"]["ev"] == "hand"]
+    assert len(hands) == 3 and all(m["ev"]["cards"] == "hidden" for m in hands)   # hidden
     assert all("uid" not in m for m in events if m["event"] == "tag")
     tricks = [m for m in events if m["event"] == "trick"]
     assert [t["n"] for t in tricks] == list(range(1, len(tricks) + 1))

@@ -197,8 +197,8 @@ def test_the_debug_level_ends_with_the_connection_that_set_it():
     table.wait(200)
     events = [m for m in b.out.lines if "event" in m]
     assert all("uid" not in m for m in events if m["event"] == "tag")
-    deal = [m for m in events if m["event"] == "accepted" and m["ev"]["ev"] == "deal"]
-    assert deal and deal[0]["ev"]["hands"] == "hidden"
+    hands = [m for m in events if m["event"] == "accepted" and m["ev"]["ev"] == "hand"]
+    assert hands and all(m["ev"]["cards"] == "hidden" for m in hands)
     assert b.ask(id=4, cmd="log", level="off")["level"] == "off"   # off: this client only
     b.ask(id=5, cmd="hello")
     assert b.ask(id=6, cmd="status")["log"] == "info"

@@ -350,3 +350,32 @@ def test_files_the_table_plays_on_them_where_the_board_has_no_journal_area(tmp_p
     after = table.power_cut()
     assert after.journal_lines() == lines and after.app.journals.sessions() == [
         ("s0001.jsonl", sum(len(x) + 1 for x in lines))]
+
+
+def test_a_cut_between_the_hand_lines_deals_the_whole_deck_again(tmp_path):
+    """Issue 27, 4: a strict deal is journalled with its first card and its
+    hands once complete, a line each.  A power cut after the first hand's line
+    leaves one hand known: the table asks for the whole deal again at once
+    ("Von vorn geben"), writes nothing at power-up, and once the deck has been
+    dealt again takes the stale hand back (an undo) before the new hands."""
+    root = str(tmp_path)
+    table = VirtualTable("wuerttemberg", 3, root=root, journal_files=True)
+    AutoPlayers(table, seed=3, illegal_once=False).deal_cards()
+    lines = table.journal_lines()
+    assert [json.loads(x.split("\t")[0])["ev"] for x in lines[1:]] == ["deal"] + ["hand"] * 3
+    assert json.loads(lines[1].split("\t")[0])["hands"] is None
+    table.close()
+    (tmp_path / "journal" / "s0001.jsonl").write_text("\n".join(lines[:3]) + "\n")
+    after = VirtualTable("wuerttemberg", 3, root=root, journal_files=True, enrolled=False,
+                         resume=True)
+    after.wait(RESUMED_MS)
+    assert after.app.view.mode() == "dealing" and after.screen()[7] == "Von vorn geben"
+    assert after.journal_lines() == lines[:3]           # nothing written at power-up
+    assert sum(after.view.hand_known(s) for s in range(3)) == 1
+    AutoPlayers(after, seed=5, illegal_once=False).deal_cards()
+    evs = [json.loads(x.split("\t")[0]) for x in after.journal_lines()[3:]]
+    assert [ev["ev"] for ev in evs] == ["undo"] + ["hand"] * 3
+    assert after.view.expects() == "call"
+    rep, outs = _replayed(after.journal_lines())
+    assert not [o for o in outs if '"ok":false' in o]
+    assert _state(rep.session.view) == _state(after.view)

@@ -81,7 +81,8 @@ def test_names_and_the_suits_they_name():
         for lang in ("de", "en"):
             j = names.contract_number(cid, lang)
             for s, letter in enumerate("CSHD"):
-                named = suit_name(letter, lang) in contract_name(cid, lang)
+                word = suit_name(letter, lang)   # "Heart Solo" names the Hearts
+                named = (word[:-1] if word.endswith("s") else word) in contract_name(cid, lang)
                 assert bool(names.SUITS_NAMED[j] >> s & 1) == named, (cid, lang, letter)
 
 

@@ -285,7 +285,7 @@ def test_the_browser_hub_follows_a_persons_revoke_in_open_mode():
 # the table's messages in play that the players' guide must explain (table/texts.py keys)
 GUIDE_KEYS = (
     "deal_centre deal_count deal_to missing missing_n deal_again calls talon discard_open "
-    "discard_again play_on hold_ok turn wins clear put_back one_card unknown other_deck "
+    "discard_again play_on hold_ok sure_q turn wins clear put_back one_card unknown other_deck "
     "reader_down centre_down not_now revoke in_trick called_card undo_q undone "
     "nothing_undo result won lost draw thrown_in tricks col_pay col_total next_deal "
     "scores deal_no pot points_now last_trick ok_back ok_on session_over flash_low "

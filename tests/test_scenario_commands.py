@@ -34,7 +34,7 @@ def test_same_as_finds_a_different_journal_and_screen(tmp_path, runtime):
         "expect same-as ref.scn screen\n")
     failures = run_file(other, runtime=runtime)
     assert [f[1] for f in failures] == ["expect same-as ref.scn screen"] * 2
-    assert "line 8: " in failures[0][2]   # the journal's first difference: the 2nd card
+    assert "line 11: " in failures[0][2]   # the journal's first difference: the 2nd card
 
 
 def test_same_as_reports_a_reference_that_fails_itself(tmp_path):

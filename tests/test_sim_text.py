@@ -128,3 +128,23 @@ def test_the_rufer_hand_over_and_an_undone_card_in_words():
     assert rufer_note(run.table) == \
         "Dora called ♣A: whoever holds it hands it to Dora and gets ♦7 face down"
     run.table.close()
+
+
+def test_the_result_says_what_decided_it_and_the_points_as_played():
+    """Issue 27, 8: the terminal's result line for a Durch lost in its first
+    trick names that trick, the tricks and the points as played (not the
+    engine's 109:11, which counts the cards never played for the declarer)."""
+    from host_sim.scenario import Run
+    from tools.tapptable.sim_text import summary
+    run = Run("durch")
+    run.run_lines(["table variant=tapp_modern players=3 mode=open seed=1", "call spiele",
+                   "call weg", "call weg", "call Durch", "call Durch \u2663",
+                   "place 2 D7", "place 1 DA", "place 0 D8"])
+    try:
+        table = run.table
+        result = table.view.last_result()
+        assert result["points"] == [109, 11] and result["tricks"] == [0, 1]
+        line = summary(table, result, run.players).splitlines()[0]
+        assert line == "Result: Durch by Cora, lost in trick 1 (tricks 0:1, points 0:11)."
+    finally:
+        run.table.close()

@@ -24,7 +24,7 @@ import pytest
 from table.names import card_text as _card_text
 from table.texts import error_text
 from tapp import errors as E
-from tapp.cards import CODE_INDEX
+from tapp.cards import CODE_INDEX, RANKS
 from tools.tapptable.sim_web.server import ServerThread
 
 CHROMIUM = "/usr/bin/chromium"
@@ -836,7 +836,65 @@ def test_open_mode_ok_at_the_lay_away_waits_for_the_discards(tabs):
         assert page.errors == []
 
 
-# ----------------------------------------------------------------- issue 27, 13
+# ----------------------------------------------------------------- issue 27, 8 and 13
+
+
+def choose_here(srv):
+    """OK on the menu entry shown (as client "other"), and once more where the
+    table asks "Sicher? OK" (a menu whose every entry commits); wait for the
+    call on the journal."""
+    before = srv.call(lambda hub: len(hub.table.journal_lines()))
+    wait_until(srv, lambda hub: not hub.held, "the buttons released")
+    srv.call(lambda hub: hub.press("other", "ok"))
+    wait_until(srv, lambda hub, b=before: len(hub.table.journal_lines()) > b
+               or hub.tv.menu_asks_sure(), "the call")
+    if srv.call(lambda hub: hub.tv.menu_asks_sure()):
+        wait_until(srv, lambda hub: not hub.held, "the OK button released")
+        srv.call(lambda hub: hub.press("other", "ok"))
+        wait_until(srv, lambda hub, b=before: len(hub.table.journal_lines()) > b, "the call")
+
+
+def test_the_last_deal_says_what_decided_it_and_the_points_as_played(tabs):
+    """Issue 27, 8: a Durch lost in its first trick (seed 1, open mode: Cora
+    plays Durch ♣, Bert's ♦A takes the first trick) reads "lost in trick 1"
+    with the tricks and the points as played (0:11), not the engine's 109:11
+    that counts the cards never played for her."""
+    with ServerThread(variant="tapp_modern", players=3, mode="open", seed=1,
+                      robots=False, speed=SPEED, away_s=AWAY_S) as srv:
+        page = tabs(srv)
+        srv.call(lambda hub: [hub.claim("other", s) for s in range(3)])
+        for label in ("spiele", "weg", "weg", "Durch", "Durch \u2663"):
+            labels = srv.call(lambda hub: [x for x, _ev in hub.menu()])
+            k = labels.index(label)
+            while srv.call(lambda hub: hub.tv.menu_pos()) != k:
+                before = srv.call(lambda hub: hub.tv.menu_pos())
+                wait_until(srv, lambda hub: not hub.held, "the buttons released")
+                srv.call(lambda hub: hub.press("other", "next"))
+                wait_until(srv, lambda hub, b=before: hub.tv.menu_pos() != b, "next")
+            choose_here(srv)
+        assert srv.call(lambda hub: hub.view.contract()) == "suit_durch"
+        hands = srv.call(lambda hub: {s: hub.hand(s) for s in range(3)})
+        # Cora leads her lowest card of a side suit in which another holds a higher one
+        lead = max((c for c in hands[2] if c[0] != "C" and any(
+            o[0] == c[0] and RANKS.index(o[1:]) < RANKS.index(c[1:])
+            for s in (0, 1) for o in hands[s])), key=lambda c: RANKS.index(c[1:]))
+        for seat in (2, 1, 0):
+            legal = [c for c in srv.call(lambda hub, t=seat: hub.players_model.legal_cards(t))
+                     if c in hands[seat]]
+            same = sorted((c for c in legal if c[0] == lead[0]), key=lambda c: RANKS.index(c[1:]))
+            card = lead if seat == 2 else (same or legal)[0]     # the highest it may
+            srv.call(lambda hub, c=card, r=seat: hub.place("other", c, r))
+            wait_until(srv, lambda hub, c=card: c in [x for _, x in hub.view.trick()] or
+                       not hub.view.in_deal(), "the card")
+        wait_until(srv, lambda hub: hub.view.deals_played() == 1, "the settlement")
+        points = srv.call(lambda hub: hub.view.last_result()["points"])
+        assert points[0] == 120 - points[1]            # the engine's: the unplayed for her
+        text = "Durch by Cora, lost in trick 1 (tricks 0:1, points 0:%d)" % points[1]
+        assert srv.call(lambda hub: hub.shared_state()["result_text"]) == text
+        page.wait_for_function("t => document.querySelector('#result').textContent"
+                               ".includes(t)", arg=text)
+        assert "109" not in page.text_content("#result")
+        assert page.errors == []
 
 
 def test_a_bettel_ouvert_hand_lies_face_up_for_everybody(tabs):
@@ -858,9 +916,7 @@ def test_a_bettel_ouvert_hand_lies_face_up_for_everybody(tabs):
                 before = srv.call(lambda hub: hub.tv.menu_pos())
                 srv.call(lambda hub: hub.press("other", "next"))
                 wait_until(srv, lambda hub, b=before: hub.tv.menu_pos() != b, "next")
-            before = srv.call(lambda hub: len(hub.table.journal_lines()))
-            srv.call(lambda hub: hub.press("other", "ok"))
-            wait_until(srv, lambda hub, b=before: len(hub.table.journal_lines()) > b, "the call")
+            choose_here(srv)
         assert srv.call(lambda hub: hub.view.ouvert()) and \
             srv.call(lambda hub: hub.view.declarer()) == 2
         page.wait_for_selector(".seat[data-seat='2'] .hand.shown .card.face")

@@ -55,6 +55,9 @@ def _vocabulary(seats):
             vocab.update(_words(line.replace("%s", " ")))
     for line in VARIANTS.values():
         vocab.update(_words(line))
+    for pair in names.SHORT.values():        # contracts said short beside a name
+        for line in pair:
+            vocab.update(_words(line))
     for code in range(len(registry.NAMES)):
         for lang in ("de", "en"):
             vocab.update(_words(registry.short_text(code, lang)))
@@ -152,8 +155,10 @@ def _every_page(table):
 def _messages(lang):
     """Every line the table puts on its message row."""
     out = [texts.error_text(code, lang) for code in range(1, len(E.NAMES))]
-    for key in ("put_back", "one_card", "unknown", "other_deck", "not_now", "clear",
-                "undone", "nothing_undo", "hold_ok", "centre_down", "deal_again"):
+    back = texts.text("put_back", lang)      # with a name, shortened as the table does
+    out.append(back % names.short_name(LONG_SEATS[0], min(8, COLS - len(back) + 2)))
+    for key in ("one_card", "unknown", "other_deck", "not_now", "clear",
+                "undone", "nothing_undo", "hold_ok", "centre_down", "deal_again", "sure_q"):
         out.append(texts.text(key, lang))
     out.append(texts.text("reader_down", lang) % "5")
     out.append(texts.text("discard_again", lang) % "2/3")
@@ -357,3 +362,58 @@ def test_a_name_is_shortened_where_it_shows_and_the_screens_agree():
         scr.w.short(name, width)
         scr.w.end()
         assert scr.text_rows()[1] == want, (name, width)
+
+
+@pytest.mark.parametrize("lang", ("de", "en"))
+def test_a_contract_beside_its_declarer_leaves_his_name_readable(checker, lang):
+    """Issue 27, 13: the play's row 1 and the settlement name a contract whole
+    and its declarer in at least names.MIN_NAME columns (or whole): every
+    contract of every variant, each trump, every doubling the variant allows
+    (its widest option), the longest names and short ones ("C. Bettel ouvert"
+    was shown).  A contract that would leave less is said short ("Cora
+    Ouvert"); a doubling that would, moves to the header ("Haferltarock x32")."""
+    from table.pages import parts, play
+    from tapp.announce import DOUBLING_CALLS
+    from tapp.session import Session
+    from tapp.variants import HeaderError
+    scr = screens.Screens(types.SimpleNamespace(
+        text=lambda *a: None, pixel=lambda *a: None, fill_rect=lambda *a: None,
+        width=128, buffer=bytearray(1024)))
+    scr.w.lang = lang
+    shorts, ups = set(), set()
+    for variant in variant_ids():
+        header = {"record": 1, "variant": variant, "players": players_of(variant)[0],
+                  "mode": "open", "first_dealer": 0}
+        try:
+            view = Session(dict(header, options={"doubling": "extended"})).view
+        except HeaderError:                              # no such option
+            view = Session(header).view
+        calls = sum(1 for k in view.announcement_kinds() if k in DOUBLING_CALLS)
+        for cid in view.contract_ids():
+            for trump in list(view.trump_suits(cid) or []) + [None]:
+                for times in sorted({1, 2 ** min(calls, 1), 2 ** calls}):
+                    for name in ("Cora", "Marie-Louise", "Anna Lena", "Platz 1", "Franziskaner"):
+                        shown = types.SimpleNamespace(
+                            trump=lambda t=trump: t, multiplier=lambda m=times: m,
+                            contract=lambda c=cid: c, declarer=lambda: 0,
+                            variant=lambda v=variant: v)
+                        s = types.SimpleNamespace(w=scr.w, seat_names=(name,), view=shown)
+                        for right in (parts.contract_only, play.contract_right):
+                            scr.w.begin(1)
+                            parts.declared(s, cid, 0, right)
+                            row = scr.text_rows()[1]     # the play's row 1 comes last
+                            widths = [k for k in range(8, 0, -1) if row.startswith(
+                                names.short_name(name, k) + " ")]
+                            assert widths and len(names.short_name(name, widths[0])) >= min(
+                                len(name), names.MIN_NAME), (variant, cid, trump, times, name,
+                                                             row)
+                            if names.contract_name(cid, lang) not in row:
+                                shorts.add(cid)
+                        if times > 1 and "x%d" % times not in row:     # row 1 of the play
+                            assert play.times_up(s) == times, (variant, cid, times, row)
+                            parts.header(s, True, times)
+                            assert scr.text_rows()[0].endswith("x%d" % times)
+                            ups.add(variant)
+    assert shorts <= set(names.SHORT) and "bettel_ouvert" in shorts, shorts
+    assert "haferltarock" in ups, ups
+    assert not checker.failures, "\n".join(checker.failures[:20])

@@ -31,10 +31,11 @@ Handling of the irregular (each one a test scenario):
   The next leader may lay his card before that: it waits, and is played once
   the table is clear (it is not refused);
 * a power cut: everything that matters is in the journal (which card each
-  seat laid in the trick, the phase); what only lived in RAM is asked for
-  again in plain words: cards dealt over the centre before the cut ("deal all
-  cards again") and discards laid before the cut ("lay the discards again":
-  a discard already taken is not counted twice).
+  seat laid in the trick, the phase, a deal being dealt: its ``deal`` event
+  is written with the first card taken); what only lived in RAM is asked for
+  again in plain words, at once and only then: cards dealt over the centre
+  before the cut ("deal all cards again") and discards laid before the cut
+  ("lay the discards again": a discard already taken is not counted twice).
 """
 from drivers.buttons import KEY_NEXT, KEY_OK, KEY_PREV, LONG, key_of, kind_of
 from drivers.leds import FLAG, PLAYED, REFUSED
@@ -98,10 +99,14 @@ class Game(GameState):
         take up the table where it was, mid-trick included."""
         for ev in events:
             self._session.apply(ev)
-        self._powered_up = True
         view = self.view
         if view.session_over():
             self._step = OVER
+        elif view.expects() == "hand":
+            self._deal_again()
+            self._powered_up = True
+            self._say(self._t("deal_again"))
+            return
         elif view.in_deal():
             self._enter_deal()
             for i in range(view.trick_size()):      # the cards of the trick lie there
@@ -124,8 +129,20 @@ class Game(GameState):
         else:
             self._start_deal()
             return
+        self._powered_up = True
         self._after_change()
         self._discard_note()
+
+    def _deal_again(self):
+        """Strict mode: the deal is dealt again from its first card -- after a
+        power-up while it was being dealt (its ``deal`` event is on flash, the
+        cards dealt lived in RAM: "Von vorn geben") or an undo that took a hand
+        back.  Hands still journalled (a cut between their lines, the other
+        hands of an undo) are taken back once the new ones are complete
+        (``_deal_progress``): nothing is written at power-up."""
+        self._reset_deal()
+        self._scan_anew()
+        self._after_change()
 
     def after_boot(self, present):
         """The readers have had a first look after a power-up: a card the journal
@@ -150,26 +167,35 @@ class Game(GameState):
     # ----- deals -------------------------------------------------------------------
 
     def _start_deal(self):
+        self._reset_deal()
         view = self.view
+        if view.session_over():
+            self._step = OVER
+            self._menu_for_state()
+            return
+        if not view.strict():
+            self._apply({"ev": "deal", "dealer": view.dealer(), "hands": None, "talon": None})
+            self._enter_deal()
+        else:
+            self._scan_anew()
+        self._after_change()
+
+    def _reset_deal(self):
+        """Nothing of the last deal lies on the table any more."""
         self._on_reader = [NO_CARD] * self._readers
         self._clearing = False
         self._clear_trick()
         self._discards = []
         self._rufer_card = NO_CARD
         self._waiting_reader = -1
-        if view.session_over():
-            self._step = OVER
-            self._menu_for_state()
-            return
-        if not self.view.strict():
-            self._apply({"ev": "deal", "dealer": view.dealer(), "hands": None, "talon": None})
-            self._enter_deal()
-        else:
-            self._step = DEALING
-            self._scan = HandScan(self.view, view.dealer(), self._centre)
-        self._after_change()
-        if self._step == DEALING and self._powered_up:
-            self._say(self._t("deal_again"))     # what was dealt before the cut is lost
+        self._powered_up = False
+
+    def _scan_anew(self):
+        """Strict mode: the hands are learnt card by card from the first one
+        (table/hand_scan.py); the ``deal`` event is journalled with the first
+        card taken, the hands once they are complete."""
+        self._step = DEALING
+        self._scan = HandScan(self.view, self.view.dealer(), self._centre)
 
     def _deal_card(self, reader, card):
         """Strict mode: a card passes over the centre reader (packet order) or is
@@ -189,6 +215,11 @@ class Game(GameState):
             if self._powered_up:
                 self._say("")
         self._powered_up = False
+        if not self.view.in_deal():
+            # the first card taken: the deal is under way, on flash (after a cut
+            # the table asks for it from the start at once: _deal_again)
+            self._apply({"ev": "deal", "dealer": self.view.dealer(), "hands": None,
+                         "talon": None})
         return self._deal_progress()
 
     def _deal_progress(self):
@@ -196,14 +227,33 @@ class Game(GameState):
         scan = self._scan
         if scan is None or not scan.complete():
             return
-        out = self._apply({"ev": "deal", "dealer": self.view.dealer(),
-                           "hands": scan.hands(), "talon": None})
-        if not out.get("ok"):
+        if not self._journal_hands(scan):
             self._say(error_text(E.BAD_EVENT, self._lang))
             return
         self._enter_deal()
         self._signals.tone("deal_done")
         self._after_change()
+
+    def _journal_hands(self, scan):
+        """The hands scanned complete, as ``hand`` events (docs/record-format.md);
+        hands of a deal dealt again are taken back first.  Were they taken?"""
+        for _ in range(self.view.players()):
+            if not self._hands_known():
+                break
+            self._apply({"ev": "undo"})
+        hands = scan.hands()
+        for i in range(scan.seats()):
+            seat = scan.seat(i)
+            if not self._apply({"ev": "hand", "seat": seat, "cards": hands[seat]}).get("ok"):
+                return False
+        return True
+
+    def _hands_known(self):
+        view = self.view
+        for s in view.active_seats():
+            if view.hand_known(s):
+                return True
+        return False
 
     # ----- inputs: cards -------------------------------------------------------------
 
@@ -355,7 +405,7 @@ class Game(GameState):
             return
         if in_deal(self._step) and self.view.trick_size() and self._trick_cards[reader] != 255:
             # lifted before the trick is complete: the play stands, nothing waits for it
-            self._say(self._t("put_back"), reader)
+            self._say(self._named("put_back", reader), reader)   # "Bert: zurück!"
 
     def _gone(self, reader):
         """The accepted card believed on ``reader`` is not there (another card is:
@@ -425,6 +475,8 @@ class Game(GameState):
             return
         if not self._menu:
             return
+        sure = self._sure
+        self._sure = False
         if key == KEY_PREV:
             self._menu_pos = (self._menu_pos - 1) % len(self._menu)
         elif key == KEY_NEXT:
@@ -432,8 +484,17 @@ class Game(GameState):
         elif key == KEY_OK and needs_hold(self._menu[self._menu_pos][1]):
             self._say(self._t("hold_ok"))       # a stake: OK must be held
             self._signals.tone("reject")
+        elif key == KEY_OK and self._menu_twice and not sure:
+            self._sure = True                   # every entry commits: OK once more
+            self._say(self._t("sure_q"))
+            return
         elif key == KEY_OK:
+            if sure:
+                self._say("")                   # answered: the question is gone
             self._choose(self._menu[self._menu_pos][1])
+            return
+        if sure:
+            self._say("")                       # moved on: the question is gone
 
     def _long(self, key):
         """Long presses: OK held chooses a stake entry, else asks to undo; prev
@@ -442,6 +503,9 @@ class Game(GameState):
                 and not self._overlays.panel():
             self._choose(self._menu[self._menu_pos][1])
             return
+        if self._sure:
+            self._sure = False                  # a page over the menu: asked anew
+            self._say("")
         self._page = 0
         self._overlays.long_press(key)
         self._undo_at = len(self._journal)       # what the question names (game_state)
@@ -484,6 +548,9 @@ class Game(GameState):
         self._undo()
 
     def _undo(self):
+        if self._step == DEALING:       # the cards dealt so far live in RAM only
+            self._say(self._t("nothing_undo"))
+            return
         out = self._apply({"ev": "undo"})
         if not out.get("ok"):
             self._say(self._t("nothing_undo"))
@@ -492,6 +559,9 @@ class Game(GameState):
         self._record_trick()
         self._discards = []             # the lay-away (in RAM) begins again
         self._rufer_card = NO_CARD
+        if self.view.expects() == "hand":
+            self._deal_again()          # a hand was taken back: dealt again, whole
+            return
         if in_deal(self._step) and not self.view.in_deal():
             self._start_deal()          # the deal itself was taken back: deal again
             return

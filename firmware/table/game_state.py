@@ -29,6 +29,8 @@ from drivers.leds import IDLE, REFUSED, TURN, WINNER
 from tapp import errors as E
 
 from .menus import menu_for, needs_hold
+from .names import short_name
+from .rows import COLS
 from .texts import error_text, text
 
 try:
@@ -127,6 +129,8 @@ class GameState:
         self._overlays = Overlays()
         self._menu = []                  # [(label, event or None)]
         self._menu_pos = 0
+        self._menu_twice = False         # every entry commits: chosen with a second OK
+        self._sure = False               # ... and the first OK was pressed ("Sicher? OK")
         self._message = ""
         self._message_seat = -1
         self._news = ""                  # note(): the flash running full
@@ -197,6 +201,11 @@ class GameState:
     def menu_needs_hold(self):
         """The entry shown raises the stakes: OK must be held to choose it."""
         return len(self._menu) > 0 and needs_hold(self._menu[self._menu_pos][1])
+
+    def menu_asks_sure(self):
+        """The first OK on the entry shown was pressed, and every entry of the
+        menu commits: the next OK takes it ("Sicher? OK"), prev/next moves on."""
+        return self._sure
 
     # ----- cards on the readers ----------------------------------------------------------
 
@@ -274,6 +283,13 @@ class GameState:
 
     def _t(self, key):
         return text(key, self._lang)
+
+    def _named(self, key, seat):
+        """The text ``key`` with the seat's name in it, shortened to the room
+        its "%s" leaves (at most 8 columns, as the screens show names)."""
+        t = self._t(key)
+        room = COLS - len(t) + 2
+        return t % short_name(self.view.seat_name(seat), room if room < 8 else 8)
 
     def _say(self, msg, seat=-1):
         self._message = msg
@@ -355,11 +371,13 @@ class GameState:
     def _menu_for_state(self):
         """What the menu row offers now (table/menus.py)."""
         self._menu_pos = 0
+        self._sure = False
         if not in_deal(self._step):
             self._menu = []
             return
         self._enter_deal()
-        self._menu, self._menu_pos = menu_for(self.view, self._lang, self._rufer_card)
+        self._menu, self._menu_pos, self._menu_twice = menu_for(self.view, self._lang,
+                                                                self._rufer_card)
 
     def _show_turn(self):
         """LEDs: the seat to act in blue (the trick's winner stays lit while the

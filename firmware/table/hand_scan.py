@@ -12,8 +12,10 @@ seen; the game (table/game.py) turns a complete scan into the ``deal`` event.
     scan.complete()                    # every active seat has its hand
     scan.hands()                       # the deal event's "hands"
 
-What was scanned lives in RAM only: the journal gets the whole deal at once
-(docs/record-format.md), so after a power cut the dealing starts again.
+What was scanned lives in RAM only: the journal gets the ``deal`` event
+with the first card taken and the hands (``hand`` events, docs/record-format.md)
+once they are complete, so after a power cut in between the table knows a
+deal was being dealt and asks for it from the start at once.
 """
 from tapp import errors as E
 from tapp.cards import CARD_BIT, CARD_CODES, CARD_SUIT, DECKS

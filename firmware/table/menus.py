@@ -4,10 +4,14 @@
 step for table/game.py -- the auction's calls (starting on the call that bids
 nothing), the open-mode discard's confirmation and the self-raises, the Rufer
 call (first the called card, then the give), the announcements before the
-first card (starting on "play on") -- as ``(label, event or None)`` entries
-and the entry to start on.  ``needs_hold(ev)``: an entry that raises the
-stakes is chosen only with OK held.  Menus are built once per change of step,
-never in a card play's steady path.
+first card (starting on "play on") -- as ``(label, event or None)`` entries,
+the entry to start on and whether an entry is chosen only with a second OK:
+an auction menu with no entry that bids nothing (Tapp neu's second round,
+the Tarock declaration: every entry commits) asks "Sicher? OK" first, so one
+stray OK takes nothing (OK held stays the undo question there).
+``needs_hold(ev)``: an entry that raises the stakes is chosen only with OK
+held.  Menus are built once per change of step, never in a card play's
+steady path.
 """
 from tapp.cards import CARD_CODES, CODE_INDEX
 
@@ -27,33 +31,33 @@ def needs_hold(ev):
 
 def menu_for(view, lang, rufer_card=NO_CARD):
     """The menu while ``view`` (the engine's) expects what it does: (entries,
-    the entry to start on); ``rufer_card``: the card the declarer picked to
-    call (Rufer), or NO_CARD."""
+    the entry to start on, whether an entry needs a second OK); ``rufer_card``:
+    the card the declarer picked to call (Rufer), or NO_CARD."""
     expects = view.expects()
     german = german_suited(view.variant())       # a trump in the deck's pattern
     if expects in ("call", "declare"):
         menu = [(call_label(ev, lang, german), ev) for ev in view.legal_calls()]
         for k, (_label, ev) in enumerate(menu):
             if ev["call"] in QUIET_CALLS:
-                return menu, k           # the default: a stray OK bids nothing
-        return menu, 0
+                return menu, k, False    # the default: a stray OK bids nothing
+        return menu, 0, True             # every entry commits: OK twice
     if expects == "discard":
         menu = []
         if not view.strict():
             menu = [(text("discard_open", lang), {
                 "ev": "exchange", "seat": view.declarer(), "discard": None})]
         raises = [ev for ev in view.legal_calls() if ev["call"] == "raise"]
-        return menu + [(call_label(ev, lang, german), ev) for ev in raises], 0
+        return menu + [(call_label(ev, lang, german), ev) for ev in raises], 0, False
     if expects == "rufer":
-        return _rufer_menu(view, lang, rufer_card), 0
+        return _rufer_menu(view, lang, rufer_card), 0, False
     if expects == "card" and view.trick_number() == 1 and view.trick_size() == 0:
         offers = view.legal_announcements()
         if offers:
             return [(text("play_on", lang), None)] + [
                 (short_name(view.seat_name(ev["seat"]), 6) + ": " + call_label(ev, lang, german),
                  ev)
-                for ev in offers], 0
-    return [], 0
+                for ev in offers], 0, False
+    return [], 0, False
 
 
 def _rufer_menu(view, lang, rufer_card):

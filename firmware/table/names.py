@@ -99,19 +99,38 @@ VARIANTS = {
 }
 
 
+def _named(name, en):
+    """Bit s set when the name (bytes) holds the word of suit s (English:
+    "Heart Solo" holds "Hearts" too)."""
+    bits = 0
+    for s in range(4):
+        word = SUIT_WORDS[2 * s + en]
+        if (word[:-1] if word.endswith("s") else word).encode() in name:
+            bits |= 1 << s
+    return bits
+
+
 def _suits_named():
-    """Per contract name j: bit s set when the name holds the word of suit s
-    (in its language), so the screen can leave out the suit symbol."""
+    """Per contract name j: the suits its name holds (``_named``), so the
+    screen can leave out the suit symbol."""
     out = bytearray(_CALLS_AT)
     for j in range(_CALLS_AT):
-        name = DATA[OFF[j]:OFF[j + 1] - 1]
-        for s in range(4):
-            if SUIT_WORDS[2 * s + (j & 1)].encode() in name:
-                out[j] |= 1 << s
+        out[j] = _named(DATA[OFF[j]:OFF[j + 1] - 1], j & 1)
     return out
 
 
 SUITS_NAMED = _suits_named()
+
+# Where a contract shares a row with its declarer's name (the play's row 1,
+# the settlement): the names that would leave the player's name fewer than 4
+# columns ("C. Bettel ouvert") are said as players say them short, in whole
+# words (German, English; a suit's symbol follows where the short name does
+# not name it: "Cora Solo ♦").
+SHORT = {"bettel_ouvert": ("Ouvert", "Ouvert"), "diamond_solo": ("Karo-Solo", "Solo")}
+SHORT_SUITS = {}          # per short name: the suits it names (German, English)
+for _cid in SHORT:
+    SHORT_SUITS[_cid] = (_named(SHORT[_cid][0].encode(), 0), _named(SHORT[_cid][1].encode(), 1))
+MIN_NAME = 4
 
 
 def short_name(name, width):
@@ -195,6 +214,12 @@ def _name(j):
 def contract_name(cid, lang="de"):
     j = contract_number(cid, lang)
     return cid if j < 0 else _name(j)
+
+
+def short_contract(cid, lang="de"):
+    """The contract's short name beside a player's (``SHORT``), or None."""
+    pair = SHORT.get(cid)
+    return None if pair is None else pair[1 if lang == "en" else 0]
 
 
 def suit_name(letter, lang="de"):

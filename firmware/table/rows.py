@@ -269,9 +269,13 @@ class RowWriter:
         """Name number ``j`` of table/names.py (a contract, a call)."""
         self.utf8(names.DATA, names.OFF[j], names.OFF[j + 1] - 1)
 
-    def contract(self, cid):
+    def contract(self, cid, short=False):
+        """Contract ``cid``'s name (``short``: its short name beside a
+        player's, names.SHORT, where it has one)."""
         j = names.contract_number(cid, self.lang)
-        if j < 0:
+        if short and cid in names.SHORT:
+            self.add(names.short_contract(cid, self.lang))
+        elif j < 0:
             self.add(cid)
         else:
             self.name(j)

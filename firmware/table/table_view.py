@@ -261,6 +261,13 @@ class TableView:
         game = self._play()
         return game.menu_needs_hold() if game is not None else False
 
+    def menu_asks_sure(self):
+        """An entry of a menu whose every entry commits (Tapp neu's second
+        round, the Tarock declaration) was given one OK: the next OK takes it,
+        the screen asks "Sicher? OK"."""
+        game = self._play()
+        return game.menu_asks_sure() if game is not None else False
+
     def menu_event(self, k):
         """The event entry ``k`` stands for (a copy), or None ("play on")."""
         return self._playing(k).menu_event(k)

@@ -27,7 +27,7 @@ KEYS = (
     "draw thrown_in next_deal scores pot deals session_over undo_q undone nothing_undo "
     "deal_again discard_again to_centre hold_ok centre_down revoke in_trick called_card "
     "rufer gives in_talon lays_away "
-    "col_pay col_total deal_no points_now last_trick tricks missing_n ok_back ok_on "
+    "col_pay col_total deal_no points_now last_trick tricks missing_n ok_back ok_on sure_q "
     "o_all_pass o_berliner o_berliner_hearts o_bettel_order o_doubling o_end_when_broke "
     "o_first_bidder o_four_player_removed o_frage_trump o_herz_neischaugn "
     "o_loss_multiplier o_pack o_payment o_pot o_raise_payment o_ramsch_tie "
@@ -69,7 +69,7 @@ DATA = (
     b"weiter\nplay on\n"                         # play_on
     b"%s sticht\n%s wins\n"                      # wins
     b"Tisch abr\xc3\xa4umen\nClear the table\n"  # clear: "Tisch abräumen"
-    b"Karte zur\xc3\xbcck!\nPut card back!\n"    # put_back: "Karte zurück!"
+    b"%s: zur\xc3\xbcck!\n%s: put back!\n"      # put_back: "Bert: zurück!" (his card)
     b"Nur 1 Karte!\nOne card only!\n"            # one_card
     b"Karte unbekannt\nUnknown card\n"           # unknown
     b"Fremdes Deck\nOther deck\n"                # other_deck
@@ -109,6 +109,7 @@ DATA = (
     b"fehlt: %s Spieler\nmissing: %s seats\n"    # missing_n
     b"OK: zur\xc3\xbcck\nOK: back\n"              # ok_back: "OK: zurück"
     b"OK: weiter\nOK: play on\n"                 # ok_on
+    b"Sicher? OK\nSure? OK\n"                    # sure_q: a menu whose every entry commits
     # the setup's house-rule options (o_ + the option's key) and answers (v_ + value)
     b"Alle passen\nAll pass\n"                  # o_all_pass
     b"Berliner\nBerliner\n"                     # o_berliner

@@ -428,6 +428,8 @@ class Script:
         for _ in range((pick - table.menu_pos()) % len(evs)):
             self.press(1)
         self.press(2, hold=needs_hold(evs[pick]))     # a stake is chosen with OK held
+        if table.menu_asks_sure():                    # every entry commits: OK twice
+            self.press(2)
 
     def discard(self):
         """Strict mode: the declarer lays the talon back on the centre reader."""

@@ -23,6 +23,7 @@ from host_sim.players import AutoPlayers
 from host_sim.runtimes import table_class
 from table.names import CARD_TEXT, VARIANTS, call_label, contract_name
 from tapp.cards import CARD_CODES, CODE_INDEX
+from tools.tapptable.outcome import played_points, words
 
 BOX_W = 16            # OLED text columns
 INFO_W = 20           # the notes beside each box
@@ -387,14 +388,12 @@ def summary(table, result, players, said=()):
     if result is None:
         lines.append("Result: none (the deal did not end).")
         return "\n".join(lines)
-    if result["contract"] is None:
-        lines.append("Result: thrown in.")
-    else:
-        who = seat_name(table, result["declarer"]) if result["declarer"] is not None else ""
-        state = {True: "won", False: "lost", None: "no winner"}[result["won"]]
-        lines.append("Result: %s %s %s, points %s." % (
-            who, contract_name(result["contract"], table.app.view.language()), state,
-            ":".join(str(p) for p in result["points"])))
+    view = table.view            # still the settled deal: its points as played
+    cid = result["contract"]
+    lines.append("Result: %s." % words(
+        result, [seat_name(table, s) for s in range(view.players())],
+        contract_name(cid, table.app.view.language()) if cid else "",
+        played_points(result, view), view.hand_size()))
     lines.append("Payments: " + ", ".join(
         "%s %+d" % (seat_name(table, s), p) for s, p in enumerate(result["payments"])))
     lines.append("Journal: %d lines (the record of this session)." % len(

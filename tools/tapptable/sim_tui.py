@@ -36,10 +36,11 @@ from textual.widget import Widget
 from textual.widgets import Button, Header, Static
 
 from host_sim.table import VirtualTable
-from table.names import VARIANTS
+from table.names import VARIANTS, contract_name
 from tapp.cards import CARD_CODES
 from tapp.dealing import TALON
 from tapp.session import Session as EngineSession
+from tools.tapptable.outcome import view_words
 from tools.tapptable.sim_flash import TableDir, state_dir
 from tools.tapptable.sim_text import (
     TablePlayers,
@@ -372,8 +373,8 @@ class Seating:
             if dealer == self.you:
                 return "You deal: press d (the cards pass over the centre reader)"
             return "%s deals: press d or a (or wait)" % seat_name(t, dealer)
-        if mode == "result":
-            return "The deal is settled: o starts the next one"
+        if mode == "result":             # what decided it, the points as played
+            return "%s. o starts the next deal" % view_words(view, tv.language(), contract_name)
         if mode == "over":
             return "The session is over (q quits)"
         if tv.clearing():
@@ -609,24 +610,31 @@ class RecordSteps:
 
     def _menu(self, ev):
         """Choose the menu entry that is this event, with prev/next and OK."""
-        s = self.seating
         if ev.get("ev") == "rufer" and self._go_to(
                 lambda e: e is not None and e.get("pick") == ev["card"]):
-            s.press("ok")                 # first the called card, then the give
+            self._ok()                 # first the called card, then the give
         if self._go_to(lambda e: e is not None and _same_event(e, ev)):
-            s.press("ok")
+            self._ok()
             return ""
         # The table may ask in two steps what the record says in one (a contract,
         # then its trump), or may not know what was laid away (open mode).
         if not self._go_to(lambda e: e is not None and _covers(e, ev)):
             return "not offered by the table's menu; not replayed"
-        s.press("ok")
+        self._ok()
         for _ in range(3):
             if not self._go_to(lambda e: e is not None and e.get("seat") == ev.get("seat")
                                and e.get("call") == "declare" and _covers(e, ev, "declare")):
                 break
-            s.press("ok")
+            self._ok()
         return "chosen as the table offers it"
+
+    def _ok(self):
+        """OK on the menu entry shown; a menu whose every entry commits asks
+        "Sicher? OK": once more."""
+        s = self.seating
+        s.press("ok")
+        if s.table_view.menu_asks_sure():
+            s.press("ok")
 
     def _go_to(self, match):
         s = self.seating

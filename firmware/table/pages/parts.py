@@ -1,7 +1,7 @@
 """The parts several pages show: the header, seats' names, the trick's winner."""
 from tapp import errors as E
 
-from .. import texts
+from .. import names, texts
 from ..names import VARIANTS
 from ..rows import COLS, width
 
@@ -16,15 +16,22 @@ class Page:
         return -1
 
 
-def header(s, dealer):
+def header(s, dealer, times=0):
     """Row 0: the game's name; "G:" and the dealer's whole name when they fit
     (the dealing screen names him anyway), while his deal is on: between
-    deals the view's dealer is already the next one."""
+    deals the view's dealer is already the next one.  ``times``: the deal's
+    doubling ("x8") in their place, where row 1 has no room for it (alone
+    where the game's name leaves it no room: "Tarock Bettel" and x32)."""
     w = s.w
     name = _variant_name(s.view)
     w.begin(0, True)
-    w.add(name)
-    if dealer and dealer_shown(s):
+    if not times or len(name) + 2 + width(times) <= COLS:
+        w.add(name)
+    if times:
+        w.right()
+        w.put(120)                   # x
+        w.num(times)
+    elif dealer and dealer_shown(s):
         w.right()
         w.add("G:")
         w.add(s.seat_names[s.view.dealer()])
@@ -55,6 +62,30 @@ def up_to_8(room):
 def name_in(s, seat, columns):
     """The seat's name in at most ``columns`` (shortened where it shows)."""
     s.w.short(s.seat_names[seat], columns)
+
+
+def declared(s, cid, seat, right):
+    """The row begun: contract ``cid`` on the right (``right(s, cid, short)``
+    writes it with what follows it: the trump, the doubling) and its
+    declarer ``seat`` in the room left.  The name keeps names.MIN_NAME
+    columns (or all of it): a contract that would leave it less is said
+    short ("Cora Ouvert" for "C. Bettel ouvert", names.SHORT)."""
+    w = s.w
+    w.right()
+    right(s, cid, False)
+    room = w.left()
+    if room < names.MIN_NAME and room < len(s.seat_names[seat]) and cid in names.SHORT:
+        w.drop_right()
+        w.right()
+        right(s, cid, True)
+        room = w.left()
+    name_in(s, seat, up_to_8(room))
+    w.end(False)
+
+
+def contract_only(s, cid, short):
+    """``declared``'s ``right`` for the contract's name alone."""
+    s.w.contract(cid, short)
 
 
 def says(s, key, seat):

@@ -6,8 +6,11 @@ mark -- ">" on turn, "*" the trick's winner while it is cleared -- its name
 and its card, in the auction its last call); with up to 4 seats row 6 is the
 message row (a refusal, the finished trick, "OK lang drücken", who speaks);
 row 7 the menu entry between "<" ">", or whose turn it is ("Bert drückt 1/3"
-while he lays away).  With 5 seats and a menu, row 1 is the message row.  The
-undo question takes rows 6 and 7: what it takes back ("Bert ♦A") and the
+while he lays away).  With 5 seats row 1 is the message row while there is
+one to say (the contract comes back after it).  Whose turn it is, the
+trick's winner and its points stay on screen at every seat count: a message
+while the trick is cleared moves "Bert sticht 25" to row 7.  The undo
+question takes rows 6 and 7: what it takes back ("Bert ♦A") and the
 question.  A Rufer call is shown until the first card: "Cora ruft ♥8" on the
 message row, the hand-over on the seat rows ("♥8→Cora" at its holder,
 "♣8→Bert" at the declarer).
@@ -19,9 +22,18 @@ from tapp.cards import CODE_INDEX
 
 from .. import names
 from ..names import SUITS, SUITS_NAMED
-from ..rows import COLS
+from ..rows import COLS, width
 from .parts import Page as Base
-from .parts import header, header_key, name_in, says, seat_right_row, up_to_8, wins
+from .parts import (
+    declared,
+    header,
+    header_key,
+    name_in,
+    says,
+    seat_right_row,
+    up_to_8,
+    wins,
+)
 
 _ARROW = 0x2192                  # →
 
@@ -33,6 +45,7 @@ class Page(Base):
         self.undo = False            # the undo question is asked
         self.calls = False           # the seat rows show the auction's calls
         self.handover = False        # the seat rows show the Rufer's hand-over
+        self.up = 0                  # the doubling shown in the header (row 1 is full)
 
     def start(self, s, fresh):
         table = s.table
@@ -41,10 +54,11 @@ class Page(Base):
         self.undo = table.overlay() == "undo"
         self.calls = _auction_shown(s)
         self.handover = _handing_over(s)
+        self.up = times_up(s)
 
     def key(self, s, r):
         if r == 0:
-            return header_key(s)
+            return header_key(s) * 64 + self.up
         i = r - 2
         if 0 <= i < len(self.seats) and i < 5 and not self.calls and not self.handover \
                 and not (r == 6 and self.undo):
@@ -54,7 +68,7 @@ class Page(Base):
 
     def row(self, s, r):
         if r == 0:
-            header(s, True)
+            header(s, True, self.up)
         elif r == 1:
             self._row_one(s)
         elif r == 7:
@@ -73,9 +87,10 @@ class Page(Base):
             s.w.blank(r)
 
     def _row_one(self, s):
-        if self.menu and len(self.seats) > 4 and (
-                s.table.message() or s.table.menu_needs_hold()):
-            s.w.begin(1)             # 5 seats and a menu: row 1 says it
+        table = s.table
+        if len(self.seats) > 4 and (table.message() or table.clearing() or
+                                    self.menu and table.menu_needs_hold()):
+            s.w.begin(1)             # 5 seats: row 1 is the message row
             _status(s)
             s.w.end(False)
         else:
@@ -111,8 +126,8 @@ class Page(Base):
 
     def _turn(self, s):
         table = s.table
-        if len(self.seats) > 4 and table.message():
-            s.w.add(table.message())     # 5 seats: the message takes the prompt row
+        if table.clearing() and table.message():
+            wins(s)                  # the message row is taken: the winner here
         elif table.clearing():
             s.w.text("clear")
         elif s.view.expects() == "discard":
@@ -355,12 +370,61 @@ def _contract_line(s):
         w.end()
     else:
         w.begin(1)
-        w.right()
-        w.contract(cid)
-        _trump(s, cid)
-        _times(w, view.multiplier())
-        _named_left(s, view.declarer())
-        w.end(False)
+        declared(s, cid, view.declarer(), contract_right)
+
+
+def contract_right(s, cid, short):
+    """The contract, its trump's symbol and the doubling (``declared``; the
+    header shows the doubling where it would leave the name too little)."""
+    s.w.contract(cid, short)
+    _trump(s, cid, short)
+    if not times_up(s):
+        _times(s.w, s.view.multiplier())
+
+
+def times_up(s):
+    """The doubling when row 1 cannot hold it beside the contract and a
+    readable name (names.MIN_NAME; "Aufnehmen ♣ x32") -- the header shows
+    it then, in place of its "G:Anna" -- else 0.  Counted, not written, in
+    small functions: nothing is allocated."""
+    view = s.view
+    m = view.multiplier()
+    if m < 2 or view.contract() is None or view.declarer() < 0:
+        return 0
+    return 0 if _name_room(s, m) >= _name_needs(s) else m
+
+
+def _name_room(s, m):
+    """Row 1's columns for the name beside the contract (said short where it
+    has a short name), its trump's symbol and the doubling ``m``."""
+    cid = s.view.contract()
+    short = cid in names.SHORT
+    return COLS - 3 - width(m) - _contract_width(s.w, cid, short) - \
+        _symbol_width(s, cid, short)
+
+
+def _symbol_width(s, cid, short):
+    trump = s.view.trump()
+    suit = SUITS.find(trump) if trump and len(trump) == 1 else -1
+    return 2 if suit >= 0 and not _names_suit(s.w, cid, suit, short) else 0
+
+
+def _name_needs(s):
+    """The columns the declarer's name must keep: names.MIN_NAME, or all of it."""
+    n = len(s.seat_names[s.view.declarer()])
+    return n if n < names.MIN_NAME else names.MIN_NAME
+
+
+def _short_names(w, cid, suit):
+    return names.SHORT_SUITS[cid][1 if w.lang == "en" else 0] >> suit & 1 != 0
+
+
+def _contract_width(w, cid, short):
+    """Columns of contract ``cid``'s name (``short``: its short name)."""
+    if short:
+        return len(names.SHORT[cid][1 if w.lang == "en" else 0])
+    j = names.contract_number(cid, w.lang)
+    return len(cid) if j < 0 else names.OFF[j + 1] - 1 - names.OFF[j]
 
 
 def _times(w, m):
@@ -371,8 +435,15 @@ def _times(w, m):
 
 
 def _named_left(s, seat):
-    """The right part is written: the seat's name in the room left."""
-    name_in(s, seat, up_to_8(s.w.left()))
+    """The right part is written: the seat's name in the room left; in
+    English with a colon, the call quoted ("Cora: play", not "Cora play")."""
+    w = s.w
+    room = w.left()
+    if w.lang == "en":
+        name_in(s, seat, up_to_8(room - 1))
+        w.put(58)                    # :
+    else:
+        name_in(s, seat, up_to_8(room))
 
 
 def _auction_line(s):
@@ -417,19 +488,28 @@ def _standing_call(s, k):
     _call(s, c)
 
 
-def _trump(s, cid):
-    """The trump's symbol, unless the contract's name names the suit."""
+def _trump(s, cid, short=False):
+    """The trump's symbol, unless the contract's name (``short``: its short
+    name) names the suit."""
     trump = s.view.trump()
     if not trump:
         return
     suit = SUITS.find(trump) if len(trump) == 1 else -1
-    if suit >= 0 and not _contract_names(s.w, cid, suit):
+    if suit >= 0 and not _names_suit(s.w, cid, suit, short):
         s.w.put(32)
         s.w.suit(suit)
 
 
+def _names_suit(w, cid, suit, short):
+    """Does contract ``cid``'s name (``short``: its short name) hold the word
+    of ``suit`` (then its symbol is left out)?"""
+    if short and cid in names.SHORT:
+        return _short_names(w, cid, suit)
+    return _contract_names(w, cid, suit)
+
+
 def _contract_names(w, cid, suit):
-    """Does contract ``cid``'s name hold the word of ``suit`` (then its symbol is left out)?"""
+    """Does contract ``cid``'s name hold the word of ``suit``?"""
     j = names.contract_number(cid, w.lang)
     if j < 0:
         return cid.find(names.suit_word(suit, w.lang, w.german)) >= 0

@@ -3,14 +3,17 @@ seat's payment and balance (5 seats a page); "1/2" on row 1.
 
 Page 1: row 2 the contract and its declarer (or "thrown in"); row 3 the card
 points and won or lost ("Stiche 0:1" where the tricks decide, as in a Durch;
-the state on row 4 when both do not fit); then a revoke that decided it
-("Verstoß! Cora", "in Stich 1", the duty) or the pot; row 7 what OK does.
+the state on row 4 when both do not fit); then what decided it: a revoke
+("Verstoß! Cora", "in Stich 1", the duty where a row is left; docs/rules 3.4)
+or, for a trick-goal contract broken before its last trick, that trick ("in
+Stich 2": the deal ended there, docs/rules D15, so no points are counted for
+cards never played); then the pot; row 7 what OK does.
 """
 from ..rows import COLS, width
 from .money import Money
 from .notice import in_trick_row
 from .parts import Page as Base
-from .parts import header, name_in, page_count_row, rule, up_to_8
+from .parts import contract_only, declared, header, name_in, page_count_row, rule
 
 
 class Page(Base):
@@ -23,6 +26,7 @@ class Page(Base):
         self.page = 0
         self.decided_at = 3          # row 3 holds the state too (else row 4 does)
         self.after = 3               # the first row after what was played and decided
+        self.broken = 0              # the trick a trick-goal contract was broken in (0: none)
         self.money = Money()
 
     def start(self, s, fresh):
@@ -41,6 +45,7 @@ class Page(Base):
             self.after = 3
         else:
             self.after = 4 if _fits(s, r) else 5
+            self.broken = _broken_in(view, r)
 
     def row(self, s, r):
         res = self.result
@@ -67,18 +72,26 @@ class Page(Base):
             s.w.blank(r)
 
     def _outcome_row(self, s, r, res):
-        pen = res.get("penalty")
-        at = self.after
         if r == 2:
             _played(s, res)
-        elif r < at:
-            _decided(s, r, res, at)
-        elif pen is not None and r < at + 3:
-            _penalty(s, r - at, pen, r)
-        elif pen is None and r == at and s.view.pot():
-            _pot(s, r)
+        elif r < self.after:
+            _decided(s, r, res, self.after)
         elif r == 7:
             self._next(s)
+        else:
+            self._why_row(s, r, res.get("penalty"))
+
+    def _why_row(self, s, r, pen):
+        """Below what was played: a revoke that decided it, the trick a
+        contract was broken in, the pot."""
+        at = self.after
+        broken = 1 if self.broken and pen is None else 0
+        if pen is not None and r < at + 3:
+            _penalty(s, r - at, pen, r)
+        elif broken and r == at:
+            in_trick_row(s, r, self.broken)
+        elif pen is None and r == at + broken and s.view.pot():
+            _pot(s, r)
         else:
             s.w.blank(r)
 
@@ -102,16 +115,24 @@ def _played(s, res):
         w.text("thrown_in")
         w.end()
         return
-    w.right()
-    w.contract(res["contract"])
-    room = w.left()
-    if res["declarer"] is not None:
-        name_in(s, res["declarer"], up_to_8(room))
-    w.end(False)
+    if res["declarer"] is None:
+        w.contract(res["contract"])
+        w.end()
+        return
+    declared(s, res["contract"], res["declarer"], contract_only)
 
 
 def _by_tricks(res):
     return res["target"] is None and res["declarer"] is not None and res["tricks"]
+
+
+def _broken_in(view, res):
+    """The trick a trick-goal contract ended in before the deal's last one
+    (docs/rules D15: lost there), 0 when it was played out."""
+    if not _by_tricks(res):
+        return 0
+    n = res["tricks"][0] + res["tricks"][1]
+    return n if n < view.hand_size() else 0
 
 
 def _fits(s, res):

@@ -36,6 +36,7 @@ from table.names import VARIANTS, contract_name
 from tapp.cards import CARD_CODES, CODE_INDEX
 from tapp.dealing import TALON
 from tapp.session import Session
+from tools.tapptable.outcome import view_words
 from tools.tapptable.sim_text import rufer_note, undo_target
 
 LIFT_GAP_MS = 40                       # automatic dealing: after a lift, before the next card
@@ -95,6 +96,7 @@ class TableHub:
         self.pressed_at = {}                     # button -> virtual ms it went down
         self.balance_history = self._history()     # balances before and after each deal
         self.deals_seen = self.view.deals_played()
+        self.result_text = view_words(self.view, self.lang, contract_name)   # the last deal
         self.tricks = {}                         # trick number -> last_trick() dict
         self.collecting = False                  # the tricks are this deal's
         self.pwm_seen = 0
@@ -475,6 +477,7 @@ class TableHub:
         if played != self.deals_seen:
             self.deals_seen = played
             self.balance_history.append(list(view.balances()))
+            self.result_text = view_words(view, self.lang, contract_name)   # while it is held
         strict = self.strict()
         if self.prepared != played and (
                 (strict and tv.mode() == "dealing") or (not strict and view.in_deal())):
@@ -667,7 +670,12 @@ class TableHub:
         if steps:
             self._robot_press("next", lambda: self._robot_menu(index, menu))
         else:
-            self._robot_press("ok", long=needs_hold(menu[index][1]))
+            self._robot_press("ok", self._robot_sure, long=needs_hold(menu[index][1]))
+
+    def _robot_sure(self):
+        """Every entry of the menu commits ("Sicher? OK"): OK once more."""
+        if self.tv.menu_asks_sure():
+            self._robot_press("ok")
 
     def _robot_choose(self):
         tv = self.tv
@@ -792,7 +800,7 @@ class TableHub:
             "played": len(self.played),
             "trick": view.trick(), "tricks": history,
             "balances": list(view.balances()), "history": self.balance_history,
-            "deals": view.deals_played(), "result": result,
+            "deals": view.deals_played(), "result": result, "result_text": self.result_text,
             "robots": self.robots_on, "dealing": self.auto_dealing,
             "held": sorted(self.held),
         }

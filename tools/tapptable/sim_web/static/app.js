@@ -511,7 +511,7 @@ function hint() {
 function renderScores() {
   const names = st.names;
   const hist = st.history;
-  const key = JSON.stringify([names, hist, st.result && st.result.contract, st.result_name]);
+  const key = JSON.stringify([names, hist, st.result_text]);
   const table = $("#score-table");
   if (table.dataset.key === key) return;
   table.dataset.key = key;
@@ -525,13 +525,9 @@ function renderScores() {
   });
   table.innerHTML = html + "</tbody>";
   drawChart(names, hist);
-  const res = st.result;
-  $("#result").textContent = res ?
-    `Last deal: ${res.contract ? st.result_name || res.contract : "thrown in"}` +
-    `${res.contract && res.declarer >= 0 && res.declarer !== undefined && res.declarer !== null ?
-      " by " + (names[res.declarer] || "") : ""}` +
-    (res.won === undefined ? "" : res.won ? ", won" : ", lost") +
-    (res.points ? ` (${res.points.join(":")})` : "") : "";
+  // the server says what decided the deal and the points as played
+  // (tools/tapptable/outcome.py): "Herz-Rufer by Cora, lost in trick 1 (...)"
+  $("#result").textContent = st.result ? `Last deal: ${st.result_text}` : "";
 }
 
 function drawChart(names, hist) {
