@@ -43,21 +43,20 @@ from tapp import errors as E
 from tapp.cards import CARD_CODES, CODE_INDEX
 from tapp.session import Session
 
+from .game_deal import GameDeal
 from .game_state import (
     DEALING,
     NO_CARD,
     OVER,
     RESULT,
-    GameState,
     in_deal,
 )
-from .hand_scan import NOT_NOW, TO_TALON, HandScan
 from .menus import needs_hold
 from .registry import card_of, deck_of, pack
 from .texts import error_text
 
 
-class Game(GameState):
+class Game(GameDeal):
     """One session at the table: its inputs (cards, buttons, the console's
     undo, the App's notes) move it from step to step (table/game_state.py).
     ``header`` is the docs/record-format.md header; ``journal`` has
@@ -133,17 +132,6 @@ class Game(GameState):
         self._after_change()
         self._discard_note()
 
-    def _deal_again(self):
-        """Strict mode: the deal is dealt again from its first card -- after a
-        power-up while it was being dealt (its ``deal`` event is on flash, the
-        cards dealt lived in RAM: "Von vorn geben") or an undo that took a hand
-        back.  Hands still journalled (a cut between their lines, the other
-        hands of an undo) are taken back once the new ones are complete
-        (``_deal_progress``): nothing is written at power-up."""
-        self._reset_deal()
-        self._scan_anew()
-        self._after_change()
-
     def after_boot(self, present):
         """The readers have had a first look after a power-up: a card the journal
         expects on a reader that holds nothing is gone (lifted while the power
@@ -163,97 +151,6 @@ class Game(GameState):
                     self._waiting_reader = -1
         if self._clearing and not self._cards_on_seats():
             self._cleared()
-
-    # ----- deals -------------------------------------------------------------------
-
-    def _start_deal(self):
-        self._reset_deal()
-        view = self.view
-        if view.session_over():
-            self._step = OVER
-            self._menu_for_state()
-            return
-        if not view.strict():
-            self._apply({"ev": "deal", "dealer": view.dealer(), "hands": None, "talon": None})
-            self._enter_deal()
-        else:
-            self._scan_anew()
-        self._after_change()
-
-    def _reset_deal(self):
-        """Nothing of the last deal lies on the table any more."""
-        self._on_reader = [NO_CARD] * self._readers
-        self._clearing = False
-        self._clear_trick()
-        self._discards = []
-        self._rufer_card = NO_CARD
-        self._waiting_reader = -1
-        self._powered_up = False
-
-    def _scan_anew(self):
-        """Strict mode: the hands are learnt card by card from the first one
-        (table/hand_scan.py); the ``deal`` event is journalled with the first
-        card taken, the hands once they are complete."""
-        self._step = DEALING
-        self._scan = HandScan(self.view, self.view.dealer(), self._centre)
-
-    def _deal_card(self, reader, card):
-        """Strict mode: a card passes over the centre reader (packet order) or is
-        swept over its owner's seat reader (table/hand_scan.py)."""
-        scan = self._scan
-        if scan is None:
-            return
-        out = scan.offer(reader, card)
-        if out == NOT_NOW:
-            return self._refuse_text(reader, "not_now")
-        if out > 0:
-            return self._refuse_code(reader, out)
-        if out == TO_TALON:
-            self._say("")                 # the talon's card: no sound, the dealer goes on
-        else:
-            self._signals.tone("accept")
-            if self._powered_up:
-                self._say("")
-        self._powered_up = False
-        if not self.view.in_deal():
-            # the first card taken: the deal is under way, on flash (after a cut
-            # the table asks for it from the start at once: _deal_again)
-            self._apply({"ev": "deal", "dealer": self.view.dealer(), "hands": None,
-                         "talon": None})
-        return self._deal_progress()
-
-    def _deal_progress(self):
-        self._dirty = True
-        scan = self._scan
-        if scan is None or not scan.complete():
-            return
-        if not self._journal_hands(scan):
-            self._say(error_text(E.BAD_EVENT, self._lang))
-            return
-        self._enter_deal()
-        self._signals.tone("deal_done")
-        self._after_change()
-
-    def _journal_hands(self, scan):
-        """The hands scanned complete, as ``hand`` events (docs/record-format.md);
-        hands of a deal dealt again are taken back first.  Were they taken?"""
-        for _ in range(self.view.players()):
-            if not self._hands_known():
-                break
-            self._apply({"ev": "undo"})
-        hands = scan.hands()
-        for i in range(scan.seats()):
-            seat = scan.seat(i)
-            if not self._apply({"ev": "hand", "seat": seat, "cards": hands[seat]}).get("ok"):
-                return False
-        return True
-
-    def _hands_known(self):
-        view = self.view
-        for s in view.active_seats():
-            if view.hand_known(s):
-                return True
-        return False
 
     # ----- inputs: cards -------------------------------------------------------------
 
