@@ -601,6 +601,8 @@ def test_the_rufer_hand_over_and_an_undone_card_are_named():
                 while tv.menu_label(tv.menu_pos()) != label:
                     await pilot.press("full_stop")
                 await pilot.press("o")
+                if tv.menu_asks_sure():           # every entry commits: OK again
+                    await pilot.press("o")
 
             for label in ("spiele", "weg", "weg", "Herz-Rufer"):
                 await choose(label)

@@ -1014,8 +1014,13 @@ def _choose(srv, label):
     before = srv.call(lambda hub: (len(hub.table.journal_lines()), hub.tv.rufer_pick()))
     wait_until(srv, lambda hub: not hub.held, "the buttons released")
     srv.call(lambda hub: hub.press("other", "ok"))
-    wait_until(srv, lambda hub, b=before: (len(hub.table.journal_lines()),
-                                           hub.tv.rufer_pick()) != b, "the choice")
+    wait_until(srv, lambda hub, b=before: hub.tv.menu_asks_sure() or (
+        len(hub.table.journal_lines()), hub.tv.rufer_pick()) != b, "the choice")
+    if srv.call(lambda hub: hub.tv.menu_asks_sure()):     # every entry commits: OK again
+        wait_until(srv, lambda hub: not hub.held, "the buttons released")
+        srv.call(lambda hub: hub.press("other", "ok"))
+        wait_until(srv, lambda hub, b=before: (len(hub.table.journal_lines()),
+                                               hub.tv.rufer_pick()) != b, "the choice")
 
 
 def test_the_rufer_hand_over_and_an_undone_card_are_named(tabs):

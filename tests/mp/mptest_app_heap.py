@@ -1,6 +1,6 @@
 # The whole table application (firmware/table/app.py) inside real MicroPython,
 # on the fake board (host_sim/vm/fake_board.py), against a hard heap limit.
-# mp-heapsize: 640k
+# mp-heapsize: 768k
 #
 # One session at the table, played through the readers and buttons
 # (host_sim/vm/app_session.py: boot as firmware/main.py boots, setup by the

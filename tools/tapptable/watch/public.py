@@ -116,7 +116,12 @@ class TablePicture:
                                     for r in a.get("revokes") or [] if isinstance(r, dict)]
             t = a.get("table") if isinstance(a.get("table"), dict) else {}
             self.table = {k: t.get(k) for k in TABLE_KEYS}
-            self.on_reader = [_card(c) for c in t.get("on_reader") or []]
+            # only while cards are played, and the seats' readers only: the
+            # cards being dealt (over the centre or swept over a seat), the
+            # discards, a card laid out of turn in the auction are hands
+            seats = self.session.get("players") if self.view.get("expects") == "card" else 0
+            seats = seats if isinstance(seats, int) and seats > 0 else 0
+            self.on_reader = [_card(c) for c in (t.get("on_reader") or [])[:seats]]
             self.trick = _trick(a.get("trick"))
             self.screen = [r for r in a.get("screen") or [] if isinstance(r, str)][:8]
             self._touch()
