@@ -864,13 +864,7 @@ def test_the_last_deal_says_what_decided_it_and_the_points_as_played(tabs):
         page = tabs(srv)
         srv.call(lambda hub: [hub.claim("other", s) for s in range(3)])
         for label in ("spiele", "weg", "weg", "Durch", "Durch \u2663"):
-            labels = srv.call(lambda hub: [x for x, _ev in hub.menu()])
-            k = labels.index(label)
-            while srv.call(lambda hub: hub.tv.menu_pos()) != k:
-                before = srv.call(lambda hub: hub.tv.menu_pos())
-                wait_until(srv, lambda hub: not hub.held, "the buttons released")
-                srv.call(lambda hub: hub.press("other", "next"))
-                wait_until(srv, lambda hub, b=before: hub.tv.menu_pos() != b, "next")
+            _move_menu_to(srv, label)
             choose_here(srv)
         assert srv.call(lambda hub: hub.view.contract()) == "suit_durch"
         hands = srv.call(lambda hub: {s: hub.hand(s) for s in range(3)})
@@ -1002,8 +996,8 @@ def card_text(code):
     return _card_text(CODE_INDEX[code])
 
 
-def _choose(srv, label):
-    """Another tab moves the menu to ``label`` and chooses it (OK)."""
+def _move_menu_to(srv, label):
+    """Another tab presses next until the menu stands on ``label``."""
     labels = srv.call(lambda hub: [x for x, _ev in hub.menu()])
     k = labels.index(label)
     while srv.call(lambda hub: hub.tv.menu_pos()) != k:
@@ -1011,6 +1005,11 @@ def _choose(srv, label):
         wait_until(srv, lambda hub: not hub.held, "the buttons released")
         srv.call(lambda hub: hub.press("other", "next"))
         wait_until(srv, lambda hub, b=before: hub.tv.menu_pos() != b, "next")
+
+
+def _choose(srv, label):
+    """Another tab moves the menu to ``label`` and chooses it (OK)."""
+    _move_menu_to(srv, label)
     before = srv.call(lambda hub: (len(hub.table.journal_lines()), hub.tv.rufer_pick()))
     wait_until(srv, lambda hub: not hub.held, "the buttons released")
     srv.call(lambda hub: hub.press("other", "ok"))

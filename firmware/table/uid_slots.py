@@ -53,23 +53,19 @@ class UidSlots:
         """``deck_id * 64 + card`` of the tag ``uid`` (bytes, bytearray or a
         memoryview of exactly the UID, e.g. ``ReaderSet.uid_view(i)``), or -1.
         Allocates nothing."""
-        lo = 0
-        hi = self._n
-        while lo < hi:
-            mid = (lo + hi) >> 1
-            c = self._cmp(mid, uid)
-            if c < 0:
-                lo = mid + 1
-            elif c > 0:
-                hi = mid
-            else:
-                return self._val(mid)
-        return -1
+        i = self._search(uid)
+        return self._val(i) if i >= 0 else -1
 
     # ------------------------------------------------------------ slots
 
     def _find(self, uid):
         """(found, index): the slot of uid, or where it would be inserted."""
+        i = self._search(uid)
+        return (True, i) if i >= 0 else (False, -1 - i)
+
+    def _search(self, uid):
+        """The slot of uid, or ``-1 - where it would be inserted`` (an int:
+        the card-play path's lookup allocates nothing)."""
         lo = 0
         hi = self._n
         while lo < hi:
@@ -80,8 +76,8 @@ class UidSlots:
             elif c > 0:
                 hi = mid
             else:
-                return True, mid
-        return False, lo
+                return mid
+        return -1 - lo
 
     def _val(self, i):
         return (self._vals[2 * i] << 8) | self._vals[2 * i + 1]
