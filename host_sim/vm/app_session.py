@@ -46,6 +46,7 @@ except ImportError:  # CPython
 try:                     # inside MicroPython: host_sim/vm/ is on the path
     import nor_flash
     from fake_board import Clock, FakeI2C, FakePin, FakeReaders, Pad, Sticker, fake_board
+    from lcg import Lcg
     from vm_deck import card_uid
 except ImportError:  # CPython: the package's modules
     from host_sim.vm import nor_flash
@@ -58,6 +59,7 @@ except ImportError:  # CPython: the package's modules
         Sticker,
         fake_board,
     )
+    from host_sim.vm.lcg import Lcg
     from host_sim.vm.vm_deck import card_uid
 
 ROOT = "/mpapp_flash"
@@ -71,23 +73,6 @@ STEP_MS = 5
 SEATS = ("Anna", "Bert", "Cora", "Dieter", "Eva")   # setup presets (settings.SEAT_NAMES)
 PASSES = ("pass", "weg")
 DECK_ID = 1
-
-
-class Lcg:
-    """Deterministic small-int PRNG (no random module needed)."""
-
-    def __init__(self, seed):
-        self.x = seed % 1000003
-
-    def below(self, n):
-        self.x = (self.x * 1103 + 12345) % 1000003
-        return self.x % n
-
-    def shuffle(self, seq):
-        for i in range(len(seq) - 1, 0, -1):
-            j = self.below(i + 1)
-            seq[i], seq[j] = seq[j], seq[i]
-
 
 
 # ---------------------------------------------------------------- flash

@@ -7,6 +7,11 @@ from rules_driver import finish, new_session, ok
 
 from tapp.cards import CARD_CODES
 
+try:                     # inside MicroPython: host_sim/vm/ is on the path
+    from lcg import Lcg
+except ImportError:      # CPython: the package's module
+    from host_sim.vm.lcg import Lcg
+
 __all__ = ["Lcg", "feed", "finish", "new_session", "random_deal_events"]
 
 
@@ -17,29 +22,6 @@ def feed(session, events):
     for ev in events:
         out = ok(session, ev)
     return out
-
-
-class Lcg:
-    """Deterministic small-int PRNG (values stay below 2**30 on 32-bit ports)."""
-
-    def __init__(self, seed):
-        self.x = seed % 1000003
-
-    def below(self, n):
-        self.x = (self.x * 1103 + 12345) % 1000003
-        return self.x % n
-
-    def bits(self, n):
-        """A number below 2**n (``random.getrandbits``' shape; n <= 16)."""
-        return self.below(1 << n)
-
-    def choice(self, seq):
-        return seq[self.below(len(seq))]
-
-    def shuffle(self, seq):
-        for i in range(len(seq) - 1, 0, -1):
-            j = self.below(i + 1)
-            seq[i], seq[j] = seq[j], seq[i]
 
 
 def random_deal_events(session, rng):
