@@ -22,6 +22,8 @@ class SimPins:
     IN = Pin.IN
     OUT = Pin.OUT
     PULL_UP = Pin.PULL_UP
+    IRQ_FALLING = Pin.IRQ_FALLING
+    IRQ_RISING = Pin.IRQ_RISING
 
     def __init__(self, wired):
         self.wired = dict(wired)        # name -> the models' Pin

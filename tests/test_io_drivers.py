@@ -171,6 +171,89 @@ def test_single_button_active_high_and_pin_irq_model() -> None:
     assert got.count(buttons.SHORT) == 1 and edges == [1]
 
 
+def latched_pad(**kw):
+    """A pad whose pins' interrupts note the edges (as boards/common.py wires it)."""
+    clock, pins, pad = pad_and_pins(**kw)
+    pad.latch_edges(Pin.IRQ_FALLING | Pin.IRQ_RISING)
+    return clock, pins, pad
+
+
+def test_press_between_two_samples_is_kept_by_the_edges() -> None:
+    """A loop step longer than the tap: the samples never see the button down;
+    the interrupts' edges give the press at the next sample, once."""
+    clock, (prev, nxt, ok), pad = latched_pad()
+    assert run(clock, pad, 30) == []
+    nxt.press()
+    clock.advance_ms(80)            # one long step: no sample while it is down
+    nxt.release()
+    clock.advance_ms(150)
+    assert pad.poll() == buttons.NEXT_SHORT
+    assert run(clock, pad, 200) == []
+
+
+def test_press_sampled_once_is_kept_by_the_edges() -> None:
+    """One sample saw it down (not yet settled), the next saw it up: the press
+    is not lost, and it is not counted twice."""
+    clock, (prev, nxt, ok), pad = latched_pad()
+    ok.press()
+    clock.advance_ms(5)
+    assert pad.poll() == buttons.NONE
+    clock.advance_ms(60)
+    ok.release()
+    clock.advance_ms(100)
+    assert pad.poll() == buttons.OK_SHORT
+    assert run(clock, pad, 100) == []
+
+
+@pytest.mark.parametrize("latch", [False, True])
+def test_edges_add_nothing_to_a_press_the_samples_took(latch: bool) -> None:
+    """Sampled often, with contact bounce at both ends: one event per press,
+    the same as without interrupts."""
+    clock, (prev, nxt, ok), pad = latched_pad() if latch else pad_and_pins()
+    got: list[str] = []
+
+    def poll() -> None:
+        got.append(buttons.EVENT_NAMES[pad.poll()])
+    prev.bounce(clock, True, poll=poll)
+    got += run(clock, pad, 100)
+    prev.bounce(clock, False, poll=poll)
+    got += run(clock, pad, 100)
+    assert [g for g in got if g != "none"] == ["prev"]
+
+
+def test_a_glitch_between_samples_is_no_press() -> None:
+    """Down for less than the debounce time between two samples: nothing."""
+    clock, (prev, nxt, ok), pad = latched_pad()
+    prev.press()
+    clock.advance_ms(5)
+    prev.release()
+    clock.advance_ms(100)
+    assert run(clock, pad, 100) == []
+
+
+def test_a_long_press_between_samples_is_long() -> None:
+    clock, (prev, nxt, ok), pad = latched_pad(long_ms=700)
+    ok.press()
+    clock.advance_ms(800)
+    ok.release()
+    clock.advance_ms(10)
+    assert pad.poll() == buttons.OK_LONG
+    assert run(clock, pad, 100) == []
+
+
+def test_button_held_at_start_up_and_released_between_samples() -> None:
+    """Held while the pad was made: its release edge alone is no press."""
+    clock = FakeClock(1000)
+    pins = [ButtonPin(n) for n in ("prev", "next", "ok")]
+    pins[2].press()
+    pad = buttons.ButtonPad(*pins, ticks_ms=clock)
+    pad.latch_edges(Pin.IRQ_FALLING | Pin.IRQ_RISING)
+    clock.advance_ms(50)
+    pins[2].release()
+    clock.advance_ms(50)
+    assert run(clock, pad, 100) == []
+
+
 # ---------------------------------------------------------------- WS2812 seat LEDs
 
 

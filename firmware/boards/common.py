@@ -70,6 +70,7 @@ def build(machine, neopixel, pins, settings, spi_id, i2c_id, root="/", clock=tim
     pull = Pin.PULL_UP if pins.get("buttons_pull_up", True) else None
     keys = [Pin(p, Pin.IN, pull) for p in pins["buttons"]]
     buttons = ButtonPad(keys[0], keys[1], keys[2], clock.ticks_ms)
+    buttons.latch_edges(Pin.IRQ_FALLING | Pin.IRQ_RISING)
     seats = len(pins["reader_cs"]) - 1
     leds = SeatLeds(neopixel.NeoPixel(Pin(pins["ws2812"]), seats), seats)
     buzzer = Buzzer(machine.PWM(Pin(pins["buzzer"])), clock.ticks_ms)

@@ -1,4 +1,4 @@
-"""Debounced push buttons with short and long presses, polled (no IRQ needed).
+"""Debounced push buttons with short and long presses, polled, with edges latched.
 
 Pins and the clock are injected: ``pin.value()`` reads the level and
 ``ticks_ms()`` returns milliseconds (``time.ticks_ms`` on the device, a fake
@@ -9,6 +9,13 @@ A change of level counts once it has been stable for ``debounce_ms``; bounces
 shorter than that are ignored. A press that is released before ``long_ms``
 gives one SHORT event on release; a press held for ``long_ms`` gives one LONG
 event at that moment (immediate feedback) and nothing on release.
+
+Polling alone loses a press that begins and ends between two samples (a
+loop step longer than the press: a person taps a button for 60-100 ms).  So
+where the pins have interrupts, ``ButtonPad.latch_edges`` has each pin's
+edges noted by ``Button.edge`` (a hard IRQ: it allocates nothing), and a
+press the samples missed -- down and up again, at least ``debounce_ms``
+apart -- still gives its event at the next sample.
 
 ``poll()`` allocates nothing: events are small ints, state lives in
 attributes made in the constructor.
@@ -75,6 +82,19 @@ class Button:
         self._down_at = now  # when the debounced press began
         self._long_sent = raw  # held at start-up: no event until released
         self.event = NONE  # pending event, cleared by take()
+        self._edge_down = -1   # when an interrupt saw the press begin (-1: none)
+        self._edge_up = -1     # when it then saw the release (-1: none)
+
+    def edge(self, pin):
+        """Pin interrupt on both edges: note when a press begins and when it ends,
+        so that ``update`` finds a press that fell between two of its samples.
+        Runs as a hard IRQ: reads and stores small ints only."""
+        now = self.ticks_ms()
+        if pin.value() == self.active:
+            if self._edge_down < 0:
+                self._edge_down = now
+        elif self._edge_down >= 0:
+            self._edge_up = now      # the last release edge (after any bounce)
 
     def update(self, now):
         """Sample the pin at time ``now``; a new event goes to ``self.event``."""
@@ -84,16 +104,27 @@ class Button:
             self._since = now
         elif raw != self.pressed and ticks_diff(now, self._since) >= self.debounce_ms:
             self.pressed = raw
+            self._edge_down = self._edge_up = -1    # the samples took this press
             if raw:
                 self._down_at = self._since  # the press began when the level settled
                 self._long_sent = 0
             elif not self._long_sent:
                 self.event = SHORT
+        if not raw and not self.pressed and self._edge_up >= 0:
+            self._missed_press()
         if (self.pressed and not self._long_sent
                 and ticks_diff(now, self._down_at) >= self.long_ms):
             self._long_sent = 1
             self.event = LONG
         return self.event
+
+    def _missed_press(self):
+        """A press the interrupts saw begin and end between two samples: its
+        event if it lasted ``debounce_ms`` (shorter is a bounce or a glitch)."""
+        held = ticks_diff(self._edge_up, self._edge_down)
+        self._edge_down = self._edge_up = -1
+        if held >= self.debounce_ms:
+            self.event = LONG if held >= self.long_ms else SHORT
 
     def take(self):
         """Return the pending event (NONE, SHORT or LONG) and clear it."""
@@ -116,6 +147,15 @@ class ButtonPad:
         self.prev = Button(prev_pin, ticks_ms, active_low, debounce_ms, long_ms)
         self.next = Button(next_pin, ticks_ms, active_low, debounce_ms, long_ms)
         self.ok = Button(ok_pin, ticks_ms, active_low, debounce_ms, long_ms)
+
+    def latch_edges(self, trigger):
+        """Have each pin's interrupt (``trigger``: both edges, e.g.
+        ``Pin.IRQ_FALLING | Pin.IRQ_RISING``) note the presses the samples
+        could miss (``Button.edge``).  Pins without interrupts stay polled."""
+        for button in (self.prev, self.next, self.ok):
+            irq = getattr(button.pin, "irq", None)
+            if irq is not None:
+                irq(handler=button.edge, trigger=trigger, hard=True)
 
     def poll(self):
         """Sample all buttons; return the first pending event (PREV_SHORT ... OK_LONG)

@@ -24,6 +24,8 @@ class Pin:
     IN = 0          # (the modes the board files use: the host's models know the rest)
     OUT = 1
     PULL_UP = 1
+    IRQ_FALLING = 4     # (no irq(): the VM's buttons are polled; the host sets their level)
+    IRQ_RISING = 8
 
     def __init__(self, id, mode=-1, pull=None, value=None):
         self.id = id
