@@ -26,7 +26,13 @@ import pytest
 from host_sim.board import OLED_ADDR
 from host_sim.players import AutoPlayers
 from host_sim.rp2040.emulator import CutPoint, Pico, flash_image
-from host_sim.rp2040.table import Rp2040Table, bootrom_path, firmware_uf2, power_up_device
+from host_sim.rp2040.table import (
+    Rp2040Table,
+    bootrom_path,
+    firmware_files,
+    firmware_uf2,
+    power_up_device,
+)
 from host_sim.runtimes import EMULATED
 from host_sim.scenario import format_failures, run_file
 from host_sim.table import JOURNAL_IMAGE, VirtualTable
@@ -292,3 +298,44 @@ def test_the_table_starts_without_a_display(tmp_path):
         assert len(table.journal_lines()) == 1       # the session's header
     finally:
         table.close()
+
+
+TAP_DURING_A_LONG_STEP = """\
+import time
+from machine import Pin
+from drivers.buttons import EVENT_NAMES, ButtonPad
+keys = [Pin(n, Pin.IN, Pin.PULL_UP) for n in (10, 11, 12)]
+pad = ButtonPad(keys[0], keys[1], keys[2], time.ticks_ms)
+if %s:
+    pad.latch_edges(Pin.IRQ_FALLING | Pin.IRQ_RISING)
+print('busy')
+t = time.ticks_ms()
+while time.ticks_diff(time.ticks_ms(), t) < 300:
+    pass
+print('got', EVENT_NAMES[pad.poll()])
+"""
+
+
+@pytest.mark.parametrize("latched", [True, False])
+def test_a_tap_during_a_long_loop_step_is_taken_on_the_pico(latched):
+    """The rp2 port's pin interrupts: NEXT tapped for 80 ms while Python is busy
+    for 300 ms (a long loop step) is the next poll's event when the pad latches
+    its edges (as boards/common.py has it), and is lost when it only samples."""
+    files, romfs_image = firmware_files(True)          # the firmware, no main.py
+    pico = _pico(flash_image(firmware_uf2(True), files=files, romfs_image=romfs_image))
+    try:
+        pico.boot_to_repl()
+        for gpio in (10, 11, 12):
+            pico.set_input(gpio, 1)                 # released (the pull-ups)
+        pico.serial_write(b"\r\x03\x03\x01")
+        pico.wait_for(b"raw REPL; CTRL-B to exit\r\n>", 10_000_000)
+        pico.serial_write((TAP_DURING_A_LONG_STEP % latched).encode() + b"\x04")
+        pico.wait_for(b"busy", 10_000_000)
+        pico.run_for(50_000)
+        pico.set_input(11, 0)
+        pico.run_for(80_000)
+        pico.set_input(11, 1)
+        out = pico.wait_for(b"\x04", 10_000_000).decode()
+    finally:
+        pico.close()
+    assert ("got next" if latched else "got none") in out, out
