@@ -461,8 +461,8 @@ def run_session(firmware, tmp, deals, plays=None, log=None, probe=True):
     finally:
         table.close()
     figures = dict(table.report)
-    figures.update(shown_ms=table.shown_ms, press_ms=table.press_ms, same_journal=same, deals=done, cards=cards[0],
-                   failure=failure, flash=flash_ops,
+    figures.update(shown_ms=table.shown_ms, press_ms=table.press_ms, same_journal=same,
+                   deals=done, cards=cards[0], failure=failure, flash=flash_ops,
                    emulated_s=table.emulated_s, wall_s=time.perf_counter() - t0)
     return figures
 
