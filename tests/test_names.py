@@ -69,6 +69,23 @@ def test_texts_are_found_by_whole_keys_only():
             assert texts.DATA[texts.OFF[j]:texts.OFF[j + 1] - 1].decode() == text(k, lang)
 
 
+
+def test_names_are_found_by_their_prefix_and_whole_word():
+    """Contracts (c_), calls (k_) and games (g_) are keys of the one store:
+    found by the id behind the prefix, never by a key that only ends in it
+    ("last_trick" is a table text, "v_last_trick" an option's value)."""
+    assert texts.number("c_", "last_trick") == texts.which("c_last_trick")
+    assert texts.text_of(texts.number("c_", "last_trick", "en")) == "Last trick"
+    assert texts.text_of(texts.number("c_", "frage")) == "Frage"
+    assert texts.number("c_", "rage") == texts.number("c_", "heart") == -1
+    assert texts.number("k_", "frage") == texts.number("", "frage") == -1
+    assert texts.number("c_", 3) == texts.number("c_", "") == -1
+    assert names.call_number("pass", "en") == texts.which("k_pass", "en")
+    assert names.variant_name("wuerttemberg") == "Württ. Tarock"
+    assert names.variant_name("nosuch") == "nosuch"
+    assert names.variant_name("tapp_modern", "en") == "Tapp neu"
+
+
 def test_names_and_the_suits_they_name():
     assert names.contract_name("heart_solo") == "Herz-Solo"
     assert names.contract_name("heart_solo", "en") == "Heart Solo"
@@ -77,13 +94,16 @@ def test_names_and_the_suits_they_name():
     assert names.call_label({"call": "bid", "contract": "solo", "trump": "H", "value": 3},
                             "en") == "Solo ♥ 3"
     assert names.CARD_TEXT[9 * 2] == "♥A" and names.card_text(35) == "♦6"
-    for cid in names.CONTRACT_IDS.split():
+    contracts = [k[2:] for k in texts.KEYS.split() if k.startswith("c_")]
+    assert contracts[:2] == ["frage", "heart_frage"]
+    assert len(contracts) == len(names.SUITS_NAMED) // 2
+    for cid in contracts:
         for lang in ("de", "en"):
             j = names.contract_number(cid, lang)
             for s, letter in enumerate("CSHD"):
                 word = suit_name(letter, lang)   # "Heart Solo" names the Hearts
                 named = (word[:-1] if word.endswith("s") else word) in contract_name(cid, lang)
-                assert bool(names.SUITS_NAMED[j] >> s & 1) == named, (cid, lang, letter)
+                assert bool(names.suits_named(j) >> s & 1) == named, (cid, lang, letter)
 
 
 def test_a_trump_is_named_in_the_deck_s_pattern():

@@ -28,7 +28,7 @@ from host_sim.players import AutoPlayers
 from host_sim.scenario import Run
 from host_sim.table import VirtualTable
 from table import names, registry, screens, texts
-from table.names import VARIANTS, card_text
+from table.names import card_text
 from table.rows import RowWriter
 from table.settings import SEAT_NAMES, Settings
 from table.setup import Setup
@@ -50,11 +50,8 @@ def _words(text):
 def _vocabulary(seats):
     """Every word the table's texts, names and cards hold, in both languages."""
     vocab = {"G", "x", "+/-", "-", "+"}      # the header's dealer mark, "x2", the head
-    for data in (texts.DATA, names.DATA):
-        for line in data.decode().split("\n"):
-            vocab.update(_words(line.replace("%s", " ")))
-    for line in VARIANTS.values():
-        vocab.update(_words(line))
+    for line in texts.DATA.decode().split("\n"):       # the one store's display texts
+        vocab.update(_words(line.replace("%s", " ")))
     for pair in names.SHORT.values():        # contracts said short beside a name
         for line in pair:
             vocab.update(_words(line))
@@ -345,6 +342,33 @@ def test_texts_fit_and_are_found_by_key():
         for lang in ("de", "en"):
             assert 0 < len(registry.short_text(code, lang)) <= COLS, (code, lang)
     assert registry.short_text(registry.NOTHING) == texts.text("nothing_undo")
+
+
+def test_the_console_s_and_the_self_test_s_texts_are_the_store_s():
+    """The second part of the one store (English: the console, the self-test):
+    the same keyed format, every key once with one line; the self-test's
+    display rows (ts_, and a t_ line's forms after "|") fit 16 columns with
+    their slot filled; every engine error and registry outcome has its
+    console message there."""
+    keys = texts.MESSAGE_KEYS.split()
+    assert len(keys) == len(set(keys)) == texts.MESSAGES.count(b"\n")
+    assert texts.MESSAGE_KEYS.endswith(" ") and "  " not in texts.MESSAGE_KEYS
+    for k, line in zip(keys, texts.MESSAGES.decode().split("\n")[:-1], strict=True):
+        assert texts.message(k) == line and line, k
+        rows = line.split("|")[0 if k.startswith("ts_") else 1:]
+        assert not rows or k.startswith("t"), k     # "|" only in the self-test's
+        for row in rows:                # "press NEXT", "99 FAILED", "card 10 mm up"
+            assert len(row.replace("%s", "NEXT").replace("%d", "99")) <= COLS, (k, row)
+    assert len([k for k in keys if k.startswith("t") and "|" in texts.message(k)]) >= 10
+    for word in E.NAMES:
+        assert texts.message("e_" + word)
+    for word in registry.NAMES:
+        assert texts.message("r_" + word) == registry.message(registry.NAMES.index(word))
+    assert texts.message("e_must_follow") == "Farbe bedienen! Follow the suit that was led"
+    assert texts.message("nosuch", "nosuch") == "nosuch"
+    for bad in ("e_", "", "bad_line ", "ad_line"):
+        with pytest.raises(KeyError):
+            texts.message(bad)
 
 
 def test_a_name_is_shortened_where_it_shows_and_the_screens_agree():

@@ -22,6 +22,7 @@ from tapp.record import MAX_LINE, OVERLONG, LineReader, is_blank
 from .console_door import byte_waiting
 from .pin_lockout import load_pin_failures, save_pin_failures
 from .presence import ticks_diff
+from .texts import message as said
 
 PROTOCOL = 2
 IN_BUDGET = 512          # input bytes read per step
@@ -35,24 +36,6 @@ PIN_DELAY_MS = 500       # the first wrong PIN; doubled per further failure
 PIN_DELAY_MAX = 300000   # at most 5 minutes
 TICKS_MASK = 0x3FFFFFFF
 
-MESSAGES = {
-    "bad_line": "not one JSON object per line (RFC 8259, UTF-8)",
-    "too_long": "line longer than 4096 bytes",
-    "bad_request": "a request is an object with \"cmd\" (a string) and an optional "
-                   "\"id\" (a number or a short string)",
-    "unknown_command": "unknown command (try help)",
-    "bad_args": "bad arguments",
-    "locked": "this needs the referee PIN (\"pin\")",
-    "bad_pin": "wrong PIN",
-    "rate_limited": "too many wrong PINs: wait retry_ms",
-    "no_pin": "no referee PIN is set on this table (settings referee_pin)",
-    "not_ready": "the table is not playing a session",
-    "nothing_to_undo": "nothing to take back",
-    "busy": "the table's input queue is full: try again",
-    "unavailable": "not available on this firmware",
-    "not_found": "no such thing",
-    "failed": "the command failed",
-}
 
 
 def is_int(v):
@@ -65,7 +48,7 @@ class Failure(Exception):
     def __init__(self, code, message=None, extra=None):
         super().__init__(code)
         self.code = code
-        self.message = message or MESSAGES.get(code, code)
+        self.message = message or said(code, code)
         self.extra = extra
 
 
@@ -185,7 +168,7 @@ class Wire:
         self.queue.append(line)
 
     def fail(self, rid, code, message=None, extra=None):
-        body = {"ok": False, "error": code, "message": message or MESSAGES.get(code, code)}
+        body = {"ok": False, "error": code, "message": message or said(code, code)}
         if extra:
             for k in extra:
                 body[k] = extra[k]

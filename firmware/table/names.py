@@ -9,15 +9,14 @@ Herz, Schellen as the font's own glyphs U+E000..U+E003; A 10 K O U, Ober and
 Unter).  ``GERMAN_SUITED`` names the variants played with German-suited
 cards; ``card_text(card, german)`` and ``suit_code(s, german)`` give either.
 
-Contract and call names live in one bytes constant, ``DATA`` (German, then
-English, each ended by a newline; all ASCII), found by their ids in
-``CONTRACT_IDS`` and ``CALL_IDS`` as the table texts are (table/texts.py):
-from a ROMFS image they stay in flash instead of two dicts of str pairs in the
-heap.  The screens draw them from ``DATA`` without making a str.
+The contracts', calls' and games' names are texts of table/texts.py (the one
+text store: ``c_`` + a contract's id, ``k_`` + a call's word, ``g_`` + a
+variant's id, German and English); the screens draw them from there without
+making a str (``contract_number``, ``call_number``, ``variant_number``).
 """
 from tapp.cards import CARD_RANK, CARD_SUIT, RANKS
 
-from .texts import index, offsets
+from . import texts
 
 SUIT_SYMBOLS = ("\u2663", "\u2660", "\u2665", "\u2666")   # ♣ ♠ ♥ ♦ for C S H D
 SUIT_CODES = (0x2663, 0x2660, 0x2665, 0x2666)            # the same, as code points
@@ -33,70 +32,16 @@ GERMAN_RANKS = ("A", "10", "K", "O", "U", "9", "8", "7", "6")    # Sau/Daus, Obe
 GERMAN_SUITED = ("wuerttemberg", "tarock_simple", "tarock_bettel", "haferltarock",
                  "berliner", "scharfer_tarock")
 
-CONTRACT_IDS = (
-    "frage heart_frage solo suit_solo heart_solo bettel bettel_ouvert suit_rufer "
-    "heart_rufer suit_durch heart_durch ramsch pickup hand soloist diamond_solo "
-    "spade_solo club_solo last_trick "
-)
-CALL_IDS = (
-    "pass hold spiele weg besser am_besten vorn mehr herz nicht_herz raise declare bid "
-    "tout kontra re supp resupp hirsch 66 du auch "
-)
+_C0 = texts.number("c_", "frage")      # the contracts' first name (German)
+_CALLS_AT = texts.number("k_", "pass")     # and the calls' first: the contracts' end
 
-DATA = (
-    # contracts (CONTRACT_IDS)
-    b"Frage\nFrage\n"                            # frage
-    b"Herz-Frage\nHeart Frage\n"                 # heart_frage
-    b"Solo\nSolo\n"                              # solo
-    b"Farb-Solo\nSuit Solo\n"                    # suit_solo
-    b"Herz-Solo\nHeart Solo\n"                   # heart_solo
-    b"Bettel\nBettel\n"                          # bettel
-    b"Bettel ouvert\nBettel ouvert\n"            # bettel_ouvert
-    b"Rufer\nRufer\n"                            # suit_rufer
-    b"Herz-Rufer\nHeart Rufer\n"                 # heart_rufer
-    b"Durch\nDurch\n"                            # suit_durch
-    b"Herz-Durch\nHeart Durch\n"                 # heart_durch
-    b"Ramsch\nRamsch\n"                          # ramsch
-    b"Aufnehmen\nPick-up\n"                      # pickup
-    b"Hand\nHand\n"                              # hand
-    b"Solo\nSolo\n"                              # soloist
-    b"Karo-Solo\nDiamond Solo\n"                 # diamond_solo
-    b"Pik-Solo\nSpade Solo\n"                    # spade_solo
-    b"Kreuz-Solo\nClub Solo\n"                   # club_solo
-    b"Letzter Stich\nLast trick\n"               # last_trick
-    # calls (CALL_IDS)
-    b"passe\npass\n"                             # pass
-    b"halte\nhold\n"                             # hold
-    b"spiele\nplay\n"                            # spiele
-    b"weg\npass\n"                               # weg
-    b"besser\nbetter\n"                          # besser
-    b"am besten\nbest\n"                         # am_besten
-    b"vorn\nfirst\n"                             # vorn
-    b"mehr\nmore\n"                              # mehr
-    b"Herz\nHearts\n"                            # herz
-    b"nicht Herz\nnot Hearts\n"                  # nicht_herz
-    b"Hand\nHand\n"                              # raise
-    b"\n\n"                                      # declare
-    b"\n\n"                                      # bid
-    b"Tout\nTout\n"                              # tout
-    b"Kontra\nKontra\n"                          # kontra
-    b"Re\nRe\n"                                  # re
-    b"Supp\nSupp\n"                              # supp
-    b"Resupp\nResupp\n"                          # resupp
-    b"Hirsch\nHirsch\n"                          # hirsch
-    b"66\n66\n"                                  # 66
-    b"Du\nDu\n"                                  # du
-    b"auch\nme too\n"                            # auch (the ladder's second step)
-)
-OFF = offsets(DATA)       # name j is DATA[OFF[j]:OFF[j + 1] - 1]
-_CALLS_AT = 2 * CONTRACT_IDS.count(" ")
 
-VARIANTS = {
-    "wuerttemberg": "Württ. Tarock", "tapp_classic": "Tapp", "tapp_modern": "Tapp neu",
-    "tarock_simple": "Tarock", "tarock_bettel": "Tarock Bettel",
-    "haferltarock": "Haferltarock", "berliner": "Berliner", "scharfer_tarock": "Scharfer T.",
-    "herzblatt": "Herzblatt", "herzblatt_muhr": "Herzblatt Muhr", "braun_solo": "Brauns Solo",
-}
+def __getattr__(name):
+    # CARD_TEXT (the 36 card texts) only for the host tools that use it: the
+    # firmware draws cards without it (36 strs would sit in the heap).
+    if name == "CARD_TEXT":
+        return tuple(card_text(c) for c in range(36))
+    raise AttributeError(name)
 
 
 def _named(name, en):
@@ -113,13 +58,19 @@ def _named(name, en):
 def _suits_named():
     """Per contract name j: the suits its name holds (``_named``), so the
     screen can leave out the suit symbol."""
-    out = bytearray(_CALLS_AT)
-    for j in range(_CALLS_AT):
-        out[j] = _named(DATA[OFF[j]:OFF[j + 1] - 1], j & 1)
+    out = bytearray(_CALLS_AT - _C0)
+    for j in range(_C0, _CALLS_AT):
+        out[j - _C0] = _named(texts.DATA[texts.OFF[j]:texts.OFF[j + 1] - 1], j & 1)
     return out
 
 
 SUITS_NAMED = _suits_named()
+
+
+def suits_named(j):
+    """The suits (bit s: suit s) the contract name number ``j`` holds."""
+    return SUITS_NAMED[j - _C0]
+
 
 # Where a contract shares a row with its declarer's name (the play's row 1,
 # the settlement): the names that would leave the player's name fewer than 4
@@ -181,39 +132,32 @@ def card_text(card, german=False):
     return SUIT_SYMBOLS[CARD_SUIT[card]] + RANKS[CARD_RANK[card]]
 
 
-def __getattr__(name):
-    # CARD_TEXT (the 36 card texts) only for the host tools that use it: the
-    # firmware draws cards without it (36 strs would sit in the heap).
-    if name == "CARD_TEXT":
-        return tuple(card_text(c) for c in range(36))
-    raise AttributeError(name)
-
-
 def contract_number(cid, lang="de"):
-    """The number ``j`` of contract ``cid``'s name in ``lang`` (``DATA[OFF[j]:
-    OFF[j + 1] - 1]``), or -1 for an id without a name."""
-    k = index(CONTRACT_IDS, cid) if isinstance(cid, str) else -1
-    if k < 0:
-        return -1
-    return 2 * k + 1 if lang == "en" else 2 * k
+    """The number ``j`` of contract ``cid``'s name in ``lang`` (a text of
+    table/texts.py), or -1 for an id without a name; allocates nothing."""
+    return texts.number("c_", cid, lang)
 
 
 def call_number(word, lang="de"):
-    """The number ``j`` of call ``word``'s name in ``lang`` (``DATA[OFF[j]:
-    OFF[j + 1] - 1]``, empty for ``bid`` and ``declare``), or -1."""
-    k = index(CALL_IDS, word) if isinstance(word, str) else -1
-    if k < 0:
-        return -1
-    return _CALLS_AT + 2 * k + (1 if lang == "en" else 0)
+    """The number ``j`` of call ``word``'s name in ``lang`` (empty for
+    ``bid`` and ``declare``), or -1."""
+    return texts.number("k_", word, lang)
 
 
-def _name(j):
-    return DATA[OFF[j]:OFF[j + 1] - 1].decode()
+def variant_number(vid, lang="de"):
+    """The number ``j`` of the game's name of variant ``vid``, or -1."""
+    return texts.number("g_", vid, lang)
+
+
+def variant_name(vid, lang="de"):
+    """The game's name ("Tapp neu"); the id for a variant without one."""
+    j = variant_number(vid, lang)
+    return vid if j < 0 else texts.text_of(j)
 
 
 def contract_name(cid, lang="de"):
     j = contract_number(cid, lang)
-    return cid if j < 0 else _name(j)
+    return cid if j < 0 else texts.text_of(j)
 
 
 def short_contract(cid, lang="de"):
@@ -235,7 +179,7 @@ def call_label(ev, lang="de", german=False):
     word = ev.get("call") or ev.get("what")
     parts = []
     j = call_number(word, lang)
-    base = _name(j) if j >= 0 else word
+    base = texts.text_of(j) if j >= 0 else word
     if base:
         parts.append(base)
     if "contract" in ev:

@@ -27,6 +27,7 @@ import os
 
 from tapp.cards import CARD_BIT, CARD_CODES, CARD_SUIT, DECKS, NCARDS, mask_count
 
+from . import texts
 from .deck_file import (
     DECK_MAX,
     DECK_MIN,
@@ -38,7 +39,6 @@ from .deck_file import (
 )
 from .files import ensure_dir, exists, join, read_limited, remove_quietly, write_atomic
 from .names import card_text
-from .texts import KEYS, index, offsets, text
 from .uid_slots import UidSlots
 
 UID_LENS = (4, 7, 10)
@@ -63,31 +63,14 @@ STORAGE = 12          # the flash refused a write (nothing changed)
 NOTHING = 13          # nothing to take back
 COMPLETE = 14         # every card of the deck is enrolled
 
-# Per code, two texts: its name (the console's stable word) and its message
-# (the console's, English).  Its display line in German and in English is the
-# table's text ``r_`` + the name, and ``rf_`` + the name the lines that name
-# the entry a refusal collided with (card label or deck id), alternatives split
-# by "|", the first that fits 16 columns used (table/texts.py: one format for
-# every text shown).  NAMES, MESSAGES, SHORT_DE and SHORT_EN are made when
-# asked for.
-TEXTS = (
-    b"ok\nOK\n"
-    b"uid_enrolled\nThis tag is already a card of this deck\n"
-    b"uid_other_deck\nThis tag is a card of another deck\n"
-    b"card_enrolled\nThis card of the deck already has a tag\n"
-    b"unknown_deck\nThere is no deck with this id\n"
-    b"bad_uid\nNot a card sticker (UID of 4, 7 or 10 bytes)\n"
-    b"not_in_set\nThis card is not part of the deck's card set\n"
-    b"bad_deck_id\nDeck ids are 1 to 99\n"
-    b"bad_kind\nUnknown deck kind\n"
-    b"deck_exists\nA deck with this id exists\n"
-    b"full\nThe registry is full\n"
-    b"corrupt\nDeck file corrupt\n"
-    b"storage\nCould not write to the flash; nothing changed\n"
-    b"nothing\nNothing to take back\n"
-    b"complete\nEvery card of the deck is enrolled\n"
-)
-_OFF = offsets(TEXTS)   # text f of code c: TEXTS[_OFF[2 * c + f]:_OFF[2 * c + f + 1] - 1]
+# Per code its stable word (the console's error word).  Its texts are the
+# store's (table/texts.py, keyed by the word): the display line in German and
+# English ``r_`` + the word (``rf_`` + the word: the lines naming the entry a
+# refusal collided with, card label or deck id, alternatives split by "|", the
+# first that fits 16 columns used) and the console's message ``r_`` + the word.
+# NAMES, MESSAGES, SHORT_DE and SHORT_EN are made when asked for.
+WORDS = ("ok uid_enrolled uid_other_deck card_enrolled unknown_deck bad_uid not_in_set "
+         "bad_deck_id bad_kind deck_exists full corrupt storage nothing complete ")
 _TABLES = ("NAMES", "MESSAGES", "SHORT_DE", "SHORT_EN")
 DISPLAY_COLUMNS = 16
 
@@ -110,34 +93,35 @@ def card_of(packed):
 card_label = card_text
 
 
-def _text(code, field):
-    """Field 0 (the stable word) or 1 (the console's sentence) of ``code``."""
-    if not 0 <= code < len(_OFF) // 2:
+def _word(code):
+    """The stable word of ``code``."""
+    if not 0 <= code < WORDS.count(" "):
         raise IndexError(code)
-    j = 2 * code + field
-    return TEXTS[_OFF[j]:_OFF[j + 1] - 1].decode()
+    return WORDS.split()[code]
 
 
 def _display(code, lang, forms=False):
     """The display line of ``code`` (table/texts.py ``r_`` + its word; ``rf_``:
     the forms naming a collision, "" if it has none)."""
-    word = _text(code, 0)
+    word = _word(code)
     if code == NOTHING:
         if forms:
             return ""
         key = "nothing_undo"            # the table's own "Nichts zurück"
     else:
         key = ("rf_" if forms else "r_") + word
-    return text(key, lang) if index(KEYS, key) >= 0 else ""
+    return texts.text(key, lang) if texts.index(texts.KEYS, key) >= 0 else ""
 
 
 def __getattr__(name):
     # NAMES, MESSAGES, SHORT_DE, SHORT_EN: tuples by code, made when asked for
     if name not in _TABLES:
         raise AttributeError(name)
-    n = len(_OFF) // 2
-    if name == "NAMES" or name == "MESSAGES":
-        return tuple(_text(code, _TABLES.index(name)) for code in range(n))
+    n = WORDS.count(" ")
+    if name == "NAMES":
+        return tuple(WORDS.split())
+    if name == "MESSAGES":
+        return tuple(message(code) for code in range(n))
     return tuple(_display(code, "en" if name == "SHORT_EN" else "de") for code in range(n))
 
 
@@ -157,7 +141,7 @@ def short_text(code, lang="de", packed=-1, german=False):
 
 def message(code, packed=-1):
     """The console message for ``code`` (English), naming the collision if given."""
-    m = _text(code, 1)
+    m = texts.message("r_" + _word(code))
     if packed >= 0 and code in (UID_ENROLLED, UID_OTHER_DECK, CARD_ENROLLED):
         m += " (deck %d, %s)" % (deck_of(packed), CARD_CODES[card_of(packed)])
     return m

@@ -17,7 +17,7 @@ Either part may be written first: a right part written first tells the left
 part its room (a seat's card or a call, then the name shortened to what is
 left), one written last is put at the edge as it is (a header's "G:Anna").
 When both do not fit, one space goes between them and the row is cut.
-Texts come straight from the bytes of table/texts.py and table/names.py,
+Texts and names come straight from the bytes of table/texts.py,
 numbers digit by digit, cards as their suit's glyph and rank -- French or, for
 a German-suited deck (``german``), the German glyphs with Ober and Unter.
 
@@ -234,7 +234,7 @@ class RowWriter:
         self.put(47)                    # /
         self.num(b)
 
-    # ----- texts (table/texts.py) and names (table/names.py) ------------------------------
+    # ----- texts and names (table/texts.py) ------------------------------------------------
 
     def text(self, key):
         """The table text ``key`` in the language."""
@@ -242,7 +242,8 @@ class RowWriter:
         self.utf8(texts.DATA, texts.OFF[j], texts.OFF[j + 1] - 1)
 
     def text_number(self, j):
-        """The table text number ``j`` (texts.error_number ...)."""
+        """The table text number ``j`` (texts.error_number, a name's number of
+        table/names.py ...)."""
         self.utf8(texts.DATA, texts.OFF[j], texts.OFF[j + 1] - 1)
 
     def text_head(self, key):
@@ -256,7 +257,10 @@ class RowWriter:
 
     def text_len(self, key):
         """Characters of the text ``key`` (its UTF-8 bytes counted once each)."""
-        j = texts.which(key, self.lang)
+        return self.number_len(texts.which(key, self.lang))
+
+    def number_len(self, j):
+        """Characters of the text number ``j``."""
         i = texts.OFF[j]
         end = texts.OFF[j + 1] - 1
         n = 0
@@ -264,10 +268,6 @@ class RowWriter:
             i += _SEQ[texts.DATA[i] >> 4]
             n += 1
         return n
-
-    def name(self, j):
-        """Name number ``j`` of table/names.py (a contract, a call)."""
-        self.utf8(names.DATA, names.OFF[j], names.OFF[j + 1] - 1)
 
     def contract(self, cid, short=False):
         """Contract ``cid``'s name (``short``: its short name beside a
@@ -278,7 +278,7 @@ class RowWriter:
         elif j < 0:
             self.add(cid)
         else:
-            self.name(j)
+            self.text_number(j)
 
     def suit(self, s):
         """Suit ``s``'s glyph (0..3: C S H D) in the deck's pattern."""

@@ -48,7 +48,9 @@ At the end the seat LEDs show each seat reader's result (green/red) and the
 buzzer the verdict.  Waiting uses ``sleep_ms`` (``time.sleep_ms`` on the
 device; the simulator passes its virtual clock's) and the board's clock; a
 clock that stands still still ends every wait (loops are counted too).
-This runs once at bring-up, not in the game loop: it may allocate.
+This runs once at bring-up, not in the game loop: it may allocate.  Its
+sentences and display rows are the text store's (table/texts.py, ``t_`` and
+``ts_``); the items, "ok"/"FAIL" and the short names are the report's words.
 """
 import time
 
@@ -57,7 +59,8 @@ from drivers import mfrc522 as M
 from drivers.buzzer import ACCEPT, REJECT
 from drivers.ticks import ticks_diff
 
-from .selftest_readers import RELEASE_MS, STEP_MS, CardCheck, chip_name, version_fault
+from .selftest_readers import RELEASE_MS, STEP_MS, CardCheck, chip_name, forms, version_fault
+from .texts import message as said
 
 CARD_MS = 20000      # per reader, to put a card on it
 BUTTON_MS = 10000    # per button, and for an answer
@@ -172,7 +175,7 @@ class _Run:
             return
         try:
             d.fill(0)
-            d.text_line(0, "SELFTEST", True)
+            d.text_line(0, said("ts_title"), True)
             d.text_line(1, self.prompt[0])
             d.text_line(2, self.prompt[1])
             d.text_line(3, status)
@@ -187,9 +190,7 @@ class _Run:
         self.disp = None
         if not self.disp_failed:
             self.disp_failed = True
-            self.result("display", False, "no answer at I2C address 0x3c or 0x3d (%s): "
-                        "check SDA and SCL (swapped?), VCC and GND of the display; the "
-                        "test goes on here, on the LEDs and the buzzer" % e, "display")
+            self.result("display", False, said("t_display_lost") % e, "display")
 
     # ----- waiting -----------------------------------------------------------------
 
@@ -212,7 +213,7 @@ class _Run:
             left = (ms - waited + 999) // 1000
             if left != shown and ms > 1000:
                 shown = left
-                self.draw("%d s" % left)
+                self.draw(said("ts_seconds") % left)
             self.sleep(STEP_MS)
             loops += 1
 
@@ -248,9 +249,7 @@ class _Run:
         except OSError as e:
             self._lost_display(e)
             return
-        self.result("display", True, "at I2C address %s: test pattern shown (all pixels, "
-                    "checkerboard, frame with diagonals): look for dead rows or columns"
-                    % d.found(), "display")
+        self.result("display", True, said("t_display_ok") % d.found(), "display")
 
     # ----- 2. the idle SPI bus -------------------------------------------------------
 
@@ -263,21 +262,16 @@ class _Run:
         for _ in range(4):
             v |= rs.readers[0].idle_miso()
         if v == 0:
-            self.result("spi bus", True, "MISO reads 0x00 with no reader selected (every "
-                        "74HC125 gate off, the pull-down)", "bus")
+            self.result("spi bus", True, said("t_bus_ok"), "bus")
         else:
-            self.result("spi bus", False, "MISO reads 0x%02x with no reader selected: "
-                        "something drives it -- a reader's MISO wired around its 74HC125 "
-                        "gate, a gate's /OE tied low -- or the 4.7 kOhm pull-down is "
-                        "missing and the line floats" % v, "bus")
+            self.result("spi bus", False, said("t_bus_fail") % v, "bus")
 
     # ----- 3. reader versions --------------------------------------------------------
 
     def readers(self):
         """VersionReg of every reader; the indexes of those that answered."""
         rs = self.board.readers
-        self.ask("readers", "resetting all readers (the table supply must be on)",
-                 "readers...")
+        self.ask("readers", *forms("t_reset"))
         rs.init()
         good = []
         silent = 0
@@ -288,23 +282,18 @@ class _Run:
                 self._version_ok(name, rd.version)
                 good.append(i)
                 continue
-            detail = version_fault(rd)
-            silent += detail.startswith("not connected")
+            detail, unplugged = version_fault(rd)
+            silent += unplugged
             self.result(name, False, detail, name)
         if silent and silent == len(self.only):
-            self.result("3V3R", False, "no reader answers at all: is the table supply on? "
-                        "Over USB alone the readers, the 74HC125s and the display have no "
-                        "3V3R -- switch the table supply on (and check U4's output: 3.25 "
-                        "to 3.4 V), then run the self-test again", "3V3R")
+            self.result("3V3R", False, said("t_no_supply"), "3V3R")
         return good
 
     def _version_ok(self, name, v):
         if M.version_kind(v) == M.V_GENUINE:
-            self.result(name, True, "%s (VersionReg 0x%02x)" % (chip_name(v), v), name)
+            self.result(name, True, said("t_genuine") % (chip_name(v), v), name)
         else:
-            self.result(name, True, "%s (VersionReg 0x%02x): a clone, which this driver "
-                        "reads like the NXP chip; if its range falls short in the card "
-                        "test, an NXP module is the cure" % (chip_name(v), v), name)
+            self.result(name, True, said("t_clone") % (chip_name(v), v), name)
 
     # ----- 4. buttons ----------------------------------------------------------------
 
@@ -347,7 +336,7 @@ class _Run:
 
     def buttons(self):
         self.target = 0            # bit k: button k is stuck (ignored from then on)
-        self.ask("buttons", "release all buttons", "release buttons")
+        self.ask("buttons", *forms("t_release"))
         if self.all_up(RELEASE_MS) is None:
             keys = self._keys()
             for k in range(3):
@@ -356,22 +345,21 @@ class _Run:
         for k in range(3):
             item = "button " + KEYS[k]
             if self.target & (1 << k):
-                self.result(item, False, "stuck: still pressed before it was asked for (a "
-                            "short to GND, or no pull-up)", "btn " + KEYS[k])
+                self.result(item, False, said("t_stuck"), "btn " + KEYS[k])
                 continue
             up = KEYS[k].upper()
-            self.ask(item, "press %s" % up, "press " + up)
+            press = said("ts_press") % up
+            self.ask(item, press, press)
             got = self.wait(self.button_ms, self._pressed)
             if got is None:
-                self.result(item, False, "no press in %d s: check its wire and GND"
-                            % (self.button_ms // 1000), "btn " + KEYS[k])
-            elif got != k:
-                self.result(item, False, "%s came instead: are the wires of %s and %s "
-                            "swapped?" % (KEYS[got].upper(), up, KEYS[got].upper()),
+                self.result(item, False, said("t_no_press") % (self.button_ms // 1000),
                             "btn " + KEYS[k])
+            elif got != k:
+                self.result(item, False, said("t_swapped") % (
+                    KEYS[got].upper(), up, KEYS[got].upper()), "btn " + KEYS[k])
             else:
                 self.working |= 1 << k
-                self.result(item, True, "pressed", "btn " + KEYS[k])
+                self.result(item, True, said("t_pressed"), "btn " + KEYS[k])
             self.all_up(RELEASE_MS)
 
     def confirm(self, item, question, short):
@@ -379,8 +367,7 @@ class _Run:
         "again", or None (no answer; or no working OK and NEXT to answer with)."""
         if self.working & 6 != 6:     # OK and NEXT must have worked
             return None
-        self.ask(item, question + "? press OK = yes, NEXT = no, PREV = again",
-                 short + "?", "OK yes NEXT no")
+        self.ask(item, said("t_confirm") % question, short + "?", said("ts_yes_no"))
         stuck = self.target
         got = self.wait(self.button_ms, self._pressed)
         self.target = stuck
@@ -393,10 +380,9 @@ class _Run:
         elif answer == "no":
             self.result(item, False, no, short)
         elif self.working & 6 != 6:
-            self.result(item, False, "not confirmed: OK and NEXT are needed to answer "
-                        "(fix the buttons first)", short)
+            self.result(item, False, said("t_need_ok_next"), short)
         else:
-            self.result(item, False, "no answer in %d s" % (self.button_ms // 1000), short)
+            self.result(item, False, said("t_no_answer") % (self.button_ms // 1000), short)
 
     # ----- 5. LEDs -------------------------------------------------------------------
 
@@ -407,8 +393,7 @@ class _Run:
         shows = 0
         while answer == "again" and shows < REPLAYS:
             shows += 1
-            self.ask("leds", "each seat's LED red, green, blue in turn, seat 1 first: look",
-                     "LEDs: look")
+            self.ask("leds", *forms("t_leds"))
             for i in range(n):
                 for state in (L.REFUSED, L.PLAYED, L.TURN):
                     leds.set_all(L.OFF)
@@ -417,11 +402,9 @@ class _Run:
                     self.pause(LED_MS)
             leds.set_all(L.OFF)
             leds.show()
-            answer = self.confirm("leds", "did all %d LEDs show red, green and blue" % n,
-                                  "all LEDs")
-        self.judged("leds", answer, "all %d LEDs showed red, green and blue" % n,
-                    "an LED missed a colour or stayed dark: check +5V and GND at the LEDs, "
-                    "U3 (74AHCT125) and the 330 Ohm, DOUT to the next DIN", "LEDs")
+            question, short = forms("t_leds_q")
+            answer = self.confirm("leds", question % n, short)
+        self.judged("leds", answer, said("t_leds_ok") % n, said("t_leds_fail"), "LEDs")
 
     # ----- 6. buzzer -----------------------------------------------------------------
 
@@ -438,12 +421,10 @@ class _Run:
         plays = 0
         while answer == "again" and plays < REPLAYS:
             plays += 1
-            self.ask("buzzer", "four rising notes: listen", "buzzer: listen")
+            self.ask("buzzer", *forms("t_buzzer"))
             self.play(SCALE)
-            answer = self.confirm("buzzer", "did you hear four rising notes", "4 notes")
-        self.judged("buzzer", answer, "four rising notes heard",
-                    "not heard: a passive piezo (not a magnetic buzzer), its 100 Ohm and "
-                    "GND, the buzzer pin", "buzzer")
+            answer = self.confirm("buzzer", *forms("t_buzzer_q"))
+        self.judged("buzzer", answer, said("t_buzzer_ok"), said("t_buzzer_fail"), "buzzer")
 
     # ----- the verdict ---------------------------------------------------------------
 
@@ -458,12 +439,14 @@ class _Run:
                      else L.PLAYED if self.card_ok[seat] else L.REFUSED)
         leds.show()
         if failed:
-            self.report("selftest: %d failed: %s" % (len(failed), ", ".join(failed)))
-            self.prompt = ("%d FAILED" % len(failed), "")
+            line, row = forms("t_failed")
+            self.say("selftest", line % (len(failed), ", ".join(failed)))
+            self.prompt = (row % len(failed), "")
         else:
-            self.report("selftest: all ok")
-            self.prompt = ("ALL OK", "")
-        self.shown = failed[-4:] if failed else ["every part ok"]
+            line, row = forms("t_all_ok")
+            self.say("selftest", line)
+            self.prompt = (row, "")
+        self.shown = failed[-4:] if failed else [said("ts_every_ok")]
         self.draw("")
         self.play(REJECT if failed else ACCEPT)
 
@@ -473,7 +456,8 @@ class _Run:
         stuck = self.target
         if stuck & 4:
             return
-        self.prompt = (self.prompt[0], "OK: continue")
-        self.say("selftest", "press OK to continue")
+        line, row = forms("t_continue")
+        self.prompt = (self.prompt[0], row)
+        self.say("selftest", line)
         if self.wait_for_ok(WAIT_OK_MS) is not None:
             self.all_up(RELEASE_MS)

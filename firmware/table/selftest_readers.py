@@ -10,10 +10,14 @@
 8. range (``lift_mm``; 0 leaves it out): the card held that far above the
    play area (on a spacer) must still read, and lifted away it must be gone
    within RELEASE_MS.
+
+The sentences and the display's rows are the text store's (table/texts.py,
+``t_`` and ``ts_``).
 """
 from drivers import mfrc522 as M
 
 from .deck_file import uid_hex
+from .texts import message as said
 
 CHIPS = {0x91: "NXP MFRC522 v1.0", 0x92: "NXP MFRC522 v2.0", 0x88: "FM17522 clone",
          0xB2: "FM17522 clone", 0x12: "clone marked NXP", 0x90: "clone (v0.0)"}
@@ -24,30 +28,31 @@ RELEASE_MS = 3000    # buttons up, a card lifted away: within this time
 STEP_MS = 10         # the wait loops' step
 
 
+def forms(key):
+    """The self-test's text ``key`` (table/texts.py): its report line, then
+    the rows the display shows for it."""
+    return said(key).split("|")
+
+
 def chip_name(version):
     """A VersionReg value in words (the known chips, else the hex value)."""
     return CHIPS.get(version, "VersionReg 0x%02x" % version)
 
 
 def version_fault(rd):
-    """Why a reader failed its initialisation, in words."""
+    """Why a reader failed its initialisation, in words, and whether it is
+    not connected at all (True: nothing answers on its MISO)."""
     if not rd.reset():
-        return ("no answer: the chip never leaves reset (MISO reads high?): check "
-                "3V3R, GND, RST, its CS line and its MISO buffer gate")
+        return said("t_no_reset"), False
     if rd.init(False):
-        return ("answered only at the second try: a loose wire or a weak supply "
-                "(3V3R at the reader?)")
+        return said("t_second_try"), False
     reads = [rd.read_version() for _ in range(VERSION_READS)]
     if any(r != reads[0] for r in reads):
-        return ("not connected: MISO floats (VersionReg reads %s): the seat cable is "
-                "unplugged and its 74HC125 input A has no pull-down (R15-R20), or a "
-                "MISO wire is broken" % ", ".join("0x%02x" % r for r in reads))
+        return said("t_floating") % ", ".join("0x%02x" % r for r in reads), True
     v = reads[0]
     kind = M.version_kind(v)
     if kind == M.V_NO_ANSWER:
-        return ("not connected (VersionReg reads 0x%02x): the seat cable is unplugged, "
-                "or the reader has no 3V3R or GND, or its CS or MISO wire (through its "
-                "74HC125 gate) is broken" % v)
+        return said("t_silent") % v, True
     if kind == M.V_MISREAD:
         near = 0
         for k in M.VERSIONS:
@@ -55,12 +60,8 @@ def version_fault(rd):
             if d & (d - 1) == 0:
                 near = k
                 break
-        return ("VersionReg 0x%02x is 0x%02x (%s) with one bit misread: a marginal "
-                "wire -- check SCK, MISO and GND in the seat cable and the 33 Ohm "
-                "resistors; long cables: a lower spi_baud (hardware/README.md)"
-                % (v, near, chip_name(near)))
-    return ("VersionReg 0x%02x: not an MFRC522 nor a known clone (the driver takes "
-            "0x91, 0x92, 0x88, 0xB2, 0x12, 0x90)" % v)
+        return said("t_misread") % (v, near, chip_name(near)), False
+    return said("t_unknown_chip") % v, False
 
 
 class CardCheck:
@@ -119,66 +120,56 @@ class CardCheck:
         for i in good:
             name = self.run.names[i]
             if self.run.wait(STEP_MS, self._clear) is None:
-                self.run.ask("cards", "remove every card from the readers", "remove cards")
+                self.run.ask("cards", *forms("t_remove_all"))
                 self.run.wait(RELEASE_MS, self._clear)
-            self.run.ask(name, "place a card on this reader (%d s)" % (self.run.card_ms // 1000),
-                     "card on", name)
+            line, row = forms("t_place")
+            self.run.ask(name, line % (self.run.card_ms // 1000), row, name)
             self.seen = 0
             if self.run.wait(self.run.card_ms, self._card) is None:
-                self.run.result(name, False, "no card read in %d s: check the distance to the "
-                            "antenna (table top), 3V3R at the reader and SCK/MOSI"
-                            % (self.run.card_ms // 1000), name + " card")
+                self.run.result(name, False, said("t_no_card") % (self.run.card_ms // 1000),
+                                name + " card")
             else:
                 self.run.wait(CROSS_MS, self._who)      # whoever else reads it meanwhile
                 self._card_result(i, name, lift_mm)
-            self.run.ask(name, "remove the card", "remove card")
+            self.run.ask(name, *forms("t_remove"))
             if self.run.wait(RELEASE_MS, self._clear) is None and self.run.card_ok[i]:
                 self.run.card_ok[i] = 0
-                self.run.result(name, False, "the card is still read %d s after it was to be "
-                            "lifted away: a reader that reads that far counts a lifted card "
-                            "as played (antenna under a thin top is enough)"
-                            % (RELEASE_MS // 1000), name + " lift")
+                self.run.result(name, False, said("t_still_read") % (RELEASE_MS // 1000),
+                                name + " lift")
 
     def _card_result(self, i, name, lift_mm):
         me = 1 << i
         others = self.seen & ~me
         if self.seen == me:
             self.run.card_ok[i] = 1
-            self.run.result(name, True, "card %s read, by this reader only" % uid_hex(self.uid),
-                        name + " card")
+            self.run.result(name, True, said("t_card_ok") % uid_hex(self.uid),
+                            name + " card")
             if lift_mm:
                 self._range(i, name, lift_mm)
         elif self.seen & me:
-            self.run.result(name, False, "card %s read here and also by the %s reader: a "
-                        "cross-read -- the readers are too close (antenna centres at least "
-                        "15 cm apart) or the card lay between them" % (
-                            uid_hex(self.uid), self._readers(others)), name + " card")
+            self.run.result(name, False, said("t_cross") % (
+                uid_hex(self.uid), self._readers(others)), name + " card")
         else:
-            self.run.result(name, False, "the card was read by the %s reader, not by this "
-                        "one: are the chip-selects of %s and %s swapped?" % (
-                            self._readers(others), name, self._readers(others)),
-                        name + " card")
+            self.run.result(name, False, said("t_other_reader") % (
+                self._readers(others), name, self._readers(others)), name + " card")
 
     def _range(self, i, name, mm):
         """The card on a spacer ``mm`` above the play area must still read: the
         person says when it lies there (OK), then the reader has RANGE_MS."""
-        self.run.ask(name, "lay the card on a %d mm spacer (about %d cards) on this reader, "
-                 "then press OK" % (mm, mm * 3), "card %d mm up" % mm, "then OK")
+        line, row, row2 = forms("t_spacer")
+        self.run.ask(name, line % (mm, mm * 3), row % mm, row2)
         if self.run.working & 4:
             pressed = self.run.wait_for_ok(self.run.button_ms)
             self.run.all_up(RELEASE_MS)
             if pressed is None:
-                self.run.result(name, False, "range not measured: no OK in %d s"
-                            % (self.run.button_ms // 1000), name + " range")
+                self.run.result(name, False, said("t_no_range_ok") % (self.run.button_ms // 1000),
+                                name + " range")
                 return
         else:                                  # no OK button: time to lay it there
             self.run.pause(RELEASE_MS)
         self.reader = i
         if self.run.wait(RANGE_MS, self._here) is None:
             self.run.card_ok[i] = 0
-            self.run.result(name, False, "not read %d mm above the play area: little margin "
-                        "for a warped or sleeved card -- a thinner top (4-6 mm), no metal "
-                        "within 30 mm, 3V3R at the reader" % mm, name + " range")
+            self.run.result(name, False, said("t_range_fail") % mm, name + " range")
         else:
-            self.run.result(name, True, "card read %d mm above the play area" % mm,
-                        name + " range")
+            self.run.result(name, True, said("t_range_ok") % mm, name + " range")

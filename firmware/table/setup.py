@@ -11,8 +11,7 @@ from tapp.cards import CODE_INDEX
 from tapp.catalog import VARIANTS, base_variant, variant_ids
 from tapp.variants import COMMON_CHOICES
 
-from .names import VARIANTS as VARIANT_NAMES
-from .names import card_text, short_name
+from .names import card_text, short_name, variant_name
 from .settings import SEAT_NAMES
 from .texts import KEYS, index, text
 
@@ -131,7 +130,7 @@ class Setup:
         lang = self.settings.language
         ans = choices[self.pos]
         if key == "variant":
-            shown = VARIANT_NAMES.get(ans, ans)
+            shown = variant_name(ans, lang)
         elif key == "first_dealer":
             shown = self.settings.seat_name(ans)
         elif key in ("mode", "start"):
@@ -142,7 +141,7 @@ class Setup:
         return [(text("setup", lang) + " %d/%d" % (self.step + 1, total), True),
                 ("", False), (label, False), ("", False),
                 ("<" + short_name(shown, 14) + ">", True), ("", False),
-                (VARIANT_NAMES.get(self.settings.variant, ""), False), ("", False)]
+                (variant_name(self.settings.variant, lang), False), ("", False)]
 
 
 def _said(key, fallback, lang):

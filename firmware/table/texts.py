@@ -1,22 +1,44 @@
-r"""What the table says, in German (the default) and English.
+r"""The table's one text store: every human text the table says.
 
-Every text the table shows, in one keyed format: the table's own, the
-engine's errors (``e_`` + the stable word of tapp.errors, ``error_text``),
-the deck registry's outcomes (``r_``/``rf_``), the enrolment's lines and the
-setup's house rules (``o_``/``v_``).  Each fits one 16-column display line
-with its ``%s`` slot filled (a seat's name, shortened by the screens to the
-room there is, a number or a card); tests/test_texts_fit.py checks that and
-renders every text where it is shown.
+A translator or a newcomer changes a text here and nowhere else.  Two parts,
+one format (a str of keys, each followed by one space, and a bytes constant
+of newline-ended UTF-8 texts in the keys' order):
 
-The texts live in one bytes constant, ``DATA`` (UTF-8: per key the German
-text, then the English one, each ended by a newline), found through ``KEYS``
-(the keys in the same order, each followed by a space).  From a ROMFS image
-both stay in flash: the module takes well under 1 KB of heap where a dict of
-str pairs took 7 KB (64-bit unix port).  ``text()`` makes a str for a caller
-to keep; the screens draw straight from ``DATA`` (``which``, ``OFF``) and
-allocate nothing.  Letters beyond ASCII are written as their UTF-8 bytes
-(ä \xc3\xa4, ö \xc3\xb6, ü \xc3\xbc, Ä \xc3\x84, Ö \xc3\x96, Ü \xc3\x9c,
-ß \xc3\x9f); the comment then shows the text.
+* ``KEYS`` / ``DATA`` -- what the display shows, per key the German text
+  (the default) and then the English one.  Each fits one 16-column line with
+  its ``%s`` filled (a seat's name, shortened by the screens to the room
+  there is, a number or a card); tests/test_texts_fit.py checks every one
+  and renders them where they are shown.  Keys by prefix: none -- the
+  table's own lines; ``o_``/``v_`` the setup's house rules and their
+  values; ``e_`` + a stable word of tapp.errors the engine's refusals;
+  ``r_``/``rf_`` + a word of table/registry.py the deck registry's outcomes
+  (``rf_``: the forms naming the card or deck it collided with, split by
+  "|", the first that fits used); ``c_`` + a contract's id, ``k_`` + a
+  call's word, ``g_`` + a variant's id: the contracts', calls' and games'
+  names (table/names.py).
+* ``MESSAGE_KEYS`` / ``MESSAGES`` -- what the serial console answers and the
+  bring-up self-test reports, English only (the console's protocol and the
+  report are English, docs/console.md): per key one text.  ``e_``/``r_``
+  again for the engine's and the registry's outcomes (the console's
+  ``message``), the console's own error words bare, ``t_`` the self-test's
+  report lines, ``ts_`` its display rows (16 columns, checked too).
+
+The engine (firmware/tapp) keeps only its error codes and their stable
+words (tapp/errors.py): it is shared with the host and imports nothing of
+the table, and the words are protocol (outcome lines, the journal), not
+text.  Whoever shows or says an error finds its text here by its word.
+
+Both parts stay in flash when the module runs from a ROMFS image: the only
+heap they take is ``OFF``, two bytes per display text, so the screens can
+draw a text straight from ``DATA`` (``which``, ``number``, ``OFF``) and
+allocate nothing; ``text()`` and ``message()`` make a str for a caller to
+keep (a message is found by walking its lines: the console and the self-test
+may allocate, and no table of offsets sits in the heap for them).  Letters
+beyond ASCII are written as their UTF-8 bytes (ä \xc3\xa4, ö \xc3\xb6, ü
+\xc3\xbc, Ä \xc3\x84, Ö \xc3\x96, Ü \xc3\x9c, ß \xc3\x9f); the comment then
+shows the text.  A new text: its key in the keys' str and its line(s) at the
+same place in the bytes (tests/test_texts_fit.py, tests/test_names.py check
+that every key has them).
 """
 from array import array
 
@@ -42,6 +64,13 @@ KEYS = (
     "r_uid_enrolled rf_uid_enrolled r_uid_other_deck rf_uid_other_deck r_card_enrolled "
     "rf_card_enrolled r_unknown_deck r_bad_uid r_not_in_set r_bad_deck_id r_bad_kind "
     "r_deck_exists r_full r_corrupt r_storage r_complete enrol_next enrol_got "
+    "c_frage c_heart_frage c_solo c_suit_solo c_heart_solo c_bettel c_bettel_ouvert "
+    "c_suit_rufer c_heart_rufer c_suit_durch c_heart_durch c_ramsch c_pickup c_hand "
+    "c_soloist c_diamond_solo c_spade_solo c_club_solo c_last_trick "
+    "k_pass k_hold k_spiele k_weg k_besser k_am_besten k_vorn k_mehr k_herz k_nicht_herz "
+    "k_raise k_declare k_bid k_tout k_kontra k_re k_supp k_resupp k_hirsch k_66 k_du k_auch "
+    "g_wuerttemberg g_tapp_classic g_tapp_modern g_tarock_simple g_tarock_bettel "
+    "g_haferltarock g_berliner g_scharfer_tarock g_herzblatt g_herzblatt_muhr g_braun_solo "
 )
 
 DATA = (
@@ -61,9 +90,9 @@ DATA = (
     b"%s gibt\n%s deals\n"                       # deal_centre
     b"Karte %s\nCard %s\n"                       # deal_count
     b"an %s\nto %s\n"                            # deal_to
-    b"Stock\nTalon\n"                            # talon
+    b"Stock\nTalon\n"                                               # talon
     b"fehlt: %s\nmissing: %s\n"                  # missing
-    b"%s ist dran\n%s to play\n"                 # turn
+    b"%s ist dran\n%s to play\n"                                    # turn
     b"%s sagt:\n%s says:\n"                      # calls
     b"Gedr\xc3\xbcckt? OK\nDiscarded? OK\n"      # discard_open: "Gedrückt? OK"
     b"weiter\nplay on\n"                         # play_on
@@ -79,7 +108,7 @@ DATA = (
     b"gewonnen\nwon\n"                           # won
     b"verloren\nlost\n"                          # lost
     b"unentschieden\ndraw\n"                     # draw
-    b"eingeworfen\nthrown in\n"                  # thrown_in
+    b"eingeworfen\nthrown in\n"                                     # thrown_in
     b"OK: neues Spiel\nOK: next deal\n"          # next_deal
     b"Spielstand\nScore sheet\n"                 # scores
     b"Kasse\nPot\n"                              # pot
@@ -90,7 +119,7 @@ DATA = (
     b"Nichts zur\xc3\xbcck\nNothing to undo\n"   # nothing_undo: "Nichts zurück"
     b"Von vorn geben\nDeal from start\n"       # deal_again (after a power cut)
     b"Neu dr\xc3\xbccken %s\nDiscard anew %s\n"  # discard_again: "Neu drücken %s" (1/3)
-    b"Auf die Mitte!\nOn the centre!\n"         # to_centre
+    b"Auf die Mitte!\nOn the centre!\n"                             # to_centre
     b"OK lang dr\xc3\xbccken\nHold OK down\n"      # hold_ok: "OK lang drücken"
     b"Kein Mittelleser\nNo centre reader\n"      # centre_down
     b"Versto\xc3\x9f!\nRevoke!\n"                 # revoke: "Verstoß!"
@@ -105,7 +134,7 @@ DATA = (
     b"Spiel %s\nDeal %s\n"                       # deal_no
     b"Augen bisher\nPoints so far\n"             # points_now
     b"Letzter Stich %s\nLast trick %s\n"         # last_trick
-    b"Stiche %s\nTricks %s\n"                    # tricks
+    b"Stiche %s\nTricks %s\n"                                       # tricks
     b"fehlt: %s Spieler\nmissing: %s seats\n"    # missing_n
     b"OK: zur\xc3\xbcck\nOK: back\n"              # ok_back: "OK: zurück"
     b"OK: weiter\nOK: play on\n"                 # ok_on
@@ -203,19 +232,242 @@ DATA = (
     b"Deck komplett\nDeck complete\n"           # r_complete
     b"Lege: %s\nPlace: %s\n"                    # enrol_next
     b"Erfasst: %s\nGot: %s\n"                   # enrol_got
+    # the contracts' names (c_ + the contract's id) and the calls' (k_ + the call's
+    # word; the bid and the declaration are named by their contract)
+    b"Frage\nFrage\n"                            # c_frage
+    b"Herz-Frage\nHeart Frage\n"                 # c_heart_frage
+    b"Solo\nSolo\n"                              # c_solo
+    b"Farb-Solo\nSuit Solo\n"                    # c_suit_solo
+    b"Herz-Solo\nHeart Solo\n"                   # c_heart_solo
+    b"Bettel\nBettel\n"                          # c_bettel
+    b"Bettel ouvert\nBettel ouvert\n"            # c_bettel_ouvert
+    b"Rufer\nRufer\n"                            # c_suit_rufer
+    b"Herz-Rufer\nHeart Rufer\n"                 # c_heart_rufer
+    b"Durch\nDurch\n"                            # c_suit_durch
+    b"Herz-Durch\nHeart Durch\n"                 # c_heart_durch
+    b"Ramsch\nRamsch\n"                          # c_ramsch
+    b"Aufnehmen\nPick-up\n"                      # c_pickup
+    b"Hand\nHand\n"                              # c_hand
+    b"Solo\nSolo\n"                              # c_soloist
+    b"Karo-Solo\nDiamond Solo\n"                 # c_diamond_solo
+    b"Pik-Solo\nSpade Solo\n"                    # c_spade_solo
+    b"Kreuz-Solo\nClub Solo\n"                   # c_club_solo
+    b"Letzter Stich\nLast trick\n"               # c_last_trick
+    b"passe\npass\n"                             # k_pass
+    b"halte\nhold\n"                             # k_hold
+    b"spiele\nplay\n"                            # k_spiele
+    b"weg\npass\n"                               # k_weg
+    b"besser\nbetter\n"                          # k_besser
+    b"am besten\nbest\n"                         # k_am_besten
+    b"vorn\nfirst\n"                             # k_vorn
+    b"mehr\nmore\n"                              # k_mehr
+    b"Herz\nHearts\n"                            # k_herz
+    b"nicht Herz\nnot Hearts\n"                  # k_nicht_herz
+    b"Hand\nHand\n"                              # k_raise
+    b"\n\n"                                      # k_declare
+    b"\n\n"                                      # k_bid
+    b"Tout\nTout\n"                              # k_tout
+    b"Kontra\nKontra\n"                          # k_kontra
+    b"Re\nRe\n"                                  # k_re
+    b"Supp\nSupp\n"                              # k_supp
+    b"Resupp\nResupp\n"                          # k_resupp
+    b"Hirsch\nHirsch\n"                          # k_hirsch
+    b"66\n66\n"                                  # k_66
+    b"Du\nDu\n"                                  # k_du
+    b"auch\nme too\n"                            # k_auch (the ladder's second step)
+    # the games' names (g_ + the variant's id), in the header
+    b"W\xc3\xbcrtt. Tarock\nW\xc3\xbcrtt. Tarock\n"  # g_wuerttemberg: "Württ. Tarock"
+    b"Tapp\nTapp\n"                            # g_tapp_classic
+    b"Tapp neu\nTapp neu\n"                    # g_tapp_modern
+    b"Tarock\nTarock\n"                        # g_tarock_simple
+    b"Tarock Bettel\nTarock Bettel\n"          # g_tarock_bettel
+    b"Haferltarock\nHaferltarock\n"            # g_haferltarock
+    b"Berliner\nBerliner\n"                    # g_berliner
+    b"Scharfer T.\nScharfer T.\n"              # g_scharfer_tarock
+    b"Herzblatt\nHerzblatt\n"                  # g_herzblatt
+    b"Herzblatt Muhr\nHerzblatt Muhr\n"        # g_herzblatt_muhr
+    b"Brauns Solo\nBrauns Solo\n"              # g_braun_solo
+)
+
+# ------------------------------------------- what the console and the self-test say
+# English only (the console's protocol and the bring-up report are English,
+# docs/console.md): per key one newline-ended text, in MESSAGE_KEYS' order.
+MESSAGE_KEYS = (
+    "e_ok e_unknown_card e_not_in_deck e_card_used e_not_in_hand e_not_your_turn "
+    "e_wrong_phase e_must_follow e_must_trump e_must_overtrump e_illegal_call "
+    "e_illegal_contract e_illegal_discard e_illegal_announce e_bad_event "
+    "r_ok r_uid_enrolled r_uid_other_deck r_card_enrolled r_unknown_deck r_bad_uid "
+    "r_not_in_set r_bad_deck_id r_bad_kind r_deck_exists r_full r_corrupt r_storage "
+    "r_nothing r_complete "
+    "bad_line too_long bad_request unknown_command bad_args locked bad_pin rate_limited "
+    "no_pin not_ready nothing_to_undo busy unavailable not_found failed "
+    "ts_title ts_seconds t_display_lost t_display_ok t_bus_ok t_bus_fail t_reset "
+    "t_no_supply t_genuine t_clone t_release t_stuck ts_press t_no_press t_swapped "
+    "t_pressed t_confirm ts_yes_no t_need_ok_next t_no_answer t_leds t_leds_q t_leds_ok "
+    "t_leds_fail t_buzzer t_buzzer_q t_buzzer_ok t_buzzer_fail t_failed t_all_ok "
+    "ts_every_ok t_continue t_no_reset t_second_try t_floating t_silent t_misread "
+    "t_unknown_chip t_remove_all t_place t_no_card t_remove t_still_read t_card_ok "
+    "t_cross t_other_reader t_spacer t_no_range_ok t_range_fail t_range_ok "
+)
+
+MESSAGES = (
+    # the engine's errors (e_ + tapp.errors.NAMES), the console's "message"
+    b"OK\n"                                                         # e_ok
+    b"Unknown card: not a known card code\n"                        # e_unknown_card
+    b"This card is not part of the session's deck\n"                # e_not_in_deck
+    b"This card has already been played in this deal\n"            # e_card_used
+    b"That card is not in this player's hand\n"                     # e_not_in_hand
+    b"It is not this seat's turn\n"                                 # e_not_your_turn
+    b"Not possible at this point of the deal\n"                     # e_wrong_phase
+    b"Farbe bedienen! Follow the suit that was led\n"               # e_must_follow
+    b"Trumpf! No card of the led suit: a trump must be played\n"    # e_must_trump
+    b"\xc3\x9cbertrumpfen! A higher trump must be played\n"         # e_must_overtrump
+    b"That call is not allowed now\n"                               # e_illegal_call
+    b"That contract is not allowed here\n"                          # e_illegal_contract
+    b"Wrong discards: count or cards\n"                             # e_illegal_discard
+    b"That announcement is not allowed now\n"                       # e_illegal_announce
+    b"Unreadable or incomplete event\n"                             # e_bad_event
+    # the deck registry's outcomes (r_ + registry.NAMES)
+    b"OK\n"                                                         # r_ok
+    b"This tag is already a card of this deck\n"                    # r_uid_enrolled
+    b"This tag is a card of another deck\n"                         # r_uid_other_deck
+    b"This card of the deck already has a tag\n"                    # r_card_enrolled
+    b"There is no deck with this id\n"                              # r_unknown_deck
+    b"Not a card sticker (UID of 4, 7 or 10 bytes)\n"               # r_bad_uid
+    b"This card is not part of the deck's card set\n"              # r_not_in_set
+    b"Deck ids are 1 to 99\n"                                       # r_bad_deck_id
+    b"Unknown deck kind\n"                                          # r_bad_kind
+    b"A deck with this id exists\n"                                 # r_deck_exists
+    b"The registry is full\n"                                       # r_full
+    b"Deck file corrupt\n"                                          # r_corrupt
+    b"Could not write to the flash; nothing changed\n"             # r_storage
+    b"Nothing to take back\n"                                       # r_nothing
+    b"Every card of the deck is enrolled\n"                         # r_complete
+    # the console's own refusals (its stable error words, docs/console.md)
+    b"not one JSON object per line (RFC 8259, UTF-8)\n"             # bad_line
+    b"line longer than 4096 bytes\n"                                # too_long
+    b"a request is an object with \"cmd\" (a string) and an optional "
+    b"\"id\" (a number or a short string)\n"                        # bad_request
+    b"unknown command (try help)\n"                                 # unknown_command
+    b"bad arguments\n"                                              # bad_args
+    b"this needs the referee PIN (\"pin\")\n"                       # locked
+    b"wrong PIN\n"                                                  # bad_pin
+    b"too many wrong PINs: wait retry_ms\n"                         # rate_limited
+    b"no referee PIN is set on this table (settings referee_pin)\n"  # no_pin
+    b"the table is not playing a session\n"                         # not_ready
+    b"nothing to take back\n"                                       # nothing_to_undo
+    b"the table's input queue is full: try again\n"                 # busy
+    b"not available on this firmware\n"                             # unavailable
+    b"no such thing\n"                                              # not_found
+    b"the command failed\n"                                         # failed
+    # the bring-up self-test (table/selftest.py): t_ its report's lines (after
+    # "<item>: ok " or "FAIL "), each followed by the rows its display shows
+    # for it, if any ("|" before each); ts_ a display row alone (16 columns)
+    b"SELFTEST\n"                                                   # ts_title
+    b"%d s\n"                                                       # ts_seconds
+    # t_display_lost
+    b"no answer at I2C address 0x3c or 0x3d (%s): check SDA and SCL (swapped?), VCC "
+    b"and GND of the display; the test goes on here, on the LEDs and the buzzer\n"
+    b"at I2C address %s: test pattern shown (all pixels, checkerboard, frame with "
+    b"diagonals): look for dead rows or columns\n"                  # t_display_ok
+    # t_bus_ok
+    b"MISO reads 0x00 with no reader selected (every 74HC125 gate off, the pull-down)\n"
+    b"MISO reads 0x%02x with no reader selected: something drives it -- a reader's "
+    b"MISO wired around its 74HC125 gate, a gate's /OE tied low -- or the 4.7 kOhm "
+    b"pull-down is missing and the line floats\n"                   # t_bus_fail
+    b"resetting all readers (the table supply must be on)|readers...\n"        # t_reset
+    b"no reader answers at all: is the table supply on? Over USB alone the readers, "
+    b"the 74HC125s and the display have no 3V3R -- switch the table supply on (and "
+    b"check U4's output: 3.25 to 3.4 V), then run the self-test again\n"  # t_no_supply
+    b"%s (VersionReg 0x%02x)\n"                                     # t_genuine
+    b"%s (VersionReg 0x%02x): a clone, which this driver reads like the NXP chip; if "
+    b"its range falls short in the card test, an NXP module is the cure\n"  # t_clone
+    b"release all buttons|release buttons\n"                        # t_release
+    # t_stuck
+    b"stuck: still pressed before it was asked for (a short to GND, or no pull-up)\n"
+    b"press %s\n"                                                   # ts_press
+    b"no press in %d s: check its wire and GND\n"                   # t_no_press
+    b"%s came instead: are the wires of %s and %s swapped?\n"       # t_swapped
+    b"pressed\n"                                                    # t_pressed
+    b"%s? press OK = yes, NEXT = no, PREV = again\n"                # t_confirm
+    b"OK yes NEXT no\n"                                             # ts_yes_no
+    # t_need_ok_next
+    b"not confirmed: OK and NEXT are needed to answer (fix the buttons first)\n"
+    b"no answer in %d s\n"                                          # t_no_answer
+    # t_leds
+    b"each seat's LED red, green, blue in turn, seat 1 first: look|LEDs: look\n"
+    b"did all %d LEDs show red, green and blue|all LEDs\n"          # t_leds_q
+    b"all %d LEDs showed red, green and blue\n"                     # t_leds_ok
+    b"an LED missed a colour or stayed dark: check +5V and GND at the LEDs, U3 "
+    b"(74AHCT125) and the 330 Ohm, DOUT to the next DIN\n"          # t_leds_fail
+    b"four rising notes: listen|buzzer: listen\n"                   # t_buzzer
+    b"did you hear four rising notes|4 notes\n"                     # t_buzzer_q
+    b"four rising notes heard\n"                                    # t_buzzer_ok
+    b"not heard: a passive piezo (not a magnetic buzzer), its 100 Ohm and GND, the "
+    b"buzzer pin\n"                                                 # t_buzzer_fail
+    b"%d failed: %s|%d FAILED\n"                                    # t_failed
+    b"all ok|ALL OK\n"                                              # t_all_ok
+    b"every part ok\n"                                              # ts_every_ok
+    b"press OK to continue|OK: continue\n"                          # t_continue
+    b"no answer: the chip never leaves reset (MISO reads high?): check 3V3R, GND, "
+    b"RST, its CS line and its MISO buffer gate\n"                  # t_no_reset
+    b"answered only at the second try: a loose wire or a weak supply (3V3R at the "
+    b"reader?)\n"                                                   # t_second_try
+    # t_floating
+    b"not connected: MISO floats (VersionReg reads %s): the seat cable is unplugged "
+    b"and its 74HC125 input A has no pull-down (R15-R20), or a MISO wire is broken\n"
+    b"not connected (VersionReg reads 0x%02x): the seat cable is unplugged, or the "
+    b"reader has no 3V3R or GND, or its CS or MISO wire (through its 74HC125 gate) "
+    b"is broken\n"                                                  # t_silent
+    b"VersionReg 0x%02x is 0x%02x (%s) with one bit misread: a marginal wire -- check "
+    b"SCK, MISO and GND in the seat cable and the 33 Ohm resistors; long cables: a "
+    b"lower spi_baud (hardware/README.md)\n"                        # t_misread
+    b"VersionReg 0x%02x: not an MFRC522 nor a known clone (the driver takes 0x91, "
+    b"0x92, 0x88, 0xB2, 0x12, 0x90)\n"                              # t_unknown_chip
+    b"remove every card from the readers|remove cards\n"            # t_remove_all
+    b"place a card on this reader (%d s)|card on\n"                 # t_place
+    b"no card read in %d s: check the distance to the antenna (table top), 3V3R at "
+    b"the reader and SCK/MOSI\n"                                    # t_no_card
+    b"remove the card|remove card\n"                                # t_remove
+    # t_still_read
+    b"the card is still read %d s after it was to be lifted away: a reader that reads "
+    b"that far counts a lifted card as played (antenna under a thin top is enough)\n"
+    b"card %s read, by this reader only\n"                          # t_card_ok
+    # t_cross
+    b"card %s read here and also by the %s reader: a cross-read -- the readers are "
+    b"too close (antenna centres at least 15 cm apart) or the card lay between them\n"
+    b"the card was read by the %s reader, not by this one: are the chip-selects of "
+    b"%s and %s swapped?\n"                                         # t_other_reader
+    # t_spacer
+    b"lay the card on a %d mm spacer (about %d cards) on this reader, then press OK"
+    b"|card %d mm up|then OK\n"
+    b"range not measured: no OK in %d s\n"                          # t_no_range_ok
+    # t_range_fail
+    b"not read %d mm above the play area: little margin for a warped or sleeved card "
+    b"-- a thinner top (4-6 mm), no metal within 30 mm, 3V3R at the reader\n"
+    b"card read %d mm above the play area\n"                        # t_range_ok
 )
 
 
-def index(words, word):
-    """Position of ``word`` among ``words`` (each followed by one space), or -1;
-    allocates nothing."""
-    n = len(word)
-    i = words.find(word) if n and " " not in word else -1
+def index(words, word, prefix=""):
+    """Position of ``prefix + word`` among ``words`` (each followed by one
+    space), or -1; allocates nothing."""
+    i = words.find(word) if word and " " not in word else -1
     while i >= 0:
-        if (i == 0 or words[i - 1] == " ") and words[i + n] == " ":
-            return words.count(" ", 0, i)
+        k = _key(words, i, len(word), prefix)
+        if k >= 0:
+            return k
         i = words.find(word, i + 1)
     return -1
+
+
+def _key(words, i, n, prefix):
+    """The position of the key of ``words`` that is ``prefix`` and the ``n``
+    characters at ``i``, or -1 if they are not a whole key."""
+    a = i - len(prefix)
+    if words[i + n] != " " or a < 0 or (a > 0 and words[a - 1] != " "):
+        return -1
+    return words.count(" ", 0, a) if words.startswith(prefix, a) else -1
 
 
 def offsets(data):
@@ -231,19 +483,32 @@ def offsets(data):
 OFF = offsets(DATA)     # text j is DATA[OFF[j]:OFF[j + 1] - 1]
 
 
-def which(key, lang="de"):
-    """The number ``j`` of the text ``key`` in ``lang`` ("de" or "en"): the
-    text is ``DATA[OFF[j]:OFF[j + 1] - 1]``.  KeyError for an unknown key."""
-    k = index(KEYS, key)
+def number(prefix, word, lang="de"):
+    """The number ``j`` of the text ``prefix + word`` in ``lang`` ("de" or
+    "en"; the text is ``DATA[OFF[j]:OFF[j + 1] - 1]``), or -1 if there is
+    none (a word that is not a str, too); allocates nothing."""
+    k = index(KEYS, word, prefix) if isinstance(word, str) else -1
     if k < 0:
-        raise KeyError(key)
+        return -1
     return 2 * k + 1 if lang == "en" else 2 * k
+
+
+def which(key, lang="de"):
+    """``number`` of the text ``key``; KeyError for an unknown key."""
+    j = number("", key, lang)
+    if j < 0:
+        raise KeyError(key)
+    return j
+
+
+def text_of(j):
+    """The text number ``j``, as a new str."""
+    return DATA[OFF[j]:OFF[j + 1] - 1].decode()
 
 
 def text(key, lang="de"):
     """The text ``key`` in ``lang`` ("de" or "en"), as a new str."""
-    j = which(key, lang)
-    return DATA[OFF[j]:OFF[j + 1] - 1].decode()
+    return text_of(which(key, lang))
 
 
 _E0 = index(KEYS, "e_ok")       # the engine's errors, in tapp.errors' code order
@@ -264,5 +529,20 @@ def error_text(code, lang="de"):
     j = error_number(code, lang)
     t = _errors.get(j)
     if t is None:
-        t = _errors[j] = DATA[OFF[j]:OFF[j + 1] - 1].decode()
+        t = _errors[j] = text_of(j)
     return t
+
+
+def message(key, default=None):
+    """What the console or the self-test says for ``key`` (English), a new
+    str; ``default`` for an unknown key (KeyError if it is None)."""
+    k = index(MESSAGE_KEYS, key)
+    if k < 0:
+        if default is None:
+            raise KeyError(key)
+        return default
+    i = 0
+    while k:
+        i = MESSAGES.find(b"\n", i) + 1
+        k -= 1
+    return MESSAGES[i:MESSAGES.find(b"\n", i)].decode()

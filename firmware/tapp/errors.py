@@ -1,9 +1,13 @@
-"""Stable error codes (docs/record-format.md "Outcomes") and the human messages for them.
+"""Stable error codes (docs/record-format.md "Outcomes") and their words.
 
 Codes are small ints inside the engine so the hot paths never build strings;
-``NAMES`` gives the stable lowercase word that goes into outcome lines and
-``MESSAGES`` the console's sentence.  The display's short lines, German and
-English, are the table's (table/texts.py ``e_`` + the word).
+``NAMES`` gives the stable lowercase word that goes into outcome lines.  The
+engine holds no human text: the display's lines (German, English) and the
+console's sentence for each word live in the table's one text store,
+table/texts.py (``e_`` + the word: ``text`` and ``message``), where a
+translator finds every text the table says.  The engine is shared with the
+host and must not import the table, so whoever shows or says an error (the
+table, the host's tools) looks its text up there by the word.
 """
 OK = 0
 UNKNOWN_CARD = 1
@@ -27,26 +31,3 @@ NAMES = (
     "must_overtrump", "illegal_call", "illegal_contract", "illegal_discard",
     "illegal_announce", "bad_event",
 )
-
-MESSAGES = (
-    "OK",
-    "Unknown card: not a known card code",
-    "This card is not part of the session's deck",
-    "This card has already been played in this deal",
-    "That card is not in this player's hand",
-    "It is not this seat's turn",
-    "Not possible at this point of the deal",
-    "Farbe bedienen! Follow the suit that was led",
-    "Trumpf! No card of the led suit: a trump must be played",
-    "Übertrumpfen! A higher trump must be played",
-    "That call is not allowed now",
-    "That contract is not allowed here",
-    "Wrong discards: count or cards",
-    "That announcement is not allowed now",
-    "Unreadable or incomplete event",
-)
-
-
-def message_for(name):
-    """The human message for a stable error word (as in outcome lines)."""
-    return MESSAGES[NAMES.index(name)] if name in NAMES else name

@@ -86,7 +86,7 @@ def cmd_replay(args):
 
 def _explaining(write):
     """Wrap ``write`` so each rejected event is also explained on stderr."""
-    from tapp.errors import message_for
+    from table.texts import message
     count = [0]
 
     def out(line):
@@ -94,7 +94,8 @@ def _explaining(write):
         write(line)
         if line.startswith('{"ok":false'):
             code = json.loads(line).get("error", "bad_event")
-            print("event %d: %s: %s" % (count[0], code, message_for(code)), file=sys.stderr)
+            print("event %d: %s: %s" % (count[0], code, message("e_" + code, code)),
+                  file=sys.stderr)
     return out
 
 

@@ -21,7 +21,7 @@ import textwrap
 from drivers.buzzer import SOUNDS
 from host_sim.players import AutoPlayers
 from host_sim.runtimes import table_class
-from table.names import CARD_TEXT, VARIANTS, call_label, contract_name
+from table.names import CARD_TEXT, call_label, contract_name, variant_name
 from tapp.cards import CARD_CODES, CODE_INDEX
 from tools.tapptable.outcome import played_points, words
 
@@ -347,7 +347,7 @@ def autoplay(args, out=None):
             shots.snap("; ".join(describe(table, ev) for ev in calls))
 
     players = TablePlayers(_Watched(table, on_lift), seed=args.seed)
-    name = VARIANTS.get(args.variant, args.variant)
+    name = variant_name(args.variant)
     out.write("The virtual table: %s (%s), %d players, %s mode, seed %d.\n" % (
         name, args.variant, args.players, args.mode, args.seed))
     if getattr(args, "runtime", "cpython") == "micropython":

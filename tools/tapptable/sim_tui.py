@@ -36,7 +36,7 @@ from textual.widget import Widget
 from textual.widgets import Button, Header, Static
 
 from host_sim.table import VirtualTable
-from table.names import VARIANTS, contract_name
+from table.names import contract_name, variant_name
 from tapp.cards import CARD_CODES
 from tapp.dealing import TALON
 from tapp.session import Session as EngineSession
@@ -933,7 +933,7 @@ class SimApp(App):
         t = self.seating.table
         view = t.view
         self.sub_title = "%s (%s) · %d players · %s · you: %s%s" % (
-            VARIANTS.get(view.variant(), view.variant()), view.variant(), view.players(),
+            variant_name(view.variant()), view.variant(), view.players(),
             "strict" if view.strict() else "open", seat_name(t, self.seating.you),
             " · record" if self.record else "")
 

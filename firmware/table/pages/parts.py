@@ -2,7 +2,6 @@
 from tapp import errors as E
 
 from .. import names, texts
-from ..names import VARIANTS
 from ..rows import COLS, width
 
 
@@ -23,10 +22,13 @@ def header(s, dealer, times=0):
     doubling ("x8") in their place, where row 1 has no room for it (alone
     where the game's name leaves it no room: "Tarock Bettel" and x32)."""
     w = s.w
-    name = _variant_name(s.view)
+    j = names.variant_number(s.view.variant(), w.lang)
     w.begin(0, True)
-    if not times or len(name) + 2 + width(times) <= COLS:
-        w.add(name)
+    if not times or _variant_len(s, j) + 2 + width(times) <= COLS:
+        if j < 0:
+            w.add(s.view.variant())
+        else:
+            w.text_number(j)
     if times:
         w.right()
         w.put(120)                   # x
@@ -38,15 +40,17 @@ def header(s, dealer, times=0):
     w.end()
 
 
-def _variant_name(view):
-    return VARIANTS.get(view.variant(), view.variant())
+def _variant_len(s, j):
+    """Columns of the game's name (text number ``j``; -1: its id)."""
+    return len(s.view.variant()) if j < 0 else s.w.number_len(j)
 
 
 def dealer_shown(s):
     """Does the header name the dealer (while his deal is on and it fits)?"""
     view = s.view
     return (view.in_deal() or s.table.mode() == "dealing") and \
-        len(_variant_name(view)) + 3 + len(s.seat_names[view.dealer()]) <= COLS
+        _variant_len(s, names.variant_number(view.variant(), s.w.lang)) + 3 + \
+        len(s.seat_names[view.dealer()]) <= COLS
 
 
 def header_key(s):

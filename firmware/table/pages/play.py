@@ -20,8 +20,8 @@ writes only the rows of the seats whose card or mark changed.
 """
 from tapp.cards import CODE_INDEX
 
-from .. import names
-from ..names import SUITS, SUITS_NAMED
+from .. import names, texts
+from ..names import SUITS
 from ..rows import COLS, width
 from .parts import Page as Base
 from .parts import (
@@ -221,8 +221,8 @@ def _call(s, c):
 def _word(w, word):
     """A call's or an announcement's word (none for "bid", "declare"): written?"""
     j = names.call_number(word, w.lang)
-    if j >= 0 and names.OFF[j + 1] - 1 > names.OFF[j]:
-        w.name(j)
+    if j >= 0 and texts.OFF[j + 1] - 1 > texts.OFF[j]:
+        w.text_number(j)
         return True
     if j < 0:
         w.add(word)
@@ -424,7 +424,7 @@ def _contract_width(w, cid, short):
     if short:
         return len(names.SHORT[cid][1 if w.lang == "en" else 0])
     j = names.contract_number(cid, w.lang)
-    return len(cid) if j < 0 else names.OFF[j + 1] - 1 - names.OFF[j]
+    return len(cid) if j < 0 else w.number_len(j)
 
 
 def _times(w, m):
@@ -513,4 +513,4 @@ def _contract_names(w, cid, suit):
     j = names.contract_number(cid, w.lang)
     if j < 0:
         return cid.find(names.suit_word(suit, w.lang, w.german)) >= 0
-    return SUITS_NAMED[j] >> suit & 1 != 0
+    return names.suits_named(j) >> suit & 1 != 0

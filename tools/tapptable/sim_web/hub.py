@@ -32,7 +32,7 @@ from drivers.leds import COLOURS, STATE_NAMES
 from host_sim.players import AutoPlayers
 from host_sim.table import KEYS, LONG_MS, PRESS_MS, SETTLE_MS, VirtualTable
 from table.menus import needs_hold
-from table.names import VARIANTS, contract_name
+from table.names import contract_name, variant_name
 from tapp.cards import CARD_CODES, CODE_INDEX
 from tapp.dealing import TALON
 from tapp.session import Session
@@ -775,7 +775,7 @@ class TableHub:
         question = sorted(model.menu_seats()) if tv.mode() == "play" and tv.menu_size() else []
         return {
             "variant": self.variant, "mode": self.mode, "lang": self.lang,
-            "variant_name": VARIANTS.get(self.variant, self.variant),
+            "variant_name": variant_name(self.variant),
             "contract": view.contract(),
             "contract_name": contract_name(view.contract(), self.lang)
             if view.contract() else None,
