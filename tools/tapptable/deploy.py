@@ -63,7 +63,7 @@ def sha256(path):
 HOST_ONLY = ("drivers/fbuf.py",)
 # The device's bytecode without line numbers (mpy-cross -O3; the firmware has
 # no assert, which -O would also drop): about 7 % less, which the ROMFS image
-# needs below the journal's area (192 KiB); a traceback on the device names
+# needs below the journal's area (200 KiB); a traceback on the device names
 # the function, not the line.
 DEVICE_OPT = ("-O3",)
 
