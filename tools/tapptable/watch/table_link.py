@@ -241,7 +241,8 @@ class TableWatcher:
 
     def store(self, lines, what):
         try:
-            sid, added = self.history.add_record(lines, self.picture.name, self.origin)
+            sid, added = self.history.add_record(lines, self.picture.name, self.origin,
+                                                 lang=self.picture.lang)
         except FoldError as exc:
             self.log("%s: %s: not stored: %s" % (self.picture.name, what, exc))
             return
