@@ -14,6 +14,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.request
 from pathlib import Path
 
 import aiohttp
@@ -160,6 +161,12 @@ def test_the_page_follows_the_display_within_a_second_at_360_and_1280_px(
     # a seat is a line, not stretched to fill the column (360 px)
     heights = narrow.eval_on_selector_all(".seat", "els => els.map(e => e.offsetHeight)")
     assert len(heights) == 3 and max(heights) < 48, heights
+    # the cable pulled: the page says what the watcher waits for, then "live" again
+    table.drop_client()
+    narrow.wait_for_function("tappWatch.linkLog.some(x => x[2].includes("
+                             "'went away (unplugged, power cut?); waiting for it to come back'))")
+    narrow.wait_for_function("document.querySelector('.t-link').textContent == 'live'",
+                             timeout=15_000)
     # the watcher stops and comes back on the same port: the page says so and reconnects
     port = w.server.port
     w.server.__exit__(None, None, None)
@@ -420,11 +427,9 @@ def test_two_tables_one_page_one_leaderboard(live, tmp_path):
                 break
         assert url, proc.stderr.read()
 
-        def get(path):
-            async def fetch():
-                async with aiohttp.ClientSession() as s, s.get(url + path) as r:
-                    return await r.json()
-            return asyncio.run(fetch())
+        def get(path):                  # (no asyncio here: Playwright's loop may run)
+            with urllib.request.urlopen(url + path, timeout=10) as r:
+                return json.loads(r.read())
         for t in tables.values():
             t.play_on(1)
         wait_for(lambda: all(t.deals_done >= 1 for t in tables.values()), "a deal at each",

@@ -4,7 +4,7 @@
 const SUITS = { C: "\u2663", S: "\u2660", H: "\u2665", D: "\u2666" };
 const COLOURS = ["#ffd43b", "#74c0fc", "#ff8787", "#8ce99a", "#e599f7", "#ffa94d", "#63e6be", "#dee2e6"];
 const STALE_MS = 45000;          // no message for this long: the link is dead, connect again
-const W = window.tappWatch = { tables: [], history: null, messages: 0, screenLog: [], connected: false };
+const W = window.tappWatch = { tables: [], history: null, messages: 0, screenLog: [], linkLog: [], connected: false };
 const $ = (sel, el = document) => el.querySelector(sel);
 
 function el(tag, attrs = {}, ...kids) {
@@ -50,7 +50,9 @@ function renderTable(t) {
   const v = t.view || {}, s = t.session || {}, tab = t.table || {};
   $(".t-name", art).textContent = t.name + (t.watcher && !t.local ? " · " + t.watcher : "");
   const link = $(".t-link", art);
-  link.textContent = t.link.state === "connected" ? "live" : t.link.text;
+  const said = t.link.state === "connected" ? "live" : t.link.text;
+  if (link.textContent !== said) W.linkLog.push([Date.now(), t.key, said]);
+  link.textContent = said;
   link.className = "t-link " + t.link.state;
   art.dataset.link = t.link.state;
   const game = [];
