@@ -9,13 +9,16 @@ row, each player one row over both tables, and the season's balances the sums.
 Also: the schema's versioned migrations, a database from a newer watcher
 refused, a bad record refused without a change, the CSV and printable pages.
 """
+import csv
+import io
 import json
 import random
 import sqlite3
 
 import pytest
 
-from tapp.record import with_crc
+from tapp.record import parse_line, with_crc
+from tapp.session import Session
 from tools.tapptable.cli import main
 from tools.tapptable.simulate import Simulator
 from tools.tapptable.watch import history as H
@@ -107,13 +110,14 @@ def test_migrations_are_numbered_and_applied_once(tmp_path):
                        "NOT NULL); INSERT INTO schema_version VALUES (1);")
     conn.close()
     db = H.History(path)
-    assert db.version() == H.SCHEMA_VERSION == 2
+    assert db.version() == H.SCHEMA_VERSION == 3
+    assert "lang" in [r[1] for r in db.db.execute("PRAGMA table_info(sessions)")]
     names = {r[0] for r in db.db.execute("SELECT name FROM sqlite_master WHERE type='index'")}
     assert {"sessions_season", "seats_player"} <= names
     db.close()
     db = H.History(path)                         # opened again: nothing applied twice
-    assert [r[0] for r in db.db.execute("SELECT version FROM schema_version")] == [1, 2]
-    db.db.execute("INSERT INTO schema_version VALUES (3)")
+    assert [r[0] for r in db.db.execute("SELECT version FROM schema_version")] == [1, 2, 3]
+    db.db.execute("INSERT INTO schema_version VALUES (4)")
     db.db.commit()
     db.close()
     with pytest.raises(H.HistoryError, match="newer tapptable watch"):
@@ -136,15 +140,27 @@ def test_a_bad_record_changes_nothing_and_a_session_without_play_waits():
     assert added == 1 and db.add_record(lines, "t", "here") == (sid, 0)
 
 
-def test_csv_and_printable_score_sheet():
+@pytest.mark.parametrize("lang", ["de", "en"])
+def test_csv_and_printable_score_sheet(lang):
+    """The exports name each deal's contract as the table's display did (its
+    language kept with the session) and say the deal in the result line's words."""
+    from table.names import contract_name
+    from tools.tapptable.outcome import words
     db = H.History(":memory:")
-    lines = Simulator("tapp_modern", 3, seed=8, seats=["<b>Anna</b>", "Bert, jr.", "Cora"]
-                      ).record_lines(3)
-    sid, _ = db.add_record(lines, "Tisch \"1\"", "here")
-    text = db.score_csv(sid)
-    rows = text.splitlines()
-    assert rows[0].startswith('deal,contract,declarer,won,<b>Anna</b> payment,"Bert, jr. payment"')
-    assert len(rows) == 4 and rows[-1].split(",")[0] == "3"
+    seats = ["<b>Anna</b>", "Bert, jr.", "Cora"]
+    lines = Simulator("tapp_modern", 3, seed=8, seats=seats).record_lines(3)
+    sid, _ = db.add_record(lines, "Tisch \"1\"", "here", lang=lang)
+    rows = list(csv.reader(io.StringIO(db.score_csv(sid))))
+    assert rows[0][:6] == ["deal", "contract", "declarer", "won", "<b>Anna</b> payment",
+                           "Bert, jr. payment"] and rows[0][-1] == "result"
+    results = fold(lines).deals
+    tricks = Session(parse_line(lines[0])).view.hand_size()
+    assert len(rows) == 4 and rows[-1][0] == "3"
+    for row, r in zip(rows[1:], results, strict=True):
+        name = contract_name(r["contract"], lang) if r["contract"] else ""
+        assert row[1] == name
+        assert row[-1] == words(r, seats, name, None, tricks)
     page = printable(db.session(sid))
     assert "<b>Anna</b>" not in page and "&lt;b&gt;Anna&lt;/b&gt;" in page
+    assert "Tapp neu" in page and all(x[1] in page for x in rows[1:] if x[1])
     assert db.score_csv("0" * 64) is None and db.session("0" * 64) is None

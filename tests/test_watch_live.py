@@ -14,6 +14,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.request
 from pathlib import Path
 
 import aiohttp
@@ -153,6 +154,20 @@ def test_the_page_follows_the_display_within_a_second_at_360_and_1280_px(
     narrow.wait_for_function("tappWatch.history && tappWatch.history.sessions.length == 1")
     assert narrow.locator("#leaderboard tbody tr").count() == 3
     assert narrow.locator(".t-sheet tbody tr").count() == 2          # deal 1 and the total
+    # the settlement as the table says it (test_the_page_says_the_settlement_...)
+    said = w.picture.snapshot()["settlement"]
+    narrow.wait_for_function("t => document.querySelector('.t-result').textContent"
+                             ".includes(t)", arg=said["text"])
+    # a seat is a line, not stretched to fill the column (360 px) or the display's height
+    for page in pages:
+        heights = page.eval_on_selector_all(".seat", "els => els.map(e => e.offsetHeight)")
+        assert len(heights) == 3 and max(heights) < 48, heights
+    # the cable pulled: the page says what the watcher waits for, then "live" again
+    table.drop_client()
+    narrow.wait_for_function("tappWatch.linkLog.some(x => x[2].includes("
+                             "'went away (unplugged, power cut?); waiting for it to come back'))")
+    narrow.wait_for_function("document.querySelector('.t-link').textContent == 'live'",
+                             timeout=15_000)
     # the watcher stops and comes back on the same port: the page says so and reconnects
     port = w.server.port
     w.server.__exit__(None, None, None)
@@ -319,3 +334,120 @@ def test_bad_arguments_are_refused_with_one_line(tmp_path, capsys):
     db.close()
     assert main(["watch", "a0", "--db", str(bad), "--no-qr"]) == 2
     assert "newer tapptable watch" in capsys.readouterr().err
+
+
+# ----------------------------------------------------------------- the settlement
+
+
+DURCH = ["call spiele", "call weg", "call weg", "call Durch", "call Durch \u2663",
+         "place 2 D7", "place 1 DA", "place 0 D8"]
+BETTEL = ["call play", "call pass", "call pass", "call Bettel", "place 2 D7", "place 1 DA",
+          "place 0 D8", "lift all", "place 1 S6", "place 0 S7", "place 2 SA"]
+
+
+def followed(lang, moves):
+    """A table (seed 1, open mode) whose console a TablePicture follows as the
+    watcher does (its live events, ``view`` polled after each move); the
+    table, the picture and the terminal's result line."""
+    from console_bench import Bench
+
+    from host_sim.scenario import Run
+    from table.names import contract_name
+    from tools.tapptable.outcome import view_words
+    run = Run("settlement")
+    run.run_lines(["table variant=tapp_modern players=3 mode=open seed=1 lang=" + lang])
+    bench = Bench(run.table)
+    picture = TablePicture("t", "here")
+    for n, move in enumerate(moves):
+        run.run_lines([move])
+        run.table.wait(300)
+        for m in bench.out.take():
+            if "event" in m:
+                picture.event(m)
+        picture.set_view(bench.ask(id=n + 1, cmd="view"))
+    view = run.table.view
+    return run.table, picture, view_words(view, lang, contract_name)
+
+
+@pytest.mark.parametrize(("lang", "moves", "said", "screen"), [
+    ("de", DURCH, "Durch by Cora, lost in trick 1 (tricks 0:1, points 0:11)",
+     ["Stiche 0:1", "verloren", "in Stich 1"]),
+    ("en", BETTEL, "Bettel by Cora, lost in trick 2 (tricks 1:1, points 11:11)",
+     ["Tricks 1:1", "lost", "in trick 2"])])
+def test_the_page_says_the_settlement_as_the_table_does(lang, moves, said, screen):
+    """Issue 29's known gap: the page had the engine's points (109:11 for a
+    Durch lost in its first trick: the cards never played counted for Cora).
+    It now says what the display's settlement and the terminal's result line
+    say: what decided the deal, the tricks, the points as played, each seat's
+    payment and balance, in the table's language's names."""
+    table, picture, terminal = followed(lang, moves)
+    try:
+        rows = [r.strip() for r in table.app.view.rows()]
+        for shown in screen:                              # the display's result page
+            assert any(shown in r for r in rows), (shown, rows)
+        snap = picture.snapshot()
+        result = table.view.last_result()
+        assert snap["lang"] == lang
+        s = snap["settlement"]
+        assert s["text"] == terminal == said              # the terminal's words, as played
+        assert result["points"] != [int(x) for x in said.split("points ")[1][:-1].split(":")]
+        assert s["payments"] == result["payments"] and s["balances"] == result["balances"]
+        assert s["balances"] == table.view.balances()
+        assert snap["score"]["said"] == [s]
+        # a watcher taking the table up later (the score sheet from the journal, the
+        # deal no longer held): no points it cannot know, the tricks and the decision
+        later = TablePicture("t", "here")
+        later.set_status(dict(snap["session"], state="play"))
+        later.set_score({"parts": [{"deal": 1, "result": result}],
+                         "balances": result["balances"]})
+        text = later.snapshot()["settlement"]["text"]
+        assert text == said.split(", points")[0] + ")"
+        check_public(snap)
+    finally:
+        table.close()
+
+
+# ----------------------------------------------------------------- several tables
+
+
+def test_two_tables_one_page_one_leaderboard(live, tmp_path):
+    """`tapptable watch A=PORT1 B=PORT2` as a club starts it: both tables live on
+    one page, each settled deal stored once, and the people who sit at both
+    tables over the season (the same names) one row each on the leaderboard."""
+    tables = {"Stammtisch": live(speed=8.0, seed=3), "Nebenzimmer": live(speed=8.0, seed=5)}
+    proc = subprocess.Popen(TAPPTABLE + ["watch"] + ["%s=%s" % (n, t.port)
+                                                     for n, t in tables.items()]
+                            + ["--db", str(tmp_path / "club.db"), "--web-host", "127.0.0.1",
+                               "--web-port", "0", "--no-qr"],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        url = None
+        for line in proc.stdout:
+            if line.startswith("The page: "):
+                url = line.split()[-1]
+                break
+        assert url, proc.stderr.read()
+
+        def get(path):                  # (no asyncio here: Playwright's loop may run)
+            with urllib.request.urlopen(url + path, timeout=10) as r:
+                return json.loads(r.read())
+        for t in tables.values():
+            t.play_on(1)
+        wait_for(lambda: all(t.deals_done >= 1 for t in tables.values()), "a deal at each",
+                 60)
+        wait_for(lambda: len(get("api/history")["sessions"]) == 2, "both sessions stored", 30)
+        shown = get("api/tables")["tables"]
+        assert sorted(t["name"] for t in shown) == sorted(tables)
+        assert all(t["link"]["state"] == "connected" for t in shown)
+        h = get("api/history")
+        seats = {s["table"]: s["seats"] for s in h["sessions"]}
+        assert seats["Stammtisch"] == seats["Nebenzimmer"]      # the same people at both
+        board = h["leaderboard"]["players"]
+        assert sorted(p["name"] for p in board) == sorted(seats["Stammtisch"])
+        assert all(p["sessions"] == 2 for p in board)
+        for p in board:
+            seat = seats["Stammtisch"].index(p["name"])
+            assert p["balance"] == sum(t.table.view.balances()[seat] for t in tables.values())
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=15)

@@ -22,6 +22,7 @@ import threading
 import time
 import unicodedata
 
+from . import words
 from .fold import FoldError, fold
 
 MIGRATIONS = (
@@ -70,6 +71,10 @@ MIGRATIONS = (
     """
     CREATE INDEX sessions_season ON sessions(season, day);
     CREATE INDEX seats_player ON seats(player_id);
+    """,
+    # 3: the table's language, so the exports name contracts as its display did
+    """
+    ALTER TABLE sessions ADD COLUMN lang TEXT NOT NULL DEFAULT 'de';
     """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -150,7 +155,7 @@ class History:
 
     # ----- writing ------------------------------------------------------------------
 
-    def add_record(self, lines, table_name, origin, seen=None):
+    def add_record(self, lines, table_name, origin, seen=None, lang="de"):
         """A session's record (downloaded journal lines): its settled deals not yet
         stored go in.  Returns (session id or None, deals added).  A record that
         makes no session raises FoldError and changes nothing."""
@@ -158,9 +163,10 @@ class History:
         if f.sid is None:
             return None, 0
         return self.add_session(f.sid, f.header, f.deals, table_name, origin, seen,
-                                "\n".join(f.settled_lines()))
+                                "\n".join(f.settled_lines()), lang)
 
-    def add_session(self, sid, header, deals, table_name, origin, seen=None, record=None):
+    def add_session(self, sid, header, deals, table_name, origin, seen=None, record=None,
+                    lang="de"):
         """A session by its id: header, the results of its settled deals (in order).
         Only deals beyond those stored are added; a shorter copy changes nothing."""
         seen = time.time() if seen is None else seen
@@ -179,11 +185,11 @@ class History:
                 day = _today(seen)
                 self.db.execute(
                     "INSERT INTO sessions (id, table_name, origin, variant, players, mode, "
-                    "header, record, deals, day, season, updated) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?)",
+                    "header, record, deals, day, season, updated, lang) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?)",
                     (sid, table_name, origin, str(header.get("variant")), players,
                      str(header.get("mode", "strict")), json.dumps(header), record, day,
-                     day[:4], seen))
+                     day[:4], seen, lang if lang in words.LANGS else "de"))
                 for seat, name in enumerate(names):
                     pid = self._player(name, table_name)
                     self.db.execute("INSERT INTO seats VALUES (?, ?, ?, ?)",
@@ -223,7 +229,8 @@ class History:
     def sessions(self, season=None, limit=200):
         """The evenings, newest first: id, table, day, variant, deals, seats with
         their final balances."""
-        q = ("SELECT id, table_name, origin, day, variant, players, mode, deals FROM sessions "
+        q = ("SELECT id, table_name, origin, day, variant, players, mode, deals, lang "
+             "FROM sessions "
              + ("WHERE season = ? " if season else "") + "ORDER BY day DESC, updated DESC LIMIT ?")
         with self.lock:
             rows = self.db.execute(q, ((season, limit) if season else (limit,))).fetchall()
@@ -237,20 +244,24 @@ class History:
         seats = self.db.execute("SELECT seat, name FROM seats WHERE session_id = ? ORDER BY "
                                 "seat", (sid,)).fetchall()
         return {"id": sid, "table": r[1], "origin": r[2], "day": r[3], "variant": r[4],
-                "players": r[5], "mode": r[6], "deals": r[7],
-                "seats": [n for _s, n in seats], "balances": balances}
+                "variant_name": words.variant_name(r[4]), "players": r[5], "mode": r[6],
+                "deals": r[7], "lang": r[8], "seats": [n for _s, n in seats],
+                "balances": balances}
 
     def session(self, sid):
         """One session's score sheet, or None: the summary and every deal's result."""
         with self.lock:
             r = self.db.execute("SELECT id, table_name, origin, day, variant, players, mode, "
-                                "deals FROM sessions WHERE id = ?", (sid,)).fetchone()
+                                "deals, lang FROM sessions WHERE id = ?", (sid,)).fetchone()
             if r is None:
                 return None
             out = self._summary(r)
             out["rows"] = [dict(json.loads(res), deal=d) for d, res in self.db.execute(
                 "SELECT deal, result FROM deals WHERE session_id = ? ORDER BY deal", (sid,))]
-            return out
+        tricks = words.hand_size(out)
+        out["said"] = [words.settlement(row, out["seats"], out["lang"], tricks)
+                       for row in out["rows"]]
+        return out
 
     def final_balances(self, season=None):
         """(session id, day, [(player id, name, balance)]) per session in order."""
@@ -297,14 +308,14 @@ class History:
         seats = s["seats"]
         w.writerow(["deal", "contract", "declarer", "won"]
                    + ["%s payment" % n for n in seats] + ["pot"]
-                   + ["%s balance" % n for n in seats] + ["pot total"])
-        for r in s["rows"]:
+                   + ["%s balance" % n for n in seats] + ["pot total", "result"])
+        for r, said in zip(s["rows"], s["said"], strict=True):
             d = r.get("declarer")
-            w.writerow([r["deal"], r.get("contract") or "", seats[d] if isinstance(d, int)
+            w.writerow([r["deal"], said["contract"] or "", seats[d] if isinstance(d, int)
                         and 0 <= d < len(seats) else "",
                         {True: "yes", False: "no"}.get(r.get("won"), "")]
                        + list(r.get("payments") or []) + [r.get("pot", "")]
-                       + list(r.get("balances") or []) + [r.get("pot_total", "")])
+                       + list(r.get("balances") or []) + [r.get("pot_total", ""), said["text"]])
         return buf.getvalue()
 
 

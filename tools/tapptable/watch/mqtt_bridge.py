@@ -7,7 +7,7 @@ Each watcher publishes under ``PREFIX/CLUB/WATCHER/``:
                         change and every ``BEAT_S``
 ``.../session/ID``      a settled session's summary, retained, QoS 1: ``header``
                         (variant, players, seats, mode: no cards), ``deals`` (each
-                        deal's result), ``table``, ``day``
+                        deal's result), ``table``, ``day``, ``lang``
 
 and reads everybody else's: remote tables go on the page (rebuilt key by key,
 ``public.sanitize``), remote sessions into the history (deduplicated by id,
@@ -125,7 +125,7 @@ class Bridge:
         day = s.get("day") if re.match(r"^\d{4}-\d\d-\d\d$", str(s.get("day"))) else None
         seen = time.mktime(time.strptime(day, "%Y-%m-%d")) + 43200 if day else None
         self.club.history.add_session(s["id"], header, deals, str(s.get("table"))[:64],
-                                      watcher, seen)
+                                      watcher, seen, lang=s.get("lang"))
 
     # ----- publishing ----------------------------------------------------------------
 
@@ -142,7 +142,8 @@ class Bridge:
             return
         header = {"record": 1, "variant": s["variant"], "players": s["players"],
                   "seats": s["seats"], "mode": s["mode"]}
-        body = {"id": sid, "table": s["table"], "day": s["day"], "header": header,
+        body = {"id": sid, "table": s["table"], "day": s["day"], "lang": s["lang"],
+                "header": header,
                 "deals": [{k: v for k, v in r.items() if k != "deal"} for r in s["rows"]]}
         self.client.publish(self.topic("session", sid), json.dumps(body), qos=1, retain=True)
 

@@ -13,6 +13,8 @@ import re
 import threading
 import time
 
+from . import words
+
 HIDDEN_KEYS = frozenset(("hands", "hand", "talon", "legal_cards", "dealt", "discards",
                          "discard", "give", "menu", "menu_pos", "uid", "placed_uid", "record",
                          "cards_held"))
@@ -34,6 +36,13 @@ def check_public(obj, path="state"):
     elif isinstance(obj, list):
         for i, v in enumerate(obj):
             check_public(v, "%s[%d]" % (path, i))
+
+
+def _pair(xs):
+    """[declarer, defenders] points, or None."""
+    ok = isinstance(xs, list) and len(xs) == 2 and all(
+        isinstance(x, int) and not isinstance(x, bool) for x in xs)
+    return list(xs) if ok else None
 
 
 def _card(c):
@@ -77,6 +86,8 @@ class TablePicture:
         self.refusals = []
         self.score = {"rows": [], "balances": [], "pot": 0, "session_over": False}
         self.last_result = None
+        self.played = {}                 # deal -> [declarer, defenders] points as played
+        self.lang = "de"                 # the display's language (words.language)
         self.version = 0
         self.updated = time.time()
 
@@ -98,7 +109,7 @@ class TablePicture:
     def set_status(self, a):
         with self.lock:
             self.stage = a.get("state") if isinstance(a.get("state"), str) else None
-            self.screen = [r for r in a.get("screen") or [] if isinstance(r, str)][:8]
+            self._screen(a.get("screen"))
             if self.stage == "play":
                 self.session = {k: a.get(k) for k in ("variant", "players", "seats", "mode")}
                 self.trick = _trick(a.get("trick"))
@@ -123,8 +134,17 @@ class TablePicture:
             seats = seats if isinstance(seats, int) and seats > 0 else 0
             self.on_reader = [_card(c) for c in (t.get("on_reader") or [])[:seats]]
             self.trick = _trick(a.get("trick"))
-            self.screen = [r for r in a.get("screen") or [] if isinstance(r, str)][:8]
+            self._screen(a.get("screen"))
+            last = self.last_result
+            if last is not None and last.get("deal") not in self.played:
+                pts = words.played(last, a)
+                if pts is not None and all(isinstance(x, int) for x in pts):
+                    self.played[last.get("deal")] = pts
             self._touch()
+
+    def _screen(self, rows):
+        self.screen = [r for r in rows or [] if isinstance(r, str)][:8]
+        self.lang = words.language(self.screen, self.lang)
 
     @staticmethod
     def _last(t):
@@ -154,7 +174,8 @@ class TablePicture:
                 "schwarz": r.get("schwarz"), "multiplier": r.get("multiplier"),
                 "payments": r.get("payments"), "pot": r.get("pot"),
                 "balances": r.get("balances"), "pot_total": r.get("pot_total"),
-                "penalty": r.get("penalty")}
+                "penalty": r.get("penalty"), "target": r.get("target"),
+                "settled_points": r.get("settled_points"), "played": _pair(r.get("played"))}
 
     # ----- live events ------------------------------------------------------------------
 
@@ -169,6 +190,7 @@ class TablePicture:
                 self.refusals = []
                 self.score = {"rows": [], "balances": [], "pot": 0, "session_over": False}
                 self.last_result = None
+                self.played = {}
             elif kind == "accepted":
                 e = ev.get("ev") if isinstance(ev.get("ev"), dict) else {}
                 name = e.get("ev")
@@ -213,13 +235,28 @@ class TablePicture:
 
     def snapshot(self):
         with self.lock:
+            lang = self.lang
+            session = dict(self.session, variant_name=words.variant_name(
+                self.session.get("variant")))
+            view = dict(self.view)
+            if view.get("phase") not in (None, "deal", "over"):     # the deal's, not the last
+                view["contract_name"] = words.contract(view.get("contract"), lang)
+            rows = [dict(r, played=self.played.get(r.get("deal"), r.get("played")))
+                    for r in self.score["rows"]]
+            seats = [n if isinstance(n, str) else "?" for n in session.get("seats") or []]
+            tricks = words.hand_size(session)
+            sheet = [words.settlement(r, seats, lang, tricks) for r in rows]
+            last = self.last_result
+            settled = sheet[-1] if last is not None and sheet else None   # until a deal starts
             out = {"name": self.name, "port": self.port, "link": dict(self.link),
-                   "stage": self.stage, "session": dict(self.session),
-                   "view": dict(self.view), "table": dict(self.table),
+                   "stage": self.stage, "session": session, "lang": lang,
+                   "view": view, "table": dict(self.table),
                    "screen": list(self.screen), "trick": [list(p) for p in self.trick],
-                   "on_reader": list(self.on_reader), "auction": list(self.auction),
-                   "refusals": list(self.refusals), "score": dict(self.score),
-                   "last_result": self.last_result, "version": self.version,
+                   "on_reader": list(self.on_reader),
+                   "auction": [dict(c, label=words.call(c, lang)) for c in self.auction],
+                   "refusals": list(self.refusals),
+                   "score": dict(self.score, rows=rows, said=sheet),
+                   "last_result": last, "settlement": settled, "version": self.version,
                    "updated": self.updated}
         check_public(out)
         return out
@@ -242,6 +279,8 @@ def sanitize(snapshot):
         trick=snapshot.get("trick"), screen=snapshot.get("screen"), **{
             k: session.get(k) for k in ("variant", "players", "seats", "mode")}))
     p.stage = snapshot.get("stage") if isinstance(snapshot.get("stage"), str) else None
+    if snapshot.get("lang") in words.LANGS:
+        p.lang = words.language(p.screen, snapshot.get("lang"))
     if not view:
         p.view = {}
     p.auction = [_call(dict(c, ev=c.get("what"), what=None))

@@ -188,26 +188,27 @@ def printable(s):
     seats = s["seats"]
     head = "".join("<th>%s</th>" % e(n) for n in seats)
     rows = []
-    for r in s["rows"]:
+    for r, said in zip(s["rows"], s["said"], strict=True):
         pays = r.get("payments") or []
         d = r.get("declarer")
         who = seats[d] if isinstance(d, int) and 0 <= d < len(seats) else ""
-        rows.append("<tr><td>%d</td><td>%s</td><td>%s</td>%s<td>%s</td></tr>" % (
-            r["deal"], e(str(r.get("contract") or "eingeworfen / thrown in")), e(who),
-            "".join("<td>%+d</td>" % p for p in pays), e(str(r.get("pot", "")))))
+        rows.append("<tr><td>%d</td><td>%s</td><td>%s</td>%s<td>%s</td><td>%s</td></tr>" % (
+            r["deal"], e(said["contract"] or "eingeworfen / thrown in"), e(who),
+            "".join("<td>%+d</td>" % p for p in pays), e(str(r.get("pot", ""))),
+            e(said["text"])))
     totals = "".join("<td><b>%d</b></td>" % b for b in (s.get("balances") or []))
     return """<!doctype html><html lang="de"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Score sheet %(day)s %(table)s</title>
 <style>body{font:14px system-ui,sans-serif;margin:1.5em}table{border-collapse:collapse}
-td,th{border:1px solid #999;padding:.2em .5em;text-align:right}td:nth-child(2),td:nth-child(3)
-{text-align:left}@media print{button{display:none}}</style></head><body>
+td,th{border:1px solid #999;padding:.2em .5em;text-align:right}td:nth-child(2),td:nth-child(3),
+td:last-child{text-align:left}@media print{button{display:none}}</style></head><body>
 <h1>%(table)s &middot; %(day)s</h1><p>%(variant)s, %(players)d players, %(mode)s mode,
 %(deals)d deals &middot; session %(short)s</p><button onclick="print()">Print</button>
-<table><thead><tr><th>deal</th><th>contract</th><th>declarer</th>%(head)s<th>pot</th></tr>
-</thead><tbody>%(rows)s</tbody><tfoot><tr><td colspan="3">total</td>%(totals)s<td></td></tr>
-</tfoot></table></body></html>
-""" % {"day": e(s["day"]), "table": e(s["table"]), "variant": e(s["variant"]),
+<table><thead><tr><th>deal</th><th>contract</th><th>declarer</th>%(head)s<th>pot</th>
+<th>result</th></tr></thead><tbody>%(rows)s</tbody><tfoot><tr><td colspan="3">total</td>
+%(totals)s<td></td><td></td></tr></tfoot></table></body></html>
+""" % {"day": e(s["day"]), "table": e(s["table"]), "variant": e(s["variant_name"]),
        "players": s["players"], "mode": e(s["mode"]), "deals": s["deals"], "head": head,
        "rows": "\n".join(rows), "totals": totals, "short": e(s["id"][:12])}
 

@@ -24,6 +24,7 @@ from .fold import FoldError
 POLL_S = 0.3             # the display is asked this often (a menu changes no event)
 RETRY_S = 1.0            # a port that cannot be opened is tried again this often
 TIMEOUT_S = 10.0         # one answer
+GONE = "the table at %s went away (unplugged, power cut?); waiting for it to come back"
 BUSY = ("another client holds this table (a second tapptable watch or console): one "
         "console client per table; open the first watcher's page instead")
 
@@ -112,10 +113,12 @@ class TableWatcher:
         self.need_sync = True
 
     def _away(self, exc):
-        text = str(exc)
+        text = "waiting for the table at %s (%s)" % (self.port, exc)
         if isinstance(exc, ReplError):
             text = "%s is at the MicroPython REPL: the table's app is not running" % self.port
-        self.picture.set_link("waiting", "waiting for the table at %s (%s)" % (self.port, text))
+        elif "connection lost" in str(exc):
+            text = GONE % self.port
+        self.picture.set_link("waiting", text)
         self._changed()
 
     def _changed(self):
@@ -140,8 +143,7 @@ class TableWatcher:
             self.need_sync = True
             self.picture.set_link("connected", "connected to %s again" % self.port)
         elif text.startswith("connection lost"):
-            self.picture.set_link("waiting", "the table at %s went away (unplugged, power "
-                                             "cut?); waiting for it to come back" % self.port)
+            self.picture.set_link("waiting", GONE % self.port)
         else:
             self.log("%s: %s" % (self.picture.name, text))
         self._changed()
@@ -241,7 +243,8 @@ class TableWatcher:
 
     def store(self, lines, what):
         try:
-            sid, added = self.history.add_record(lines, self.picture.name, self.origin)
+            sid, added = self.history.add_record(lines, self.picture.name, self.origin,
+                                                 lang=self.picture.lang)
         except FoldError as exc:
             self.log("%s: %s: not stored: %s" % (self.picture.name, what, exc))
             return

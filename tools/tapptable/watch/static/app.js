@@ -4,7 +4,7 @@
 const SUITS = { C: "\u2663", S: "\u2660", H: "\u2665", D: "\u2666" };
 const COLOURS = ["#ffd43b", "#74c0fc", "#ff8787", "#8ce99a", "#e599f7", "#ffa94d", "#63e6be", "#dee2e6"];
 const STALE_MS = 45000;          // no message for this long: the link is dead, connect again
-const W = window.tappWatch = { tables: [], history: null, messages: 0, screenLog: [], connected: false };
+const W = window.tappWatch = { tables: [], history: null, messages: 0, screenLog: [], linkLog: [], connected: false };
 const $ = (sel, el = document) => el.querySelector(sel);
 
 function el(tag, attrs = {}, ...kids) {
@@ -50,14 +50,16 @@ function renderTable(t) {
   const v = t.view || {}, s = t.session || {}, tab = t.table || {};
   $(".t-name", art).textContent = t.name + (t.watcher && !t.local ? " · " + t.watcher : "");
   const link = $(".t-link", art);
-  link.textContent = t.link.state === "connected" ? "live" : t.link.text;
+  const said = t.link.state === "connected" ? "live" : t.link.text;
+  if (link.textContent !== said) W.linkLog.push([Date.now(), t.key, said]);
+  link.textContent = said;
   link.className = "t-link " + t.link.state;
   art.dataset.link = t.link.state;
   const game = [];
-  if (s.variant) game.push(s.variant, (s.players || "?") + " players", s.mode + " mode");
+  if (s.variant) game.push(s.variant_name || s.variant, (s.players || "?") + " players", s.mode + " mode");
   if (t.stage && t.stage !== "play") game.push("the table is in " + t.stage);
   if (typeof v.deals === "number") game.push("deal " + (v.deals + (v.phase === "over" ? 0 : 1)));
-  if (v.contract) game.push(v.contract + (v.declarer >= 0 ? " by " + seatName(t, v.declarer) : "")
+  if (v.contract_name) game.push(v.contract_name + (v.declarer >= 0 ? " by " + seatName(t, v.declarer) : "")
     + (v.trump ? " " + (SUITS[v.trump] || v.trump) : "") + (v.multiplier > 1 ? " ×" + v.multiplier : ""));
   $(".t-game", art).textContent = game.join(" · ");
   // seats: name, dealer/declarer/turn, the card on the reader, the balance
@@ -84,8 +86,7 @@ function renderTable(t) {
   }
   $(".t-message", art).textContent = tab.message || "";
   // the auction as called
-  const calls = (t.auction || []).map(c => seatName(t, c.seat) + ": " + [c.call, c.contract,
-    c.trump && (SUITS[c.trump] || c.trump), c.value, c.card].filter(x => x !== undefined && x !== null).join(" "));
+  const calls = (t.auction || []).map(c => seatName(t, c.seat) + ": " + (c.label || c.call || ""));
   $(".t-auction", art).textContent = calls.length ? "Auction: " + calls.join(" · ") : "";
   const last = v.last_trick;
   const lastEl = $(".t-last", art);
@@ -98,24 +99,40 @@ function renderTable(t) {
     + (r.card ? " (" + (SUITS[r.card[0]] || "") + r.card.slice(1) + ")" : "") + ": " + (r.message || r.reason))));
   $(".t-revokes", art).textContent = (v.revokes || []).map(r => "Revoke: " + seatName(t, r.seat)
     + " in trick " + r.trick + " (" + r.rule + ")").join(" · ");
-  const res = t.last_result;
-  $(".t-result", art).textContent = res ? "Settled deal " + res.deal + ": " + (res.contract || "thrown in")
-    + (typeof res.declarer === "number" ? " by " + seatName(t, res.declarer) : "")
-    + (res.won === true ? ", won" : res.won === false ? ", lost" : "")
-    + (res.points ? ", points " + res.points.join("/") : "") + "; payments "
-    + (res.payments || []).map((p, i) => seatName(t, i) + " " + signed(p)).join(", ") : "";
+  renderSettlement(t, $(".t-result", art));
   renderSheet(t, art);
+}
+
+// the settlement as the table says it: the result line's words (what decided
+// it, the tricks, the points as played), then each seat's +/- and total, the pot
+function renderSettlement(t, box) {
+  const s = t.settlement;
+  box.replaceChildren();
+  if (!s) return;
+  const seats = (t.session && t.session.seats) || [];
+  const money = el("table", { class: "sheet money" }, el("thead", {}, el("tr", {}, el("th", {}, ""),
+    el("th", {}, "+/-"), el("th", {}, "total"))));
+  const body = el("tbody");
+  seats.forEach((name, i) => body.append(el("tr", {}, el("td", {}, name),
+    el("td", {}, signed(s.payments[i])), el("td", {}, String(s.balances[i] ?? "")))));
+  if (s.pot) body.append(el("tr", {}, el("td", {}, "pot"), el("td", {}, ""), el("td", {}, String(s.pot))));
+  money.append(body);
+  box.append(el("p", { class: "said" }, el("b", {}, "Settlement, deal " + s.deal + ": "), s.text), money);
 }
 
 function renderSheet(t, art) {
   const seats = (t.session && t.session.seats) || [];
   const rows = (t.score && t.score.rows) || [];
+  const said = (t.score && t.score.said) || [];
   const table = el("table", { class: "sheet" });
-  table.append(el("thead", {}, el("tr", {}, el("th", {}, "deal"), ...seats.map(n => el("th", {}, n)), el("th", {}, "pot"))));
+  table.append(el("thead", {}, el("tr", {}, el("th", {}, "deal"), el("th", { class: "what" }, "contract"),
+    ...seats.map(n => el("th", {}, n)), el("th", {}, "pot"))));
   const body = el("tbody");
-  for (const r of rows) body.append(el("tr", {}, el("td", {}, String(r.deal)),
-    ...(r.payments || []).map(p => el("td", {}, signed(p))), el("td", {}, String(r.pot_total ?? ""))));
-  body.append(el("tr", {}, el("td", {}, "total"), ...((t.score && t.score.balances) || []).map(b => el("td", {}, String(b))),
+  rows.forEach((r, k) => body.append(el("tr", { title: (said[k] && said[k].text) || "" }, el("td", {}, String(r.deal)),
+    el("td", { class: "what" }, (said[k] && said[k].contract) || "–"),
+    ...(r.payments || []).map(p => el("td", {}, signed(p))), el("td", {}, String(r.pot_total ?? "")))));
+  body.append(el("tr", {}, el("td", {}, "total"), el("td", { class: "what" }, ""),
+    ...((t.score && t.score.balances) || []).map(b => el("td", {}, String(b))),
     el("td", {}, String((t.score && t.score.pot) || 0))));
   table.append(body);
   $(".t-sheet", art).replaceChildren(table);
@@ -151,12 +168,10 @@ function drawChart(svg, series) {
     title.textContent = s.name + ": " + s.points[s.points.length - 1];
     line.append(title);
     svg.append(line);
-    const label = document.createElementNS(ns, "text");
-    label.setAttribute("x", 4); label.setAttribute("y", 12 + 11 * i);
-    label.setAttribute("fill", COLOURS[i % COLOURS.length]);
-    label.textContent = s.name + " " + s.points[s.points.length - 1];
-    svg.append(label);
   });
+  const legend = svg.nextElementSibling;
+  if (legend && legend.classList.contains("legend")) legend.replaceChildren(...series.map((s, i) =>
+    el("span", { style: "color:" + COLOURS[i % COLOURS.length] }, s.name + " " + s.points[s.points.length - 1])));
 }
 
 // ----- the history ------------------------------------------------------------------
@@ -177,7 +192,7 @@ function renderHistory(h) {
     return { name: p.name, points: pts };
   }));
   $("#evenings").replaceChildren(...h.sessions.map(s => el("li", { "data-session": s.id },
-    el("b", {}, s.day + " · " + s.table), " " + s.variant + ", " + s.deals + " deals: "
+    el("b", {}, s.day + " · " + s.table), " " + (s.variant_name || s.variant) + ", " + s.deals + " deals: "
     + s.seats.map((n, i) => n + " " + signed((s.balances || [])[i])).join(", ") + " ",
     el("a", { href: "/session/" + s.id + ".csv", download: "" }, "CSV"), " · ",
     el("a", { href: "/session/" + s.id + "/print", target: "_blank" }, "print"))));
