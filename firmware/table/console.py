@@ -226,7 +226,7 @@ class Console:
         out = {"app": "tapptable", "protocol": PROTOCOL, "state": tv.stage(),
                "uptime_ms": ticks_diff(self.now, self.started), "log": LEVELS[self.live.level],
                "pin": self.referee_pin() is not None, "retry_ms": self.lock.retry_ms(self.now),
-               "deck": tv.deck(), "screen": tv.rows(),
+               "deck": tv.deck(), "screen": tv.rows(), "language": tv.language(),
                "readers": tv.readers(),
                "readers_down": [i for i in range(tv.readers()) if tv.reader_down(i)],
                "requests": wire.requests, "bad_lines": wire.bad_lines,

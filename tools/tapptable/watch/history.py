@@ -244,8 +244,8 @@ class History:
         seats = self.db.execute("SELECT seat, name FROM seats WHERE session_id = ? ORDER BY "
                                 "seat", (sid,)).fetchall()
         return {"id": sid, "table": r[1], "origin": r[2], "day": r[3], "variant": r[4],
-                "variant_name": words.variant_name(r[4]), "players": r[5], "mode": r[6],
-                "deals": r[7], "lang": r[8], "seats": [n for _s, n in seats],
+                "variant_name": words.variant_name(r[4], r[8] or "de"), "players": r[5],
+                "mode": r[6], "deals": r[7], "lang": r[8], "seats": [n for _s, n in seats],
                 "balances": balances}
 
     def session(self, sid):

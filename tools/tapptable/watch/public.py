@@ -110,6 +110,8 @@ class TablePicture:
         with self.lock:
             self.stage = a.get("state") if isinstance(a.get("state"), str) else None
             self._screen(a.get("screen"))
+            if a.get("language") in words.LANGS:     # the table says it (its rows may not)
+                self.lang = a["language"]
             if self.stage == "play":
                 self.session = {k: a.get(k) for k in ("variant", "players", "seats", "mode")}
                 self.trick = _trick(a.get("trick"))
@@ -237,7 +239,7 @@ class TablePicture:
         with self.lock:
             lang = self.lang
             session = dict(self.session, variant_name=words.variant_name(
-                self.session.get("variant")))
+                self.session.get("variant"), lang))
             view = dict(self.view)
             if view.get("phase") not in (None, "deal", "over"):     # the deal's, not the last
                 view["contract_name"] = words.contract(view.get("contract"), lang)

@@ -10,12 +10,13 @@ table's result line (``tools/tapptable/outcome.py``: what decided it, the
 tricks, the points *as played*), with every seat's payment and balance as
 the display's second settlement page shows them.
 
-The console does not say the table's language; the display's rows do.
-``language(rows)`` reads it from them (the texts only one language has);
-rows that say neither keep the language seen before (German, the table's
-default, until then).
+The console's ``status`` says the table's language; between two of them
+the display's rows do: ``language(rows)`` reads it from them (the texts
+only one language has); rows that say neither keep the language seen
+before (German, the table's default, until then).
 """
-from table.names import VARIANTS, call_label, contract_name
+from table import names
+from table.names import call_label, contract_name
 from table.texts import KEYS, text
 from tapp.session import Session
 from tapp.variants import HeaderError
@@ -51,8 +52,8 @@ def language(rows, before="de"):
     return "de" if score["de"] > score["en"] else "en"
 
 
-def variant_name(vid):
-    return VARIANTS.get(vid, vid) if isinstance(vid, str) else None
+def variant_name(vid, lang="de"):
+    return names.variant_name(vid, lang) if isinstance(vid, str) else None
 
 
 def contract(cid, lang):
