@@ -73,7 +73,7 @@ class PlayedInVm:
         seen = [0]
 
         def after(name):
-            if name in ("game", "flash"):
+            if name in ("game", "idle"):
                 ops = flash.ops - self.ops0
                 if ops != seen[0]:
                     seen[0] = ops

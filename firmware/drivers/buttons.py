@@ -118,6 +118,12 @@ class Button:
             self.event = LONG
         return self.event
 
+    def latch(self, trigger):
+        """Have the pin's interrupt call ``edge`` (where the pin has one)."""
+        irq = getattr(self.pin, "irq", None)
+        if irq is not None:
+            irq(handler=self.edge, trigger=trigger, hard=True)
+
     def _missed_press(self):
         """A press the interrupts saw begin and end between two samples: its
         event if it lasted ``debounce_ms`` (shorter is a bounce or a glitch)."""
@@ -152,10 +158,9 @@ class ButtonPad:
         """Have each pin's interrupt (``trigger``: both edges, e.g.
         ``Pin.IRQ_FALLING | Pin.IRQ_RISING``) note the presses the samples
         could miss (``Button.edge``).  Pins without interrupts stay polled."""
-        for button in (self.prev, self.next, self.ok):
-            irq = getattr(button.pin, "irq", None)
-            if irq is not None:
-                irq(handler=button.edge, trigger=trigger, hard=True)
+        self.prev.latch(trigger)
+        self.next.latch(trigger)
+        self.ok.latch(trigger)
 
     def poll(self):
         """Sample all buttons; return the first pending event (PREV_SHORT ... OK_LONG)

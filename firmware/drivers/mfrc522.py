@@ -147,7 +147,6 @@ _TIMEOUT = const(1)
 _COLLIDED = const(2)
 _BAD = const(3)
 _NEXT_LEVEL = const(4)
-_SAME = const(5)  # a recheck found the last complete read's card (scan)
 
 _FRAME_MAX = const(9)  # longest frame sent: SELECT
 _RX_MAX = const(16)
@@ -280,7 +279,6 @@ class MFRC522:
         self.sak = 0
         self.uid = bytearray(UID_MAX)
         self.uid_len = 0
-        self._known = 0  # the UID length of the last complete read (0: none since)
         mv = memoryview(self.uid)
         self._uid_at = [mv[3 * k:] for k in range(3)]  # where cascade level k's bytes go
         self.rx_len = 0
@@ -400,7 +398,6 @@ class MFRC522:
             self._sel_ok[k] = 0
             self._sak_good[k] = 0
         self.uid_len = 0
-        self._known = 0
         self.sak = 0
         self.rx_len = 0
 
@@ -567,27 +564,16 @@ class MFRC522:
             return _BAD  # ATQA is 2 whole bytes
         return r
 
-    def _select_uid(self, recheck):
-        """Anticollision + SELECT for every cascade level; UID into self.uid.
-        ``recheck``: the last complete read's card may answer (``scan``)."""
-        known = self._known
-        self._known = 0          # self.uid is rewritten from here on
+    def _select_uid(self):
+        """Anticollision + SELECT for every cascade level; UID into self.uid."""
         for level in range(3):
-            r = self._cascade(level, recheck and known)
-            if r == _SAME:
-                self.uid_len = known
-                self._known = known
-                return _OK
+            r = self._cascade(level)
             if r != _NEXT_LEVEL:
-                if r == _OK:
-                    self._known = self.uid_len
                 return r
         return _BAD
 
-    def _cascade(self, level, recheck):
-        """One cascade level (14443-3 "select sequence"): _OK when the UID is
-        complete; _SAME when ``recheck`` and level 0 answered as the last
-        complete read's card did (its SELECT is cached: ``_select_crc``)."""
+    def _cascade(self, level):
+        """One cascade level (14443-3 "select sequence"): _OK when the UID is complete."""
         f = self._fw
         f[1] = 0x93 + 2 * level  # SEL: 0x93, 0x95, 0x97
         f[2] = 0x20  # NVB: 2 bytes, no UID bits known
@@ -596,8 +582,6 @@ class MFRC522:
             return _BAD if r == _TIMEOUT else r
         if not self._uid_part_ok():
             return _BAD
-        if recheck and not level and self._sel_ok[0] and _eq(self._selv[0], self.frame, 5):
-            return _SAME
         f[2] = 0x70  # NVB: 7 bytes, SELECT
         _cp(self._fw3, self.frame, 5)
         if not self._select_crc(level):
@@ -629,21 +613,13 @@ class MFRC522:
         return _OK
 
     # ---------------------------------------------------------------- public
-    def scan(self, settle_us=5000, keep_field=False, recheck=False):
+    def scan(self, settle_us=5000, keep_field=False):
         """Read the UID of the card on this reader once (not debounced).
 
         Returns ABSENT, PRESENT (UID in self.uid[:self.uid_len]), COLLISION or
         ERROR. The field is switched on for the scan and off after it unless
         keep_field (then a second WUPA after a timeout catches a card that was
         left ACTIVE, which drops to IDLE on the first one).
-
-        ``recheck``: the card read last is expected to lie there still.  When
-        the first cascade level's answer (UID bytes and BCC) is the one the
-        last complete read selected, that card is taken as read: two frames
-        instead of five (a 7-byte UID), about half the scan.  Another card
-        answers otherwise, two cards collide: both are read as usual.  (Two
-        cards whose UIDs share their first three bytes, swapped within one
-        scan's interval, would go unnoticed; a card lifted is not.)
         """
         self.uid_len = 0
         if not self.ok:
@@ -656,7 +632,7 @@ class MFRC522:
         if r == _TIMEOUT and keep_field:
             r = self._wupa()
         if r == _OK:
-            r = self._select_uid(recheck)
+            r = self._select_uid()
         if not keep_field:
             self.antenna(False)
         if r == _OK:

@@ -9,13 +9,6 @@ is done when a reader misbehaves.
 consecutive misses (default 3); ERROR polls are neither a miss nor a sighting,
 ``error_polls`` of them in a row (default 3) report ERROR.
 
-A card already reported is mostly *rechecked*, not read again in full: the
-first cascade level's answer equal to the last complete read's is that card
-(``MFRC522.scan``: two frames instead of five, 3 ms instead of 9 on the
-emulated Pico).  Every ``full_every``-th poll (default 4) reads it in full,
-and any other answer is read in full at once, so a second card laid on it or
-a card swapped for another is still found, a few polls later at most.
-
 Readers recover. After an ERROR or COLLISION scan the set asks the chip
 whether it still holds the configuration ``init()`` wrote
 (``MFRC522.check()``: TModeReg and TReloadReg in one read transaction). A
@@ -92,7 +85,7 @@ class ReaderSet:
 
     def __init__(self, readers, rst=None, confirm=2, release=3, error_polls=3,
                  settle_us=5000, keep_field=False, sleep_us=None, ticks_ms=None,
-                 retry_ms=100, retry_max_ms=2000, full_every=4):
+                 retry_ms=100, retry_max_ms=2000):
         self.readers = readers
         self._rst = rst
         self._sleep = sleep_us if sleep_us is not None else default_sleep_us
@@ -106,8 +99,6 @@ class ReaderSet:
         self.keep_field = keep_field   # the board's power budget decides (fields_on)
         self.retry_ms = retry_ms
         self.retry_max_ms = retry_max_ms
-        self.full_every = full_every
-        self._quick = bytearray(n)  # polls since the reported card was last read in full
         self.status = bytearray(n)  # reported (debounced) state
         self.raw = bytearray(n)  # result of the last scan
         self.uid_lens = bytearray(n)
@@ -214,7 +205,7 @@ class ReaderSet:
                 self._go_down(i, now)
                 return 0
         rd = self.readers[i]
-        raw = rd.scan(self.settle_us, self.keep_field, self._recheck(i))
+        raw = rd.scan(self.settle_us, self.keep_field)
         self.raw[i] = raw
         if raw == ERROR or raw == COLLISION:
             # a dead chip reads 0x00 (never finishes: ERROR) or 0xFF (every error
@@ -225,21 +216,6 @@ class ReaderSet:
         if self._stale[i]:
             return self._after_reset(i, raw, rd) | self._judge(i, raw, rd)
         return self._judge(i, raw, rd)
-
-    def _recheck(self, i):
-        """Whether this poll of reader i may only recheck its card (two frames,
-        ``MFRC522.scan``): the card is reported and the last scan read it, and
-        not every poll: each ``full_every``-th reads it in full (what only the
-        SELECT frames show: a second card whose UID begins as this one's, a
-        garbled SAK)."""
-        if self.status[i] != PRESENT or self.raw[i] != PRESENT:
-            self._quick[i] = 0
-            return False
-        n = self._quick[i] + 1
-        if n >= self.full_every:
-            n = 0
-        self._quick[i] = n
-        return n != 0
 
     def _judge(self, i, raw, rd):
         """Debounce one scan's result ``raw`` of reader i; 1 if the report changed."""

@@ -14,9 +14,10 @@ display   the current mode draws the screen when something changed; only
           changed pages are sent
 signals   LEDs and the buzzer
 console   the serial line protocol (table/console.py), when the board has a port
-flash     the journal's flash work ahead of need (erasing its next sector), only
-          when nothing waits: no card settling or queued, no button held or
-          queued, the screen sent (``prepare_flash``)
+idle      work ahead of need, only when nothing waits: no card settling or
+          queued, no button held or queued, the screen sent (``idle_work``):
+          the journal's next sector erased, else a screen page imported, else
+          the garbage collected
 ========  =====================================================================
 
 What the table is doing is asked through ``app.view`` (table/table_view.py,
@@ -31,6 +32,8 @@ ReaderSet, the seat readers first and the centre reader last), ``display``,
 ``root`` (the folder on flash for decks, settings and journal files); the
 sessions come from a store (``journals``: table/journal.py).
 """
+import gc
+
 from drivers.buzzer import SOUNDS
 from drivers.ticks import TICKS_MAX
 
@@ -68,7 +71,11 @@ DISPLAY_RETRY_MS = 1000
 # 5 ms settle time: a reader is switched on in one step and scanned in the next)
 JOBS = (("readers", "poll_readers", 5), ("buttons", "poll_buttons", 10),
         ("game", "run_game", 5), ("display", "refresh", 10), ("signals", "run_signals", 10),
-        ("console", "poll_console", 20), ("flash", "prepare_flash", 50))
+        ("console", "poll_console", 20), ("idle", "idle_work", 50))
+# the garbage is collected while nothing waits once this much was allocated
+# since the last collection (45 ms on the Pico: MicroPython's own, when the
+# heap runs out, would come in the middle of a card)
+IDLE_GC_BYTES = 16384
 
 
 class Signals:
@@ -98,6 +105,7 @@ class App:
         self.registry = registry
         self.deck_id = deck_id
         self.settings = settings             # table/settings.Settings: the setup's answers
+        self.heap_kept = 0                   # gc.mem_alloc() after the last idle collection
         self.console = console               # the line protocol: .step(), or None
         self.injected = [None] * board.readers.n   # inject(): a UID per reader, or None
         self.journals = journals or MemoryJournals()   # the sessions (table/journal.py)
@@ -360,15 +368,30 @@ class App:
         self.board.leds.show()
         self.board.buzzer.update()
 
-    def prepare_flash(self):
-        """The journal's work ahead of need (erasing its next sector: 45 ms on
-        the Pico, when the loop stands still), done only when nothing waits
-        for the table: no input queued, no card being settled or lifted, no
-        button down, the screen written and sent.  Whether it did any."""
+    def idle_work(self):
+        """Work ahead of need, done only when nothing waits for the table (no
+        input queued, no card being settled or lifted, no button down, the
+        screen written and sent): the journal's next sector erased (45 ms on
+        the Pico, the loop standing still), else a screen page imported
+        before it is first shown, else the garbage collected once
+        ``IDLE_GC_BYTES`` were allocated since the last time.  What it did:
+        "erase", "import", "collect" or None."""
+        if not self._nothing_waits():
+            return None
         journal = self.journal
-        if journal is None or not self._nothing_waits():
+        if journal is not None and journal.prepare():
+            return "erase"
+        if self.screens.preload():
+            return "import"
+        return "collect" if self._collect() else None
+
+    def _collect(self):
+        mem_alloc = getattr(gc, "mem_alloc", None)   # MicroPython's (CPython collects itself)
+        if mem_alloc is None or mem_alloc() - self.heap_kept < IDLE_GC_BYTES:
             return False
-        return journal.prepare()
+        gc.collect()
+        self.heap_kept = mem_alloc()
+        return True
 
     def _nothing_waits(self):
         if len(self.keys) or self.presence.pending() or self.screens.due \

@@ -32,6 +32,8 @@ from . import names
 from .rows import ROWS, RowWriter
 
 ROWS_PER_STEP = 2
+# table/pages/, most needed first (``preload``)
+PAGES = ("dealing", "play", "result", "scores", "notice", "info")
 # the order the rows are written in when several are due
 ORDER = b"\x02\x03\x04\x05\x06\x07\x01\x00"
 _BLANK = ("", False)
@@ -193,6 +195,16 @@ class Screens:
             page = _import(name).Page()
             self.loaded[name] = page
         return page
+
+    def preload(self):
+        """Import the next page not yet imported: True if one was (the idle
+        job's work ahead of need, ``App.idle_work``: on the Pico a page's
+        first import took a display step of 50-80 ms)."""
+        for name in PAGES:
+            if name not in self.loaded:
+                self._loaded(name)
+                return True
+        return False
 
     def active(self):
         """The view's active seats (a list made once per deal, not per redraw)."""

@@ -25,6 +25,13 @@ def _key(k):
 
 
 def _str(s):
+    for ch in s:
+        if ch < " " or ch == '"' or ch == "\\" or ch >= "\ud800":
+            return _escaped(s)
+    return '"' + s + '"'        # nothing to escape (card codes, words): one concatenation
+
+
+def _escaped(s):
     out = ['"']
     for ch in s:
         o = ord(ch)
@@ -64,8 +71,8 @@ def dumps(v):
     # on the Pico one more frame there was once too many
     parts = []
     if isinstance(v, (list, tuple)):
-        for x in v:
-            parts.append(dumps(x))
+        for x in v:     # strings (card codes) straight to _str: half the calls
+            parts.append(_str(x) if isinstance(x, str) else dumps(x))
         return "[" + ",".join(parts) + "]"
     if isinstance(v, dict):
         for k in sorted(v.keys(), key=_key):

@@ -65,7 +65,7 @@ def test_card_play_allocates_nothing():
     # (the engine settles the deal) is counted apart
     assert numbers["journal_append_avg"] == "0", numbers
     assert numbers["play_alloc_max"] == "0" and numbers["play_extra_max"] == "0", numbers
-    for job in ("readers", "buttons", "game", "signals", "display", "console", "flash"):
+    for job in ("readers", "buttons", "game", "signals", "display", "console", "idle"):
         assert numbers["play_alloc_job_" + job] == "0", (job, numbers)
 
 

@@ -9,9 +9,15 @@
 #   nothing of the table imported) and after importing the modules main.py
 #   imports at boot (they stay imported: main() finds them there);
 # * wraps each of the app's jobs (table/app.py JOBS) to time every step with
-#   ``time.ticks_us`` (the emulated clock) and keep the longest per job, and
-#   every SAMPLE_MS collects the garbage and keeps the lowest free heap seen
-#   (the collection's own time is reported apart, not charged to a job).
+#   ``time.ticks_us`` (the emulated clock) and keep the longest per job;
+# * reads the free heap after every long step (``gc.mem_free``: allocates
+#   nothing, but walks the heap): where it grew, a collection ran in that
+#   step -- the idle job's
+#   own (``App.idle_work``: timed as "gc_us", and the free heap after it is
+#   the lowest-free figure), or MicroPython's, started by an allocation
+#   that found the heap full ("auto_gc": how many, the longest such step).
+#   The probe itself never collects: a collection it forced would hold the
+#   loop 45 ms at moments the table did not choose.
 #
 # It writes one line ``@bench KEY VALUE`` on the USB serial port when a value
 # is first known and whenever a worst case grows (rare after the first
@@ -22,7 +28,6 @@ import gc
 import sys
 import time
 
-SAMPLE_MS = 250         # set by the bench: how often the free heap is sampled
 IMPORTS = ("table.power_up", "table.app", "table.journal", "table.registry",  # main.py's
            "table.settings", "boards.pico", "table.console_door")
 
@@ -41,24 +46,36 @@ _say("modules", len(sys.modules))
 
 from table import app as _app  # noqa: E402  (imported above: no new module)
 
+# gc.mem_free() walks the heap's whole allocation table (ms on the Pico): it is
+# read only after a step this long -- a collection takes longer (9-55 ms), so a
+# step with one in it is always among them
+LONG_US = 5000
 _worst = [0] * len(_app.JOBS)     # the longest step of each job (us)
-_low = [1 << 29]                  # the lowest free heap after a collection
-_gc_worst = [0]                   # the longest of those collections (us)
+_low = [1 << 29]                  # the lowest free heap after an idle collection
+_gc_worst = [0]                   # the longest idle collection (us)
+_auto = [0, 0]                    # MicroPython's own collections: how many, the longest step
 _names = ["step_us_" + job[0] for job in _app.JOBS]
-_next_sample = [time.ticks_ms()]
+_IDLE = [job[0] for job in _app.JOBS].index("idle")
 
 
-def _sample():
-    t0 = time.ticks_us()
-    gc.collect()
-    free = gc.mem_free()
-    dt = time.ticks_diff(time.ticks_us(), t0)
-    if dt > _gc_worst[0]:
-        _gc_worst[0] = dt
-        _say("gc_us", dt)
-    if free < _low[0]:
-        _low[0] = free
-        _say("low_free", free)
+def _collected(index, dt, free):
+    """A step in which the free heap grew: a collection ran in it."""
+    if index == _IDLE:
+        if dt > _gc_worst[0]:
+            _gc_worst[0] = dt
+            _say("gc_us", dt)
+        if free < _low[0]:
+            _low[0] = free
+            _say("low_free", free)
+    else:
+        _auto[0] += 1
+        _say("auto_gc", _auto[0])
+        if dt > _auto[1]:
+            _auto[1] = dt
+            _say("auto_gc_us", dt)
+
+
+_last_free = [gc.mem_free()]      # the free heap when last read
 
 
 def _timed(index, step):
@@ -66,12 +83,14 @@ def _timed(index, step):
         t0 = time.ticks_us()
         step(self)
         dt = time.ticks_diff(time.ticks_us(), t0)
+        if dt > LONG_US:              # (a collection takes longer: read the heap then)
+            free = gc.mem_free()
+            if free > _last_free[0] + 256:
+                _collected(index, dt, free)
+            _last_free[0] = free
         if dt > _worst[index]:
             _worst[index] = dt
             _say(_names[index], dt)
-        if time.ticks_diff(time.ticks_ms(), _next_sample[0]) >= 0:
-            _next_sample[0] = time.ticks_add(time.ticks_ms(), SAMPLE_MS)
-            _sample()
     return timed
 
 
