@@ -26,7 +26,10 @@ What the emulator lets the host observe and what it does not (rp2040js 1.4.1):
   with read requests held until the host sends (no idle traffic);
 - the serial flash: erase and program are modelled (host_sim/rp2040/
   serial_flash.mjs), so a power cut (``power_cut``) leaves the flash as a real
-  chip would, also in the middle of an erase or a program.
+  chip would, also in the middle of an erase or a program; every program and
+  erase can be logged (``start_oplog``, ``save_oplog``), so that the flash a
+  cut in any of them leaves is rebuilt without running the Pico again
+  (tests/test_rp2040_cuts.py).
 
 Not modelled: flash cache misses (every memory access is one cycle, timings
 are optimistic), the second core's timing, analogue levels, the PWM waveform.
