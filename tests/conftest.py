@@ -10,12 +10,14 @@ two cores); every other test keeps its place after them.  The order changes
 only when tests run, never what they check.  A name that no longer matches a
 collected test of its file is reported as a warning, so the list does not go
 stale unnoticed."""
+import os
 import warnings
 
 import pytest
 
 LONGEST_FIRST = (
     "tests/test_fsimage.py::test_the_uf2_of_build_boots_from_blank_flash_and_plays_a_deal",
+    "tests/test_rp2040_cuts.py::",
     "tests/test_rp2040_table.py::test_scenario_on_the_emulated_pico[resume_mid_trick]",
     "tests/test_bench.py::test_bench_quick_prints_every_table",
     "tests/test_journal_vm.py::test_power_cuts_in_the_vm",
@@ -76,13 +78,15 @@ def pytest_collection_modifyitems(session, config, items):
 def pytest_addoption(parser):
     parser.addoption("--slow", action="store_true",
                      help="the long sweeps whole: every power cut of tests/test_journal_vm.py "
-                          "(by default a spread part of them)")
+                          "and tests/test_rp2040_cuts.py (by default a spread part of "
+                          "them; TAPP_SLOW=1 too)")
 
 
 @pytest.fixture
 def slow(request):
-    """``--slow`` was given: a sweep runs every one of its cases."""
-    return request.config.getoption("--slow")
+    """``--slow`` was given (or ``TAPP_SLOW=1``, as ``dev.py test --slow``
+    sets it): a sweep runs every one of its cases."""
+    return request.config.getoption("--slow") or os.environ.get("TAPP_SLOW") == "1"
 
 
 def pytest_configure(config):

@@ -1,5 +1,7 @@
 """Deals in sessions at a virtual table, as the journal's power-cut sweeps play
-them (tests/test_journal.py under CPython, tests/test_journal_vm.py in the VM)."""
+them (tests/test_journal.py under CPython, tests/test_journal_vm.py in the VM,
+tests/test_rp2040_cuts.py on the emulated Pico), and what a table powered up
+after a cut must have resumed with (``check_resumed``)."""
 from host_sim.table import AutoPlayers
 from table.app import NEW_SESSION
 
@@ -24,3 +26,21 @@ def play_sessions(table, deals, per_session, seed, before_deal=None, session_don
         people.play_deal()
     if session_done is not None:
         session_done()
+
+
+def check_resumed(lines, before, after, now, got, seen, where):
+    """A table powered up after a cut inside a step of its jobs resumed
+    session ``now`` with the lines ``got``: they were written (``lines``: each
+    session's lines as written; nothing invented); if ``now`` is the session
+    it had shown before the step (``before``: (session, lines shown)), every
+    line shown is kept, else the step was starting the next session
+    (``after``: what it showed after the step).  Counts "kept", "more" or
+    "started" in ``seen``; ``where`` names the cut in a failure."""
+    (name, shown), (then, most) = before, after
+    assert got == lines[now][:len(got)], (where, now)
+    if now == name:
+        assert len(got) >= shown, (where, name, shown, len(got))
+        seen["more" if len(got) > shown else "kept"] += 1
+    else:
+        assert now == then > name and len(got) <= most, (where, name, now)
+        seen["started"] += 1

@@ -18,7 +18,7 @@ default a spread part of the cuts (a VM's power-up costs half a second);
 import json
 
 import pytest
-from played_sessions import play_sessions
+from played_sessions import check_resumed, play_sessions
 
 from host_sim.table import AutoPlayers, VirtualTable
 from host_sim.vm.nor_flash import NorFlash, apply_op, half, load_log
@@ -135,20 +135,14 @@ def test_power_cuts_in_the_vm(tmp_path, slow, variant, players, mode, seed):
     for i, done in cuts:
         image = _image(played, i, done)
         path.write_bytes(image)
-        (name, shown), (then, most) = played.around(i)
+        before, after = played.around(i)
         table = VmTable(*played.args, root=played.root, enrolled=False, resume=True,
                         journal=str(path), journal_kb=JOURNAL_KB)
         try:
             table.wait(RESUMED_MS)
             got = table.journal_lines()
             now = table.journal_name()
-            assert got == played.lines[now][:len(got)], (i, done, now)    # nothing invented
-            if now == name:                            # every line shown is kept
-                assert len(got) >= shown, (i, done, name, shown, len(got))
-                seen["more" if len(got) > shown else "kept"] += 1
-            else:                                      # the step started the next session
-                assert now == then > name and len(got) <= most, (i, done, name, now)
-                seen["started"] += 1
+            check_resumed(played.lines, before, after, now, got, seen, (i, done))
             ref = VirtualTable(*played.args, root=played.root, enrolled=False, resume=True,
                                journal_flash=NorFlash(JOURNAL_KB // 4, data=image))
             ref.wait(RESUMED_MS)

@@ -29,13 +29,14 @@ from host_sim.rp2040.emulator import CutPoint, Pico, flash_image
 from host_sim.rp2040.table import (
     Rp2040Table,
     bootrom_path,
+    cpython_on_flash,
     firmware_files,
     firmware_uf2,
     power_up_device,
 )
 from host_sim.runtimes import EMULATED
 from host_sim.scenario import format_failures, run_file
-from host_sim.table import JOURNAL_IMAGE, VirtualTable
+from host_sim.table import VirtualTable
 from tools.tapptable import fsimage, rp2_images
 
 SCENARIO_DIR = Path(__file__).parent / "scenarios"
@@ -195,21 +196,8 @@ def _act(players):
 def _cpython_on_the_same_flash(table, root):
     """The CPython table powered up on the files the Pico's flash holds (read
     from its littlefs), with the same cards on the readers."""
-    flash = Path(table.flash_path).read_bytes()
-    for name, data in fsimage.littlefs_files(
-            flash[fsimage.FS_OFFSET:fsimage.FS_OFFSET + fsimage.FS_BYTES]).items():
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_bytes(data)
-    area = getattr(fsimage, "JOURNAL_OFFSET", None)      # the table's firmware: the
-    if area is not None:                                 # journal's own area, as it is
-        (root / JOURNAL_IMAGE).write_bytes(flash[area:area + fsimage.JOURNAL_BYTES])
-    args = {k: v for k, v in table.args.items() if k != "flash_kb"}
-    cpython = VirtualTable(root=str(root), enrolled=False, resume=True, **args)
-    for reader, tags in enumerate(table.tags):
-        for tag in tags:
-            cpython.place_tag(reader, tag.uid, wait=False)
-    cpython.wait()
-    return cpython
+    return cpython_on_flash(Path(table.flash_path).read_bytes(), table.args, root,
+                            [[tag.uid for tag in tags] for tags in table.tags])
 
 
 def test_the_table_resumes_after_a_cut_inside_a_journal_write(tmp_path):

@@ -26,7 +26,10 @@ What the emulator lets the host observe and what it does not (rp2040js 1.4.1):
   with read requests held until the host sends (no idle traffic);
 - the serial flash: erase and program are modelled (host_sim/rp2040/
   serial_flash.mjs), so a power cut (``power_cut``) leaves the flash as a real
-  chip would, also in the middle of an erase or a program.
+  chip would, also in the middle of an erase or a program; every program and
+  erase can be logged (``start_oplog``, ``save_oplog``), so that the flash a
+  cut in any of them leaves is rebuilt without running the Pico again
+  (tests/test_rp2040_cuts.py).
 
 Not modelled: flash cache misses (every memory access is one cycle, timings
 are optimistic), the second core's timing, analogue levels, the PWM waveform.
@@ -104,6 +107,7 @@ class Pico:
         self.on_pwm = None
         self.on_serial = None
         self.on_time = None                      # called with every message's time
+        self.on_cut = None                       # arm_cut's point: called, the run goes on
         self._serial = bytearray()
         self._stderr = tempfile.TemporaryFile()
         self.proc = subprocess.Popen(
@@ -148,8 +152,8 @@ class Pico:
         self.run_until(self.now_us + us)
 
     def run_until(self, t_us):
-        if t_us > self.now_us:
-            self._command("run %d" % round(t_us * 1000))
+        while t_us > self.now_us and self._command("run %d" % round(t_us * 1000)) == "cut":
+            pass                                 # (on_cut took a cut point: on to t_us)
 
     def run_until_line(self, limit_us):
         """Run until the Pico's serial output holds a complete line (or
@@ -280,8 +284,21 @@ class Pico:
 
     def arm_cut(self, kind="program", nth=1):
         """Stop the next run when the ``nth`` next flash ``kind`` ("program" or
-        "erase") begins: the run raises ``CutPoint``."""
+        "erase") begins: the run raises ``CutPoint`` (with ``on_cut`` set, it
+        is called there instead, and may run the Pico and save the flash, and
+        the run goes on to where it was to end)."""
         self._command("arm %s %d" % (kind, nth))
+
+    def start_oplog(self):
+        """Record every program and erase from now on (``save_oplog``)."""
+        self._command("oplog start")
+
+    def save_oplog(self, path):
+        """Write the operations recorded since ``start_oplog`` to ``path``, as
+        host_sim/vm/nor_flash.py's ``load_log`` reads them (per 4 KiB sector of
+        the whole flash): the flash a cut in any of them leaves is rebuilt
+        from the flash before them (``apply_op``)."""
+        self._command("oplog %s" % os.path.abspath(path))
 
     def power_cut(self, path=None):
         """Stop the Pico here (any cycle; an erase or program under way is left
@@ -339,7 +356,9 @@ class Pico:
             if kind == b"D":
                 if rest.startswith(b"!"):
                     raise PicoError("the emulator refused a command: " + rest[1:].decode())
-                if rest == b"cut":
+                if rest == b"cut" and self.on_cut is not None:
+                    self.on_cut()                # (the run's caller runs on)
+                elif rest == b"cut":
                     raise CutPoint("a flash operation began at %.3f ms" % (self.now_us / 1000))
                 return rest.decode()
             reply = handlers[kind](rest)

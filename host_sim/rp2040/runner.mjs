@@ -38,6 +38,8 @@
 //   flash          D answers the serial flash's counters and the operation under way
 //   arm KIND N     stop the run (D answers "cut") when the N-th next program or
 //                  erase (KIND) begins: a power cut inside it follows
+//   oplog start|PATH  record every program and erase from now on | write
+//                  those recorded to PATH (nor_flash.py's load_log reads it)
 //   stats          D answers the PC, whether the core sleeps, timer reads, busy
 //                  waits skipped and instructions executed (diagnostics)
 //   profile on|show  count instructions per 64 bytes of code; show the 25 hottest
@@ -330,6 +332,11 @@ const commands = {
   pwm(args) { reportPwm(Number(args[0])); return ''; },
   save(args) { fs.writeFileSync(args[0], flash.afterPowerCut()); return ''; },
   flash() { return JSON.stringify({ ...flash.counts, ...flash.state() }); },
+  oplog(args) {
+    if (args[0] === 'start') flash.log = [];
+    else fs.writeFileSync(args[0], flash.logBytes());
+    return '';
+  },
   profile(args) {
     if (args[0] === 'on') { profile = new Map(); return ''; }
     const top = [...profile.entries()].sort((a, b) => b[1] - a[1]).slice(0, 25);

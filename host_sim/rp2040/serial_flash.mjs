@@ -58,6 +58,24 @@ export class SerialFlash {
     this.op = null;                       // the last program/erase: undo while busy
     this.rx = [];
     this.counts = { program: 0, erase: 0, bytes: 0, ignored: 0 };
+    this.log = null;                      // an array: every program and erase recorded
+  }
+
+  // The operations recorded since startLog, in host_sim/vm/nor_flash.py's
+  // save_log format (per 4 KiB sector: block, offset or -1 for an erase, the
+  // bytes programmed), so the flash a cut leaves can be rebuilt on the host;
+  // a block erase is logged sector by sector.
+  logBytes() {
+    const parts = [];
+    for (const [addr, data] of this.log) {
+      const head = Buffer.alloc(12);
+      head.writeInt32LE(Math.floor(addr / 4096), 0);
+      head.writeInt32LE(data ? addr % 4096 : -1, 4);
+      head.writeUInt32LE(data ? data.length : 0, 8);
+      parts.push(head);
+      if (data) parts.push(Buffer.from(data));
+    }
+    return Buffer.concat(parts);
   }
 
   attach(mcu) {
@@ -194,6 +212,7 @@ export class SerialFlash {
     }
     this.counts.program++;
     this.counts.bytes += data.length;
+    if (this.log && cells.length) this.log.push([cells[0][0], data]);
     this.begin(0x02, cells);
   }
 
@@ -205,6 +224,7 @@ export class SerialFlash {
       this.memory[a] = 0xff;
     }
     this.counts.erase++;
+    for (let a = base; this.log && a < base + bytes; a += 4096) this.log.push([a, null]);
     this.begin(this.cmd, cells);
   }
 

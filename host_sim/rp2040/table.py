@@ -39,6 +39,7 @@ from host_sim.board import OLED_ADDR, SimChips
 from host_sim.bridge import BridgedTable, Link, VmError
 from host_sim.rp2040.emulator import Pico, PicoError, flash_image
 from host_sim.spi_bus import BusError
+from host_sim.table import JOURNAL_IMAGE, VirtualTable
 from host_sim.vm.vm_deck import enrol_virtual_deck
 from table.app import JOBS
 from table.registry import Registry
@@ -134,6 +135,28 @@ def firmware_uf2(romfs):
     ROMFS partition) or the published RPI_PICO one."""
     return rp2_images.image(rp2_images.ROMFS_FIRMWARE if romfs
                             else rp2_images.STOCK_FIRMWARE)
+
+
+def cpython_on_flash(flash, args, root, tags=()):
+    """The CPython table powered up (resuming) on what the Pico's ``flash``
+    (the whole image's bytes) holds: its littlefs files copied to the folder
+    ``root``, its journal's area as that folder's image; ``args``: a table's
+    ``args``; ``tags``: per reader, the uids lying on it."""
+    from tools.tapptable import fsimage
+    root = Path(root)
+    for name, data in fsimage.littlefs_files(
+            flash[fsimage.FS_OFFSET:fsimage.FS_OFFSET + fsimage.FS_BYTES]).items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_bytes(data)
+    area = fsimage.JOURNAL_OFFSET
+    (root / JOURNAL_IMAGE).write_bytes(flash[area:area + fsimage.JOURNAL_BYTES])
+    args = {k: v for k, v in args.items() if k != "flash_kb"}
+    table = VirtualTable(root=str(root), enrolled=False, resume=True, **args)
+    for reader, uids in enumerate(tags):
+        for uid in uids:
+            table.place_tag(reader, uid, wait=False)
+    table.wait()
+    return table
 
 
 class EmulatorClock:
