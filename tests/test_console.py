@@ -219,8 +219,8 @@ def _noise(port, stop, seen):
             bytes(rng.randrange(256) for _ in range(300)) + b"\n",
             b'{"cmd":"reset-session","pin":"9999"}\n', b'{"cmd":"place","reader":0}\n']
     i = 0
-    while not stop.is_set():
-        ser.write(junk[i % len(junk)])            # each kind in turn, again and again
+    while not stop.is_set() or i < len(junk):    # every kind at least once, however short
+        ser.write(junk[i % len(junk)])            # the deal: each in turn, again and again
         i += 1
         data = ser.read(65536)
         seen.append(data)

@@ -106,6 +106,7 @@ class App:
         self.deck_id = deck_id
         self.settings = settings             # table/settings.Settings: the setup's answers
         self.heap_kept = 0                   # gc.mem_alloc() after the last idle collection
+        self.settings_due = False            # the setup's answers still to be saved (idle job)
         self.console = console               # the line protocol: .step(), or None
         self.injected = [None] * board.readers.n   # inject(): a UID per reader, or None
         self.journals = journals or MemoryJournals()   # the sessions (table/journal.py)
@@ -223,8 +224,10 @@ class App:
 
     def _remember(self):
         """Keep the answers on flash for the next power-up (the virtual tables
-        keep them in RAM: table/settings.py)."""
-        self.settings.save()
+        keep them in RAM: table/settings.py) -- by the idle job, when nothing
+        waits: a littlefs write takes 70 ms on the Pico, and the session
+        starts in this step (its header holds the answers the session needs)."""
+        self.settings_due = True
 
     def card_present(self, reader):
         return self.presence.placed_len(reader) > 0
@@ -350,7 +353,11 @@ class App:
 
     def stop(self):
         """The table stops (the console hands the board to the REPL): the
-        journal is closed, so nothing stays half-written."""
+        setup's answers are saved if the idle job had not yet, the journal is
+        closed, so nothing stays half-written."""
+        if self.settings_due:
+            self.settings_due = False
+            self.settings.save()
         close = getattr(self.journal, "close", None)
         if close is not None:
             close()
@@ -371,13 +378,18 @@ class App:
     def idle_work(self):
         """Work ahead of need, done only when nothing waits for the table (no
         input queued, no card being settled or lifted, no button down, the
-        screen written and sent): the journal's next sector erased (45 ms on
-        the Pico, the loop standing still), else a screen page imported
+        screen written and sent): the setup's answers saved, else the
+        journal's next sector erased (45 ms on the Pico, the loop standing
+        still), else a screen page imported
         before it is first shown, else the garbage collected once
         ``IDLE_GC_BYTES`` were allocated since the last time.  What it did:
-        "erase", "import", "collect" or None."""
+        "settings", "erase", "import", "collect" or None."""
         if not self._nothing_waits():
             return None
+        if self.settings_due:
+            self.settings_due = False
+            self.settings.save()
+            return "settings"
         journal = self.journal
         if journal is not None and journal.prepare():
             return "erase"
