@@ -166,7 +166,7 @@ def test_a_power_cut_in_and_after_every_flash_operation_of_a_session(played):
 
 def test_sectors_are_erased_ahead_only_while_nothing_waits():
     """Ten deals on a small area: every sector the deals need was erased by
-    the flash job ahead of need (no append erased one), and at each of those
+    the idle job ahead of need (no append erased one), and at each of those
     erases no input was queued, no button held, no card the readers saw
     still to be settled (nor a placed one they no longer see), the screen
     sent.  (A card laid since its reader's last look is not known yet: the
