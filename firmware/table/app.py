@@ -355,9 +355,7 @@ class App:
         """The table stops (the console hands the board to the REPL): the
         setup's answers are saved if the idle job had not yet, the journal is
         closed, so nothing stays half-written."""
-        if self.settings_due:
-            self.settings_due = False
-            self.settings.save()
+        self._save_settings()
         close = getattr(self.journal, "close", None)
         if close is not None:
             close()
@@ -386,9 +384,7 @@ class App:
         "settings", "erase", "import", "collect" or None."""
         if not self._nothing_waits():
             return None
-        if self.settings_due:
-            self.settings_due = False
-            self.settings.save()
+        if self._save_settings():
             return "settings"
         journal = self.journal
         if journal is not None and journal.prepare():
@@ -396,6 +392,14 @@ class App:
         if self.screens.preload():
             return "import"
         return "collect" if self._collect() else None
+
+    def _save_settings(self):
+        """The setup's answers on flash, if still due (``_remember``): whether it wrote."""
+        if not self.settings_due:
+            return False
+        self.settings_due = False
+        self.settings.save()
+        return True
 
     def _collect(self):
         mem_alloc = getattr(gc, "mem_alloc", None)   # MicroPython's (CPython collects itself)
