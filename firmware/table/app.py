@@ -73,9 +73,12 @@ JOBS = (("readers", "poll_readers", 5), ("buttons", "poll_buttons", 10),
         ("game", "run_game", 5), ("display", "refresh", 10), ("signals", "run_signals", 10),
         ("console", "poll_console", 20), ("idle", "idle_work", 50))
 # the garbage is collected while nothing waits once this much was allocated
-# since the last collection (45 ms on the Pico: MicroPython's own, when the
-# heap runs out, would come in the middle of a card)
+# since the last collection (25-57 ms on the Pico: MicroPython's own, when the
+# heap runs out, would come in the middle of a card); how much was allocated
+# is looked at no more often than IDLE_GC_LOOK_MS: gc.mem_alloc() walks the
+# whole heap (8.5 ms on the Pico), too long to do at every idle step
 IDLE_GC_BYTES = 16384
+IDLE_GC_LOOK_MS = 1000
 
 
 class Signals:
@@ -106,6 +109,7 @@ class App:
         self.deck_id = deck_id
         self.settings = settings             # table/settings.Settings: the setup's answers
         self.heap_kept = 0                   # gc.mem_alloc() after the last idle collection
+        self.heap_looked = board.ticks_ms()  # when the idle job last looked at the heap
         self.settings_due = False            # the setup's answers still to be saved (idle job)
         self.console = console               # the line protocol: .step(), or None
         self.injected = [None] * board.readers.n   # inject(): a UID per reader, or None
@@ -116,7 +120,7 @@ class App:
         self.next_reader = 0
         self.hot = 0
         self.armed = -1                      # reader whose field is settling
-        self.sweep = 0                       # other readers still to look at at once
+        self.sweeping = 0                    # bit i: reader i armed for the sweep, not yet scanned
         self.game = None
         self.journal = None
         self.deals_seen = 0                  # the journal's deals when last looked at
@@ -238,18 +242,27 @@ class App:
         """Scan the reader whose field was switched on one step ago, feed the
         arbiter (its ring queues the events), and switch on the next one: the
         field's settle time passes between two steps, never inside one.  The
-        seat on turn is every other reader.
+        seat on turn is every other reader.  A new card there starts a sweep:
+        every reader's field is switched on at once (the supply's budget
+        covers all fields on: hardware/README.md) and the next steps scan them,
+        two empty readers or one holding a card a step, the seat on turn last
+        -- the arbiter takes the card only when every other reader has looked.
 
         Split in small methods on purpose: MicroPython puts a call's frame on
         the heap when its locals and value stack exceed 11 words (136 bytes
         per poll, 200 polls a second, before the split; heap_lock() does not
         see it, the frame goes on the C stack then: tests/mp/mptest_app_heap.py
         checks mem_total())."""
+        self.polls += 1
+        if self.sweeping:
+            self._sweep_step()
+            return
         armed = self.armed
         if armed >= 0:
             self._scan(armed)
-            self._sweep_check(armed)
-        self.polls += 1
+            if self._new_on_hot(armed):
+                self._start_sweep()
+                return
         self._arm_next()
 
     def _scan(self, armed):
@@ -266,23 +279,56 @@ class App:
         self.presence.glimpse(armed, uid, now)
         self.presence.observe(armed, P.PRESENT, uid, now)
 
-    def _sweep_check(self, armed):
-        if armed == self.hot and self.readers.raw[armed] == P.PRESENT \
-                and not self.presence.placed_len(armed) and not self.sweep:
-            # a new card on the hot reader: look at every other reader at once,
-            # so the arbiter may take it (it waits for that look)
-            self.sweep = self.readers.n - 1
+    def _new_on_hot(self, armed):
+        return armed == self.hot and self.readers.raw[armed] == P.PRESENT \
+            and not self.presence.placed_len(armed)
+
+    def _start_sweep(self):
+        """A new card on the hot reader: switch every reader's field on now, so
+        the next steps can look at all of them (the arbiter waits for that look)."""
+        rs = self.readers
+        i = rs.n
+        while i:
+            i -= 1
+            rs.arm(i)
+        self.sweeping = (1 << rs.n) - 1
+        self.armed = -1
+
+    def _sweep_step(self):
+        """Scan the sweep's next reader (the hot one last); a second one too
+        when both are expected empty (a scan that reads a card takes 9-12 ms on
+        the Pico, an empty one 3)."""
+        i = self._sweep_next()
+        self._scan(i)
+        if not self.sweeping or self.readers.raw[i] == P.PRESENT:
+            return
+        j = self._sweep_next()
+        if self.readers.raw[j] == P.PRESENT:   # it read a card last time: next step
+            self.sweeping |= 1 << j
+            return
+        self._scan(j)
+
+    def _sweep_next(self):
+        """The sweep's next reader (taken off the set): the others in order, then the hot one."""
+        hot = self.hot
+        mask = self.sweeping & ~(1 << hot)
+        i = 0
+        if mask:
+            while not mask & (1 << i):
+                i += 1
+        else:
+            i = hot
+        self.sweeping &= ~(1 << i)
+        return i
 
     def _arm_next(self):
         rs = self.readers
         i = self.hot
-        if self.sweep or not self.polls & 1:   # the others in turn, skipping the hot one
+        if not self.polls & 1:                 # the others in turn, skipping the hot one
             i = (self.next_reader + 1) % rs.n
             if i == self.hot:
                 i = (i + 1) % rs.n
             self.next_reader = i
-            if self.sweep:
-                self.sweep -= 1
         rs.arm(i)
         self.armed = i
 
@@ -382,7 +428,7 @@ class App:
         before it is first shown, else the garbage collected once
         ``IDLE_GC_BYTES`` were allocated since the last time.  What it did:
         "settings", "erase", "import", "collect" or None."""
-        if not self._nothing_waits():
+        if not self.nothing_waits():
             return None
         if self._save_settings():
             return "settings"
@@ -403,13 +449,19 @@ class App:
 
     def _collect(self):
         mem_alloc = getattr(gc, "mem_alloc", None)   # MicroPython's (CPython collects itself)
-        if mem_alloc is None or mem_alloc() - self.heap_kept < IDLE_GC_BYTES:
+        now = self.board.ticks_ms()
+        if mem_alloc is None or ticks_diff(now, self.heap_looked) < IDLE_GC_LOOK_MS:
+            return False
+        self.heap_looked = now
+        if mem_alloc() - self.heap_kept < IDLE_GC_BYTES:
             return False
         gc.collect()
         self.heap_kept = mem_alloc()
         return True
 
-    def _nothing_waits(self):
+    def nothing_waits(self):
+        """No input queued, no card being settled or lifted, no button down,
+        the screen written and sent: the idle job's (and a probe's) moment."""
         if len(self.keys) or self.presence.pending() or self.screens.due \
                 or self.board.display.dirty_pages():
             return False

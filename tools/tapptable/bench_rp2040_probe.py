@@ -10,12 +10,15 @@
 #   imports at boot (they stay imported: main() finds them there);
 # * wraps each of the app's jobs (table/app.py JOBS) to time every step with
 #   ``time.ticks_us`` (the emulated clock) and keep the longest per job;
-# * reads the free heap after every long step (``gc.mem_free``: allocates
-#   nothing, but walks the heap): where it grew, a collection ran in that
-#   step -- the idle job's
-#   own (``App.idle_work``: timed as "gc_us", and the free heap after it is
-#   the lowest-free figure), or MicroPython's, started by an allocation
-#   that found the heap full ("auto_gc": how many, the longest such step).
+# * reads the free heap (``gc.mem_free``: allocates nothing, but walks the
+#   whole heap, 8.5 ms on the Pico) only where that costs a card nothing:
+#   after each of the table's idle collections (``App.idle_work`` returned
+#   "collect": timed as "gc_us", the free heap after it is the lowest-free
+#   figure), and every LOOK_MS in an idle step while nothing waits
+#   (``App.nothing_waits``).  Where the heap grew since the last read with no
+#   idle collection between, MicroPython collected by itself -- an
+#   allocation found the heap full ("auto_gc": how many, and the longest step
+#   of the other jobs since the last read, which held it: "auto_gc_us").
 #   The probe itself never collects: a collection it forced would hold the
 #   loop 45 ms at moments the table did not choose.
 #
@@ -46,51 +49,64 @@ _say("modules", len(sys.modules))
 
 from table import app as _app  # noqa: E402  (imported above: no new module)
 
-# gc.mem_free() walks the heap's whole allocation table (ms on the Pico): it is
-# read only after a step this long -- a collection takes longer (9-55 ms), so a
-# step with one in it is always among them
-LONG_US = 5000
+LOOK_MS = 5000                    # the free heap looked at no more often, while idle
 _worst = [0] * len(_app.JOBS)     # the longest step of each job (us)
 _low = [1 << 29]                  # the lowest free heap after an idle collection
 _gc_worst = [0]                   # the longest idle collection (us)
 _auto = [0, 0]                    # MicroPython's own collections: how many, the longest step
+_span = [0]                       # the longest step of the other jobs since the heap was read
 _names = ["step_us_" + job[0] for job in _app.JOBS]
 _IDLE = [job[0] for job in _app.JOBS].index("idle")
+_heap = [gc.mem_free(), time.ticks_ms()]   # the free heap when last read, and when
 
 
-def _collected(index, dt, free):
-    """A step in which the free heap grew: a collection ran in it."""
-    if index == _IDLE:
-        if dt > _gc_worst[0]:
-            _gc_worst[0] = dt
-            _say("gc_us", dt)
-        if free < _low[0]:
-            _low[0] = free
-            _say("low_free", free)
-    else:
+def _idle_collected(dt):
+    """The idle job collected the garbage in a step of dt us."""
+    free = gc.mem_free()
+    _heap[0] = free
+    _heap[1] = time.ticks_ms()
+    _span[0] = 0
+    if dt > _gc_worst[0]:
+        _gc_worst[0] = dt
+        _say("gc_us", dt)
+    if free < _low[0]:
+        _low[0] = free
+        _say("low_free", free)
+
+
+def _look(app):
+    """Now and then, while nothing waits: did MicroPython collect by itself?"""
+    now = time.ticks_ms()
+    if time.ticks_diff(now, _heap[1]) < LOOK_MS or not app.nothing_waits():
+        return
+    free = gc.mem_free()
+    if free > _heap[0] + 256:
         _auto[0] += 1
         _say("auto_gc", _auto[0])
-        if dt > _auto[1]:
-            _auto[1] = dt
-            _say("auto_gc_us", dt)
-
-
-_last_free = [gc.mem_free()]      # the free heap when last read
+        if _span[0] > _auto[1]:
+            _auto[1] = _span[0]
+            _say("auto_gc_us", _span[0])
+    _heap[0] = free
+    _heap[1] = time.ticks_ms()
+    _span[0] = 0
 
 
 def _timed(index, step):
     def timed(self):
         t0 = time.ticks_us()
-        step(self)
+        done = step(self)
         dt = time.ticks_diff(time.ticks_us(), t0)
-        if dt > LONG_US:              # (a collection takes longer: read the heap then)
-            free = gc.mem_free()
-            if free > _last_free[0] + 256:
-                _collected(index, dt, free)
-            _last_free[0] = free
+        if index == _IDLE:
+            if done == "collect":
+                _idle_collected(dt)
+            elif done is None:
+                _look(self)
+        elif dt > _span[0]:
+            _span[0] = dt
         if dt > _worst[index]:
             _worst[index] = dt
             _say(_names[index], dt)
+        return done
     return timed
 
 
