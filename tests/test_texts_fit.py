@@ -396,7 +396,7 @@ def test_a_contract_beside_its_declarer_leaves_his_name_readable(checker, lang):
     (its widest option), the longest names and short ones ("C. Bettel ouvert"
     was shown).  A contract that would leave less is said short ("Cora
     Ouvert"); a doubling that would, moves to the header ("Haferltarock x32")."""
-    from table.pages import parts, play
+    from table.pages import contract, parts
     from tapp.announce import DOUBLING_CALLS
     from tapp.session import Session
     from tapp.variants import HeaderError
@@ -422,7 +422,7 @@ def test_a_contract_beside_its_declarer_leaves_his_name_readable(checker, lang):
                             contract=lambda c=cid: c, declarer=lambda: 0,
                             variant=lambda v=variant: v)
                         s = types.SimpleNamespace(w=scr.w, seat_names=(name,), view=shown)
-                        for right in (parts.contract_only, play.contract_right):
+                        for right in (parts.contract_only, contract.contract_right):
                             scr.w.begin(1)
                             parts.declared(s, cid, 0, right)
                             row = scr.text_rows()[1]     # the play's row 1 comes last
@@ -434,7 +434,7 @@ def test_a_contract_beside_its_declarer_leaves_his_name_readable(checker, lang):
                             if names.contract_name(cid, lang) not in row:
                                 shorts.add(cid)
                         if times > 1 and "x%d" % times not in row:     # row 1 of the play
-                            assert play.times_up(s) == times, (variant, cid, times, row)
+                            assert contract.times_up(s) == times, (variant, cid, times, row)
                             parts.header(s, True, times)
                             assert scr.text_rows()[0].endswith("x%d" % times)
                             ups.add(variant)
