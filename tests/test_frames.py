@@ -41,7 +41,8 @@ ALLOWED = {
     # are made as strings (once per card enrolled)
     "firmware/table/modes.py": {"rows"},
     "firmware/table/app.py": {"__init__", "_start_game", "<listcomp>"},   # power-up, a new session
-    "firmware/table/font.py": {"_cell_table", "<listcomp>"},   # the cell tables, made once at import
+    # the cell tables, made once at import
+    "firmware/table/font.py": {"_cell_table", "<listcomp>"},
     "firmware/table/texts.py": set(),
     "firmware/table/names.py": {"_suits_named", "call_label"},
     "firmware/table/game.py": {"__init__", "_resume", "_journal_hands"},   # once a deal
