@@ -21,13 +21,14 @@ from __future__ import annotations
 
 import re
 import types
+from pathlib import Path
 
 import pytest
 
 from host_sim.players import AutoPlayers
 from host_sim.scenario import Run
 from host_sim.table import VirtualTable
-from table import names, registry, screens, texts
+from table import messages, names, registry, screens, texts
 from table.names import card_text
 from table.rows import RowWriter
 from table.settings import SEAT_NAMES, Settings
@@ -345,30 +346,54 @@ def test_texts_fit_and_are_found_by_key():
 
 
 def test_the_console_s_and_the_self_test_s_texts_are_the_store_s():
-    """The second part of the one store (English: the console, the self-test):
+    """The second part of the one store (table/messages.py, English: the
+    console, the self-test):
     the same keyed format, every key once with one line; the self-test's
     display rows (ts_, and a t_ line's forms after "|") fit 16 columns with
     their slot filled; every engine error and registry outcome has its
     console message there."""
-    keys = texts.MESSAGE_KEYS.split()
-    assert len(keys) == len(set(keys)) == texts.MESSAGES.count(b"\n")
-    assert texts.MESSAGE_KEYS.endswith(" ") and "  " not in texts.MESSAGE_KEYS
-    for k, line in zip(keys, texts.MESSAGES.decode().split("\n")[:-1], strict=True):
-        assert texts.message(k) == line and line, k
+    keys = messages.MESSAGE_KEYS.split()
+    assert len(keys) == len(set(keys)) == messages.MESSAGES.count(b"\n")
+    assert messages.MESSAGE_KEYS.endswith(" ") and "  " not in messages.MESSAGE_KEYS
+    for k, line in zip(keys, messages.MESSAGES.decode().split("\n")[:-1], strict=True):
+        assert messages.message(k) == line and line, k
         rows = line.split("|")[0 if k.startswith("ts_") else 1:]
         assert not rows or k.startswith("t"), k     # "|" only in the self-test's
         for row in rows:                # "press NEXT", "99 FAILED", "card 10 mm up"
             assert len(row.replace("%s", "NEXT").replace("%d", "99")) <= COLS, (k, row)
-    assert len([k for k in keys if k.startswith("t") and "|" in texts.message(k)]) >= 10
+    assert len([k for k in keys if k.startswith("t") and "|" in messages.message(k)]) >= 10
     for word in E.NAMES:
-        assert texts.message("e_" + word)
+        assert messages.message("e_" + word)
     for word in registry.NAMES:
-        assert texts.message("r_" + word) == registry.message(registry.NAMES.index(word))
-    assert texts.message("e_must_follow") == "Farbe bedienen! Follow the suit that was led"
-    assert texts.message("nosuch", "nosuch") == "nosuch"
+        assert messages.message("r_" + word) == registry.message(registry.NAMES.index(word))
+    assert messages.message("e_must_follow") == "Farbe bedienen! Follow the suit that was led"
+    assert messages.message("nosuch", "nosuch") == "nosuch"
     for bad in ("e_", "", "bad_line ", "ad_line"):
         with pytest.raises(KeyError):
-            texts.message(bad)
+            messages.message(bad)
+
+
+FIRMWARE = Path(__file__).resolve().parent.parent / "firmware" / "table"
+# a refusal's English written where it is said: Failure(code, "words"), fail(rid,
+# code, "words"), set's ("bad_args", "words") -- not the store's (a bare format
+# such as "%s: %s", an exception's name and words, is no text)
+INLINE = re.compile(r'(?:Failure\(|fail\(rid, |return )"\w+", f?"[^"]*[A-Za-z]{3}')
+
+
+def test_the_console_says_its_answers_from_the_store():
+    """Issue 28: the console's answers in detail (a_: what an argument must
+    be, a note) are the store's, said by key: no English sentence is written
+    in the console's modules or the settings' answers to it, and every a_
+    text is said somewhere (each by its key, in code)."""
+    sources = {p.name: p.read_text() for p in FIRMWARE.glob("*.py")}
+    for name in ("console.py", "console_admin.py", "console_play.py", "console_tasks.py",
+                 "console_link.py", "console_door.py", "settings.py"):
+        assert not INLINE.findall(sources[name]), (name, INLINE.findall(sources[name]))
+    code = "".join(sources.values())
+    said = [k for k in messages.MESSAGE_KEYS.split() if k.startswith("a_")]
+    assert len(said) >= 30
+    for key in said:
+        assert '"%s"' % key in code, key
 
 
 def test_a_name_is_shortened_where_it_shows_and_the_screens_agree():
@@ -396,7 +421,7 @@ def test_a_contract_beside_its_declarer_leaves_his_name_readable(checker, lang):
     (its widest option), the longest names and short ones ("C. Bettel ouvert"
     was shown).  A contract that would leave less is said short ("Cora
     Ouvert"); a doubling that would, moves to the header ("Haferltarock x32")."""
-    from table.pages import parts, play
+    from table.pages import contract, parts
     from tapp.announce import DOUBLING_CALLS
     from tapp.session import Session
     from tapp.variants import HeaderError
@@ -422,7 +447,7 @@ def test_a_contract_beside_its_declarer_leaves_his_name_readable(checker, lang):
                             contract=lambda c=cid: c, declarer=lambda: 0,
                             variant=lambda v=variant: v)
                         s = types.SimpleNamespace(w=scr.w, seat_names=(name,), view=shown)
-                        for right in (parts.contract_only, play.contract_right):
+                        for right in (parts.contract_only, contract.contract_right):
                             scr.w.begin(1)
                             parts.declared(s, cid, 0, right)
                             row = scr.text_rows()[1]     # the play's row 1 comes last
@@ -434,7 +459,7 @@ def test_a_contract_beside_its_declarer_leaves_his_name_readable(checker, lang):
                             if names.contract_name(cid, lang) not in row:
                                 shorts.add(cid)
                         if times > 1 and "x%d" % times not in row:     # row 1 of the play
-                            assert play.times_up(s) == times, (variant, cid, times, row)
+                            assert contract.times_up(s) == times, (variant, cid, times, row)
                             parts.header(s, True, times)
                             assert scr.text_rows()[0].endswith("x%d" % times)
                             ups.add(variant)

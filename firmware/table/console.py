@@ -29,9 +29,23 @@ from tapp.jsonout import dumps
 from tapp.record import OVERLONG, parse_line
 
 from .console_events import DEBUG, INFO, LEVELS, STATUS_NAMES, Live
-from .console_link import CMDS_PER_STEP, PROTOCOL, ROOM, Failure, HandOver, PinLock, Wire, is_int
+from .console_link import (
+    CMDS_PER_STEP,
+    PROTOCOL,
+    ROOM,
+    Failure,
+    HandOver,
+    PinLock,
+    Wire,
+    is_int,
+    said,
+)
 from .deck_file import uid_hex
 from .presence import ticks_diff
+
+# the one answer said without the text store (table/messages.py): looking a
+# text up allocates, and this is said when the heap has just run out
+NO_MEMORY = "out of memory"
 
 # Commands whose module is imported on their first use: a board's RAM holds only
 # the parts of the console someone uses (the RP2040 runs out importing it all
@@ -126,10 +140,10 @@ class Console:
             try:
                 handler = self.load(cmd)
             except MemoryError:
-                wire.fail(rid, "failed", "out of memory")
+                wire.fail(rid, "failed", NO_MEMORY)
                 return
         if handler is None:
-            wire.fail(rid, "unknown_command", "unknown command %s (try help)" % dumps(cmd[:32]))
+            wire.fail(rid, "unknown_command", said("a_unknown_command") % dumps(cmd[:32]))
             return
         try:
             body = handler(self, rid, req)
@@ -137,7 +151,7 @@ class Console:
             wire.fail(rid, f.code, f.message, f.extra)
             return
         except MemoryError:
-            wire.fail(rid, "failed", "out of memory")
+            wire.fail(rid, "failed", NO_MEMORY)
             return
         except Exception as exc:   # a bug must not stop the table: say so and go on
             wire.fail(rid, "failed", "%s: %s" % (type(exc).__name__, str(exc)[:80]))
@@ -350,10 +364,10 @@ class Console:
             return {"sessions": sessions}
         name = req.get("session", "current")
         if not isinstance(name, str):
-            raise Failure("bad_args", "session: a name from journal list")
+            raise Failure("bad_args", said("a_session_name"))
         if name == "current":
             if journal is None:
-                raise Failure("not_ready", "no session in play")
+                raise Failure("not_ready", said("a_no_session"))
             if self.hidden():
                 self.authorise(req)
             self.start(JournalTask(rid, JournalSource(journal.read_lines())))
@@ -363,12 +377,12 @@ class Console:
             if not (c.isalpha() or c.isdigit() or c in "._-"):
                 ok = False
         if not ok:
-            raise Failure("bad_args", "session: a name from journal list")
+            raise Failure("bad_args", said("a_session_name"))
         if journal is not None and name == journal.name() and self.hidden():
             self.authorise(req)    # the session in play holds a strict deal's hands
         lines = self.app.journals.lines(name)
         if lines is None:
-            raise Failure("not_found", "no session %s" % name)
+            raise Failure("not_found", said("a_no_such_session") % name)
         self.start(JournalTask(rid, JournalSource(lines)))
         return None
 
@@ -379,7 +393,7 @@ class Console:
         if level is None:
             return {"level": LEVELS[live.level], "levels": list(LEVELS)}
         if not isinstance(level, str) or level not in LEVELS:
-            raise Failure("bad_args", "level: one of " + ", ".join(LEVELS))
+            raise Failure("bad_args", said("a_level") % ", ".join(LEVELS))
         k = LEVELS.index(level)
         if k == DEBUG:
             self.authorise(req)

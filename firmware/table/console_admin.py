@@ -8,7 +8,7 @@ from tapp.cards import CARD_CODES, CODE_INDEX
 from tapp.record import OVERLONG, parse_line
 
 from . import registry as R
-from .console_link import Failure, is_int
+from .console_link import Failure, is_int, said
 from .presence import ticks_diff
 
 SELFTEST_MAX_MS = 60000
@@ -41,21 +41,21 @@ def cmd_set(con, rid, req):
     if changes is None and "key" in req:
         key = req.get("key")
         if not isinstance(key, str):
-            raise Failure("bad_args", "key: a setting's name")
+            raise Failure("bad_args", said("a_setting_name"))
         changes = {key: req.get("value")}
     if changes is None:
         return {"values": settings.shown()}
     if not isinstance(changes, dict) or not changes:
-        raise Failure("bad_args", "values: an object of settings")
+        raise Failure("bad_args", said("a_settings"))
     con.authorise(req)
     problem = settings.update(changes)      # validated there, all or nothing
     if problem is not None:
         raise Failure(*problem)
     saved = settings.save()                 # None: a table that keeps them in RAM
     game_keys = [k for k in changes if k != "referee_pin"]
-    note = "for the next session (reset-session starts it)" if game_keys else None
+    note = said("a_next_session") if game_keys else None
     if "referee_pin" in changes:
-        pin_note = "the referee PIN applies at once"
+        pin_note = said("a_pin_at_once")
         note = pin_note if note is None else note + "; " + pin_note
     return {"values": settings.shown(), "saved": saved, "note": note}
 
@@ -72,50 +72,50 @@ def cmd_registry(con, rid, req):
     deck = req.get("deck")
     if op == "download":
         if not is_int(deck):
-            raise Failure("bad_args", "deck: a deck id")
+            raise Failure("bad_args", said("a_deck_id"))
         con.authorise(req)
         lines = reg.export(deck)
         if lines is None:
-            raise Failure("not_found", "no deck %d" % deck)
+            raise Failure("not_found", said("a_no_deck") % deck)
         return {"deck": deck, "lines": lines}
     if op == "upload":
         lines = req.get("lines")
         if not isinstance(lines, list) or not lines:
-            raise Failure("bad_args", "lines: the deck file's lines")
+            raise Failure("bad_args", said("a_deck_lines"))
         for x in lines:
             if not isinstance(x, str):
-                raise Failure("bad_args", "lines: strings")
+                raise Failure("bad_args", said("a_lines_strings"))
         con.authorise(req)
         code, deck_id, why = reg.import_lines(lines)
         if code != R.OK:
             raise Failure(R.NAMES[code], why or R.message(code), {"deck": deck_id})
         return {"deck": deck_id, "cards": reg.count(deck_id),
                 "complete": reg.complete(deck_id)}
-    raise Failure("bad_args", "op: list, download or upload")
+    raise Failure("bad_args", said("a_registry_op"))
 
 
 def cmd_enrol(con, rid, req):
     reg = con.app.registry
     deck = req.get("deck", con.app.view.deck())
     if not is_int(deck):
-        raise Failure("bad_args", "deck: a deck id")
+        raise Failure("bad_args", said("a_deck_id"))
     kind = req.get("kind")
     card = req.get("card")
     remove = req.get("remove")
     if kind is not None and not isinstance(kind, str):
-        raise Failure("bad_args", "kind: a deck kind such as d36")
+        raise Failure("bad_args", said("a_deck_kind"))
     if card is not None and (not isinstance(card, str) or card not in CODE_INDEX
                              or unhex(req.get("uid")) is None):
-        raise Failure("bad_args", "card: a card code, uid: 8, 14 or 20 hex digits")
+        raise Failure("bad_args", said("a_card_or_uid"))
     if remove is not None and (not isinstance(remove, str) or remove not in CODE_INDEX):
-        raise Failure("bad_args", "remove: a card code")
+        raise Failure("bad_args", said("a_remove_card"))
     con.authorise(req)
     if kind is not None and not reg.has_deck(deck):
         code = reg.create_deck(deck, kind)
         if code != R.OK:
             raise Failure(R.NAMES[code], R.message(code))
     if not reg.has_deck(deck):
-        raise Failure("not_found", "no deck %d (give kind to create it)" % deck)
+        raise Failure("not_found", said("a_no_deck_kind") % deck)
     if card is not None:
         code = reg.add(deck, CODE_INDEX[card], unhex(req.get("uid")))
         if code != R.OK:
@@ -139,13 +139,13 @@ def cmd_selftest(con, rid, req):
     try:
         from . import selftest  # type: ignore[attr-defined]
     except ImportError:
-        raise Failure("unavailable", "no self-test in this firmware") from None
+        raise Failure("unavailable", said("a_no_selftest")) from None
     kw = {}
     for key in ("card_ms", "button_ms"):      # how long it waits for a card, a button
         v = req.get(key)
         if v is not None:
             if not is_int(v) or not 0 <= v <= SELFTEST_MAX_MS:
-                raise Failure("bad_args", "%s: 0 to %d" % (key, SELFTEST_MAX_MS))
+                raise Failure("bad_args", said("a_up_to") % (key, SELFTEST_MAX_MS))
             kw[key] = v
     con.authorise(req)
     lines = []
@@ -174,7 +174,7 @@ def cmd_selftest(con, rid, req):
     try:
         result = selftest.run_selftest(board, report, sleep_ms, **kw)
     except Exception as exc:
-        raise Failure("failed", "self-test: %s: %s" % (type(exc).__name__, str(exc)[:80]),
+        raise Failure("failed", said("a_selftest_failed") % (type(exc).__name__, str(exc)[:80]),
                       {"report": lines[-20:]}) from None
     finally:           # it drew on the display itself
         app.redraw()
@@ -200,8 +200,7 @@ def meanwhile(con, now):
         if req is not None and req.get("cmd") == "ping":
             wire.answer(rid, {"ok": True, "t": now, "selftest": True})
         else:
-            wire.fail(rid, "busy", "the self-test is running: only ping is answered "
-                                   "meanwhile")
+            wire.fail(rid, "busy", said("a_selftest_busy"))
     wire.flush()
 
 

@@ -96,14 +96,13 @@ def run_table(app, say=print):
     (the exception goes on, after Ctrl-C is on again)."""
     import asyncio
 
-    from table.console_link import HandOver
+    from table.console_link import HandOver, said
     kbd_intr(-1)                    # line noise must not stop a playing table
     try:
         asyncio.run(app.run())
     except HandOver:
         app.stop()
-        say("tapptable: the table stopped for the REPL (journal closed); "
-            "Ctrl-D starts it again")
+        say(said("a_repl_stopped"))
         return True
     finally:
         kbd_intr(3)

@@ -22,7 +22,6 @@ from tapp.record import MAX_LINE, OVERLONG, LineReader, is_blank
 from .console_door import byte_waiting
 from .pin_lockout import load_pin_failures, save_pin_failures
 from .presence import ticks_diff
-from .texts import message as said
 
 PROTOCOL = 2
 IN_BUDGET = 512          # input bytes read per step
@@ -36,6 +35,15 @@ PIN_DELAY_MS = 500       # the first wrong PIN; doubled per further failure
 PIN_DELAY_MAX = 300000   # at most 5 minutes
 TICKS_MASK = 0x3FFFFFFF
 
+
+
+def said(key, default=None):
+    """What the console says for ``key`` (English, table/messages.py; ``%s``
+    filled by the caller), ``default`` for an unknown key.  The store's
+    module is loaded with the first answer that needs it, not at power-up
+    (this module is: run_table imports it)."""
+    from .messages import message
+    return message(key, default)
 
 
 def is_int(v):
@@ -245,7 +253,7 @@ class PinLock:
             raise Failure("no_pin")
         wait = self.retry_ms(now)
         if wait:
-            raise Failure("rate_limited", "too many wrong PINs: wait %d ms" % wait,
+            raise Failure("rate_limited", said("a_pin_wait") % wait,
                           {"retry_ms": wait})
         given = req.get("pin")
         if given is None:
@@ -262,7 +270,7 @@ class PinLock:
             delay = self.delay()
             self.locked_until = (now + delay) & TICKS_MASK
             save_pin_failures(self.root, self.failures)
-            raise Failure("bad_pin", "wrong PIN: the next try in %d ms" % delay,
+            raise Failure("bad_pin", said("a_pin_wrong") % delay,
                           {"retry_ms": delay})
         if self.failures:
             self.failures = 0

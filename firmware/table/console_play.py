@@ -12,7 +12,7 @@ from tapp.cards import CODE_INDEX
 
 from .app import NEW_SESSION, UNDO
 from .console_admin import unhex
-from .console_link import Failure, is_int
+from .console_link import Failure, is_int, said
 from .console_tasks import WaitTask
 
 KEY_NAMES = {"prev": KEY_PREV, "next": KEY_NEXT, "ok": KEY_OK}
@@ -63,14 +63,14 @@ def cmd_reset_session(con, rid, req):
     tv = app.view
     con.authorise(req)
     if not app.registry.complete(tv.deck()):
-        raise Failure("not_ready", "deck %d is not completely enrolled" % tv.deck())
+        raise Failure("not_ready", said("a_not_enrolled") % tv.deck())
     old = tv.engine()
     queue_input(con, NEW_SESSION)
 
     def answer(settled):
         view = tv.engine()
         if view is None or view is old:
-            raise Failure("failed", "the table did not start a new session")
+            raise Failure("failed", said("a_no_new_session"))
         return {"variant": view.variant(), "players": view.players(), "seats": con.seats(),
                 "mode": view.mode()}
     con.start(WaitTask(con.now, rid, lambda: tv.engine() is not old, answer))
@@ -82,7 +82,7 @@ def reader_arg(con, req):
     tv = con.app.view
     n = tv.readers()
     if not is_int(r) or not 0 <= r < n:
-        raise Failure("bad_args", "reader: 0 to %d (the centre is %d)" % (n - 1, tv.centre()))
+        raise Failure("bad_args", said("a_reader") % (n - 1, tv.centre()))
     return r
 
 
@@ -100,15 +100,15 @@ def cmd_place(con, rid, req):
     if "uid" in req:
         uid = unhex(req.get("uid"))
         if uid is None:
-            raise Failure("bad_args", "uid: 8, 14 or 20 hex digits")
+            raise Failure("bad_args", said("a_uid"))
     else:
         card = req.get("card")
         deck = req.get("deck", app.view.deck())
         if not isinstance(card, str) or card not in CODE_INDEX or not is_int(deck):
-            raise Failure("bad_args", "card: a card code (or uid)")
+            raise Failure("bad_args", said("a_card"))
         uid = app.registry.uid_of(deck, CODE_INDEX[card])
         if uid is None:
-            raise Failure("not_found", "%s of deck %d is not enrolled" % (card, deck))
+            raise Failure("not_found", said("a_card_not_enrolled") % (card, deck))
     con.authorise(req)
     before = con.journal_len()
     uid = bytes(uid)
@@ -134,10 +134,10 @@ def cmd_lift(con, rid, req):
 def cmd_press(con, rid, req):
     key = req.get("key")
     if not isinstance(key, str) or key not in KEY_NAMES:
-        raise Failure("bad_args", "key: prev, next or ok")
+        raise Failure("bad_args", said("a_button"))
     long_press = req.get("long", False)
     if not isinstance(long_press, bool):
-        raise Failure("bad_args", "long: true or false")
+        raise Failure("bad_args", said("a_long"))
     con.authorise(req)
     app = con.app
     before = con.journal_len()
@@ -153,7 +153,7 @@ def cmd_repl(con, rid, req):
     works again; Ctrl-D (soft reset) starts the table anew."""
     con.authorise(req)
     con.hand_over()
-    return {"repl": True, "message": "the table stops; at the REPL Ctrl-D starts it again"}
+    return {"repl": True, "message": said("a_repl")}
 
 
 COMMANDS = {"undo": cmd_undo, "reset-session": cmd_reset_session, "place": cmd_place,

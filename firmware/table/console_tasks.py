@@ -8,7 +8,7 @@ deal), ``WaitTask`` answers once the table has acted on an input.
 from tapp.record import parse_line
 from tapp.session import Session
 
-from .console_link import Failure
+from .console_link import Failure, said
 from .presence import ticks_diff
 
 LINES_PER_STEP = 8       # journal lines streamed per step
@@ -105,7 +105,7 @@ class ScoreTask(SourceTask):
                 self.session = Session(ev)
             except Exception:
                 self.source.close()
-                raise Failure("failed", "the journal's header makes no session") from None
+                raise Failure("failed", said("a_bad_header")) from None
             return
         self.session.apply(ev)
         view = self.session.view

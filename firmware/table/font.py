@@ -209,7 +209,8 @@ def _cell_table(inv):
     glyphs = GLYPHS if not inv else bytes(b ^ 255 for b in GLYPHS)
     f = memoryview(font)
     g = memoryview(glyphs)
-    ascii_ = [f[_font_at(c):_font_at(c) + 8] for c in range(128)]
+    ctrl = f[_font_at(127):_font_at(127) + 8]
+    ascii_ = [f[_font_at(c):_font_at(c) + 8] if c >= 32 else ctrl for c in range(128)]
     return ascii_ + [g[k << 3:(k << 3) + 8] for k in range(len(glyphs) >> 3)]
 
 

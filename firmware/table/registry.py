@@ -141,7 +141,8 @@ def short_text(code, lang="de", packed=-1, german=False):
 
 def message(code, packed=-1):
     """The console message for ``code`` (English), naming the collision if given."""
-    m = texts.message("r_" + _word(code))
+    from .messages import message
+    m = message("r_" + _word(code))
     if packed >= 0 and code in (UID_ENROLLED, UID_OTHER_DECK, CARD_ENROLLED):
         m += " (deck %d, %s)" % (deck_of(packed), CARD_CODES[card_of(packed)])
     return m

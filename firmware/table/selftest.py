@@ -49,7 +49,7 @@ buzzer the verdict.  Waiting uses ``sleep_ms`` (``time.sleep_ms`` on the
 device; the simulator passes its virtual clock's) and the board's clock; a
 clock that stands still still ends every wait (loops are counted too).
 This runs once at bring-up, not in the game loop: it may allocate.  Its
-sentences and display rows are the text store's (table/texts.py, ``t_`` and
+sentences and display rows are the text store's (table/messages.py, ``t_`` and
 ``ts_``); the items, "ok"/"FAIL" and the short names are the report's words.
 """
 import time
@@ -59,8 +59,8 @@ from drivers import mfrc522 as M
 from drivers.buzzer import ACCEPT, REJECT
 from drivers.ticks import ticks_diff
 
+from .messages import message as said
 from .selftest_readers import RELEASE_MS, STEP_MS, CardCheck, chip_name, forms, version_fault
-from .texts import message as said
 
 CARD_MS = 20000      # per reader, to put a card on it
 BUTTON_MS = 10000    # per button, and for an answer

@@ -11,13 +11,13 @@
    play area (on a spacer) must still read, and lifted away it must be gone
    within RELEASE_MS.
 
-The sentences and the display's rows are the text store's (table/texts.py,
+The sentences and the display's rows are the text store's (table/messages.py,
 ``t_`` and ``ts_``).
 """
 from drivers import mfrc522 as M
 
 from .deck_file import uid_hex
-from .texts import message as said
+from .messages import message as said
 
 CHIPS = {0x91: "NXP MFRC522 v1.0", 0x92: "NXP MFRC522 v2.0", 0x88: "FM17522 clone",
          0xB2: "FM17522 clone", 0x12: "clone marked NXP", 0x90: "clone (v0.0)"}
@@ -29,7 +29,7 @@ STEP_MS = 10         # the wait loops' step
 
 
 def forms(key):
-    """The self-test's text ``key`` (table/texts.py): its report line, then
+    """The self-test's text ``key`` (table/messages.py): its report line, then
     the rows the display shows for it."""
     return said(key).split("|")
 

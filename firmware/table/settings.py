@@ -211,9 +211,11 @@ class Settings:
         played by that many players and the options must make a session."""
         from tapp.catalog import players_of, variant_ids
         from tapp.jsonout import dumps
+
+        from .messages import message as said
         for key in changes:
             if key not in SETTABLE:
-                return "bad_args", "unknown setting %s" % dumps(str(key)[:32])
+                return "bad_args", said("a_unknown_setting") % dumps(str(key)[:32])
         new = Settings(None)
         new.copy_from(self)
         for key in SETTABLE:
@@ -221,11 +223,11 @@ class Settings:
                 continue
             v = changes[key]
             if key == "variant" and (not isinstance(v, str) or v not in variant_ids()):
-                return "bad_args", "variant: one of " + ", ".join(variant_ids())
+                return "bad_args", said("a_variant") % ", ".join(variant_ids())
             if not new.set(key, v):
-                return "bad_args", "bad value for %s" % key
+                return "bad_args", said("a_bad_value") % key
         if new.players not in players_of(new.variant):
-            return "bad_args", "%s is not played by %d players" % (new.variant, new.players)
+            return "bad_args", said("a_not_played_by") % (new.variant, new.players)
         problem = new.session_problem()
         if problem is not None:
             return "bad_args", problem

@@ -1,39 +1,35 @@
-r"""The table's one text store: every human text the table says.
+r"""The table's one text store, its display part: every line the display shows.
 
-A translator or a newcomer changes a text here and nowhere else.  Two parts,
-one format (a str of keys, each followed by one space, and a bytes constant
-of newline-ended UTF-8 texts in the keys' order):
+A translator or a newcomer changes a text here and nowhere else.  The store
+is two modules in one format (a str of keys, each followed by one space, and
+a bytes constant of newline-ended UTF-8 texts in the keys' order):
 
-* ``KEYS`` / ``DATA`` -- what the display shows, per key the German text
-  (the default) and then the English one.  Each fits one 16-column line with
-  its ``%s`` filled (a seat's name, shortened by the screens to the room
-  there is, a number or a card); tests/test_texts_fit.py checks every one
-  and renders them where they are shown.  Keys by prefix: none -- the
-  table's own lines; ``o_``/``v_`` the setup's house rules and their
+* ``KEYS`` / ``DATA`` here -- what the display shows, per key the German
+  text (the default) and then the English one.  Each fits one 16-column
+  line with its ``%s`` filled (a seat's name, shortened by the screens to
+  the room there is, a number or a card); tests/test_texts_fit.py checks
+  every one and renders them where they are shown.  Keys by prefix: none --
+  the table's own lines; ``o_``/``v_`` the setup's house rules and their
   values; ``e_`` + a stable word of tapp.errors the engine's refusals;
   ``r_``/``rf_`` + a word of table/registry.py the deck registry's outcomes
   (``rf_``: the forms naming the card or deck it collided with, split by
   "|", the first that fits used); ``c_`` + a contract's id, ``k_`` + a
   call's word, ``g_`` + a variant's id: the contracts', calls' and games'
   names (table/names.py).
-* ``MESSAGE_KEYS`` / ``MESSAGES`` -- what the serial console answers and the
-  bring-up self-test reports, English only (the console's protocol and the
-  report are English, docs/console.md): per key one text.  ``e_``/``r_``
-  again for the engine's and the registry's outcomes (the console's
-  ``message``), the console's own error words bare, ``t_`` the self-test's
-  report lines, ``ts_`` its display rows (16 columns, checked too).
+* ``MESSAGE_KEYS`` / ``MESSAGES`` in table/messages.py -- what the serial
+  console answers and the bring-up self-test reports, English only (the
+  console's protocol and the report are English, docs/console.md): per key
+  one text, ``messages.message(key)``; its docstring lists its prefixes.
 
 The engine (firmware/tapp) keeps only its error codes and their stable
 words (tapp/errors.py): it is shared with the host and imports nothing of
 the table, and the words are protocol (outcome lines, the journal), not
-text.  Whoever shows or says an error finds its text here by its word.
+text.  Whoever shows or says an error finds its text in the store by its word.
 
-Both parts stay in flash when the module runs from a ROMFS image: the only
+The texts stay in flash when the module runs from a ROMFS image: the only
 heap they take is ``OFF``, two bytes per display text, so the screens can
 draw a text straight from ``DATA`` (``which``, ``number``, ``OFF``) and
-allocate nothing; ``text()`` and ``message()`` make a str for a caller to
-keep (a message is found by walking its lines: the console and the self-test
-may allocate, and no table of offsets sits in the heap for them).  Letters
+allocate nothing; ``text()`` makes a str for a caller to keep.  Letters
 beyond ASCII are written as their UTF-8 bytes (ä \xc3\xa4, ö \xc3\xb6, ü
 \xc3\xbc, Ä \xc3\x84, Ö \xc3\x96, Ü \xc3\x9c, ß \xc3\x9f); the comment then
 shows the text.  A new text: its key in the keys' str and its line(s) at the
@@ -289,166 +285,6 @@ DATA = (
     b"Brauns Solo\nBrauns Solo\n"              # g_braun_solo
 )
 
-# ------------------------------------------- what the console and the self-test say
-# English only (the console's protocol and the bring-up report are English,
-# docs/console.md): per key one newline-ended text, in MESSAGE_KEYS' order.
-MESSAGE_KEYS = (
-    "e_ok e_unknown_card e_not_in_deck e_card_used e_not_in_hand e_not_your_turn "
-    "e_wrong_phase e_must_follow e_must_trump e_must_overtrump e_illegal_call "
-    "e_illegal_contract e_illegal_discard e_illegal_announce e_bad_event "
-    "r_ok r_uid_enrolled r_uid_other_deck r_card_enrolled r_unknown_deck r_bad_uid "
-    "r_not_in_set r_bad_deck_id r_bad_kind r_deck_exists r_full r_corrupt r_storage "
-    "r_nothing r_complete "
-    "bad_line too_long bad_request unknown_command bad_args locked bad_pin rate_limited "
-    "no_pin not_ready nothing_to_undo busy unavailable not_found failed "
-    "ts_title ts_seconds t_display_lost t_display_ok t_bus_ok t_bus_fail t_reset "
-    "t_no_supply t_genuine t_clone t_release t_stuck ts_press t_no_press t_swapped "
-    "t_pressed t_confirm ts_yes_no t_need_ok_next t_no_answer t_leds t_leds_q t_leds_ok "
-    "t_leds_fail t_buzzer t_buzzer_q t_buzzer_ok t_buzzer_fail t_failed t_all_ok "
-    "ts_every_ok t_continue t_no_reset t_second_try t_floating t_silent t_misread "
-    "t_unknown_chip t_remove_all t_place t_no_card t_remove t_still_read t_card_ok "
-    "t_cross t_other_reader t_spacer t_no_range_ok t_range_fail t_range_ok "
-)
-
-MESSAGES = (
-    # the engine's errors (e_ + tapp.errors.NAMES), the console's "message"
-    b"OK\n"                                                         # e_ok
-    b"Unknown card: not a known card code\n"                        # e_unknown_card
-    b"This card is not part of the session's deck\n"                # e_not_in_deck
-    b"This card has already been played in this deal\n"            # e_card_used
-    b"That card is not in this player's hand\n"                     # e_not_in_hand
-    b"It is not this seat's turn\n"                                 # e_not_your_turn
-    b"Not possible at this point of the deal\n"                     # e_wrong_phase
-    b"Farbe bedienen! Follow the suit that was led\n"               # e_must_follow
-    b"Trumpf! No card of the led suit: a trump must be played\n"    # e_must_trump
-    b"\xc3\x9cbertrumpfen! A higher trump must be played\n"         # e_must_overtrump
-    b"That call is not allowed now\n"                               # e_illegal_call
-    b"That contract is not allowed here\n"                          # e_illegal_contract
-    b"Wrong discards: count or cards\n"                             # e_illegal_discard
-    b"That announcement is not allowed now\n"                       # e_illegal_announce
-    b"Unreadable or incomplete event\n"                             # e_bad_event
-    # the deck registry's outcomes (r_ + registry.NAMES)
-    b"OK\n"                                                         # r_ok
-    b"This tag is already a card of this deck\n"                    # r_uid_enrolled
-    b"This tag is a card of another deck\n"                         # r_uid_other_deck
-    b"This card of the deck already has a tag\n"                    # r_card_enrolled
-    b"There is no deck with this id\n"                              # r_unknown_deck
-    b"Not a card sticker (UID of 4, 7 or 10 bytes)\n"               # r_bad_uid
-    b"This card is not part of the deck's card set\n"              # r_not_in_set
-    b"Deck ids are 1 to 99\n"                                       # r_bad_deck_id
-    b"Unknown deck kind\n"                                          # r_bad_kind
-    b"A deck with this id exists\n"                                 # r_deck_exists
-    b"The registry is full\n"                                       # r_full
-    b"Deck file corrupt\n"                                          # r_corrupt
-    b"Could not write to the flash; nothing changed\n"             # r_storage
-    b"Nothing to take back\n"                                       # r_nothing
-    b"Every card of the deck is enrolled\n"                         # r_complete
-    # the console's own refusals (its stable error words, docs/console.md)
-    b"not one JSON object per line (RFC 8259, UTF-8)\n"             # bad_line
-    b"line longer than 4096 bytes\n"                                # too_long
-    b"a request is an object with \"cmd\" (a string) and an optional "
-    b"\"id\" (a number or a short string)\n"                        # bad_request
-    b"unknown command (try help)\n"                                 # unknown_command
-    b"bad arguments\n"                                              # bad_args
-    b"this needs the referee PIN (\"pin\")\n"                       # locked
-    b"wrong PIN\n"                                                  # bad_pin
-    b"too many wrong PINs: wait retry_ms\n"                         # rate_limited
-    b"no referee PIN is set on this table (settings referee_pin)\n"  # no_pin
-    b"the table is not playing a session\n"                         # not_ready
-    b"nothing to take back\n"                                       # nothing_to_undo
-    b"the table's input queue is full: try again\n"                 # busy
-    b"not available on this firmware\n"                             # unavailable
-    b"no such thing\n"                                              # not_found
-    b"the command failed\n"                                         # failed
-    # the bring-up self-test (table/selftest.py): t_ its report's lines (after
-    # "<item>: ok " or "FAIL "), each followed by the rows its display shows
-    # for it, if any ("|" before each); ts_ a display row alone (16 columns)
-    b"SELFTEST\n"                                                   # ts_title
-    b"%d s\n"                                                       # ts_seconds
-    # t_display_lost
-    b"no answer at I2C address 0x3c or 0x3d (%s): check SDA and SCL (swapped?), VCC "
-    b"and GND of the display; the test goes on here, on the LEDs and the buzzer\n"
-    b"at I2C address %s: test pattern shown (all pixels, checkerboard, frame with "
-    b"diagonals): look for dead rows or columns\n"                  # t_display_ok
-    # t_bus_ok
-    b"MISO reads 0x00 with no reader selected (every 74HC125 gate off, the pull-down)\n"
-    b"MISO reads 0x%02x with no reader selected: something drives it -- a reader's "
-    b"MISO wired around its 74HC125 gate, a gate's /OE tied low -- or the 4.7 kOhm "
-    b"pull-down is missing and the line floats\n"                   # t_bus_fail
-    b"resetting all readers (the table supply must be on)|readers...\n"        # t_reset
-    b"no reader answers at all: is the table supply on? Over USB alone the readers, "
-    b"the 74HC125s and the display have no 3V3R -- switch the table supply on (and "
-    b"check U4's output: 3.25 to 3.4 V), then run the self-test again\n"  # t_no_supply
-    b"%s (VersionReg 0x%02x)\n"                                     # t_genuine
-    b"%s (VersionReg 0x%02x): a clone, which this driver reads like the NXP chip; if "
-    b"its range falls short in the card test, an NXP module is the cure\n"  # t_clone
-    b"release all buttons|release buttons\n"                        # t_release
-    # t_stuck
-    b"stuck: still pressed before it was asked for (a short to GND, or no pull-up)\n"
-    b"press %s\n"                                                   # ts_press
-    b"no press in %d s: check its wire and GND\n"                   # t_no_press
-    b"%s came instead: are the wires of %s and %s swapped?\n"       # t_swapped
-    b"pressed\n"                                                    # t_pressed
-    b"%s? press OK = yes, NEXT = no, PREV = again\n"                # t_confirm
-    b"OK yes NEXT no\n"                                             # ts_yes_no
-    # t_need_ok_next
-    b"not confirmed: OK and NEXT are needed to answer (fix the buttons first)\n"
-    b"no answer in %d s\n"                                          # t_no_answer
-    # t_leds
-    b"each seat's LED red, green, blue in turn, seat 1 first: look|LEDs: look\n"
-    b"did all %d LEDs show red, green and blue|all LEDs\n"          # t_leds_q
-    b"all %d LEDs showed red, green and blue\n"                     # t_leds_ok
-    b"an LED missed a colour or stayed dark: check +5V and GND at the LEDs, U3 "
-    b"(74AHCT125) and the 330 Ohm, DOUT to the next DIN\n"          # t_leds_fail
-    b"four rising notes: listen|buzzer: listen\n"                   # t_buzzer
-    b"did you hear four rising notes|4 notes\n"                     # t_buzzer_q
-    b"four rising notes heard\n"                                    # t_buzzer_ok
-    b"not heard: a passive piezo (not a magnetic buzzer), its 100 Ohm and GND, the "
-    b"buzzer pin\n"                                                 # t_buzzer_fail
-    b"%d failed: %s|%d FAILED\n"                                    # t_failed
-    b"all ok|ALL OK\n"                                              # t_all_ok
-    b"every part ok\n"                                              # ts_every_ok
-    b"press OK to continue|OK: continue\n"                          # t_continue
-    b"no answer: the chip never leaves reset (MISO reads high?): check 3V3R, GND, "
-    b"RST, its CS line and its MISO buffer gate\n"                  # t_no_reset
-    b"answered only at the second try: a loose wire or a weak supply (3V3R at the "
-    b"reader?)\n"                                                   # t_second_try
-    # t_floating
-    b"not connected: MISO floats (VersionReg reads %s): the seat cable is unplugged "
-    b"and its 74HC125 input A has no pull-down (R15-R20), or a MISO wire is broken\n"
-    b"not connected (VersionReg reads 0x%02x): the seat cable is unplugged, or the "
-    b"reader has no 3V3R or GND, or its CS or MISO wire (through its 74HC125 gate) "
-    b"is broken\n"                                                  # t_silent
-    b"VersionReg 0x%02x is 0x%02x (%s) with one bit misread: a marginal wire -- check "
-    b"SCK, MISO and GND in the seat cable and the 33 Ohm resistors; long cables: a "
-    b"lower spi_baud (hardware/README.md)\n"                        # t_misread
-    b"VersionReg 0x%02x: not an MFRC522 nor a known clone (the driver takes 0x91, "
-    b"0x92, 0x88, 0xB2, 0x12, 0x90)\n"                              # t_unknown_chip
-    b"remove every card from the readers|remove cards\n"            # t_remove_all
-    b"place a card on this reader (%d s)|card on\n"                 # t_place
-    b"no card read in %d s: check the distance to the antenna (table top), 3V3R at "
-    b"the reader and SCK/MOSI\n"                                    # t_no_card
-    b"remove the card|remove card\n"                                # t_remove
-    # t_still_read
-    b"the card is still read %d s after it was to be lifted away: a reader that reads "
-    b"that far counts a lifted card as played (antenna under a thin top is enough)\n"
-    b"card %s read, by this reader only\n"                          # t_card_ok
-    # t_cross
-    b"card %s read here and also by the %s reader: a cross-read -- the readers are "
-    b"too close (antenna centres at least 15 cm apart) or the card lay between them\n"
-    b"the card was read by the %s reader, not by this one: are the chip-selects of "
-    b"%s and %s swapped?\n"                                         # t_other_reader
-    # t_spacer
-    b"lay the card on a %d mm spacer (about %d cards) on this reader, then press OK"
-    b"|card %d mm up|then OK\n"
-    b"range not measured: no OK in %d s\n"                          # t_no_range_ok
-    # t_range_fail
-    b"not read %d mm above the play area: little margin for a warped or sleeved card "
-    b"-- a thinner top (4-6 mm), no metal within 30 mm, 3V3R at the reader\n"
-    b"card read %d mm above the play area\n"                        # t_range_ok
-)
-
-
 def index(words, word, prefix=""):
     """Position of ``prefix + word`` among ``words`` (each followed by one
     space), or -1; allocates nothing."""
@@ -531,18 +367,3 @@ def error_text(code, lang="de"):
     if t is None:
         t = _errors[j] = text_of(j)
     return t
-
-
-def message(key, default=None):
-    """What the console or the self-test says for ``key`` (English), a new
-    str; ``default`` for an unknown key (KeyError if it is None)."""
-    k = index(MESSAGE_KEYS, key)
-    if k < 0:
-        if default is None:
-            raise KeyError(key)
-        return default
-    i = 0
-    while k:
-        i = MESSAGES.find(b"\n", i) + 1
-        k -= 1
-    return MESSAGES[i:MESSAGES.find(b"\n", i)].decode()

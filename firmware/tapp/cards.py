@@ -6,6 +6,8 @@ kept as one 9-bit mask per suit: a 36-card mask in one int would be a
 heap-allocated long on a 32-bit port (docs/design.md, principle 4).
 """
 
+from array import array
+
 SUITS = "CSHD"
 CLUBS = 0
 SPADES = 1
@@ -24,10 +26,11 @@ NORMAL_ORDER = (8, 7, 6, 5, 4, 3, 2, 1, 0)
 # Bettel order: A > K > Q > J > 10 > 9 > 8 > 7 > 6 (the Ten drops below the Jack).
 BETTEL_ORDER = (8, 4, 7, 6, 5, 3, 2, 1, 0)
 
-CARD_SUIT = tuple(c // 9 for c in range(NCARDS))
-CARD_RANK = tuple(c % 9 for c in range(NCARDS))
+# small numbers as bytes: a quarter of a tuple's heap on the device
+CARD_SUIT = bytes(c // 9 for c in range(NCARDS))
+CARD_RANK = bytes(c % 9 for c in range(NCARDS))
 CARD_BIT = tuple(1 << (c % 9) for c in range(NCARDS))
-CARD_POINTS = tuple(RANK_POINTS[c % 9] for c in range(NCARDS))
+CARD_POINTS = bytes(RANK_POINTS[c % 9] for c in range(NCARDS))
 CARD_CODES = tuple(SUITS[c // 9] + RANKS[c % 9] for c in range(NCARDS))
 CODE_INDEX = {code: i for i, code in enumerate(CARD_CODES)}
 
@@ -66,11 +69,11 @@ def _lowest_bit(m):
     return r
 
 
-LOWEST_BIT = tuple(_lowest_bit(m) for m in range(FULL_SUIT + 1))
-BIT_COUNT = tuple(bin(m).count("1") for m in range(FULL_SUIT + 1))
+LOWEST_BIT = array("b", [_lowest_bit(m) for m in range(FULL_SUIT + 1)])   # -1 for none
+BIT_COUNT = bytes(bin(m).count("1") for m in range(FULL_SUIT + 1))
 # WIDTH[n]: how many random bits draw a number below n (n < 64): a uniform draw
 # is getrandbits(WIDTH[n]), drawn again while it is n or more
-WIDTH = tuple(len(bin(n - 1)) - 2 if n > 1 else 0 for n in range(64))
+WIDTH = bytes(len(bin(n - 1)) - 2 if n > 1 else 0 for n in range(64))
 
 
 def nth_bit_table():

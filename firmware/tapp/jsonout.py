@@ -13,11 +13,27 @@ KEY_ORDER = (
     "rule",
 )
 _RANK = {k: i for i, k in enumerate(KEY_ORDER)}
-# the keys a line names most, written once as '"key":' (a call per key saved:
-# on the Pico a call costs tens of microseconds, and a bid's line took 5 ms)
-_KEYS = {k: '"%s":' % k for k in KEY_ORDER + (
-    "ev", "dealer", "hands", "talon", "call", "discard", "give", "reason", "announce",
-    "options", "variant", "players", "mode", "seats", "first_dealer", "record")}
+# the keys a line names most, as written there ('"key":': a call per key saved;
+# on the Pico a call costs tens of microseconds, and a bid's line took 5 ms).
+# Written out, not made from the keys at import: the texts then stay in the
+# ROMFS image (1.6 KB less heap on the device; tests/mp/mptest_engine.py
+# checks each against its key).
+KEY_JSON = {
+    "ok": '"ok":', "error": '"error":', "seat": '"seat":', "card": '"card":',
+    "trick": '"trick":', "revoke": '"revoke":', "result": '"result":', "n": '"n":',
+    "leader": '"leader":', "cards": '"cards":', "winner": '"winner":',
+    "declarer": '"declarer":', "contract": '"contract":', "trump": '"trump":',
+    "target": '"target":', "points": '"points":', "tricks": '"tricks":', "won": '"won":',
+    "schneider": '"schneider":', "schwarz": '"schwarz":', "multiplier": '"multiplier":',
+    "payments": '"payments":', "pot": '"pot":', "balances": '"balances":',
+    "pot_total": '"pot_total":', "next_dealer": '"next_dealer":', "penalty": '"penalty":',
+    "settled_points": '"settled_points":', "session_over": '"session_over":',
+    "rule": '"rule":', "ev": '"ev":', "dealer": '"dealer":', "hands": '"hands":',
+    "talon": '"talon":', "call": '"call":', "discard": '"discard":', "give": '"give":',
+    "reason": '"reason":', "announce": '"announce":', "options": '"options":',
+    "variant": '"variant":', "players": '"players":', "mode": '"mode":',
+    "seats": '"seats":', "first_dealer": '"first_dealer":', "record": '"record":',
+}
 
 
 def _key(k):
@@ -76,7 +92,7 @@ def dumps(v):
         return "[" + ",".join(parts) + "]"
     if isinstance(v, dict):
         for k in sorted(v.keys(), key=_key):
-            parts.append((_KEYS.get(k) or _str(k) + ":") + dumps(v[k]))
+            parts.append((KEY_JSON.get(k) or _str(k) + ":") + dumps(v[k]))
         return "{" + ",".join(parts) + "}"
     raise TypeError("cannot encode " + str(type(v)))
 

@@ -646,14 +646,15 @@ def test_a_middle_over_trump_claim_is_not_forgotten():
 def test_every_error_has_a_name_and_a_message():
     """Each code has its own word; its texts (the display's lines, the
     console's message) are the table's one store's, by the word, in every VM."""
-    from table import texts
+    from table import messages, texts
     from tapp import errors as E
     assert len(E.NAMES) == len(set(E.NAMES)) == E.BAD_EVENT + 1
     for code in range(len(E.NAMES)):
-        assert texts.message("e_" + E.NAMES[code])
+        assert messages.message("e_" + E.NAMES[code])
         assert texts.error_text(code, "en") == texts.text("e_" + E.NAMES[code], "en")
-    assert texts.message("e_must_follow") == "Farbe bedienen! Follow the suit that was led"
-    assert texts.message("e_must_overtrump") == "\u00dcbertrumpfen! A higher trump must be played"
+    assert messages.message("e_must_follow") == "Farbe bedienen! Follow the suit that was led"
+    said = messages.message("e_must_overtrump")
+    assert said == "\u00dcbertrumpfen! A higher trump must be played"
 
 
 def test_player_is_play_bound_to_the_deal():

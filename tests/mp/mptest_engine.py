@@ -15,7 +15,7 @@ from tapp.cards import (
     mask_count,
     mask_points,
 )
-from tapp.jsonout import dumps
+from tapp.jsonout import KEY_JSON, KEY_ORDER, dumps
 from tapp.record import _crc32_soft, crc_hex, parse_line, with_crc
 
 # A fixed 3-player deal for wuerttemberg, dealer 2 -> F 0, M 1, R 2 (docs/rules 1.4).
@@ -196,6 +196,10 @@ def test_canonical_json_and_crc_lines():
     assert dumps({"card": "S7", "ok": False, "error": "x"}) == \
         '{"ok":false,"error":"x","card":"S7"}'
     assert dumps([None, True, -5, "a\"b"]) == '[null,true,-5,"a\\"b"]'
+    for key in KEY_JSON:            # the keys written out as a line writes them
+        assert KEY_JSON[key] == '"%s":' % key, key
+        assert dumps({key: 1}) == '{"%s":1}' % key
+    assert all(key in KEY_JSON for key in KEY_ORDER)
     assert _crc32_soft(b"abc") == "352441c2"
     assert crc_hex("abc") == "352441c2"
     line = with_crc('{"ev":"undo"}')

@@ -86,7 +86,7 @@ def cmd_replay(args):
 
 def _explaining(write):
     """Wrap ``write`` so each rejected event is also explained on stderr."""
-    from table.texts import message
+    from table.messages import message
     count = [0]
 
     def out(line):

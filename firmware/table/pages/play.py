@@ -16,16 +16,15 @@ message row, the hand-over on the seat rows ("♥8→Cora" at its holder,
 "♣8→Bert" at the declarer).
 
 A seat's row during the play names what it shows (``key``): a card laid
-writes only the rows of the seats whose card or mark changed.
+writes only the rows of the seats whose card or mark changed.  Row 1 (the
+contract, the standing call) and a call written out are pages/contract.py's.
 """
 from tapp.cards import CODE_INDEX
 
-from .. import names, texts
-from ..names import SUITS
-from ..rows import COLS, width
+from ..rows import COLS
+from .contract import call, call_word, contract_line, named_left, standing, times_up
 from .parts import Page as Base
 from .parts import (
-    declared,
     header,
     header_key,
     name_in,
@@ -94,7 +93,7 @@ class Page(Base):
             _status(s)
             s.w.end(False)
         else:
-            _contract_line(s)
+            contract_line(s)
 
     def _seat_row(self, s, seat, r):
         """(Small methods: a frame over 11 words would go on the heap.)"""
@@ -195,44 +194,9 @@ def _seat_call(s, seat):
     while k >= 0:
         c = view.call_made(k)
         if c[1] == seat:
-            _call(s, c)
+            call(s, c)
             return
         k -= 1
-
-
-def _call(s, c):
-    """A call as the menu names it (names.call_label): the word, the
-    contract, the trump's symbol, the value."""
-    w = s.w
-    sep = _word(w, c[2])
-    if c[3] is not None:
-        _space_if(w, sep)
-        w.contract(c[3])
-        sep = True
-    if c[4] is not None:
-        _space_if(w, sep)
-        w.suit(SUITS.find(c[4]))
-        sep = True
-    if c[5] is not None:
-        _space_if(w, sep)
-        w.num(c[5])
-
-
-def _word(w, word):
-    """A call's or an announcement's word (none for "bid", "declare"): written?"""
-    j = names.call_number(word, w.lang)
-    if j >= 0 and texts.OFF[j + 1] - 1 > texts.OFF[j]:
-        w.text_number(j)
-        return True
-    if j < 0:
-        w.add(word)
-        return True
-    return False
-
-
-def _space_if(w, sep):
-    if sep:
-        w.put(32)
 
 
 def _status(s):
@@ -246,7 +210,7 @@ def _status(s):
         wins(s)
     elif table.menu_needs_hold():
         s.w.text("hold_ok")          # a stake: how to choose it
-    elif view.expects() == "call" and _standing(view) >= 0 and view.turn() >= 0:
+    elif view.expects() == "call" and standing(view) >= 0 and view.turn() >= 0:
         says(s, "calls", view.turn())
     elif view.expects() == "discard" and table.menu_size():
         _laying(s)                   # the menu takes the prompt row
@@ -340,9 +304,9 @@ def _undo_target(s):
     if kind == "play":
         w.card(view.undo_card())
     elif kind == "bid":
-        _call(s, view.call_made(view.calls_made() - 1))
+        call(s, view.call_made(view.calls_made() - 1))
     elif kind == "announce":
-        _word(w, view.undo_word())
+        call_word(w, view.undo_word())
     elif kind == "rufer":
         w.card(view.undo_card())
         _says_left(s, "rufer", seat)
@@ -352,165 +316,5 @@ def _undo_target(s):
         return
     else:
         return
-    _named_left(s, seat)
+    named_left(s, seat)
 
-
-def _contract_line(s):
-    """Row 1: the contract and who plays it; in the auction the standing
-    call and its caller, or who speaks first."""
-    view = s.view
-    w = s.w
-    cid = view.contract()
-    if view.expects() == "call" and cid is None:
-        _auction_line(s)
-    elif cid is None or view.declarer() < 0:
-        w.begin(1)
-        if cid is not None:
-            w.contract(cid)
-        w.end()
-    else:
-        w.begin(1)
-        declared(s, cid, view.declarer(), contract_right)
-
-
-def contract_right(s, cid, short):
-    """The contract, its trump's symbol and the doubling (``declared``; the
-    header shows the doubling where it would leave the name too little)."""
-    s.w.contract(cid, short)
-    _trump(s, cid, short)
-    if not times_up(s):
-        _times(s.w, s.view.multiplier())
-
-
-def times_up(s):
-    """The doubling when row 1 cannot hold it beside the contract and a
-    readable name (names.MIN_NAME; "Aufnehmen ♣ x32") -- the header shows
-    it then, in place of its "G:Anna" -- else 0.  Counted, not written, in
-    small functions: nothing is allocated."""
-    view = s.view
-    m = view.multiplier()
-    if m < 2 or view.contract() is None or view.declarer() < 0:
-        return 0
-    return 0 if _name_room(s, m) >= _name_needs(s) else m
-
-
-def _name_room(s, m):
-    """Row 1's columns for the name beside the contract (said short where it
-    has a short name), its trump's symbol and the doubling ``m``."""
-    cid = s.view.contract()
-    short = cid in names.SHORT
-    return COLS - 3 - width(m) - _contract_width(s.w, cid, short) - \
-        _symbol_width(s, cid, short)
-
-
-def _symbol_width(s, cid, short):
-    trump = s.view.trump()
-    suit = SUITS.find(trump) if trump and len(trump) == 1 else -1
-    return 2 if suit >= 0 and not _names_suit(s.w, cid, suit, short) else 0
-
-
-def _name_needs(s):
-    """The columns the declarer's name must keep: names.MIN_NAME, or all of it."""
-    n = len(s.seat_names[s.view.declarer()])
-    return n if n < names.MIN_NAME else names.MIN_NAME
-
-
-def _short_names(w, cid, suit):
-    return names.SHORT_SUITS[cid][1 if w.lang == "en" else 0] >> suit & 1 != 0
-
-
-def _contract_width(w, cid, short):
-    """Columns of contract ``cid``'s name (``short``: its short name)."""
-    if short:
-        return len(names.SHORT[cid][1 if w.lang == "en" else 0])
-    j = names.contract_number(cid, w.lang)
-    return len(cid) if j < 0 else w.number_len(j)
-
-
-def _times(w, m):
-    if m > 1:
-        w.put(32)
-        w.put(120)                   # x
-        w.num(m)
-
-
-def _named_left(s, seat):
-    """The right part is written: the seat's name in the room left; in
-    English with a colon, the call quoted ("Cora: play", not "Cora play")."""
-    w = s.w
-    room = w.left()
-    if w.lang == "en":
-        name_in(s, seat, up_to_8(room - 1))
-        w.put(58)                    # :
-    else:
-        name_in(s, seat, up_to_8(room))
-
-
-def _auction_line(s):
-    view = s.view
-    w = s.w
-    k = _standing(view)
-    w.begin(1)
-    if k >= 0:
-        w.right()
-        _standing_call(s, k)
-        _named_left(s, view.call_made(k)[1])
-        w.end(False)
-    else:
-        if view.turn() >= 0:
-            says(s, "calls", view.turn())
-        w.end()
-
-
-def _standing(view):
-    """The number of the auction's standing call: the last one that is not
-    a pass (-1: none yet)."""
-    k = view.calls_made() - 1
-    while k >= 0:
-        word = view.call_made(k)[2]
-        if word != "pass" and word != "weg" and word != "nicht_herz":
-            return k
-        k -= 1
-    return -1
-
-
-def _standing_call(s, k):
-    """The standing call: "halte" names the contract it holds."""
-    view = s.view
-    c = view.call_made(k)
-    if c[2] == "hold":
-        j = k - 1
-        while j >= 0:
-            if view.call_made(j)[3] is not None:
-                s.w.contract(view.call_made(j)[3])
-                return
-            j -= 1
-    _call(s, c)
-
-
-def _trump(s, cid, short=False):
-    """The trump's symbol, unless the contract's name (``short``: its short
-    name) names the suit."""
-    trump = s.view.trump()
-    if not trump:
-        return
-    suit = SUITS.find(trump) if len(trump) == 1 else -1
-    if suit >= 0 and not _names_suit(s.w, cid, suit, short):
-        s.w.put(32)
-        s.w.suit(suit)
-
-
-def _names_suit(w, cid, suit, short):
-    """Does contract ``cid``'s name (``short``: its short name) hold the word
-    of ``suit`` (then its symbol is left out)?"""
-    if short and cid in names.SHORT:
-        return _short_names(w, cid, suit)
-    return _contract_names(w, cid, suit)
-
-
-def _contract_names(w, cid, suit):
-    """Does contract ``cid``'s name hold the word of ``suit``?"""
-    j = names.contract_number(cid, w.lang)
-    if j < 0:
-        return cid.find(names.suit_word(suit, w.lang, w.german)) >= 0
-    return names.suits_named(j) >> suit & 1 != 0
