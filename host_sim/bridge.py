@@ -76,7 +76,8 @@ class Link:
     # ----- commands ---------------------------------------------------------------------
 
     def step(self, job):
-        """Run one step of job number ``job`` (its index in table/app.py ``JOBS``)."""
+        """Run one step of job number ``job`` (its index in table/app.py ``JOBS``):
+        the ms the job waits now (``App.wait_after``)."""
         return self.command(b"s%c" % (48 + job))
 
     def get(self, path):
@@ -215,14 +216,16 @@ class BridgedTable(VirtualTable):
         self.app = RemoteApp(link)
         self.after_step = None
         self._colours = None
+        self.waits = {}                # job name -> the wait its last step asked for
         self.scheduler = Scheduler(clock, [(name, self._stepper(name, job), period)
-                                           for job, (name, _method, period) in enumerate(JOBS)])
+                                           for job, (name, _method, period) in enumerate(JOBS)],
+                                   lambda name, period: self.waits.get(name, period))
 
     def _stepper(self, name, job):
         link = self.link
 
         def step():
-            link.step(job)
+            self.waits[name] = link.step(job)
             if self.after_step is not None:
                 self.after_step(name)
         return step

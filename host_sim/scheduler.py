@@ -3,16 +3,20 @@
 On the device each job is an asyncio task: ``step(); await sleep_ms(period)``.
 Here the same steps run in the same order on the board's virtual clock: the
 job due first runs, the bus time it spends (SPI transfers, field settle sleeps)
-moves the clock, and it is due again ``period`` ms after it ended.  How long a
+moves the clock, and it is due again ``period`` ms after it ended -- or as
+long as the application's ``wait_after(name, period)`` says (the readers do
+not wait while a sweep runs: table/app.py).  How long a
 step held the loop is recorded per job (the hog figure of ``tapptable bench``).
 """
 
 
 class Scheduler:
-    def __init__(self, clock, jobs):
+    def __init__(self, clock, jobs, wait_after=None):
         """``clock``: the board's clock (``now_us``, ``advance(us)``); ``jobs``:
-        (name, step function, period ms)."""
+        (name, step function, period ms); ``wait_after(name, period)``: the ms
+        a job waits after a step (None: its period)."""
         self.clock = clock
+        self.wait_after = wait_after
         self.jobs = list(jobs)
         self.due = [0.0] * len(self.jobs)
         self.hog_us = {name: 0.0 for name, _f, _p in self.jobs}
@@ -42,6 +46,8 @@ class Scheduler:
             spent = self.clock.now_us - t0
             if spent > self.hog_us[name]:
                 self.hog_us[name] = spent
+            if self.wait_after is not None:
+                period = self.wait_after(name, period)
             self.due[i] = self.now_ms() + period
             self.steps += 1
             for watcher in self._watchers:

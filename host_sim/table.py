@@ -93,7 +93,8 @@ class VirtualTable:
                         enrol=lambda registry: enrol_virtual_decks(registry, self.decks),
                         deck=DECK_ID, start=not setup)
         self.scheduler = Scheduler(self.board.clock, [
-            (name, getattr(self.app, method), period) for name, method, period in JOBS])
+            (name, getattr(self.app, method), period) for name, method, period in JOBS],
+            self.app.wait_after)
 
     def mount_flash(self, flash_kb, flash_store):
         """``flash_kb``: the table's files on littlefs of that size (host_sim/flash.py)

@@ -499,16 +499,26 @@ class App:
     async def run(self):
         """Run every job as its own task (the device's main loop)."""
         import asyncio
-        tasks = [asyncio.create_task(self._loop(getattr(self, method), period))
-                 for _name, method, period in JOBS]
+        tasks = [asyncio.create_task(self._loop(name, getattr(self, method), period))
+                 for name, method, period in JOBS]
         await asyncio.gather(*tasks)
 
-    async def _loop(self, step, period):
+    def wait_after(self, name, period):
+        """How long job ``name`` waits after a step (``period``: its JOBS
+        period): the readers not at all while a sweep runs -- every field is
+        on and settled, the wait only lets the other jobs that are due run
+        first.  Every host's scheduler asks this (host_sim/scheduler.py)."""
+        if self.sweeping and name == "readers":
+            return 0
+        return period
+
+    async def _loop(self, name, step, period):
         import asyncio
         sleep_ms = getattr(asyncio, "sleep_ms", None)
         while True:
             step()
+            wait = self.wait_after(name, period)
             if sleep_ms is not None:
-                await sleep_ms(period)
+                await sleep_ms(wait)
             else:
-                await asyncio.sleep(period / 1000)
+                await asyncio.sleep(wait / 1000)

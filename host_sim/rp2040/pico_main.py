@@ -66,10 +66,10 @@ class PicoPort:
             self.rest = self.stdin.readline()
         return cmd[0]
 
-    def step(self, fn):
+    def step(self, fn, wait):
         t0 = time.ticks_us()
         fn()
-        self.write(b"@=%d\n" % ticks_diff(time.ticks_us(), t0))
+        self.write(b"@=[%d,%d]\n" % (ticks_diff(time.ticks_us(), t0), wait()))
 
     def value(self, v):
         self.write(b"@=")

@@ -270,13 +270,14 @@ class PicoLink(Link):
         self.serve()                  # until the application is built
 
     def step(self, job):
-        """Run one step of job number ``job`` on the Pico: the microseconds it took."""
+        """Run one step of job number ``job`` on the Pico (the microseconds it
+        took kept in ``step_us``): the ms the job waits now."""
         self.sync_buttons()
-        spent = Link.step(self, job)
+        spent, wait = Link.step(self, job)
         method = JOBS[job][1]
         if spent > self.step_us.get(method, -1):
             self.step_us[method] = spent
-        return spent
+        return wait
 
     def stderr_tail(self, n=2000):
         return "%s\n(emulator) %s" % (self.pico.serial_output()[-n:].decode(errors="replace"),

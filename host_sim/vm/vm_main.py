@@ -93,9 +93,9 @@ class VmPort:
             self.rest = line[1:]
         return kind
 
-    def step(self, fn):
+    def step(self, fn, wait):
         fn()
-        answer("@=null\n")
+        answer("@=%d\n" % wait())
 
     def value(self, v):
         answer("@=" + json.dumps(v) + "\n")

@@ -194,21 +194,29 @@ def query(roots, call, rest):
     return plain(obj)
 
 
+def _waiter(app, name, period):
+    """The wait after a step of job ``name`` (the host's scheduler needs it)."""
+    return lambda: app.wait_after(name, period)
+
+
 def serve(roots, port):
     """Answer the host's commands from ``port`` (the runtime's end of the line:
     vm_main.py's ``VmPort``, pico_main.py's ``PicoPort``) until ``q`` or the
     end of input.  A port has ``command()`` (the next command's letter, -1 at
     the end; its job number in ``job``, the rest of its line in ``rest``),
-    ``step(fn)`` (run a job step and answer it) and ``value(v)`` (answer a
+    ``step(fn, wait)`` (run a job step and answer it with ``wait()``, the ms
+    the job waits now) and ``value(v)`` (answer a
     value)."""
-    jobs = tuple(getattr(roots["app"], method) for _name, method, _period in JOBS)
+    app = roots["app"]
+    jobs = tuple(getattr(app, method) for _name, method, _period in JOBS)
+    waits = tuple(_waiter(app, name, period) for name, _method, period in JOBS)
     while True:
         kind = port.command()
         if kind == QUIT or kind < 0:
             return
         try:
             if kind == STEP:
-                port.step(jobs[port.job])
+                port.step(jobs[port.job], waits[port.job])
             elif kind == GET or kind == CALL:
                 port.value(query(roots, kind == CALL, port.rest))
             elif kind != 0x0A and kind != 0x0D:      # (a line's end between commands)
