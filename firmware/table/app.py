@@ -505,11 +505,15 @@ class App:
 
     def wait_after(self, name, period):
         """How long job ``name`` waits after a step (``period``: its JOBS
-        period): the readers not at all while a sweep runs -- every field is
-        on and settled, the wait only lets the other jobs that are due run
-        first.  Every host's scheduler asks this (host_sim/scheduler.py)."""
-        if self.sweeping and name == "readers":
-            return 0
+        period): the readers not at all while a sweep runs (every field is on
+        and settled), the display 1 ms while rows are still to be written or
+        sent -- the wait then only lets the other jobs that are due run first.
+        Every host's scheduler asks this too (host_sim/scheduler.py)."""
+        if name == "readers":
+            return 0 if self.sweeping else period
+        if name == "display" and self.display_retry < 0 and (
+                self.screens.due or self.board.display.dirty_pages()):
+            return 1
         return period
 
     async def _loop(self, name, step, period):

@@ -34,6 +34,22 @@ def contract_line(s):
         declared(s, cid, view.declarer(), contract_right)
 
 
+def contract_key(s):
+    """What row 1 shows once the contract is known, as a number (the
+    contract, its declarer, trump and doubling: a card laid leaves the row
+    alone); -1 in the auction, where the calls decide it."""
+    view = s.view
+    cid = view.contract()
+    if cid is None or view.expects() == "call":
+        return -1
+    j = names.contract_number(cid)
+    if j < 0:
+        return -1
+    t = view.trump()
+    k = (j * 6 + view.declarer() + 1) * 5 + (SUITS.find(t) + 1 if t else 0)
+    return k * 1024 + (view.multiplier() & 1023)
+
+
 def contract_right(s, cid, short):
     """The contract, its trump's symbol and the doubling (``declared``; the
     header shows the doubling where it would leave the name too little)."""

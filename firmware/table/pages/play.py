@@ -15,14 +15,23 @@ question.  A Rufer call is shown until the first card: "Cora ruft ♥8" on the
 message row, the hand-over on the seat rows ("♥8→Cora" at its holder,
 "♣8→Bert" at the declarer).
 
-A seat's row during the play names what it shows (``key``): a card laid
-writes only the rows of the seats whose card or mark changed.  Row 1 (the
+A seat's row during the play names what it shows (``key``), and so does
+row 1 once the contract is known: a card laid writes only the rows of the
+seats whose card or mark changed (and the message and prompt rows).  Row 1 (the
 contract, the standing call) and a call written out are pages/contract.py's.
 """
 from tapp.cards import CODE_INDEX
 
 from ..rows import COLS
-from .contract import call, call_word, contract_line, named_left, standing, times_up
+from .contract import (
+    call,
+    call_word,
+    contract_key,
+    contract_line,
+    named_left,
+    standing,
+    times_up,
+)
 from .parts import Page as Base
 from .parts import (
     header,
@@ -58,6 +67,8 @@ class Page(Base):
     def key(self, s, r):
         if r == 0:
             return header_key(s) * 64 + self.up
+        if r == 1:
+            return contract_key(s) if len(self.seats) <= 4 else -1
         i = r - 2
         if 0 <= i < len(self.seats) and i < 5 and not self.calls and not self.handover \
                 and not (r == 6 and self.undo):
