@@ -196,6 +196,27 @@ def test_sectors_are_erased_ahead_only_while_nothing_waits():
         assert not pending and not any(buttons) and not any(unsettled) and not dirty
 
 
+def test_the_first_session_on_a_blank_area_finds_a_sector_erased_during_the_setup():
+    """The setup's screens leave the idle job time: it erases the blank
+    area's first sector then, so the session the setup starts writes its
+    header with a page program (no erase in the step that starts it: 108 ms
+    on the Pico, with the game built, before this)."""
+    table = VirtualTable("tapp_modern", 3, "strict", setup=True, journal_kb=24)
+    log = table.app.journals.log
+    assert table.app.view.journal() is None and log.erases == 0
+    table.wait(200)
+    assert log.prepared == 1 and log.erases == 1
+    presses = 0
+    while table.app.view.engine() is None:
+        table.press("ok")
+        presses += 1
+        assert presses < 20, table.screen()
+    assert table.app.view.journal() is not None
+    # every erase was the idle job's (the next sector is erased ahead again once
+    # the session runs): none by the session's start
+    assert log.fallbacks == 0 and log.erases == log.prepared, (log.erases, log.prepared)
+
+
 def test_play_goes_on_after_a_power_cut_mid_trick():
     table = VirtualTable("wuerttemberg", 3)
     people = AutoPlayers(table, seed=3, illegal_once=False)

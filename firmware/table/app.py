@@ -432,8 +432,8 @@ class App:
             return None
         if self._save_settings():
             return "settings"
-        journal = self.journal
-        if journal is not None and journal.prepare():
+        store = self.journal if self.journal is not None else self.journals
+        if store.prepare():                  # the running session's, else the store's
             return "erase"
         if self.screens.preload():
             return "import"

@@ -253,6 +253,10 @@ class MemoryJournals:
     def lines(self, name):
         return None
 
+    def prepare(self):
+        """Flash work ahead of need before a session runs (table/app.py): none in RAM."""
+        return False
+
 
 def open_journals(board, root):
     """The table's store: the journal's own flash area when the board has

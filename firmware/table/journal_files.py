@@ -337,6 +337,10 @@ class FileJournals:
     def create(self, header):
         return create_journal(self.root, header)
 
+    def prepare(self):
+        """Flash work ahead of need before a session runs: littlefs has none."""
+        return False
+
     def last(self):
         return last_journal(self.root)
 

@@ -51,6 +51,12 @@ class FlashJournals:
         self.log = FlashLog(dev)
         self.read()
 
+    def prepare(self):
+        """Erase the next sector ahead of need before a session runs (the
+        idle job, during the setup: a new session's header then takes a page
+        program, not the erases of a blank area): True when it did."""
+        return self.log.prepare()
+
     def read(self):
         """Read the whole area (a power-up, or after a refused append)."""
         self.entries = []            # [number, sector, position, seq] per session, oldest first
