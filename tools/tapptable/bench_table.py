@@ -106,7 +106,8 @@ def measure(deals=2, seed=3, fields_on=False):
             else:
                 table.wait(50)
     readers = table.board.readers.n
-    duty = 1.0 / readers        # each reader's field is on for one step of every n
+    duty = 1.0 / readers        # each reader's field is on for one step of every n (a
+                                # sweep's moments with all on are left out of the average)
     return {
         "on_turn_ms": on_turn, "other_ms": other, "hog_us": timed.worst,
         "readers": readers,
@@ -134,6 +135,7 @@ def _print_one(m, fields_on):
                                                 len(other)))
     print("  longest step per job (ms; goal: no step over 10 ms): " + ", ".join(
         "%s %.1f" % (k, v / 1000) for k, v in sorted(m["hog_us"].items())))
-    print("  reader supply, %d readers: ~%d mA (%d mA a reader with its field on)" % (
+    print("  reader supply, %d readers: ~%d mA (%d mA a reader with its field on)%s" % (
         m["readers"], m["fields_on_ma"] if fields_on else m["fields_switched_ma"],
-        FIELD_MA))
+        FIELD_MA, "" if fields_on else "; ~%d mA while a new card's sweep has every "
+        "field on (a few tens of ms)" % m["fields_on_ma"]))
