@@ -44,6 +44,7 @@ from .journal import WARN_DEALS, MemoryJournals
 from .modes import EnrolMode, FullMode, PlayMode, RenewMode, SetupMode
 from .names import german_suited
 from .presence import ticks_diff
+from .reader_round import ReaderRound
 from .ring import Ring
 from .screens import Screens
 from .setup import Setup
@@ -112,15 +113,11 @@ class App:
         self.heap_looked = board.ticks_ms()  # when the idle job last looked at the heap
         self.settings_due = False            # the setup's answers still to be saved (idle job)
         self.console = console               # the line protocol: .step(), or None
-        self.injected = [None] * board.readers.n   # inject(): a UID per reader, or None
         self.journals = journals or MemoryJournals()   # the sessions (table/journal.py)
         self.screens = Screens(board.display)
         self.signals = Signals(board.leds, board.buzzer)
         self.keys = Ring(8)
-        self.next_reader = 0
-        self.hot = 0
-        self.armed = -1                      # reader whose field is settling
-        self.sweeping = 0                    # bit i: reader i armed for the sweep, not yet scanned
+        self.round = ReaderRound(board.readers, self.presence, board.ticks_ms)
         self.game = None
         self.journal = None
         self.deals_seen = 0                  # the journal's deals when last looked at
@@ -129,7 +126,6 @@ class App:
         self.enrolment = None                # the deck being enrolled (table/enrol.py)
         self.boot_check = None               # after resuming: when the readers looked
         self.display_retry = -1              # the display stopped answering: next try (ticks)
-        self.polls = 0
         self.view = TableView(self)          # the table's read-only view
         if resume is not None:
             self.start_game(resume)
@@ -239,103 +235,14 @@ class App:
     # ----- jobs ------------------------------------------------------------------------
 
     def poll_readers(self):
-        """Scan the reader whose field was switched on one step ago, feed the
-        arbiter (its ring queues the events), and switch on the next one: the
-        field's settle time passes between two steps, never inside one.  The
-        seat on turn is every other reader.  A new card there starts a sweep:
-        every reader's field is switched on at once (the supply's budget
-        covers all fields on: hardware/README.md) and the next steps scan them,
-        two empty readers or one holding a card a step, the seat on turn last
-        -- the arbiter takes the card only when every other reader has looked.
-
-        Split in small methods on purpose: MicroPython puts a call's frame on
-        the heap when its locals and value stack exceed 11 words (136 bytes
-        per poll, 200 polls a second, before the split; heap_lock() does not
-        see it, the frame goes on the C stack then: tests/mp/mptest_app_heap.py
-        checks mem_total())."""
-        self.polls += 1
-        if self.sweeping:
-            self._sweep_step()
-            return
-        armed = self.armed
-        if armed >= 0:
-            self._scan(armed)
-            if self._new_on_hot(armed):
-                self._start_sweep()
-                return
-        self._arm_next()
-
-    def _scan(self, armed):
-        rs = self.readers
-        rs.poll(armed)
-        uid = self.injected[armed]
-        if uid is None:
-            self.presence.feed(rs, armed, self.board.ticks_ms())
-        else:                                  # a tag the console placed (debugging)
-            self._scan_injected(armed, uid)
-
-    def _scan_injected(self, armed, uid):
-        now = self.board.ticks_ms()
-        self.presence.glimpse(armed, uid, now)
-        self.presence.observe(armed, P.PRESENT, uid, now)
-
-    def _new_on_hot(self, armed):
-        return armed == self.hot and self.readers.raw[armed] == P.PRESENT \
-            and not self.presence.placed_len(armed)
-
-    def _start_sweep(self):
-        """A new card on the hot reader: switch every reader's field on now, so
-        the next steps can look at all of them (the arbiter waits for that look)."""
-        rs = self.readers
-        i = rs.n
-        while i:
-            i -= 1
-            rs.arm(i)
-        self.sweeping = (1 << rs.n) - 1
-        self.armed = -1
-
-    def _sweep_step(self):
-        """Scan the sweep's next reader (the hot one last); a second one too
-        when both are expected empty (a scan that reads a card takes 9-12 ms on
-        the Pico, an empty one 3)."""
-        i = self._sweep_next()
-        self._scan(i)
-        if not self.sweeping or self.readers.raw[i] == P.PRESENT:
-            return
-        j = self._sweep_next()
-        if self.readers.raw[j] == P.PRESENT:   # it read a card last time: next step
-            self.sweeping |= 1 << j
-            return
-        self._scan(j)
-
-    def _sweep_next(self):
-        """The sweep's next reader (taken off the set): the others in order, then the hot one."""
-        hot = self.hot
-        mask = self.sweeping & ~(1 << hot)
-        i = 0
-        if mask:
-            while not mask & (1 << i):
-                i += 1
-        else:
-            i = hot
-        self.sweeping &= ~(1 << i)
-        return i
-
-    def _arm_next(self):
-        rs = self.readers
-        i = self.hot
-        if not self.polls & 1:                 # the others in turn, skipping the hot one
-            i = (self.next_reader + 1) % rs.n
-            if i == self.hot:
-                i = (i + 1) % rs.n
-            self.next_reader = i
-        rs.arm(i)
-        self.armed = i
+        """The readers job's step: the next reader scanned, the arbiter fed
+        (table/reader_round.py)."""
+        self.round.step()
 
     def inject(self, reader, uid):
         """Debugging (the console's place/lift): from its next poll on, ``reader``
         reports the tag ``uid`` (bytes) instead of what it reads; None ends that."""
-        self.injected[reader] = uid
+        self.round.inject(reader, uid)
 
     def input(self, ev):
         """Queue an input for the game job: a button event, UNDO or NEW_SESSION.
@@ -370,7 +277,7 @@ class App:
         while arb.pending():
             ev = arb.pop()
             self.current.card(ev, arb.reader)
-        self.hot = self._hot_reader()
+        self.round.hot = self._hot_reader()
         if self.boot_check is not None and ticks_diff(self.board.ticks_ms(),
                                                       self.boot_check) >= BOOT_LOOK_MS:
             self.boot_check = None
@@ -510,7 +417,7 @@ class App:
         sent -- the wait then only lets the other jobs that are due run first.
         Every host's scheduler asks this too (host_sim/scheduler.py)."""
         if name == "readers":
-            return 0 if self.sweeping else period
+            return 0 if self.round.sweeping else period
         if name == "display" and self.display_retry < 0 and (
                 self.screens.due or self.board.display.dirty_pages()):
             return 1

@@ -167,11 +167,11 @@ class TableView:
 
     def polls(self):
         """Reader polls since power-up."""
-        return self._app.polls
+        return self._app.round.polls
 
     def hot(self):
         """The reader polled fastest now (the one a card is expected on)."""
-        return self._app.hot
+        return self._app.round.hot
 
     def keys_overflows(self):
         """Button events lost because the input queue was full."""
@@ -179,7 +179,7 @@ class TableView:
 
     def injected(self, reader):
         """A tag injected on ``reader`` by the console (``inject``) lies there."""
-        return self._app.injected[reader] is not None
+        return self._app.round.injected(reader)
 
     def journal(self):
         """The record of the session in play, to read (``len()``, ``line(k)``:

@@ -18,6 +18,7 @@ from table.game import Game
 from table.journal import MemoryJournal
 from table.modes import PlayMode
 from table.presence import Presence
+from table.reader_round import ReaderRound
 from table.registry import Registry
 from table.ring import Ring
 from table.settings import Settings
@@ -83,8 +84,7 @@ class App:
         self.settings.set("referee_pin", "4711")
         self.screens = Screens()
         self.keys = Ring(8)
-        self.injected = [None] * 4
-        self.polls = self.hot = 0
+        self.round = ReaderRound(self.readers, self.presence, lambda: 0)
         self.enrolment = None
         self.journal = Journal(HEADER)
         game = Game(HEADER, self.journal, Signals(), 4, 3)
@@ -103,7 +103,7 @@ class App:
         return len(self.keys)
 
     def inject(self, reader, uid):
-        self.injected[reader] = uid
+        self.round.inject(reader, uid)
 
     def redraw(self):
         pass

@@ -1,0 +1,126 @@
+"""Which reader the readers job scans next, and the arbiter fed with it.
+
+One field at a time, switched on in one step and scanned in the next, so the
+field's 5 ms settle time passes between steps, never inside one: the seat on
+turn (``hot``, set by the application) every other step, the other readers
+in turn.  A new card on the hot reader starts a sweep: every reader's field
+is switched on at once (the reader rail is sized for all fields on:
+hardware/README.md, power budget) and the next steps scan them -- two empty
+readers or one that read a card a step (a scan reading a card takes 9-12 ms
+on the Pico, an empty one 3), the hot reader last; the application's loop
+does not wait between those steps (``App.wait_after``).  The arbiter
+(table/presence.py) takes a card only when every other reader has looked
+since it was first seen, so a card held over two readers belongs to neither.
+
+The methods are small on purpose: MicroPython puts a call's frame on the
+heap when its locals and value stack exceed 11 words (136 bytes per poll,
+200 polls a second, before the split; heap_lock() does not see it, the frame
+goes on the C stack then: tests/mp/mptest_app_heap.py checks mem_total()).
+"""
+
+from . import presence as P
+
+
+class ReaderRound:
+    """The readers job's round over ``readers`` (drivers.reader_set.ReaderSet),
+    feeding ``presence`` (table/presence.Presence) at ``ticks_ms()``."""
+
+    def __init__(self, readers, presence, ticks_ms):
+        self.readers = readers
+        self.presence = presence
+        self.ticks_ms = ticks_ms
+        self.hot = 0                         # the seat on turn's reader (else the centre)
+        self.polls = 0                       # steps since power-up
+        self.sweeping = 0                    # bit i: reader i armed for the sweep, not yet scanned
+        self._next = 0                       # the other reader scanned last
+        self._armed = -1                     # the reader whose field is settling
+        self._injected = [None] * readers.n  # inject(): a UID per reader, or None
+
+    def step(self):
+        """Scan the reader switched on one step ago (or the sweep's next), feed
+        the arbiter (its ring queues the events), switch the next one on."""
+        self.polls += 1
+        if self.sweeping:
+            self._sweep_step()
+            return
+        armed = self._armed
+        if armed >= 0:
+            self._scan(armed)
+            if self._new_on_hot(armed):
+                self._start_sweep()
+                return
+        self._arm_next()
+
+    def inject(self, reader, uid):
+        """From its next poll on, ``reader`` reports the tag ``uid`` (bytes)
+        instead of what it reads (the console's place); None ends that."""
+        self._injected[reader] = uid
+
+    def injected(self, reader):
+        """A tag injected on ``reader`` lies there."""
+        return self._injected[reader] is not None
+
+    def _scan(self, i):
+        rs = self.readers
+        rs.poll(i)
+        uid = self._injected[i]
+        if uid is None:
+            self.presence.feed(rs, i, self.ticks_ms())
+        else:                                  # a tag the console placed (debugging)
+            self._scan_injected(i, uid)
+
+    def _scan_injected(self, i, uid):
+        now = self.ticks_ms()
+        self.presence.glimpse(i, uid, now)
+        self.presence.observe(i, P.PRESENT, uid, now)
+
+    def _new_on_hot(self, i):
+        return i == self.hot and self.readers.raw[i] == P.PRESENT \
+            and not self.presence.placed_len(i)
+
+    def _start_sweep(self):
+        """Every reader's field on now: the next steps look at all of them."""
+        rs = self.readers
+        i = rs.n
+        while i:
+            i -= 1
+            rs.arm(i)
+        self.sweeping = (1 << rs.n) - 1
+        self._armed = -1
+
+    def _sweep_step(self):
+        """Scan the sweep's next reader; a second one too when both are
+        expected empty (neither read a card at its last scan)."""
+        i = self._sweep_next()
+        self._scan(i)
+        if not self.sweeping or self.readers.raw[i] == P.PRESENT:
+            return
+        j = self._sweep_next()
+        if self.readers.raw[j] == P.PRESENT:   # it read a card last time: next step
+            self.sweeping |= 1 << j
+            return
+        self._scan(j)
+
+    def _sweep_next(self):
+        """The sweep's next reader (taken off the set): the others in order, then the hot one."""
+        hot = self.hot
+        mask = self.sweeping & ~(1 << hot)
+        i = 0
+        if mask:
+            while not mask & (1 << i):
+                i += 1
+        else:
+            i = hot
+        self.sweeping &= ~(1 << i)
+        return i
+
+    def _arm_next(self):
+        rs = self.readers
+        i = self.hot
+        if not self.polls & 1:                 # the others in turn, skipping the hot one
+            i = (self._next + 1) % rs.n
+            if i == self.hot:
+                i = (i + 1) % rs.n
+            self._next = i
+        rs.arm(i)
+        self._armed = i
