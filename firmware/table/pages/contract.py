@@ -34,16 +34,13 @@ def contract_line(s):
         declared(s, cid, view.declarer(), contract_right)
 
 
-def contract_key(s):
+def contract_key(s, j):
     """What row 1 shows once the contract is known, as a number (the
-    contract, its declarer, trump and doubling: a card laid leaves the row
-    alone); -1 in the auction, where the calls decide it."""
+    contract -- ``j``, its ``names.contract_number`` -- its declarer, trump
+    and doubling: a card laid leaves the row alone); -1 in the auction,
+    where the calls decide it."""
     view = s.view
-    cid = view.contract()
-    if cid is None or view.expects() == "call":
-        return -1
-    j = names.contract_number(cid)
-    if j < 0:
+    if j < 0 or view.expects() == "call":
         return -1
     t = view.trump()
     k = (j * 6 + view.declarer() + 1) * 5 + (SUITS.find(t) + 1 if t else 0)

@@ -22,6 +22,7 @@ contract, the standing call) and a call written out are pages/contract.py's.
 """
 from tapp.cards import CODE_INDEX
 
+from .. import names
 from ..rows import COLS
 from .contract import (
     call,
@@ -54,6 +55,12 @@ class Page(Base):
         self.calls = False           # the seat rows show the auction's calls
         self.handover = False        # the seat rows show the Rufer's hand-over
         self.up = 0                  # the doubling shown in the header (row 1 is full)
+        # what the seat rows' keys read, read once per draw (not per row)
+        self.last = False            # they show the last trick (cleared, or just taken)
+        self.turn = -1               # the seat on turn
+        self.winner = -1             # the trick's winner while it is cleared, else -1
+        self.cid = None              # the contract row 1 names, and its number (names)
+        self.cnum = -1
 
     def start(self, s, fresh):
         table = s.table
@@ -63,18 +70,41 @@ class Page(Base):
         self.calls = _auction_shown(s)
         self.handover = _handing_over(s)
         self.up = times_up(s)
+        self._seat_inputs(s)
+
+    def _seat_inputs(self, s):
+        view = s.view
+        table = s.table
+        clearing = table.clearing()
+        self.last = clearing or (view.trick_size() == 0 and table.trick_shown())
+        self.turn = view.turn()
+        self.winner = view.last_winner() if clearing else -1
 
     def key(self, s, r):
         if r == 0:
             return header_key(s) * 64 + self.up
         if r == 1:
-            return contract_key(s) if len(self.seats) <= 4 else -1
+            return contract_key(s, self._contract_number(s)) if len(self.seats) <= 4 else -1
         i = r - 2
         if 0 <= i < len(self.seats) and i < 5 and not self.calls and not self.handover \
                 and not (r == 6 and self.undo):
-            seat = self.seats[i]
-            return (seat * 37 + card_of(s, seat) + 1) * 3 + _mark(s, seat)
+            return self._seat_key(s, self.seats[i])
         return -1
+
+    def _contract_number(self, s):
+        """The contract's ``names.contract_number``, looked up once per contract."""
+        cid = s.view.contract()
+        if cid != self.cid:
+            self.cid = cid
+            self.cnum = -1 if cid is None else names.contract_number(cid)
+        return self.cnum
+
+    def _seat_key(self, s, seat):
+        """What a seat's row shows: its card and its mark (``card_of``, ``_mark``
+        from what ``start`` read)."""
+        card = _shown_card(s, seat, self.last)
+        mark = 2 if seat == self.winner else 1 if seat == self.turn else 0
+        return (seat * 37 + card + 1) * 3 + mark
 
     def row(self, s, r):
         if r == 0:
@@ -175,11 +205,19 @@ def card_of(s, seat):
     one while it is cleared; -1 none."""
     view = s.view
     table = s.table
-    if table.clearing() or (view.trick_size() == 0 and table.trick_shown()):
-        card = table.last_trick_card(seat)
+    return _shown_card(s, seat, table.clearing() or (view.trick_size() == 0
+                                                      and table.trick_shown()))
+
+
+def _shown_card(s, seat, last):
+    """``card_of``, told whether the seat rows show the last trick."""
+    view = s.view
+    if last:
+        card = s.table.last_trick_card(seat)
         return card if card != -2 else _from_last_trick(view, seat)
+    n = view.trick_size()
     i = 0
-    while i < view.trick_size():
+    while i < n:
         if view.trick_seat(i) == seat:
             return view.trick_card(i)
         i += 1
