@@ -34,6 +34,7 @@ class ReaderRound:
         self.sweeping = 0                    # bit i: reader i armed for the sweep, not yet scanned
         self._next = 0                       # the other reader scanned last
         self._armed = -1                     # the reader whose field is settling
+        self._swept = -1                     # the hot reader whose unplaced card was swept for
         self._injected = [None] * readers.n  # inject(): a UID per reader, or None
 
     def step(self):
@@ -75,8 +76,16 @@ class ReaderRound:
         self.presence.observe(i, P.PRESENT, uid, now)
 
     def _new_on_hot(self, i):
-        return i == self.hot and self.readers.raw[i] == P.PRESENT \
-            and not self.presence.placed_len(i)
+        """A card on the hot reader that is not placed and not yet swept for
+        (a card the sweep left unplaced -- held over two readers -- waits for
+        the normal round: no sweep after sweep, no busy loop)."""
+        if i != self.hot:
+            return False
+        if self.readers.raw[i] != P.PRESENT or self.presence.placed_len(i):
+            if self._swept == i:
+                self._swept = -1
+            return False
+        return self._swept != i
 
     def _start_sweep(self):
         """Every reader's field on now: the next steps look at all of them."""
@@ -87,6 +96,7 @@ class ReaderRound:
             rs.arm(i)
         self.sweeping = (1 << rs.n) - 1
         self._armed = -1
+        self._swept = self.hot
 
     def _sweep_step(self):
         """Scan the sweep's next reader; a second one too when both are
