@@ -63,7 +63,7 @@ def test_the_seat_on_turn_is_every_other_reader_and_one_field_is_on_at_a_time():
     hot, others = (armed[0::2], armed[1::2]) if armed[0] == 2 else (armed[1::2], armed[0::2])
     assert hot == [2] * 6                                 # the hot reader every other step
     assert sorted(set(others)) == [0, 1, 3, 4, 5]         # the others in turn
-    for before, step in zip(steps, steps[1:]):
+    for before, step in zip(steps[:-1], steps[1:], strict=True):
         scanned = [op[1] for op in step if op[0] == "scan"]
         assert scanned == [op[1] for op in before if op[0] == "arm"]   # armed one step ahead
     assert rr.sweeping == 0 and rr.polls == 12
