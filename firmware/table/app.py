@@ -129,6 +129,11 @@ class App:
         self.view = TableView(self)          # the table's read-only view
         if resume is not None:
             self.start_game(resume)
+            # a power-up mid-session shows a page at once: the pages are
+            # imported now, before the loop runs, not in its first display
+            # step (on the Pico: 100 ms, the import and the whole screen)
+            while self.screens.preload():
+                pass
         elif start:
             self._after_setup()
 
