@@ -5,7 +5,8 @@ Here the same steps run in the same order on the board's virtual clock: the
 job due first runs, the bus time it spends (SPI transfers, field settle sleeps)
 moves the clock, and it is due again ``period`` ms after it ended -- or as
 long as the application's ``wait_after(name, period)`` says (the readers do
-not wait while a sweep runs: table/app.py).  How long a
+not wait while a sweep runs, the display 1 ms while rows are due:
+table/app.py).  How long a
 step held the loop is recorded per job (the hog figure of ``tapptable bench``).
 """
 

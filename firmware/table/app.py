@@ -16,8 +16,8 @@ signals   LEDs and the buzzer
 console   the serial line protocol (table/console.py), when the board has a port
 idle      work ahead of need, only when nothing waits: no card settling or
           queued, no button held or queued, the screen sent (``idle_work``):
-          the journal's next sector erased, else a screen page imported, else
-          the garbage collected
+          the setup's answers saved, else the journal's next sector erased,
+          else a screen page imported, else the garbage collected
 ========  =====================================================================
 
 What the table is doing is asked through ``app.view`` (table/table_view.py,

@@ -74,9 +74,8 @@ class Page(Base):
 
     def _seat_inputs(self, s):
         view = s.view
-        table = s.table
-        clearing = table.clearing()
-        self.last = clearing or (view.trick_size() == 0 and table.trick_shown())
+        clearing = s.table.clearing()
+        self.last = clearing or _just_taken(s)
         self.turn = view.turn()
         self.winner = view.last_winner() if clearing else -1
 
@@ -203,10 +202,12 @@ def _auction_shown(s):
 def card_of(s, seat):
     """The card shown at ``seat``: of the trick being played, or of the last
     one while it is cleared; -1 none."""
-    view = s.view
-    table = s.table
-    return _shown_card(s, seat, table.clearing() or (view.trick_size() == 0
-                                                      and table.trick_shown()))
+    return _shown_card(s, seat, s.table.clearing() or _just_taken(s))
+
+
+def _just_taken(s):
+    """The trick just cleared is still shown (the next one not yet begun)."""
+    return s.view.trick_size() == 0 and s.table.trick_shown()
 
 
 def _shown_card(s, seat, last):
