@@ -97,6 +97,8 @@ def test_two_watchers_one_club_through_a_broker_restart(tmp_path):
         table.play(1)
         wait_for(lambda: [s["deals"] for s in club.history.sessions()] == [1],
                  "the other watcher's session")
+        # the table's live view and its session are two messages: either may come first
+        wait_for(lambda: remote()[0]["score"]["rows"], "the live score sheet's first row")
         assert remote()[0]["score"]["rows"][0]["deal"] == 1
         assert club.history.sessions()[0]["origin"] == "keller"
         broker.stop()                                  # the broker restarts, forgetting all
