@@ -86,6 +86,21 @@ def test_names_are_found_by_their_prefix_and_whole_word():
     assert names.variant_name("tapp_modern", "en") == "Tapp neu"
 
 
+def test_keys_remembered_answer_as_the_scan_does():
+    """``number`` remembers the keys it found (the scan of KEYS takes
+    milliseconds on the Pico): every key, asked again and again with and
+    without its prefix split off, gives the scan's number; a word that is
+    no key stays unknown however often it is asked."""
+    keys = texts.KEYS.split()
+    for _ in range(3):
+        for k in keys:
+            assert texts.number("", k) == 2 * texts.index(texts.KEYS, k), k
+            head, _sep, tail = k.partition("_")
+            if tail:
+                assert texts.number(head + "_", tail, "en") == 2 * texts.index(texts.KEYS, k) + 1
+        assert texts.number("c_", "rage") == texts.number("", "frage") == -1
+
+
 def test_names_and_the_suits_they_name():
     assert names.contract_name("heart_solo") == "Herz-Solo"
     assert names.contract_name("heart_solo", "en") == "Heart Solo"

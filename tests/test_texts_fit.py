@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 import types
+from array import array
 from pathlib import Path
 
 import pytest
@@ -446,7 +447,8 @@ def test_a_contract_beside_its_declarer_leaves_his_name_readable(checker, lang):
                             trump=lambda t=trump: t, multiplier=lambda m=times: m,
                             contract=lambda c=cid: c, declarer=lambda: 0,
                             variant=lambda v=variant: v)
-                        s = types.SimpleNamespace(w=scr.w, seat_names=(name,), view=shown)
+                        s = types.SimpleNamespace(w=scr.w, seat_names=(name,), view=shown,
+                                                  name_codes=[array("I", map(ord, name))])
                         for right in (parts.contract_only, contract.contract_right):
                             scr.w.begin(1)
                             parts.declared(s, cid, 0, right)

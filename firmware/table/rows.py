@@ -203,6 +203,15 @@ class RowWriter:
             self.put(ord(s[i]))
             i += 1
 
+    def codes(self, codes):
+        """The code points ``codes`` (an ``array``: a seat's name as the
+        screens keep it, no str indexed character by character)."""
+        n = len(codes)
+        i = 0
+        while i < n:
+            self.put(codes[i])
+            i += 1
+
     def utf8(self, data, i, end):
         """The characters of the UTF-8 bytes ``data[i:end]``."""
         while i < end:

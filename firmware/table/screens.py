@@ -51,6 +51,7 @@ class Screens:
         # are read); the seats' names
         self.view_shown = None            # the engine's view last drawn (``is``: a new session)
         self.seat_names = ()
+        self.name_codes = ()              # the names' code points (array each), per session
         self.seats = ()                   # the view's active seats, kept per deal
         self.seats_view = None
         self.seats_key = -1
@@ -158,7 +159,7 @@ class Screens:
         fresh = fresh or view is not self.view_shown
         self.view = view
         self.view_shown = view
-        self.seat_names = view.seat_names()
+        self._names(view.seat_names())
         self.w.lang = table.language()
         self.w.german = names.german_suited(view.variant())
         page = self._page(table)
@@ -176,6 +177,13 @@ class Screens:
                 self.due |= 1 << r
             self.keys[r] = k
             r += 1
+
+    def _names(self, seat_names):
+        """The seats' names, and their code points made once per session (a
+        name written from a str costs a 1-character str's lookup per letter)."""
+        if seat_names is not self.seat_names:
+            self.seat_names = seat_names
+            self.name_codes = [array("I", [ord(c) for c in name]) for name in seat_names]
 
     def _page(self, table):
         """The page the view shows: an overlay's, else the mode's."""

@@ -319,14 +319,43 @@ def offsets(data):
 OFF = offsets(DATA)     # text j is DATA[OFF[j]:OFF[j + 1] - 1]
 
 
+# The keys found so far: ``index`` scans ``KEYS`` (find, then count the
+# spaces before the key), 1-4 ms on the Pico for one key, and a card laid
+# looks up some ten.  A table made at import remembers them (open
+# addressing by the words' hashes, which MicroPython keeps in each str):
+# a lookup allocates nothing, the first one of a key either.
+_SLOTS = 128                 # a session's screens ask for some 60 keys
+_PROBES = 8
+_word = [None] * _SLOTS
+_prefix = [None] * _SLOTS
+_k = array("h", [-1] * _SLOTS)
+
+
 def number(prefix, word, lang="de"):
     """The number ``j`` of the text ``prefix + word`` in ``lang`` ("de" or
     "en"; the text is ``DATA[OFF[j]:OFF[j + 1] - 1]``), or -1 if there is
     none (a word that is not a str, too); allocates nothing."""
-    k = index(KEYS, word, prefix) if isinstance(word, str) else -1
+    k = _remembered(prefix, word) if isinstance(word, str) else -1
     if k < 0:
         return -1
     return 2 * k + 1 if lang == "en" else 2 * k
+
+
+def _remembered(prefix, word):
+    """``index(KEYS, word, prefix)``, from the table when asked before."""
+    i = (hash(word) + hash(prefix)) % _SLOTS
+    n = _PROBES
+    while n and _word[i] is not None:
+        if _word[i] == word and _prefix[i] == prefix:
+            return _k[i]
+        i = (i + 1) % _SLOTS
+        n -= 1
+    k = index(KEYS, word, prefix)
+    if k >= 0 and n:             # a free slot (not: a full run of probes)
+        _word[i] = word
+        _prefix[i] = prefix
+        _k[i] = k
+    return k
 
 
 def which(key, lang="de"):

@@ -36,7 +36,7 @@ def header(s, dealer, times=0):
     elif dealer and dealer_shown(s):
         w.right()
         w.add("G:")
-        w.add(s.seat_names[s.view.dealer()])
+        w.codes(s.name_codes[s.view.dealer()])
     w.end()
 
 
@@ -65,7 +65,11 @@ def up_to_8(room):
 
 def name_in(s, seat, columns):
     """The seat's name in at most ``columns`` (shortened where it shows)."""
-    s.w.short(s.seat_names[seat], columns)
+    codes = s.name_codes[seat]
+    if len(codes) <= columns:
+        s.w.codes(codes)
+    else:
+        s.w.short(s.seat_names[seat], columns)
 
 
 def declared(s, cid, seat, right):
