@@ -395,6 +395,67 @@ def test_debounce_place_remove_swap() -> None:
     assert polls(t, 0, 2)[-1] == (M.PRESENT, UID4)
 
 
+def test_reselect_confirms_the_card_read_and_nothing_else() -> None:
+    """``reselect``: the card read last answers its SELECTs again (PRESENT,
+    UID kept), the reader is empty (ABSENT), another card lies there
+    (OTHER: the field stays on for the scan that follows), or nothing was
+    read (OTHER)."""
+    t = make_table()
+    chip, rd = t.chips[0], t.readers[0]
+    assert rd.reselect() == M.OTHER                      # nothing read yet
+    chip.place(Tag(UID7))
+    assert rd.scan() == M.PRESENT
+    assert rd.reselect() == M.PRESENT and bytes(rd.uid[:rd.uid_len]) == UID7
+    chip.clear()
+    chip.place(Tag(UID7B))                               # swapped: another card answers WUPA
+    assert rd.reselect() == M.OTHER and rd.uid_len == 0 and chip.field_on
+    assert rd.scan() == M.PRESENT and bytes(rd.uid[:rd.uid_len]) == UID7B
+    chip.clear()
+    assert rd.reselect() == M.ABSENT and not chip.field_on
+
+
+def test_the_confirming_read_reselects_only_on_a_reader_that_was_empty() -> None:
+    """The debounce's second read of a new card on an empty reader is a
+    re-select (3 frames); where a card is reported the newcomer is scanned
+    (a re-select cannot see the card lying there, so a newcomer read alone
+    once between collisions would be confirmed over it)."""
+    t = make_table()
+    chip = t.chips[0]
+    chip.place(Tag(UID7))
+    t.rs.poll(0)
+    assert cost(t, 0)["frames"] == 3 and t.rs.status[0] == M.PRESENT
+    chip.clear()
+    chip.place(Tag(UID7B))                               # a swap: UID7 is still reported
+    t.rs.poll(0)
+    assert cost(t, 0)["frames"] == 5 and t.rs.status[0] == M.PRESENT
+    assert t.rs.uid(0) == UID7B
+
+
+def test_holds_looks_for_another_readers_card_only() -> None:
+    """``ReaderSet.holds(i, j)``: does reader i hold the card reader j read
+    last (a card held over both)?  Reader i's own card and its report stay;
+    a reader holding another card, or none, does not; a down reader cannot
+    tell."""
+    t = make_table(2)
+    t.chips[1].place(Tag(UID7B))
+    polls(t, 1, 2)
+    t.chips[0].place(Tag(UID7))
+    t.rs.poll(0)                                         # reader 0 read the new card
+    assert t.rs.holds(1, 0) == M.ABSENT
+    assert t.rs.status[1] == M.PRESENT and bytes(t.rs.raw_uid_view(1)) == UID7B
+    assert cost(t, 1)["frames"] == 5                    # its own card: a scan as before
+    t.chips[1].place(Tag(UID7))                          # the card over both readers
+    assert t.rs.holds(1, 0) == M.PRESENT
+    assert t.rs.uid(1) == UID7B and bytes(t.rs.raw_uid_view(1)) == UID7B
+    assert not t.chips[1].field_on
+    t.chips[1].clear()
+    assert t.rs.holds(1, 0) == M.ABSENT                  # empty
+    t.chips[1].disconnect()
+    for _ in range(3):
+        t.rs.poll(1)
+    assert t.rs.down(1) and t.rs.holds(1, 0) == M.ERROR
+
+
 def test_raw_uid_view_is_the_last_single_read() -> None:
     t = make_table(2)
     t.chips[1].place(Tag(UID10))
@@ -572,12 +633,15 @@ def test_bus_cost_per_poll() -> None:
     idle = cost(t, 0)
     t.chips[0].place(Tag(UID7))
     new7 = cost(t, 0)  # first sight: CalcCRC for 2 SELECTs and 2 SAKs
+    confirm7 = cost(t, 0)  # the debounce's second read: re-selected, no anticollision
     present7 = cost(t, 0)
     t.chips[1].place(Tag(UID4))
     new4 = cost(t, 1)
+    confirm4 = cost(t, 1)
     present4 = cost(t, 1)
-    rows = [("idle", idle), ("new 7-byte", new7), ("present 7-byte", present7),
-            ("new 4-byte", new4), ("present 4-byte", present4)]
+    rows = [("idle", idle), ("new 7-byte", new7), ("confirm 7-byte", confirm7),
+            ("present 7-byte", present7), ("new 4-byte", new4), ("confirm 4-byte", confirm4),
+            ("present 4-byte", present4)]
     print()
     print("MFRC522 poll cost (one reader; emulated 1 MHz SPI, 10 us per transaction):")
     for name, d in rows:
@@ -589,6 +653,8 @@ def test_bus_cost_per_poll() -> None:
     assert present7["reg_accesses"] < 120 and present7["frames"] == 5
     assert new7["reg_accesses"] < 180
     assert present4["reg_accesses"] < 80 and present4["frames"] == 3
+    assert confirm7["frames"] == 3 and confirm7["reg_accesses"] < present7["reg_accesses"] * 0.7
+    assert confirm4["frames"] == 2
     assert idle["us"] < 5000 + 2500  # settle + WUPA timeout (1.5 ms) + bus
     assert all(d["others"] == 0 for _, d in rows)  # other readers untouched
 

@@ -1,7 +1,8 @@
 """The readers job's round (firmware/table/reader_round.py): which reader is
 switched on and scanned when, and the sweep a new card on the seat on turn
 starts -- every field on at once, two empty readers or one that read a card
-a step, the seat on turn last -- before the arbiter may take the card.
+a step (that one only looked at for the new card), the seat on turn last --
+before the arbiter may take the card.
 Run on the fake board's readers (host_sim/vm/fake_board.py), which record
 here which reader was armed and scanned at each step."""
 
@@ -26,6 +27,10 @@ class Recording(FakeReaders):
     def poll(self, i):
         self.log.append(("scan", i))
         FakeReaders.poll(self, i)
+
+    def holds(self, i, j):
+        self.log.append(("look", i))
+        return FakeReaders.holds(self, i, j)
 
 
 def _round(n=6, hot=2):
@@ -86,9 +91,10 @@ def test_a_new_card_on_turn_switches_every_field_on_and_sweeps_with_the_hot_read
     while rr.sweeping:
         steps += _steps(readers, clock, rr, 1)
         assert len(steps) < 10, steps
-    sweep = [op[1] for step in steps for op in step if op[0] == "scan"]
-    assert sweep == [0, 1, 3, 4, 5, 2], sweep      # each other reader once, the hot one last
-    per_step = [[op[1] for op in step if op[0] == "scan"] for step in steps]
+    sweep = [op for step in steps for op in step if op[0] != "arm"]
+    assert [op[1] for op in sweep] == [0, 1, 3, 4, 5, 2], sweep   # each other once, hot last
+    assert ("look", 4) in sweep                    # 4 holds a card: looked at for the new one
+    per_step = [[op[1] for op in step] for step in steps]
     assert per_step == [[0, 1], [3], [4], [5], [2]], per_step   # 4 read a card last time
     assert not any(op[0] == "arm" for step in steps for op in step)
     assert _placed(presence) == [(2, CARD)]        # taken once every other reader looked

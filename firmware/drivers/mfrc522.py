@@ -67,6 +67,7 @@ ABSENT = const(0)
 PRESENT = const(1)
 COLLISION = const(2)
 ERROR = const(3)
+OTHER = const(4)  # reselect()/holds(): a card answered, not the one looked for
 
 # ---------------------------------------------------------------- registers (DS 9.2)
 _COMMAND = const(0x01)
@@ -147,6 +148,9 @@ _TIMEOUT = const(1)
 _COLLIDED = const(2)
 _BAD = const(3)
 _NEXT_LEVEL = const(4)
+_NOT_IT = const(5)  # a SELECT of a known UID unanswered: another card is there
+# the public result of an internal one (_OK .. _NOT_IT)
+_RESULT = b"\x01\x00\x02\x03\x03\x04"
 
 _FRAME_MAX = const(9)  # longest frame sent: SELECT
 _RX_MAX = const(16)
@@ -624,10 +628,7 @@ class MFRC522:
         self.uid_len = 0
         if not self.ok:
             return ERROR
-        if not self._txctl & 0x03:
-            self.antenna(True)
-            # guard time: tags need the field a few ms before the first command
-            self._sleep(settle_us)
+        self._field_up(settle_us)
         r = self._wupa()
         if r == _TIMEOUT and keep_field:
             r = self._wupa()
@@ -642,6 +643,88 @@ class MFRC522:
         if r == _COLLIDED:
             return COLLISION
         return ERROR
+
+    def reselect(self, settle_us=5000, keep_field=False):
+        """Is the card this reader read last still there?  WUPA, then SELECT
+        at each of its cascade levels with the frames checked when it was
+        read: no anticollision, no CalcCRC (3 frames for a 7-byte UID where
+        ``scan`` sends 5).  PRESENT: it answered every level (``uid`` stays);
+        ABSENT: no card answered; OTHER: a card answered, not that one (or
+        none was read); ERROR or COLLISION: garbled answers.  Blind to a
+        second card beside it (no anticollision runs): it confirms a read,
+        it is no scan.  ``uid_len`` is 0 unless PRESENT; the field stays on
+        unless PRESENT or ABSENT (a scan may follow at once)."""
+        n = self.uid_len
+        self.uid_len = 0
+        r = self._look_for(self, n, settle_us, keep_field)
+        if r == PRESENT:
+            self.uid_len = n
+        return r
+
+    def holds(self, other, settle_us=5000, keep_field=False):
+        """Does this reader hold the card the reader ``other`` read last (a
+        card held over both)?  ``reselect``'s look for that card: PRESENT,
+        ABSENT (no card answered), OTHER (a card answered, not that one),
+        ERROR or COLLISION.  This reader's own ``uid`` stays as it was."""
+        return self._look_for(other, other.uid_len, settle_us, keep_field)
+
+    def _look_for(self, src, n, settle_us, keep_field):
+        """WUPA, then SELECT with ``src``'s checked frames of its ``n``-byte UID."""
+        if not self.ok or not n:
+            return ERROR if not self.ok else OTHER
+        self._field_up(settle_us)
+        r = self._wupa()
+        if r == _TIMEOUT and keep_field:
+            r = self._wupa()
+        if r == _OK:
+            r = self._select_known(src, n // 3)
+        if (r == _OK or r == _TIMEOUT) and not keep_field:
+            self.antenna(False)
+        return _RESULT[r]
+
+    def _select_known(self, src, levels):
+        k = 0
+        while k < levels:
+            r = self._select_level(src, k)
+            if r != _OK:
+                return r
+            k += 1
+        return _OK
+
+    def _select_level(self, src, k):
+        """SELECT at cascade level k with the frame ``src`` checked there; the
+        answer must be the SAK and CRC_A ``src`` checked."""
+        tail = src.checked_select(k)
+        if tail is None or src.checked_sak(k) is None:
+            return _NOT_IT
+        f = self._fw
+        f[1] = 0x93 + 2 * k
+        f[2] = 0x70
+        _cp(self._fw3, tail, 7)
+        r = self._transceive(9, 0, _WAIT_SELECT)
+        if r == _TIMEOUT:
+            return _NOT_IT
+        if r != _OK:
+            return r
+        if self.rx_len != 3 or self.rx_bits or not _eq(src.checked_sak(k), self.frame, 3):
+            return _BAD
+        return _OK
+
+    def checked_select(self, k):
+        """The tail of the SELECT frame (CLn, BCC, CRC_A: 7 bytes) this reader
+        sent at cascade level k for the card it read last, or None (a view:
+        read it, never write it)."""
+        return self._selv[k] if self._sel_ok[k] else None
+
+    def checked_sak(self, k):
+        """The SAK and CRC_A (3 bytes) that card answered there, or None (a view)."""
+        return self._sakv[k] if self._sak_good[k] else None
+
+    def _field_up(self, settle_us):
+        if not self._txctl & 0x03:
+            self.antenna(True)
+            # guard time: tags need the field a few ms before the first command
+            self._sleep(settle_us)
 
     def halt(self):
         """HLTA to the selected card: True when it did not answer, i.e. it is halted.

@@ -62,6 +62,7 @@ from drivers.mfrc522 import (
     ABSENT,
     COLLISION,
     ERROR,
+    OTHER,
     PRESENT,
     UID_MAX,
     default_sleep_us,
@@ -204,8 +205,8 @@ class ReaderSet:
             if not self._revive(i):
                 self._go_down(i, now)
                 return 0
+        raw = self._read(i, self.readers[i])
         rd = self.readers[i]
-        raw = rd.scan(self.settle_us, self.keep_field)
         self.raw[i] = raw
         if raw == ERROR or raw == COLLISION:
             # a dead chip reads 0x00 (never finishes: ERROR) or 0xFF (every error
@@ -231,6 +232,36 @@ class ReaderSet:
         self._miss[i] = 0
         self._errs[i] = 0
         return self._sighted(i, raw, rd)
+
+    def _read(self, i, rd):
+        """Scan reader i.  A card its last scan read on a reader that
+        reported nothing, not yet confirmed, is only re-selected
+        (``MFRC522.reselect``: 3 frames, not 5), and scanned when another
+        card answers.  Not where a card was reported: a re-select cannot see
+        a second card, and one clean read of the newcomer between
+        collisions would be confirmed over the card that lies there."""
+        if self.raw[i] == PRESENT and self.status[i] == ABSENT \
+                and self._cand_kind[i] == PRESENT and 0 < self._seen[i] < self.confirm:
+            raw = rd.reselect(self.settle_us, self.keep_field)
+            if raw == PRESENT or raw == ABSENT:
+                return raw
+        return rd.scan(self.settle_us, self.keep_field)
+
+    def holds(self, i, j):
+        """Does reader i hold the card reader j read last too (a card held
+        over both)?  One look for that card (``MFRC522.holds``), cheaper than
+        a scan where reader i holds a card of its own; nothing is debounced,
+        nothing reported changes.  PRESENT, ABSENT (it does not), or ERROR
+        (it cannot tell: reader i is down, or the answers were garbled)."""
+        if self._down[i]:
+            return ERROR
+        rd = self.readers[i]
+        r = rd.holds(self.readers[j], self.settle_us, self.keep_field)
+        if r == PRESENT or r == ABSENT:
+            return r
+        if not self.keep_field:
+            rd.antenna(False)
+        return ABSENT if r == OTHER else ERROR
 
     def poll_all(self):
         """Poll every reader in turn; bit i of the result is set if reader i changed."""

@@ -179,6 +179,14 @@ class Presence:
         if n and self._held_len[i] == n and _eq(self._heldv[i], uid, n):
             self._gone[i] = 0
 
+    def looked(self, i, now):
+        """Reader i was looked at, at ``now``, for another reader's new card
+        and did not catch it (``ReaderSet.holds``): it counts as a look for
+        settling that card (every other reader must have had one); what it
+        reports and its last single read stand."""
+        self._looked[i] = now
+        self._polled[i] = 1
+
     def observe(self, i, status, uid, now):
         """Reader i reports ``status`` (ABSENT, PRESENT, COLLISION, ERROR) and, when
         PRESENT, the UID in ``uid`` (all of it: bytes, bytearray or memoryview of

@@ -5,10 +5,12 @@ field's 5 ms settle time passes between steps, never inside one: the seat on
 turn (``hot``, set by the application) every other step, the other readers
 in turn.  A new card on the hot reader starts a sweep: every reader's field
 is switched on at once (the reader rail is sized for all fields on:
-hardware/README.md, power budget) and the next steps scan them -- two empty
-readers or one that read a card a step (a scan reading a card takes 9-12 ms
-on the Pico, an empty one 3), the hot reader last; the application's loop
-does not wait between those steps (``App.wait_after``).  The arbiter
+hardware/README.md, power budget) and the next steps look at them -- two
+empty readers a step (a scan of an empty reader takes 3 ms on the Pico), a
+reader holding a card of its own alone, looked at only for the new card
+(``ReaderSet.holds``: 5 ms, where a scan reading a card takes 12), the hot
+reader last (its second read only re-selects the card: ReaderSet); the
+application's loop does not wait between those steps (``App.wait_after``).  The arbiter
 (table/presence.py) takes a card only when every other reader has looked
 since it was first seen, so a card held over two readers belongs to neither.
 
@@ -70,6 +72,21 @@ class ReaderRound:
         else:                                  # a tag the console placed (debugging)
             self._scan_injected(i, uid)
 
+    def _look(self, i):
+        """Reader i holds a card of its own: does it hold the hot reader's new
+        one too (held over both)?  A look for that card (``holds``: WUPA and
+        its SELECTs, 5 ms on the Pico where a scan reading a card takes 12);
+        a scan when it cannot tell."""
+        rs = self.readers
+        r = rs.holds(i, self.hot)
+        if r == P.ERROR:
+            self._scan(i)
+            return
+        now = self.ticks_ms()
+        if r == P.PRESENT:                     # caught there too: it settles nowhere
+            self.presence.glimpse(i, rs.raw_uid_view(self.hot), now)
+        self.presence.looked(i, now)
+
     def _scan_injected(self, i, uid):
         now = self.ticks_ms()
         self.presence.glimpse(i, uid, now)
@@ -99,9 +116,12 @@ class ReaderRound:
         self._swept = self.hot
 
     def _sweep_step(self):
-        """Scan the sweep's next reader; a second one too when both are
+        """Look at the sweep's next reader; a second one too when both are
         expected empty (neither read a card at its last scan)."""
         i = self._sweep_next()
+        if i != self.hot and self.readers.raw[i] == P.PRESENT and self._injected[i] is None:
+            self._look(i)
+            return
         self._scan(i)
         if not self.sweeping or self.readers.raw[i] == P.PRESENT:
             return

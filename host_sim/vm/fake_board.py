@@ -68,7 +68,7 @@ class Pad:
 
 class FakeReaders:
     """``n``, ``status``/``raw`` (one state per reader), ``uid_view(i)``/
-    ``raw_uid_view(i)``, ``arm(i)``, ``poll(i)`` and the diagnostics
+    ``raw_uid_view(i)``, ``arm(i)``, ``poll(i)``, ``holds(i, j)`` and the diagnostics
     (``down``, ``faults``, ...): what the application and presence.feed use
     of a ReaderSet, over ``pads``."""
 
@@ -101,6 +101,13 @@ class FakeReaders:
         self.status[i] = st
         self.uids[i] = uid
 
+    def holds(self, i, j):
+        """Does pad i hold the card reader j read last (ReaderSet.holds)?"""
+        pad = self.pads[i]
+        if pad.down:
+            return ERROR
+        return PRESENT if _lies_on(pad, self.uids[j]) else ABSENT
+
     def uid_view(self, i):
         return self.uids[i]
 
@@ -118,6 +125,17 @@ class FakeReaders:
 
     def errors(self, i):
         return 0
+
+
+def _lies_on(pad, uid):
+    """Does a tag with ``uid`` lie on ``pad``?  (No for-loop: its iterator's
+    words would put the frame on the heap.)"""
+    k = len(pad.tags)
+    while k and len(uid):
+        k -= 1
+        if pad.tags[k].uid == uid:
+            return True
+    return False
 
 
 class Clock:
