@@ -1,13 +1,14 @@
 """The readers job's round (firmware/table/reader_round.py): which reader is
 switched on and scanned when, and the sweep a new card on the seat on turn
-starts -- every field on at once, two empty readers or one that read a card
-a step (that one only looked at for the new card), the seat on turn last --
+starts -- every field on at once, three empty readers a step or one that read
+a card (only looked at for the new card) and an empty one, the seat on turn last --
 before the arbiter may take the card.
 Run on the fake board's readers (host_sim/vm/fake_board.py), which record
 here which reader was armed and scanned at each step."""
 
 from host_sim.vm.fake_board import Clock, FakeReaders, Pad, Sticker
 from table.presence import EV_PLACED, Presence
+from table.app import SETTLE_MS
 from table.reader_round import ReaderRound
 
 CARD = bytes.fromhex("04a1b2c3d4e5f6")
@@ -36,7 +37,7 @@ class Recording(FakeReaders):
 def _round(n=6, hot=2):
     readers = Recording(n)
     clock = Clock()
-    presence = Presence(n, settle_ms=20)
+    presence = Presence(n, settle_ms=SETTLE_MS)
     rr = ReaderRound(readers, presence, clock)
     rr.hot = hot
     return readers, clock, presence, rr
@@ -95,7 +96,7 @@ def test_a_new_card_on_turn_switches_every_field_on_and_sweeps_with_the_hot_read
     assert [op[1] for op in sweep] == [0, 1, 3, 4, 5, 2], sweep   # each other once, hot last
     assert ("look", 4) in sweep                    # 4 holds a card: looked at for the new one
     per_step = [[op[1] for op in step] for step in steps]
-    assert per_step == [[0, 1], [3], [4], [5], [2]], per_step   # 4 read a card last time
+    assert per_step == [[0, 1, 3], [4, 5], [2]], per_step   # 4 read a card last time
     assert not any(op[0] == "arm" for step in steps for op in step)
     assert _placed(presence) == [(2, CARD)]        # taken once every other reader looked
 

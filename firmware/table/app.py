@@ -57,8 +57,10 @@ UNDO = 16             # take the last event back (enrolment: the last card)
 NEW_SESSION = 17      # a new session from the settings
 
 # How long a card must lie on one reader alone (and every other reader must
-# have had a look) before it counts: short, for the 50 ms answer on turn.
-SETTLE_MS = 20
+# have had a look) before it counts: short, for the 50 ms answer on turn --
+# no longer than the sweep takes (table/reader_round.py: its last step reads
+# the card again), so that read places it.
+SETTLE_MS = 10
 PAGES_PER_STEP = 2
 # After a power-up, how long the readers look before a card the journal
 # expects on a reader, but not found there, counts as gone (every reader is

@@ -5,10 +5,10 @@ field's 5 ms settle time passes between steps, never inside one: the seat on
 turn (``hot``, set by the application) every other step, the other readers
 in turn.  A new card on the hot reader starts a sweep: every reader's field
 is switched on at once (the reader rail is sized for all fields on:
-hardware/README.md, power budget) and the next steps look at them -- two
-empty readers a step (a scan of an empty reader takes 3 ms on the Pico), a
-reader holding a card of its own alone, looked at only for the new card
-(``ReaderSet.holds``: 5 ms, where a scan reading a card takes 12), the hot
+hardware/README.md, power budget) and the next steps look at them, up to
+``SWEEP_WORK`` a step: a reader that read nothing last time is scanned (3 ms
+on the Pico), one holding a card of its own only looked at for the new card
+(``ReaderSet.holds``: 8 ms, where a scan reading a card takes 12), the hot
 reader last (its second read only re-selects the card: ReaderSet); the
 application's loop does not wait between those steps (``App.wait_after``).  The arbiter
 (table/presence.py) takes a card only when every other reader has looked
@@ -21,6 +21,11 @@ goes on the C stack then: tests/mp/mptest_app_heap.py checks mem_total()).
 """
 
 from . import presence as P
+
+# A sweep step's work: the scan of a reader that read nothing last time 1
+# (3 ms on the Pico), a look at one that holds a card or the hot reader's
+# confirming read 2 (8 ms): three empty readers a step, or one of each.
+SWEEP_WORK = 3
 
 
 class ReaderRound:
@@ -116,20 +121,24 @@ class ReaderRound:
         self._swept = self.hot
 
     def _sweep_step(self):
-        """Look at the sweep's next reader; a second one too when both are
-        expected empty (neither read a card at its last scan)."""
-        i = self._sweep_next()
+        """Look at the sweep's next readers, up to ``SWEEP_WORK`` a step."""
+        spent = 0
+        while self.sweeping:
+            i = self._sweep_next()
+            cost = 2 if self.readers.raw[i] == P.PRESENT else 1
+            if spent + cost > SWEEP_WORK:
+                self.sweeping |= 1 << i            # the next step's
+                return
+            self._sweep_look(i)
+            if cost == 1 and self.readers.raw[i] == P.PRESENT:
+                return                             # it read a card after all: 12 ms, enough
+            spent += cost
+
+    def _sweep_look(self, i):
         if i != self.hot and self.readers.raw[i] == P.PRESENT and self._injected[i] is None:
             self._look(i)
-            return
-        self._scan(i)
-        if not self.sweeping or self.readers.raw[i] == P.PRESENT:
-            return
-        j = self._sweep_next()
-        if self.readers.raw[j] == P.PRESENT:   # it read a card last time: next step
-            self.sweeping |= 1 << j
-            return
-        self._scan(j)
+        else:
+            self._scan(i)
 
     def _sweep_next(self):
         """The sweep's next reader (taken off the set): the others in order, then the hot one."""
