@@ -7,8 +7,8 @@ Run on the fake board's readers (host_sim/vm/fake_board.py), which record
 here which reader was armed and scanned at each step."""
 
 from host_sim.vm.fake_board import Clock, FakeReaders, Pad, Sticker
-from table.presence import EV_PLACED, Presence
 from table.app import SETTLE_MS
+from table.presence import EV_PLACED, Presence
 from table.reader_round import ReaderRound
 
 CARD = bytes.fromhex("04a1b2c3d4e5f6")
