@@ -261,4 +261,9 @@ def test_a_power_cut_in_and_after_the_flash_operations_on_the_pico(played, part,
         check_resumed(played.lines, before, after, pico[0], got, seen, (i, done))
     print("the Pico: %d flash operations (%d erases, %d programs), %d cuts (part %d of %d): "
           "%r" % (len(log), erases, programs, len(chosen), part + 1, parts, seen))
-    assert seen["kept"] and seen["started"]
+    # whether a cut finds a card laid that the readers had not yet taken (then
+    # the resumed table plays it: "more") depends on where in the loop's round
+    # it falls; the three quick cuts need not hit a "kept", the sweep does
+    assert seen["started"] and (seen["kept"] or seen["more"])
+    if slow:
+        assert seen["kept"] and seen["more"]

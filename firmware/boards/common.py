@@ -27,7 +27,7 @@ class Board:
 
 
 def build(machine, neopixel, pins, settings, spi_id, i2c_id, root="/", clock=time,
-          journal_flash=None):
+          journal_flash=None, reader_regs=None):
     """Construct the drivers on the board's buses (``pins``: the board's PINS).
 
     ``machine`` and ``neopixel`` are MicroPython's modules on a device, or what
@@ -36,7 +36,9 @@ def build(machine, neopixel, pins, settings, spi_id, i2c_id, root="/", clock=tim
     (host_sim/sim_machine.py).  ``clock`` gives the drivers ``ticks_ms`` and
     ``sleep_us``: the ``time`` module, or the simulator's virtual clock.
     ``journal_flash``: the journal's own flash area (a block device), if the
-    board has one.
+    board has one; ``reader_regs``: the board's faster register access for a
+    reader on chip-select GPIO n (``reader_regs(n)``, boards/rp2_regs.py), if
+    it has one.
 
     Builds whatever is attached: a reader that does not answer (unplugged, no
     supply, MISO reading 0x00, 0xFF or noise) is left down and retried by the
@@ -59,7 +61,8 @@ def build(machine, neopixel, pins, settings, spi_id, i2c_id, root="/", clock=tim
     readers = []
     for name in pins["reader_cs"]:
         cs = Pin(name, Pin.OUT, value=1)
-        readers.append(M.MFRC522(spi, cs, sleep_us=clock.sleep_us))
+        regs = reader_regs(name) if reader_regs is not None else None
+        readers.append(M.MFRC522(spi, cs, sleep_us=clock.sleep_us, regs=regs))
     rst = Pin(pins["reader_rst"], Pin.OUT, value=1)
     rs = ReaderSet(readers, rst=rst, keep_field=settings["fields_on"],
                      sleep_us=clock.sleep_us, ticks_ms=clock.ticks_ms)

@@ -68,4 +68,6 @@ def make(root="/"):
     import neopixel
 
     from .common import build
-    return build(machine, neopixel, PINS, SETTINGS, 0, 0, root, journal_flash=journal_flash())
+    from .rp2_regs import Rp2Regs  # SPI0: spi_id 0 below
+    return build(machine, neopixel, PINS, SETTINGS, 0, 0, root, journal_flash=journal_flash(),
+                 reader_regs=Rp2Regs)

@@ -269,13 +269,16 @@ class MFRC522:
     _q_r = _S.q_r
     _q_r4 = _S.q_r4
 
-    def __init__(self, spi, cs, rst=None, sleep_us=None, gain=None):
+    def __init__(self, spi, cs, rst=None, sleep_us=None, gain=None, regs=None):
         self._spi = spi
         self._cs = cs
         self._rst = rst
         self._sleep = sleep_us if sleep_us is not None else default_sleep_us
         self._gain = gain
         self._wr_rd = hasattr(spi, "write_readinto")
+        if regs is not None:        # a board's faster single-register access (boards/rp2_regs.py)
+            self._write = regs.write_reg
+            self._read = regs.read_reg
         cs.value(1)
         self.version = 0
         self.ok = False

@@ -62,6 +62,10 @@ NEW_SESSION = 17      # a new session from the settings
 # the card again), so that read places it.
 SETTLE_MS = 10
 PAGES_PER_STEP = 2
+# The readers step aside for the display at most this many steps in a row
+# (a card's screen takes 2-3 display steps; a display that never finishes must
+# not stop the readers).
+READERS_HELD = 8
 # After a power-up, how long the readers look before a card the journal
 # expects on a reader, but not found there, counts as gone (every reader is
 # polled several times in this time).
@@ -73,7 +77,7 @@ DISPLAY_RETRY_MS = 1000
 # job name, step method, period in ms (the readers' period covers a field's
 # 5 ms settle time: a reader is switched on in one step and scanned in the next)
 JOBS = (("readers", "poll_readers", 5), ("buttons", "poll_buttons", 10),
-        ("game", "run_game", 5), ("display", "refresh", 10), ("signals", "run_signals", 10),
+        ("game", "run_game", 5), ("display", "refresh", 5), ("signals", "run_signals", 10),
         ("console", "poll_console", 20), ("idle", "idle_work", 50))
 # the garbage is collected while nothing waits once this much was allocated
 # since the last collection (25-57 ms on the Pico: MicroPython's own, when the
@@ -82,6 +86,13 @@ JOBS = (("readers", "poll_readers", 5), ("buttons", "poll_buttons", 10),
 # whole heap (8.5 ms on the Pico), too long to do at every idle step
 IDLE_GC_BYTES = 16384
 IDLE_GC_LOOK_MS = 1000
+# While a deal is dealt and played a card may come at any moment and play
+# allocates nothing (tests/mp/mptest_app_heap.py): the collection waits for the
+# deal's end (the result on screen, the cards being gathered) unless the free
+# heap fell below this -- a valve, not the rule (on the Pico the session's
+# start, the dealing and the auction allocate some 50 KB, 80 KB are free).
+IDLE_GC_DEAL_FREE = 24576
+DEAL_MODES = ("dealing", "play")
 
 
 class Signals:
@@ -112,6 +123,7 @@ class App:
         self.deck_id = deck_id
         self.settings = settings             # table/settings.Settings: the setup's answers
         self.heap_kept = 0                   # gc.mem_alloc() after the last idle collection
+        self.heap_size = 0                   # the heap's size (MicroPython's gc; else 0)
         self.heap_looked = board.ticks_ms()  # when the idle job last looked at the heap
         self.settings_due = False            # the setup's answers still to be saved (idle job)
         self.console = console               # the line protocol: .step(), or None
@@ -128,6 +140,8 @@ class App:
         self.enrolment = None                # the deck being enrolled (table/enrol.py)
         self.boot_check = None               # after resuming: when the readers looked
         self.display_retry = -1              # the display stopped answering: next try (ticks)
+        self.undrawn = False                 # the game took an input the display has not drawn
+        self.readers_held = 0                # readers steps skipped in a row for the display
         self.view = TableView(self)          # the table's read-only view
         if resume is not None:
             self.start_game(resume)
@@ -138,6 +152,18 @@ class App:
                 pass
         elif start:
             self._after_setup()
+        self._collect_now()
+
+    def _collect_now(self):
+        """Collect the garbage before the loop runs (what the imports and the
+        resumed journal left: else the first idle moment collects it, maybe in
+        the middle of a deal) and count from what lives then."""
+        mem_alloc = getattr(gc, "mem_alloc", None)   # MicroPython's (CPython collects itself)
+        if mem_alloc is not None:
+            gc.collect()
+            self.heap_kept = mem_alloc()
+            if not self.heap_size:
+                self.heap_size = self.heap_kept + gc.mem_free()
 
     # ----- modes (table/modes.py): the current one gets the inputs and draws ------------
 
@@ -243,8 +269,25 @@ class App:
 
     def poll_readers(self):
         """The readers job's step: the next reader scanned, the arbiter fed
-        (table/reader_round.py)."""
+        (table/reader_round.py) -- unless what the game just took waits to be
+        shown (``_show_first``)."""
+        if self._show_first():
+            return
+        self.readers_held = 0
         self.round.step()
+
+    def _show_first(self):
+        """A card or press the game took and the display not yet sent it: the
+        readers step aside (a scan that reads a card holds the loop 12 ms on
+        the Pico, and nothing it could find is more urgent than the screen),
+        at most ``READERS_HELD`` steps in a row, never in a sweep nor while
+        the display is gone."""
+        if self.readers_held >= READERS_HELD or self.round.sweeping or self.display_retry >= 0:
+            return False
+        if self.undrawn or self.screens.due or self.board.display.dirty_pages():
+            self.readers_held += 1
+            return True
+        return False
 
     def inject(self, reader, uid):
         """Debugging (the console's place/lift): from its next poll on, ``reader``
@@ -280,10 +323,12 @@ class App:
             if ev < 0:
                 break
             self._key(ev)
+            self.undrawn = True
         arb = self.presence
         while arb.pending():
             ev = arb.pop()
             self.current.card(ev, arb.reader)
+            self.undrawn = True
         self.round.hot = self._hot_reader()
         if self.boot_check is not None and ticks_diff(self.board.ticks_ms(),
                                                       self.boot_check) >= BOOT_LOOK_MS:
@@ -300,6 +345,7 @@ class App:
         """Draw the screen when something changed, then send at most
         ``PAGES_PER_STEP`` changed pages (about 3 ms of I2C each at 400 kHz)."""
         self.current.draw(self.screens)
+        self.undrawn = False
         if self.display_retry >= 0 and ticks_diff(self.board.ticks_ms(),
                                                   self.display_retry) < 0:
             return              # it stopped answering: not yet time to try again
@@ -340,7 +386,9 @@ class App:
         journal's next sector erased (45 ms on the Pico, the loop standing
         still), else a screen page imported
         before it is first shown, else the garbage collected once
-        ``IDLE_GC_BYTES`` were allocated since the last time.  What it did:
+        ``IDLE_GC_BYTES`` were allocated since the last time (during a deal
+        only when less than ``IDLE_GC_DEAL_FREE`` is free: the collection waits
+        for the result).  What it did:
         "settings", "erase", "import", "collect" or None."""
         if not self.nothing_waits():
             return None
@@ -367,10 +415,13 @@ class App:
         if mem_alloc is None or ticks_diff(now, self.heap_looked) < IDLE_GC_LOOK_MS:
             return False
         self.heap_looked = now
-        if mem_alloc() - self.heap_kept < IDLE_GC_BYTES:
+        used = mem_alloc()
+        if self.view.mode() in DEAL_MODES:
+            if self.heap_size - used >= IDLE_GC_DEAL_FREE:
+                return False
+        elif used - self.heap_kept < IDLE_GC_BYTES:
             return False
-        gc.collect()
-        self.heap_kept = mem_alloc()
+        self._collect_now()
         return True
 
     def nothing_waits(self):

@@ -14,7 +14,8 @@
 #   whole heap, 8.5 ms on the Pico) only where that costs a card nothing:
 #   after each of the table's idle collections (``App.idle_work`` returned
 #   "collect": timed as "gc_us", the free heap after it is the lowest-free
-#   figure), and every LOOK_MS in an idle step while nothing waits
+#   figure; one while a deal is dealt or played also counts as "deal_gc",
+#   the longest "deal_gc_us"), and every LOOK_MS in an idle step while nothing waits
 #   (``App.nothing_waits``).  Where the heap grew since the last read with no
 #   idle collection between, MicroPython collected by itself -- an
 #   allocation found the heap full ("auto_gc": how many, and the longest step
@@ -53,6 +54,7 @@ LOOK_MS = 5000                    # the free heap looked at no more often, while
 _worst = [0] * len(_app.JOBS)     # the longest step of each job (us)
 _low = [1 << 29]                  # the lowest free heap after an idle collection
 _gc_worst = [0]                   # the longest idle collection (us)
+_deal_gc = [0, 0]                 # idle collections in a deal: count, the longest (us)
 _auto = [0, 0]                    # MicroPython's own collections: how many, the longest step
 _span = [0]                       # the longest step of the other jobs since the heap was read
 _names = ["step_us_" + job[0] for job in _app.JOBS]
@@ -60,8 +62,14 @@ _IDLE = [job[0] for job in _app.JOBS].index("idle")
 _heap = [gc.mem_free(), time.ticks_ms()]   # the free heap when last read, and when
 
 
-def _idle_collected(dt):
+def _idle_collected(app, dt):
     """The idle job collected the garbage in a step of dt us."""
+    if app.view.mode() in _app.DEAL_MODES:      # a card could come meanwhile
+        _deal_gc[0] += 1
+        _say("deal_gc", _deal_gc[0])
+        if dt > _deal_gc[1]:
+            _deal_gc[1] = dt
+            _say("deal_gc_us", dt)
     free = gc.mem_free()
     _heap[0] = free
     _heap[1] = time.ticks_ms()
@@ -98,7 +106,7 @@ def _timed(index, step):
         dt = time.ticks_diff(time.ticks_us(), t0)
         if index == _IDLE:
             if done == "collect":
-                _idle_collected(dt)
+                _idle_collected(self, dt)
             elif done is None:
                 _look(self)
         elif dt > _span[0]:
