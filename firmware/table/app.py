@@ -6,7 +6,8 @@ virtual clock):
 
 ========  =====================================================================
 readers   poll one reader (the seat on turn every other step, the rest in
-          turn), feed the presence arbiter; its ring is the queue to the game
+          turn), feed the presence arbiter; its ring is the queue to the game;
+          it steps aside while what the game took waits to be shown
 buttons   poll the button pad into a small ring
 game      drain both queues into the current mode (table/modes.py: setup,
           enrolment, play, a full flash)
@@ -17,7 +18,8 @@ console   the serial line protocol (table/console.py), when the board has a port
 idle      work ahead of need, only when nothing waits: no card settling or
           queued, no button held or queued, the screen sent (``idle_work``):
           the setup's answers saved, else the journal's next sector erased,
-          else a screen page imported, else the garbage collected
+          else a screen page imported, else the garbage collected (in a
+          deal only when the heap runs low: the result's moment)
 ========  =====================================================================
 
 What the table is doing is asked through ``app.view`` (table/table_view.py,

@@ -105,9 +105,7 @@ def build_mpy(out):
     """Every firmware module compiled with mpy-cross (bytecode only) under ``out``."""
     cross = str(mpvm.mpy_cross_binary())
     fw = ROOT / "firmware"
-    for src in sorted(fw.rglob("*.py")):
-        if "__pycache__" in src.parts:
-            continue
+    for src in mpvm.bytecode_sources(fw):
         dst = Path(out) / src.relative_to(fw).with_suffix(".mpy")
         dst.parent.mkdir(parents=True, exist_ok=True)
         r = subprocess.run([cross, "-o", str(dst), str(src)], capture_output=True, text=True)
@@ -126,7 +124,12 @@ class Images:
         for name in RUNNER_FILES:
             shutil.copy(ROOT / name, src / Path(name).name)
         self.runner = build_romfs(src, Path(self.tmp) / "runner.img")
-        self.romfs = build_romfs(ROOT / "firmware", Path(self.tmp) / "romfs.img")
+        fw = Path(self.tmp) / "firmware"       # its bytecode modules: the VM's port
+        for path in mpvm.bytecode_sources(ROOT / "firmware"):
+            dst = fw / path.relative_to(ROOT / "firmware")
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(path, dst)
+        self.romfs = build_romfs(fw, Path(self.tmp) / "romfs.img")
         self.mpy = build_mpy(Path(self.tmp) / "mpy")
 
     def target(self, mode):
