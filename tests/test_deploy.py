@@ -114,10 +114,10 @@ def test_deploy_copies_only_what_changed_and_the_tree_imports(firmware, tmp_path
     # deployed .mpy files (but the Pico's native code: armv6m, not this port's);
     # main.py runs until it asks for a board file
     native = {p[:-3] + ".mpy" for p in mpvm.NATIVE_ONLY}
-    mods = sorted(k[:-4].replace("/", ".") for k in
-                  json.loads((out / "manifest.json").read_text())["files"]
+    files = json.loads((out / "manifest.json").read_text())["files"]
+    mods = sorted(k[:-4].replace("/", ".") for k in files
                   if k.endswith(".mpy") and not k.endswith("__init__.mpy") and k not in native)
-    assert native <= set(json.loads((out / "manifest.json").read_text())["files"])
+    assert native <= set(files)
     script = ("import sys, main\nn = 0\nfor m in %r:\n __import__(m)\n"
               " assert sys.modules[m].__file__.endswith('.mpy'), m\n n += 1\n"
               "print('imported', n)\ntry:\n main.board_module()\n"

@@ -142,7 +142,7 @@ class App:
         self.enrolment = None                # the deck being enrolled (table/enrol.py)
         self.boot_check = None               # after resuming: when the readers looked
         self.display_retry = -1              # the display stopped answering: next try (ticks)
-        self.undrawn = False                 # the game took an input the display has not drawn
+        self.show_pending = False            # the screen has yet to show what the game took
         self.readers_held = 0                # readers steps skipped in a row for the display
         self.view = TableView(self)          # the table's read-only view
         if resume is not None:
@@ -284,12 +284,11 @@ class App:
         the Pico, and nothing it could find is more urgent than the screen),
         at most ``READERS_HELD`` steps in a row, never in a sweep nor while
         the display is gone."""
-        if self.readers_held >= READERS_HELD or self.round.sweeping or self.display_retry >= 0:
+        if not self.show_pending or self.readers_held >= READERS_HELD or self.round.sweeping \
+                or self.display_retry >= 0:
             return False
-        if self.undrawn or self.screens.due or self.board.display.dirty_pages():
-            self.readers_held += 1
-            return True
-        return False
+        self.readers_held += 1
+        return True
 
     def inject(self, reader, uid):
         """Debugging (the console's place/lift): from its next poll on, ``reader``
@@ -312,6 +311,7 @@ class App:
         """Draw the whole screen again (something else drew on the display)."""
         self.screens.draw_rows([(" ", False)] * 8)
         self.current.redraw()
+        self.show_pending = True
 
     def poll_buttons(self):
         ev = self.board.buttons.poll()
@@ -325,12 +325,12 @@ class App:
             if ev < 0:
                 break
             self._key(ev)
-            self.undrawn = True
+            self.show_pending = True
         arb = self.presence
         while arb.pending():
             ev = arb.pop()
             self.current.card(ev, arb.reader)
-            self.undrawn = True
+            self.show_pending = True
         self.round.hot = self._hot_reader()
         if self.boot_check is not None and ticks_diff(self.board.ticks_ms(),
                                                       self.boot_check) >= BOOT_LOOK_MS:
@@ -347,7 +347,6 @@ class App:
         """Draw the screen when something changed, then send at most
         ``PAGES_PER_STEP`` changed pages (about 3 ms of I2C each at 400 kHz)."""
         self.current.draw(self.screens)
-        self.undrawn = False
         if self.display_retry >= 0 and ticks_diff(self.board.ticks_ms(),
                                                   self.display_retry) < 0:
             return              # it stopped answering: not yet time to try again
@@ -355,9 +354,14 @@ class App:
             if self.display_retry >= 0:     # it was gone: it may have lost power too
                 self.board.display.init_display(clear=False)
                 self.display_retry = -1
-            self.board.display.show(limit=PAGES_PER_STEP)
+            sent = self.board.display.show(limit=PAGES_PER_STEP)
         except OSError:         # a loose wire: play goes on, the display is tried again
             self.display_retry = (self.board.ticks_ms() + DISPLAY_RETRY_MS) & TICKS_MAX
+            return
+        # rows still to write or pages to send: worked out here, once a display
+        # step, not by the readers at each of theirs (``_show_first``)
+        self.show_pending = bool(self.screens.due) or (
+            sent >= PAGES_PER_STEP and bool(self.board.display.dirty_pages()))
 
     def stop(self):
         """The table stops (the console hands the board to the REPL): the
