@@ -30,6 +30,7 @@ SETTLE_MS = 120          # long enough for the arbiter to settle a placement
 REACT_MS = 50            # the game and display jobs have run after an input
 PRESS_MS = 80            # a short button press
 LONG_MS = 900            # a long press (the pad's long_ms is 700)
+SHOWN_MS = 1000          # after a press, the longest wait for the table to show it
 KEYS = {"prev": 0, "next": 1, "ok": 2}
 SEATS = ("Anna", "Bert", "Cora", "Dora", "Emil")
 JOURNAL_IMAGE = "journal.img"   # the journal's flash area in a table's folder
@@ -46,6 +47,9 @@ def press_button(table, key, long=False):
     table.wait(LONG_MS if long else PRESS_MS)
     pin.release()
     table.wait(PRESS_MS)
+    # a slower table (the emulated Pico: a bid's game step and its screen can
+    # take longer than PRESS_MS) is given the time to show what the press did
+    table.wait_until(table.app.view.shown, limit_ms=SHOWN_MS)
 
 
 class VirtualTable:

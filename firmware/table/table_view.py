@@ -173,6 +173,13 @@ class TableView:
         """The reader polled fastest now (the one a card is expected on)."""
         return self._app.round.hot
 
+    def shown(self):
+        """Every input queued has been taken and the screen shows what it
+        changed (drawn and sent; a display that stopped answering is not
+        waited for): what a person pressing a button waits for."""
+        app = self._app
+        return not len(app.keys) and (not app.show_pending or app.display_retry >= 0)
+
     def keys_overflows(self):
         """Button events lost because the input queue was full."""
         return self._app.keys.overflows
