@@ -84,6 +84,7 @@ class VirtualTable:
         self.tags = [[] for _ in range(players + 1)]
         self.centre = players
         self.wait(50)
+        self.wait_until(self.app.view.shown, limit_ms=SHOWN_MS)   # its first screen
 
     def boot(self, values, setup, resume):
         """Power up: the board (host_sim/board.py), then the application by the
