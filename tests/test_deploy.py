@@ -68,6 +68,8 @@ def test_build_compiles_for_the_board_with_a_manifest(firmware, tmp_path):
     assert "table/console.mpy" in files and "tapp/session.mpy" in files
     assert not any(k.endswith(".py") and k != "main.py" for k in files)
     assert "boards/esp32.mpy" not in files and "boards/pico.mpy" in files
+    # the Pico's firmware always has the journal's own area: no journal files
+    assert "table/journal_files.mpy" not in files and "table/journal_flash.mpy" in files
     for k, e in files.items():
         f = out / "fs" / k
         assert f.stat().st_size == e["size"] and D.sha256(f) == e["sha256"]
@@ -75,6 +77,7 @@ def test_build_compiles_for_the_board_with_a_manifest(firmware, tmp_path):
     assert (out / "fs" / "main.py").read_text() == (firmware / "main.py").read_text()
     e = D.build("esp32", tmp_path / "build" / "esp32", src=firmware, log=lambda s: None)
     assert e["march"] == "xtensawin" and "boards/pico.mpy" not in e["files"]
+    assert "boards/rp2_regs.mpy" not in e["files"] and "table/journal_files.mpy" in e["files"]
 
 
 def test_deploy_copies_only_what_changed_and_the_tree_imports(firmware, tmp_path, board):

@@ -270,7 +270,8 @@ def test_init_self_check_and_timer_settings() -> None:
     assert t.good == 2 and [r.version for r in t.readers] == [0x92, 0x92]
     chip = t.chips[0]
     assert chip.regs[R.TMODE] & 0x80  # TAuto
-    assert 1000 <= chip._timer_period_us() <= 2000  # noqa: SLF001 -- an empty poll gives up in 1-2 ms
+    # an empty poll gives up within 1 ms, several times a tag's frame delay time (91 us)
+    assert 500 <= chip._timer_period_us() <= 1000  # noqa: SLF001
     assert chip.regs[R.MODE] & 0x03 == 0x01  # CRC_A preset 0x6363
     assert chip.regs[R.TXASK] == 0x40
     assert not chip.field_on
@@ -361,7 +362,7 @@ def test_register_sequence_of_an_empty_poll() -> None:
     ]
     assert seq[-1] == ("w", "TxControl", 0x80)  # field off
     assert all(r[1] == "ComIrq" for r in reads)  # nothing but the bounded IRQ poll
-    assert reads[-1][2] & R.TIMER_IRQ and 3 <= len(reads) <= 8
+    assert reads[-1][2] & R.TIMER_IRQ and 2 <= len(reads) <= 4   # the 0.6 ms timeout
 
 
 def test_guard_time_too_short_for_the_tag() -> None:

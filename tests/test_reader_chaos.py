@@ -21,7 +21,7 @@ from tools.tapptable import bench_readers as B
 
 @pytest.mark.parametrize("seed", [11, 12])
 def test_chaos_run_is_clean(seed: int) -> None:
-    rep = B.chaos_report(seed, 5000)
+    rep = B.chaos_report(seed, 7000)
     bad = {k: rep[k] for k in B.MUST_BE_ZERO if rep[k]}
     assert not bad, rep
     # the run was chaotic enough to mean something

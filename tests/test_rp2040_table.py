@@ -327,3 +327,55 @@ def test_a_tap_during_a_long_loop_step_is_taken_on_the_pico(latched):
     finally:
         pico.close()
     assert ("got next" if latched else "got none") in out, out
+
+
+NATIVE_AGAINST_SPI = """\
+from machine import SPI, Pin
+from drivers import mfrc522 as M
+from boards.rp2_regs import Rp2Regs
+spi = SPI(0, baudrate=4000000, sck=Pin(18), mosi=Pin(19), miso=Pin(16))
+Pin(9, Pin.OUT, value=1)
+for cs in (20, 21, 22, 26, 27):
+    Pin(cs, Pin.OUT, value=1)
+cs = Pin(17, Pin.OUT, value=1)
+plain = M.MFRC522(spi, cs)
+native = M.MFRC522(spi, cs, regs=Rp2Regs(17))
+regs = Rp2Regs(17)
+print('crc', regs.crc_a(bytes((0x12, 0x50, 0x00)), 3), regs.crc_a(bytes((0x12,)), 1))
+print('init', plain.init(hard_reset=False), native.init(hard_reset=False))
+for rd in (plain, native, plain, native):
+    r = rd.scan()
+    print('scan', r, bytes(rd.uid[:rd.uid_len]).hex(), rd.sak)
+    r = rd.reselect()
+    print('again', r, bytes(rd.uid[:rd.uid_len]).hex())
+"""
+
+
+@pytest.mark.parametrize("uid", ["04a1b2c3d4e5f6", "a1b2c3d4"])
+def test_the_native_bus_access_reads_what_machine_spi_reads(uid):
+    """boards/rp2_regs.py on the emulated Pico (the RP2040's SPI0 and SIO
+    registers, rp2040js): a card read through its native frames and CRC_A is
+    the card read through machine.SPI and the chip's CalcCRC; its CRC_A is
+    ISO/IEC 14443-3's (HLTA "50 00" carries 57 CD)."""
+    from host_sim.board import SimChips
+    from host_sim.mfrc522_model import Tag
+    from host_sim.rp2040.table import wire_chips
+    files, romfs_image = firmware_files(True)          # the firmware, no main.py
+    pico = _pico(flash_image(firmware_uf2(True), files=files, romfs_image=romfs_image))
+    chips = SimChips(seats=5)
+    try:
+        wire_chips(pico, chips, 5)
+        chips.chips[0].place(Tag(bytes.fromhex(uid)))
+        pico.boot_to_repl()
+        out = pico.exec_raw(NATIVE_AGAINST_SPI).split("\n")
+    finally:
+        pico.close()
+    lines = [ln.strip() for ln in out if ln.strip()]
+    assert lines[0] == "crc %d %d" % (0xCD57, 0x6363), lines
+    assert lines[1] == "init True True", lines
+    reads = lines[2:]
+    assert len(reads) == 8, lines
+    for k in range(0, 8, 2):
+        assert reads[k].split()[:3] == ["scan", "1", uid], lines
+        assert reads[k + 1] == "again 1 %s" % uid, lines
+    assert len(set(reads[0::2])) == 1, lines     # the same card, the same SAK

@@ -1,30 +1,46 @@
-"""The MFRC522's register access on the RP2040 in viper: one register read or
-written in one native call, its chip-select and SPI0 driven through their
-registers.
+"""The MFRC522's bus access on the RP2040 in viper: a register, a burst or a
+whole frame in one native call, the chip-select and SPI0 driven through their
+registers, and CRC_A computed on the core.
 
-Why: a register access through ``machine.Pin`` and ``machine.SPI`` costs
-76 us (write) and 129 us (read) of bytecode and calls on the emulated Pico, a
-scan that reads a card some fifty of them; through this port 29 and 31 us
-(docs/benchmarks.md).  The driver (drivers/mfrc522.py, ``regs=``) uses it
-for single registers only; FIFO and multi-register transfers stay on
-``machine.SPI``, which the SPI0 set up by ``boards.common.build`` also serves:
-each call here leaves the peripheral as it found it (receive FIFO drained,
-not busy, chip-select high).
+Why: through ``machine.Pin`` and ``machine.SPI`` a register write costs 76 us
+and a read 129 us of bytecode and calls on the emulated Pico, and a frame
+(WUPA, ANTICOLLISION, SELECT) some ten accesses and a dozen lines of Python
+around them: about 1.2 ms besides its time on air.  Here a frame -- the
+driver's ``_send``, the wait for the answer and the ComIrqReg polls -- is one
+call, a register 29-31 us, and CRC_A (the chip's CalcCRC, a command, a FIFO
+burst and polls) a loop on the core (docs/benchmarks.md).  The driver
+(drivers/mfrc522.py, ``regs=``) calls these where it would use the bus; each
+call leaves SPI0 as it found it (receive FIFO drained, not busy, chip-select
+high), so machine.SPI, which ``boards.common.build`` set up, still works.
 
 Only boards/pico.py imports this module, on the rp2 port: viper's raw
 pointers are the RP2040's addresses (RP2040 datasheet 2.3.1.7 SIO
-GPIO_OUT_SET / GPIO_OUT_CLR, 4.4.4 the PL022's SSPDR / SSPSR).
+GPIO_OUT_SET / GPIO_OUT_CLR, 4.4.4 the PL022's SSPDR / SSPSR, 4.6.5 the
+timer's TIMERAWL).  ``Rp2Regs.crc_a`` touches no hardware (tests/mp checks it
+against the reference CRC on the unix port).
 """
-# viper's ptr32 is a builtin of its emitter, and the stubs type micropython.viper
+# viper's ptr8/ptr32 are builtins of its emitter, and the stubs type micropython.viper
 # for functions without arguments: the checks that cannot know better are off here
 # pyright: reportUndefinedVariable=false, reportArgumentType=false, reportCallIssue=false
+# pyright: reportIndexIssue=false, reportOptionalSubscript=false
 import micropython
 from micropython import const
 
 _SPI0 = const(0x4003C000)    # SPI0 base; SSPDR word 2, SSPSR word 3
 _SIO = const(0xD0000000)     # SIO base; GPIO_OUT_SET word 5, GPIO_OUT_CLR word 6
+_TIMER = const(0x40054000)   # the 1 MHz timer; TIMERAWL word 10
 _RNE = const(4)              # SSPSR: receive FIFO not empty
 _BSY = const(16)             # SSPSR: a frame on the wire or the transmit FIFO not empty
+
+# A frame (drivers/mfrc522.py ``_send``, DS 9.2 addresses shifted as on the
+# bus): CommandReg Idle, ComIrqReg cleared, FIFOLevelReg FlushBuffer -- then
+# the FIFO burst -- BitFramingReg (TxLastBits), CommandReg Transceive,
+# BitFramingReg with StartSend (the last two values patched per frame).
+_BEFORE = bytes((0x02, 0x00, 0x08, 0x7F, 0x14, 0x80))
+_COMIRQ_RD = const(0x88)     # read ComIrqReg
+_DONE_IRQS = const(0x33)     # RxIRq | IdleIRq | ErrIRq | TimerIRq
+_POLL_US = const(100)        # between ComIrqReg reads after the wait
+_POLL_MAX = const(40)        # 4 ms of polls: longer than the chip's timeout
 
 
 @micropython.viper
@@ -58,11 +74,115 @@ def _read(mask: int, addr: int) -> int:
     return value
 
 
+@micropython.viper
+def _transfer(mask: int, tx: ptr8, rx: ptr8, n: int):
+    """n bytes out of tx in one chip-select, each byte received into rx."""
+    sio = ptr32(_SIO)
+    ssp = ptr32(_SPI0)
+    while ssp[3] & _RNE:
+        ssp[2]
+    sio[6] = mask
+    i = 0
+    while i < n:
+        ssp[2] = tx[i]
+        while (ssp[3] & _RNE) == 0:
+            pass
+        rx[i] = ssp[2]
+        i += 1
+    sio[5] = mask
+
+
+@micropython.viper
+def _send(mask: int, tx: ptr8, n: int):
+    """n bytes out of tx in one chip-select, what comes back dropped."""
+    sio = ptr32(_SIO)
+    ssp = ptr32(_SPI0)
+    while ssp[3] & _RNE:
+        ssp[2]
+    sio[6] = mask
+    i = 0
+    while i < n:
+        ssp[2] = tx[i]
+        while (ssp[3] & _RNE) == 0:
+            pass
+        ssp[2]
+        i += 1
+    sio[5] = mask
+
+
+@micropython.viper
+def _pairs(mask: int, seq: ptr8, n: int):
+    """n register writes (address, value pairs in seq), one chip-select each."""
+    sio = ptr32(_SIO)
+    ssp = ptr32(_SPI0)
+    i = 0
+    while i < n:
+        sio[6] = mask
+        ssp[2] = seq[2 * i]
+        ssp[2] = seq[2 * i + 1]
+        while ssp[3] & _BSY:
+            pass
+        while ssp[3] & _RNE:
+            ssp[2]
+        sio[5] = mask
+        i += 1
+
+
+@micropython.viper
+def _answer(mask: int, wait_us: int) -> int:
+    """Wait wait_us, then poll ComIrqReg for a finished frame: its value, 0 if none came."""
+    sio = ptr32(_SIO)
+    ssp = ptr32(_SPI0)
+    timer = ptr32(_TIMER)
+    t0 = timer[10]
+    while timer[10] - t0 < wait_us:
+        pass
+    left = _POLL_MAX
+    while left:
+        while ssp[3] & _RNE:
+            ssp[2]
+        sio[6] = mask
+        ssp[2] = _COMIRQ_RD
+        ssp[2] = 0
+        while ssp[3] & _BSY:
+            pass
+        ssp[2]
+        irq = ssp[2] & 0xFF
+        sio[5] = mask
+        if irq & _DONE_IRQS:
+            return irq
+        left -= 1
+        t0 = timer[10]
+        while timer[10] - t0 < _POLL_US:
+            pass
+    return 0
+
+
+@micropython.viper
+def _crc_a(buf: ptr8, n: int) -> int:
+    """CRC_A (ISO/IEC 14443-3 annex B: preset 0x6363, reflected 0x8408, no
+    final XOR) of buf[1:n] -- buf[0] is the FIFO address the chip's CalcCRC
+    would have been given the bytes with (drivers/mfrc522.py ``_calc_crc``)."""
+    crc = 0x6363
+    i = 1
+    while i < n:
+        b = (buf[i] ^ crc) & 0xFF
+        b = (b ^ (b << 4)) & 0xFF
+        crc = ((crc >> 8) ^ (b << 8) ^ (b << 3) ^ (b >> 4)) & 0xFFFF
+        i += 1
+    return crc
+
+
 class Rp2Regs:
-    """One reader's registers on SPI0, its chip-select on GPIO ``cs``."""
+    """One reader's bus access on SPI0, its chip-select on GPIO ``cs``."""
 
     def __init__(self, cs):
         self.mask = 1 << cs
+        self._after = bytearray(6)      # BitFraming, Command Transceive, BitFraming|StartSend
+        self._after[0] = 0x1A
+        self._after[2] = 0x02
+        self._after[3] = 0x0C
+        self._after[4] = 0x1A
 
     def write_reg(self, reg, value):
         """Register ``reg`` (DS 9.2) set to ``value`` (address byte: DS 8.1.2.3)."""
@@ -71,3 +191,29 @@ class Rp2Regs:
     def read_reg(self, reg):
         """Register ``reg``'s value."""
         return _read(self.mask, 0x80 | (reg << 1))
+
+    def transfer(self, tx, rx, n):
+        """``n`` bytes of ``tx`` out in one transaction, the answer in ``rx``
+        (machine.SPI's write_readinto of the first n bytes)."""
+        _transfer(self.mask, tx, rx, n)
+
+    def burst(self, tx, n):
+        """``n`` bytes of ``tx`` out in one transaction (a FIFO write)."""
+        _send(self.mask, tx, n)
+
+    def frame(self, fw, n, last_bits, wait_us):
+        """Send the frame ``fw[1:n+1]`` (``fw[0]`` the FIFO write address; the
+        last byte ``last_bits`` bits, 0 = 8) by Transceive, wait ``wait_us``,
+        poll for the end: ComIrqReg, or 0 when the chip never finished."""
+        mask = self.mask
+        after = self._after
+        after[1] = last_bits
+        after[5] = 0x80 | last_bits
+        _pairs(mask, _BEFORE, 3)
+        _send(mask, fw, n + 1)
+        _pairs(mask, after, 3)
+        return _answer(mask, wait_us)
+
+    def crc_a(self, buf, n):
+        """CRC_A of ``buf[1:n]`` (``buf[0]``: the FIFO address, not counted)."""
+        return _crc_a(buf, n)

@@ -115,14 +115,16 @@ _BAD_FRAME_ERRS = const(0x17)  # BufferOvfl | CRCErr | ParityErr | ProtocolErr
 
 # Timer (DS 8.5, 9.3.3.10 TModeReg/TPrescalerReg, 9.3.3.11 TReloadReg):
 # f_timer = 13.56 MHz / (2 * TPrescaler + 1); TPrescaler = 0x0A9 = 169 gives
-# 339 / 13.56 MHz = 25 us per tick. Timeout = (TReload + 1) ticks = 60 * 25 us
-# = 1.5 ms. TAuto (TModeReg bit 7) starts the timer at the end of every
+# 339 / 13.56 MHz = 25 us per tick. Timeout = (TReload + 1) ticks = 24 * 25 us
+# = 0.6 ms. TAuto (TModeReg bit 7) starts the timer at the end of every
 # transmission and the first received bits stop it, so the timeout only has to
-# cover the tag's frame delay time (~91 us, 14443-3 "frame delay time"),
-# never the answer itself.
+# cover the tag's frame delay time (~91 us, 14443-3 "frame delay time": fixed
+# for the only commands sent here, WUPA, ANTICOLLISION, SELECT and HLTA),
+# never the answer itself; six and a half times that.  Every empty reader
+# costs one timeout a scan (1.5 ms before: docs/benchmarks.md).
 _TMODE_VAL = const(0x80)  # TAuto = 1, TPrescaler_Hi = 0
 _TPRESCALER_VAL = const(0xA9)  # TPrescaler_Lo
-_TRELOAD_VAL = const(59)  # TReloadReg = 0x003B
+_TRELOAD_VAL = const(23)  # TReloadReg = 0x0017
 _TXASK_VAL = const(0x40)  # Force100ASK: ISO 14443A modulation (DS 9.3.2.6)
 _MODE_VAL = const(0x3D)  # TxWaitRF, PolMFin, CRCPreset = 01 -> 0x6363 (DS 9.3.2.2)
 
@@ -131,9 +133,9 @@ _MODE_VAL = const(0x3D)  # TxWaitRF, PolMFin, CRCPreset = 01 -> 0x6363 (DS 9.3.2
 _WAIT_REQ = const(400)  # WUPA: 7 bits out, ATQA (2 bytes) back
 _WAIT_ANTICOLL = const(750)  # 2 bytes out, 5 bytes back
 _WAIT_SELECT = const(1200)  # 9 bytes out, SAK + CRC back
-_WAIT_HLTA = const(1700)  # 4 bytes out, nothing back: the whole timeout
+_WAIT_HLTA = const(1100)  # 4 bytes out, nothing back: the whole timeout
 _POLL_US = const(250)  # between ComIrqReg reads
-_POLL_MAX = const(16)  # reads before giving up: 16 * 250 us = 4 ms > timeout
+_POLL_MAX = const(16)  # reads before giving up: 16 * 250 us = 4 ms > a frame
 _CRC_POLL_MAX = const(8)
 
 # ISO/IEC 14443-3 commands
@@ -276,7 +278,10 @@ class MFRC522:
         self._sleep = sleep_us if sleep_us is not None else default_sleep_us
         self._gain = gain
         self._wr_rd = hasattr(spi, "write_readinto")
-        if regs is not None:        # a board's faster single-register access (boards/rp2_regs.py)
+        # a board's faster bus access (boards/rp2_regs.py): registers, bursts,
+        # whole frames and CRC_A in native code; None: machine.SPI and the chip
+        self._regs = regs
+        if regs is not None:
             self._write = regs.write_reg
             self._read = regs.read_reg
         cs.value(1)
@@ -334,7 +339,9 @@ class MFRC522:
 
     def _read_regs(self, q, r):
         """len(q) - 1 registers (addresses q[:-1]) in one read transaction; r[1:] the values."""
-        if self._wr_rd:
+        if self._regs is not None:
+            self._regs.transfer(q, r, len(q))
+        elif self._wr_rd:
             self._cs.value(0)
             self._spi.write_readinto(q, r)
             self._cs.value(1)
@@ -346,12 +353,20 @@ class MFRC522:
                 k += 1
 
     def _write_fifo(self, mv):
+        if self._regs is not None:
+            self._regs.burst(mv, len(mv))
+            return
         self._cs.value(0)
         self._spi.write(mv)
         self._cs.value(1)
 
     def _read_fifo(self, n):
         """n bytes from the FIFO in one transaction; they land in self.frame."""
+        if self._regs is not None:
+            self._ft[n] = 0
+            self._regs.transfer(self._ft, self._fr, n + 1)
+            self._ft[n] = _RD_FIFO
+            return
         self._cs.value(0)
         if self._wr_rd:
             self._ft[n] = 0
@@ -452,6 +467,8 @@ class MFRC522:
         Returns _OK (answer in self.frame[:self.rx_len]), _TIMEOUT (clean: the
         timer ran out and nothing was received), _COLLIDED or _BAD.
         """
+        if self._regs is not None:        # the board sends and waits in one call
+            return self._outcome(self._regs.frame(self._fw, n, tx_last_bits, wait_us))
         self._send(n, tx_last_bits)
         self._sleep(wait_us)
         return self._outcome(self._wait_irq())
@@ -512,7 +529,11 @@ class MFRC522:
         """CRC_A of mv[1:] (mv[0] is the FIFO write address) by the chip (DS 10.3.1.4).
 
         Returns the 16-bit CRC (low byte is sent first) or -1 if the chip never finished.
+        A board with native bus access computes it on the core (the same CRC,
+        no command, no polls).
         """
+        if self._regs is not None:
+            return self._regs.crc_a(mv, len(mv))
         self._write(_COMMAND, _CMD_IDLE)
         self._write(_DIVIRQ, _CRC_IRQ)  # Set2 = 0: clear CRCIRq
         self._write(_FIFOLEVEL, 0x80)

@@ -40,7 +40,13 @@ MARCH = {"pico": "armv6m", "esp32": "xtensawin"}
 MANIFEST = "manifest.json"
 DEVICE_MANIFEST = "tapptable-manifest.json"
 SOURCE_ONLY = ("main.py",)          # run by name at boot: stays source
-OTHER_BOARDS = {"pico": ("esp32.py",), "esp32": ("pico.py",)}
+# files another board's table needs and this one's never imports: the other
+# board files; on the Pico the journal's files (table/journal_files.py: the
+# table's firmware always has the journal's own flash area, boards/pico.py,
+# and a MicroPython without it is refused before the table starts) -- the
+# ROMFS image must stay below that area
+NOT_ON_BOARD = {"pico": ("boards/esp32.py", "table/journal_files.py"),
+                "esp32": ("boards/pico.py", "boards/rp2_regs.py", "boards/flash_window.py")}
 
 
 class DeployError(Exception):
@@ -75,9 +81,7 @@ def sources(src, board):
         rel = p.relative_to(src)
         if any(part.startswith(".") or part == "__pycache__" for part in rel.parts):
             continue
-        if rel.parts[0] == "boards" and rel.name in OTHER_BOARDS[board]:
-            continue
-        if rel.as_posix() in HOST_ONLY:
+        if rel.as_posix() in HOST_ONLY or rel.as_posix() in NOT_ON_BOARD[board]:
             continue
         out.append((rel, p))
     return out
