@@ -105,6 +105,54 @@ def test_two_separate_pages_and_an_adjacent_run() -> None:
     assert model.visible(10, 20) and model.visible(39, 39) and not model.visible(40, 39)
 
 
+def test_a_row_sends_only_the_characters_that_changed() -> None:
+    """The screen's rows (table/rows.py) mark the characters they changed:
+    a card laid on a seat's row sends those cells, not the page."""
+    from table.rows import RowWriter
+    bus, model, oled = make()
+    w = RowWriter(oled)
+    w.begin(2)
+    w.add("Cora")
+    w.right()
+    w.add("-")
+    w.end()
+    oled.show()
+    assert model.text_rows()[2].rstrip() == "Cora           -"
+    bus.reset_counts()
+    model.reset_counts()
+    w.begin(2)
+    w.add("Cora")
+    w.right()
+    w.add("H10")
+    w.end()
+    assert oled.show() == 1
+    # "-" at column 15 became "H10" at 13..15: cells 13..15, columns 104..127
+    assert model.commands == [(0x21, 104, 127), (0x22, 2, 2)]
+    assert model.data_bytes == 24 and bus.bytes == 7 + 25
+    assert model.ram == oled.buffer and oled.dirty_pages() == 0
+    assert model.text_rows()[2] == "Cora         H10"
+    bus.reset_counts()
+    w.begin(2, invert=True)          # inverted: every cell changed, the whole page goes
+    w.add("Cora")
+    w.end()
+    assert oled.show() == 1 and bus.bytes == 7 + 129 and model.ram == oled.buffer
+
+
+def test_a_mark_that_misses_a_change_still_gets_it_shown() -> None:
+    """A mark only chooses what goes first: a pixel drawn outside it keeps
+    the page dirty, and the next show sends the page whole."""
+    bus, model, oled = make()
+    oled.text(">", 64, 24)
+    oled.pixel(3, 25, 1)             # not marked
+    oled.mark(3, 64, 71)
+    assert oled.show() == 1
+    assert model.commands[-2:] == [(0x21, 64, 71), (0x22, 3, 3)]
+    assert oled.dirty_pages() == 1 << 3 and model.ram != oled.buffer
+    bus.reset_counts()
+    assert oled.show() == 1 and bus.bytes == 7 + 129
+    assert model.ram == oled.buffer and oled.dirty_pages() == 0
+
+
 def test_drawing_helpers_match_pixel_for_pixel() -> None:
     bus, model, oled = make()
     oled.text("Herz", 3, 5)  # not on the 8-pixel grid: spans pages 0 and 1

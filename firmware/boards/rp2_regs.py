@@ -32,11 +32,7 @@ _TIMER = const(0x40054000)   # the 1 MHz timer; TIMERAWL word 10
 _RNE = const(4)              # SSPSR: receive FIFO not empty
 _BSY = const(16)             # SSPSR: a frame on the wire or the transmit FIFO not empty
 
-# A frame (drivers/mfrc522.py ``_send``, DS 9.2 addresses shifted as on the
-# bus): CommandReg Idle, ComIrqReg cleared, FIFOLevelReg FlushBuffer -- then
-# the FIFO burst -- BitFramingReg (TxLastBits), CommandReg Transceive,
-# BitFramingReg with StartSend (the last two values patched per frame).
-_BEFORE = bytes((0x02, 0x00, 0x08, 0x7F, 0x14, 0x80))
+# A frame's registers (``_frame``): DS 9.2 addresses shifted as on the bus (DS 8.1.2.3)
 _COMIRQ_RD = const(0x88)     # read ComIrqReg
 _DONE_IRQS = const(0x33)     # RxIRq | IdleIRq | ErrIRq | TimerIRq
 _POLL_US = const(100)        # between ComIrqReg reads after the wait
@@ -111,36 +107,60 @@ def _send(mask: int, tx: ptr8, n: int):
 
 
 @micropython.viper
-def _pairs(mask: int, seq: ptr8, n: int):
-    """n register writes (address, value pairs in seq), one chip-select each."""
+def _frame(mask: int, fw: ptr8, shape: int, wait_us: int) -> int:
+    """The driver's frame (drivers/mfrc522.py ``_send``, ``_wait_irq``) at
+    once: CommandReg Idle, ComIrqReg cleared, FIFOLevelReg flushed, the FIFO
+    burst fw[0:n+1], BitFramingReg, CommandReg Transceive, StartSend; then
+    wait_us, then ComIrqReg polled every _POLL_US: its value, 0 if the chip
+    never finished.  ``shape``: n, and the last byte's bits (0 = 8) times 16."""
     sio = ptr32(_SIO)
     ssp = ptr32(_SPI0)
-    i = 0
-    while i < n:
+    timer = ptr32(_TIMER)
+    n = shape & 15
+    bits = shape >> 4
+    while ssp[3] & _RNE:
+        ssp[2]
+    k = 0
+    while k < 6:                         # (address, value) pairs, one transaction each
+        if k == 3:                       # the FIFO burst between them
+            sio[6] = mask
+            i = 0
+            while i <= n:
+                ssp[2] = fw[i]
+                while (ssp[3] & _RNE) == 0:
+                    pass
+                ssp[2]
+                i += 1
+            sio[5] = mask
+        if k == 0:
+            addr = 0x02                  # CommandReg: Idle
+            value = 0x00
+        elif k == 1:
+            addr = 0x08                  # ComIrqReg: Set1 = 0, every flag cleared
+            value = 0x7F
+        elif k == 2:
+            addr = 0x14                  # FIFOLevelReg: FlushBuffer
+            value = 0x80
+        elif k == 4:
+            addr = 0x02                  # CommandReg: Transceive
+            value = 0x0C
+        else:
+            addr = 0x1A                  # BitFramingReg: TxLastBits (k 3), StartSend (k 5)
+            value = bits | (0x80 if k == 5 else 0)
         sio[6] = mask
-        ssp[2] = seq[2 * i]
-        ssp[2] = seq[2 * i + 1]
+        ssp[2] = addr
+        ssp[2] = value
         while ssp[3] & _BSY:
             pass
         while ssp[3] & _RNE:
             ssp[2]
         sio[5] = mask
-        i += 1
-
-
-@micropython.viper
-def _answer(mask: int, wait_us: int) -> int:
-    """Wait wait_us, then poll ComIrqReg for a finished frame: its value, 0 if none came."""
-    sio = ptr32(_SIO)
-    ssp = ptr32(_SPI0)
-    timer = ptr32(_TIMER)
+        k += 1
     t0 = timer[10]
     while timer[10] - t0 < wait_us:
         pass
     left = _POLL_MAX
     while left:
-        while ssp[3] & _RNE:
-            ssp[2]
         sio[6] = mask
         ssp[2] = _COMIRQ_RD
         ssp[2] = 0
@@ -178,11 +198,6 @@ class Rp2Regs:
 
     def __init__(self, cs):
         self.mask = 1 << cs
-        self._after = bytearray(6)      # BitFraming, Command Transceive, BitFraming|StartSend
-        self._after[0] = 0x1A
-        self._after[2] = 0x02
-        self._after[3] = 0x0C
-        self._after[4] = 0x1A
 
     def write_reg(self, reg, value):
         """Register ``reg`` (DS 9.2) set to ``value`` (address byte: DS 8.1.2.3)."""
@@ -201,18 +216,12 @@ class Rp2Regs:
         """``n`` bytes of ``tx`` out in one transaction (a FIFO write)."""
         _send(self.mask, tx, n)
 
-    def frame(self, fw, n, last_bits, wait_us):
-        """Send the frame ``fw[1:n+1]`` (``fw[0]`` the FIFO write address; the
-        last byte ``last_bits`` bits, 0 = 8) by Transceive, wait ``wait_us``,
-        poll for the end: ComIrqReg, or 0 when the chip never finished."""
-        mask = self.mask
-        after = self._after
-        after[1] = last_bits
-        after[5] = 0x80 | last_bits
-        _pairs(mask, _BEFORE, 3)
-        _send(mask, fw, n + 1)
-        _pairs(mask, after, 3)
-        return _answer(mask, wait_us)
+    def frame(self, fw, shape, wait_us):
+        """Send the frame ``fw[1:n+1]`` (``fw[0]`` the FIFO write address;
+        ``shape``: n, and the last byte's bits (0 = 8) times 16) by
+        Transceive, wait ``wait_us``, poll for the end: ComIrqReg, or 0 when
+        the chip never finished."""
+        return _frame(self.mask, fw, shape, wait_us)
 
     def crc_a(self, buf, n):
         """CRC_A of ``buf[1:n]`` (``buf[0]``: the FIFO address, not counted)."""

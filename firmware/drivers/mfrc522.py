@@ -468,10 +468,15 @@ class MFRC522:
         timer ran out and nothing was received), _COLLIDED or _BAD.
         """
         if self._regs is not None:        # the board sends and waits in one call
-            return self._outcome(self._regs.frame(self._fw, n, tx_last_bits, wait_us))
+            return self._native_frame(n, tx_last_bits, wait_us)
         self._send(n, tx_last_bits)
         self._sleep(wait_us)
         return self._outcome(self._wait_irq())
+
+    def _native_frame(self, n, tx_last_bits, wait_us):
+        """(Only called with ``_regs`` set: ``_transceive``.)"""
+        irq = self._regs.frame(self._fw, n | tx_last_bits << 4, wait_us)  # pyright: ignore[reportOptionalMemberAccess]
+        return self._outcome(irq)
 
     def _send(self, n, tx_last_bits):
         self._write(_COMMAND, _CMD_IDLE)  # stop whatever runs (DS 10.3.1.1)

@@ -94,6 +94,11 @@ class RowWriter:
         self._pos = 0                        # characters given (also past column 16)
         self._changed = False                # the row differs from what was shown
         self._kept = False                   # (that, while the pen writes the right part)
+        self._first = COLS                   # the row's first and last changed column
+        self._last = -1
+        # the display's ``mark(page, first, last)`` (drivers/ssd1306.py): which
+        # columns of a row changed, so it sends only those; None: a display without it
+        self._mark = getattr(display, "mark", None)
 
     # ----- a row: begin, its parts, end -------------------------------------------------
 
@@ -106,6 +111,8 @@ class RowWriter:
         inv = 1 if invert else 0
         self._changed = inv != self.inverted[row]
         self.inverted[row] = inv
+        self._first = 0 if self._changed else COLS     # inverted: every column changed
+        self._last = COLS - 1 if self._changed else -1
 
     def right(self):
         """The pen moves to the row's right part (after what it holds)."""
@@ -162,6 +169,8 @@ class RowWriter:
         n = self._pos if self._pos < COLS else COLS
         if n != self.lens[row]:
             self._changed = True
+            if n < self.lens[row]:               # the columns cleared after it changed
+                self._columns(n, self.lens[row] - 1)
             self.lens[row] = n
         cur = self._to
         while n < COLS:
@@ -169,6 +178,15 @@ class RowWriter:
             n += 1
         if self._changed:
             self.draw(row)
+            if self._mark is not None and self._last >= 0:
+                self._mark(row, self._first << 3, (self._last << 3) | 7)
+
+    def _columns(self, a, b):
+        """Columns a..b of the row being written changed."""
+        if a < self._first:
+            self._first = a
+        if b > self._last:
+            self._last = b
 
     def draw(self, row):
         """Draw row ``row`` as it is shown into the display's buffer."""
@@ -183,6 +201,8 @@ class RowWriter:
             if self._to[p] != c:
                 self._to[p] = c
                 self._changed = True
+                if self._to is not self._right:
+                    self._columns(p, p)
         elif self._to is not self._right:
             self.cut += 1
         self._pos = p + 1

@@ -118,6 +118,26 @@ def test_show_one_dirty_page_allocates_nothing():
     print("  one dirty page: %d transactions, %d bytes" % (i2c.transactions, i2c.bytes))
 
 
+def test_a_marked_span_shows_without_allocating():
+    # a row's changed characters (table/rows.py marks them): only their cells go
+    i2c, oled = _new()
+    oled.text_line(2, "Cora           -")
+    oled.show()
+    oled.text_line(2, "Cora         H10")
+    i2c.reset()
+    res = [0]
+
+    def go():
+        oled.mark(2, 104, 127)
+        res[0] = oled.show()
+
+    _locked(go)
+    assert res[0] == 1, res[0]
+    assert i2c.transactions == 2 and i2c.bytes == 7 + 25, (i2c.transactions, i2c.bytes)
+    assert oled.dirty_pages() == 0
+    print("  one marked span: %d transactions, %d bytes" % (i2c.transactions, i2c.bytes))
+
+
 def test_drawing_a_text_line_and_showing_allocates_nothing():
     # the C framebuf draws without allocating too; a string constant is not allocated
     i2c, oled = _new()
