@@ -60,8 +60,8 @@ class Feed:
 
 
 def test_status_codes_are_the_drivers() -> None:
-    assert (P.ABSENT, P.PRESENT, P.COLLISION, P.ERROR) == (
-        M.ABSENT, M.PRESENT, M.COLLISION, M.ERROR)
+    assert (P.ABSENT, P.PRESENT, P.COLLISION, P.ERROR, P.OTHER) == (
+        M.ABSENT, M.PRESENT, M.COLLISION, M.ERROR, M.OTHER)
     assert len(P.EVENT_NAMES) == P.EV_OVERFLOW + 1
 
 

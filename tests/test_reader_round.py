@@ -1,8 +1,9 @@
 """The readers job's round (firmware/table/reader_round.py): which reader is
 switched on and scanned when, and the sweep a new card on the seat on turn
-starts -- every field on at once, three empty readers a step or one that read
-a card (only looked at for the new card) and an empty one, the seat on turn last --
-before the arbiter may take the card.
+starts -- every field on at once, then every reader looked at for the card
+at once (ReaderSet.sweep), the seat on turn's confirming read taken last;
+what that look cannot settle is scanned one by one after -- before the
+arbiter may take the card.
 Run on the fake board's readers (host_sim/vm/fake_board.py), which record
 here which reader was armed and scanned at each step."""
 
@@ -29,9 +30,13 @@ class Recording(FakeReaders):
         self.log.append(("scan", i))
         FakeReaders.poll(self, i)
 
-    def holds(self, i, j):
-        self.log.append(("look", i))
-        return FakeReaders.holds(self, i, j)
+    def sweep(self, j, mask):
+        self.log.append(("sweep", mask))
+        FakeReaders.sweep(self, j, mask)
+
+    def record(self, i, raw):
+        self.log.append(("record", i))
+        FakeReaders.record(self, i, raw)
 
 
 def _round(n=6, hot=2):
@@ -75,8 +80,9 @@ def test_the_seat_on_turn_is_every_other_reader_and_one_field_is_on_at_a_time():
     assert rr.sweeping == 0 and rr.polls == 12
 
 
-def test_a_new_card_on_turn_switches_every_field_on_and_sweeps_with_the_hot_reader_last():
-    readers, clock, presence, rr = _round()
+def _new_card_on_turn(readers, clock, rr, presence, ms=5):
+    """A trick's card on seat 4, then the new card on the seat on turn (2),
+    stepped until the hot reader's scan saw it; that step's log."""
     _steps(readers, clock, rr, 6)
     readers.pads[4].place(Sticker(OTHER))          # a trick's card on another seat
     _steps(readers, clock, rr, 12)
@@ -84,21 +90,69 @@ def test_a_new_card_on_turn_switches_every_field_on_and_sweeps_with_the_hot_read
     readers.pads[2].place(Sticker(CARD))
     first = []
     while not rr.sweeping:                         # until the hot reader sees it
-        first = _steps(readers, clock, rr, 1)[0]
+        first = _steps(readers, clock, rr, 1, ms)[0]
         assert rr.polls < 40
+    return first
+
+
+def test_a_new_card_on_turn_switches_every_field_on_and_looks_at_every_reader_at_once():
+    readers, clock, presence, rr = _round()
+    first = _new_card_on_turn(readers, clock, rr, presence)
     assert first[0] == ("scan", 2)                 # the hot reader saw the new card ...
     assert [op for op in first if op[0] == "arm"] == [("arm", i) for i in range(5, -1, -1)]
-    steps = []                                     # ... and every field went on at once
-    while rr.sweeping:
-        steps += _steps(readers, clock, rr, 1)
-        assert len(steps) < 10, steps
-    sweep = [op for step in steps for op in step if op[0] != "arm"]
-    assert [op[1] for op in sweep] == [0, 1, 3, 4, 5, 2], sweep   # each other once, hot last
-    assert ("look", 4) in sweep                    # 4 holds a card: looked at for the new one
-    per_step = [[op[1] for op in step] for step in steps]
-    assert per_step == [[0, 1, 3], [4, 5], [2]], per_step   # 4 read a card last time
-    assert not any(op[0] == "arm" for step in steps for op in step)
+    steps = _steps(readers, clock, rr, 1)          # ... every field went on at once
+    assert steps[0][0] == ("sweep", 0b111111)      # every reader looked at once
+    # the empty ones read nothing (their scans), 4 holds its own card (a look:
+    # nothing recorded), the hot reader's card answered: its confirming read, last
+    assert [op for op in steps[0][1:]] == [("record", i) for i in (0, 1, 3, 5, 2)]
+    assert rr.sweeping == 0
     assert _placed(presence) == [(2, CARD)]        # taken once every other reader looked
+
+
+def test_the_look_waits_for_the_cards_settle_time():
+    """Steps 1 ms apart: the look at every reader waits until the card has
+    lain SETTLE_MS since the hot reader read it (the readers job waits the
+    rest: App.wait_after), then places it."""
+    readers, clock, presence, rr = _round()
+    _new_card_on_turn(readers, clock, rr, presence, ms=1)
+    read_at = clock.now - 1
+    assert rr.wait(5) == SETTLE_MS - 1
+    waited = []
+    while not readers.log or readers.log[0][0] != "sweep":
+        waited += _steps(readers, clock, rr, 1, ms=1)
+        assert len(waited) < 10
+    assert clock.now - 1 - read_at >= SETTLE_MS
+    assert all(step == [] for step in waited[:-1]), waited    # nothing until then
+    assert rr.sweeping == 0 and rr.wait(5) == 5
+    assert _placed(presence) == [(2, CARD)]
+
+
+def test_what_the_look_cannot_settle_waits_for_the_rounds_scan():
+    """A second new card on an empty reader answers the look (another card):
+    that reader is left, its field off, to the round's next scan of it, and
+    the hot reader's card is placed at its read after that."""
+    readers, clock, presence, rr = _round()
+    _steps(readers, clock, rr, 12)                 # every reader scanned: all in use
+    readers.pads[2].place(Sticker(CARD))
+    while not rr.sweeping:
+        _steps(readers, clock, rr, 1)
+        assert rr.polls < 40
+    readers.pads[0].place(Sticker(OTHER))          # meanwhile, on seat 0
+    steps = _steps(readers, clock, rr, 1)
+    assert steps[0][0] == ("sweep", 0b111111)
+    assert ("record", 0) not in steps[0] and ("record", 2) in steps[0]
+    assert rr.sweeping == 0 and _placed(presence) == []    # seat 0 has not been looked at
+    placed = []
+    seat0_scanned = False
+    while len(placed) < 2:
+        step = _steps(readers, clock, rr, 1)[0]
+        seat0_scanned = seat0_scanned or ("scan", 0) in step
+        now = _placed(presence)
+        if (2, CARD) in now:                       # at a read of the hot reader ...
+            assert seat0_scanned and ("scan", 2) in step    # ... after seat 0's scan
+        placed += now
+        assert clock.now < 1000, placed
+    assert sorted(placed) == [(0, OTHER), (2, CARD)]
 
 
 def test_a_card_over_two_readers_is_nobodys_and_swept_for_once():

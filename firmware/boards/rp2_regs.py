@@ -37,37 +37,9 @@ _COMIRQ_RD = const(0x88)     # read ComIrqReg
 _DONE_IRQS = const(0x33)     # RxIRq | IdleIRq | ErrIRq | TimerIRq
 _POLL_US = const(100)        # between ComIrqReg reads after the wait
 _POLL_MAX = const(40)        # 4 ms of polls: longer than the chip's timeout
-
-
-@micropython.viper
-def _write(mask: int, addr: int, value: int):
-    sio = ptr32(_SIO)
-    ssp = ptr32(_SPI0)
-    sio[6] = mask
-    ssp[2] = addr
-    ssp[2] = value
-    while ssp[3] & _BSY:
-        pass
-    while ssp[3] & _RNE:
-        ssp[2]
-    sio[5] = mask
-
-
-@micropython.viper
-def _read(mask: int, addr: int) -> int:
-    sio = ptr32(_SIO)
-    ssp = ptr32(_SPI0)
-    while ssp[3] & _RNE:
-        ssp[2]
-    sio[6] = mask
-    ssp[2] = addr
-    ssp[2] = 0
-    while ssp[3] & _BSY:
-        pass
-    ssp[2]
-    value = ssp[2] & 0xFF
-    sio[5] = mask
-    return value
+# one register's transaction (the readers are polled one at a time: shared)
+_TX2 = bytearray(2)
+_RX2 = bytearray(2)
 
 
 @micropython.viper
@@ -89,33 +61,13 @@ def _transfer(mask: int, tx: ptr8, rx: ptr8, n: int):
 
 
 @micropython.viper
-def _send(mask: int, tx: ptr8, n: int):
-    """n bytes out of tx in one chip-select, what comes back dropped."""
+def _start(mask: int, fw: ptr8, shape: int):
+    """The driver's frame sent (drivers/mfrc522.py ``_send``): CommandReg
+    Idle, ComIrqReg cleared, FIFOLevelReg flushed, the FIFO burst fw[0:n+1],
+    BitFramingReg, CommandReg Transceive, StartSend.  ``shape``: n, and the
+    last byte's bits (0 = 8) times 16."""
     sio = ptr32(_SIO)
     ssp = ptr32(_SPI0)
-    while ssp[3] & _RNE:
-        ssp[2]
-    sio[6] = mask
-    i = 0
-    while i < n:
-        ssp[2] = tx[i]
-        while (ssp[3] & _RNE) == 0:
-            pass
-        ssp[2]
-        i += 1
-    sio[5] = mask
-
-
-@micropython.viper
-def _frame(mask: int, fw: ptr8, shape: int, wait_us: int) -> int:
-    """The driver's frame (drivers/mfrc522.py ``_send``, ``_wait_irq``) at
-    once: CommandReg Idle, ComIrqReg cleared, FIFOLevelReg flushed, the FIFO
-    burst fw[0:n+1], BitFramingReg, CommandReg Transceive, StartSend; then
-    wait_us, then ComIrqReg polled every _POLL_US: its value, 0 if the chip
-    never finished.  ``shape``: n, and the last byte's bits (0 = 8) times 16."""
-    sio = ptr32(_SIO)
-    ssp = ptr32(_SPI0)
-    timer = ptr32(_TIMER)
     n = shape & 15
     bits = shape >> 4
     while ssp[3] & _RNE:
@@ -156,6 +108,15 @@ def _frame(mask: int, fw: ptr8, shape: int, wait_us: int) -> int:
             ssp[2]
         sio[5] = mask
         k += 1
+
+
+@micropython.viper
+def _answer(mask: int, wait_us: int) -> int:
+    """wait_us, then ComIrqReg polled every _POLL_US until the frame ended
+    (drivers/mfrc522.py ``_wait_irq``): its value, 0 if the chip never finished."""
+    sio = ptr32(_SIO)
+    ssp = ptr32(_SPI0)
+    timer = ptr32(_TIMER)
     t0 = timer[10]
     while timer[10] - t0 < wait_us:
         pass
@@ -201,27 +162,37 @@ class Rp2Regs:
 
     def write_reg(self, reg, value):
         """Register ``reg`` (DS 9.2) set to ``value`` (address byte: DS 8.1.2.3)."""
-        _write(self.mask, reg << 1, value)
+        _TX2[0] = reg << 1
+        _TX2[1] = value
+        _transfer(self.mask, _TX2, _RX2, 2)
 
     def read_reg(self, reg):
         """Register ``reg``'s value."""
-        return _read(self.mask, 0x80 | (reg << 1))
+        _TX2[0] = 0x80 | (reg << 1)
+        _TX2[1] = 0
+        _transfer(self.mask, _TX2, _RX2, 2)
+        return _RX2[1]
 
     def transfer(self, tx, rx, n):
         """``n`` bytes of ``tx`` out in one transaction, the answer in ``rx``
         (machine.SPI's write_readinto of the first n bytes)."""
         _transfer(self.mask, tx, rx, n)
 
-    def burst(self, tx, n):
-        """``n`` bytes of ``tx`` out in one transaction (a FIFO write)."""
-        _send(self.mask, tx, n)
-
     def frame(self, fw, shape, wait_us):
         """Send the frame ``fw[1:n+1]`` (``fw[0]`` the FIFO write address;
         ``shape``: n, and the last byte's bits (0 = 8) times 16) by
         Transceive, wait ``wait_us``, poll for the end: ComIrqReg, or 0 when
         the chip never finished."""
-        return _frame(self.mask, fw, shape, wait_us)
+        _start(self.mask, fw, shape)
+        return _answer(self.mask, wait_us)
+
+    def start(self, fw, shape):
+        """``frame``'s sending alone: the answer is taken by ``answer``."""
+        _start(self.mask, fw, shape)
+
+    def answer(self, wait_us):
+        """The end of the frame ``start`` sent: ComIrqReg, or 0 (``frame``)."""
+        return _answer(self.mask, wait_us)
 
     def crc_a(self, buf, n):
         """CRC_A of ``buf[1:n]`` (``buf[0]``: the FIFO address, not counted)."""

@@ -67,7 +67,7 @@ ABSENT = const(0)
 PRESENT = const(1)
 COLLISION = const(2)
 ERROR = const(3)
-OTHER = const(4)  # reselect()/holds(): a card answered, not the one looked for
+OTHER = const(4)  # reselect()/end_look(): a card answered, not the one looked for
 
 # ---------------------------------------------------------------- registers (DS 9.2)
 _COMMAND = const(0x01)
@@ -353,9 +353,6 @@ class MFRC522:
                 k += 1
 
     def _write_fifo(self, mv):
-        if self._regs is not None:
-            self._regs.burst(mv, len(mv))
-            return
         self._cs.value(0)
         self._spi.write(mv)
         self._cs.value(1)
@@ -422,6 +419,11 @@ class MFRC522:
         self.uid_len = 0
         self.sak = 0
         self.rx_len = 0
+
+    def forget_read(self):
+        """The last read no longer stands (a look found no card there):
+        ``uid_len`` 0, as after a scan that read none."""
+        self.uid_len = 0
 
     def read_version(self):
         """VersionReg as read now: one of VERSIONS from a working chip, 0x00 or 0xFF
@@ -592,7 +594,9 @@ class MFRC522:
 
     def _wupa(self):
         self._fw[1] = _WUPA
-        r = self._transceive(1, 7, _WAIT_REQ)  # short frame: 7 bits
+        return self._atqa(self._transceive(1, 7, _WAIT_REQ))  # short frame: 7 bits
+
+    def _atqa(self, r):
         if r == _OK and (self.rx_len != 2 or self.rx_bits):
             return _BAD  # ATQA is 2 whole bytes
         return r
@@ -690,13 +694,6 @@ class MFRC522:
             self.uid_len = n
         return r
 
-    def holds(self, other, settle_us=5000, keep_field=False):
-        """Does this reader hold the card the reader ``other`` read last (a
-        card held over both)?  ``reselect``'s look for that card: PRESENT,
-        ABSENT (no card answered), OTHER (a card answered, not that one),
-        ERROR or COLLISION.  This reader's own ``uid`` stays as it was."""
-        return self._look_for(other, other.uid_len, settle_us, keep_field)
-
     def _look_for(self, src, n, settle_us, keep_field):
         """WUPA, then SELECT with ``src``'s checked frames of its ``n``-byte UID."""
         if not self.ok or not n:
@@ -723,14 +720,26 @@ class MFRC522:
     def _select_level(self, src, k):
         """SELECT at cascade level k with the frame ``src`` checked there; the
         answer must be the SAK and CRC_A ``src`` checked."""
+        if not self._known_select(src, k):
+            return _NOT_IT
+        r = self._transceive(9, 0, _WAIT_SELECT)
+        return self._sak_of(src, k, r)
+
+    def _known_select(self, src, k):
+        """The SELECT frame ``src`` checked at level k into the FIFO buffer;
+        False when it has none."""
         tail = src.checked_select(k)
         if tail is None or src.checked_sak(k) is None:
-            return _NOT_IT
+            return False
         f = self._fw
         f[1] = 0x93 + 2 * k
         f[2] = 0x70
         _cp(self._fw3, tail, 7)
-        r = self._transceive(9, 0, _WAIT_SELECT)
+        return True
+
+    def _sak_of(self, src, k, r):
+        """A SELECT's result ``r``: _OK when the answer is the SAK and CRC_A
+        ``src`` checked, _NOT_IT when none came."""
         if r == _TIMEOUT:
             return _NOT_IT
         if r != _OK:
@@ -738,6 +747,45 @@ class MFRC522:
         if self.rx_len != 3 or self.rx_bits or not _eq(src.checked_sak(k), self.frame, 3):
             return _BAD
         return _OK
+
+    # ---------------------------------------------------------------- frames side by side
+    def begin_look(self, src, k):
+        """Send one frame of a look for the card ``src`` read last (the
+        frames ``reselect`` sends for its own card), and return without waiting for the
+        answer: k -1 the WUPA, k >= 0 the SELECT at cascade level k.  Each
+        chip runs its frame on its own, so several readers' frames are on air
+        at once (a sweep: ReaderSet.sweep); ``end_look`` takes the answer.
+        False when nothing was sent: the chip is not usable, its field is off
+        (``antenna``), or ``src`` has no checked frame at that level."""
+        if not self.ok or not self._txctl & 0x03:
+            return False
+        if k < 0:
+            self._fw[1] = _WUPA
+            self._begin(1, 7)
+            return True
+        if not self._known_select(src, k):
+            return False
+        self._begin(9, 0)
+        return True
+
+    def end_look(self, src, k):
+        """The answer to ``begin_look(src, k)``: PRESENT (a card answered
+        the WUPA; the card answered the SELECT with the SAK ``src`` checked),
+        ABSENT (nothing answered the WUPA), OTHER (nothing answered the
+        SELECT: not that card), COLLISION or ERROR."""
+        r = self._end()
+        return _RESULT[self._atqa(r) if k < 0 else self._sak_of(src, k, r)]
+
+    def _begin(self, n, tx_last_bits):
+        if self._regs is not None:
+            self._regs.start(self._fw, n | tx_last_bits << 4)
+        else:
+            self._send(n, tx_last_bits)
+
+    def _end(self):
+        if self._regs is not None:
+            return self._outcome(self._regs.answer(0))
+        return self._outcome(self._wait_irq())
 
     def checked_select(self, k):
         """The tail of the SELECT frame (CLn, BCC, CRC_A: 7 bytes) this reader

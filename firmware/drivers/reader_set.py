@@ -62,7 +62,6 @@ from drivers.mfrc522 import (
     ABSENT,
     COLLISION,
     ERROR,
-    OTHER,
     PRESENT,
     UID_MAX,
     default_sleep_us,
@@ -119,6 +118,7 @@ class ReaderSet:
         self._faults = [0] * n
         self._recoveries = [0] * n
         self._errors = [0] * n
+        self.looks = bytearray(n)  # ``sweep``'s answer per reader
         mv = memoryview(self.uids)
         # views of each reader's UID for the lengths 0, 4, 7, 10 (index: length // 3)
         self._views = [[mv[UID_MAX * i: UID_MAX * i + k] for k in (0, 4, 7, 10)]
@@ -233,6 +233,85 @@ class ReaderSet:
         self._errs[i] = 0
         return self._sighted(i, raw, rd)
 
+    def record(self, i, raw):
+        """A look's answer (``sweep``) taken as reader i's scan, debounced and
+        reported as ``poll`` does: ABSENT (no card answered), or PRESENT where
+        the card it read last answered again (only while ``confirming(i)``,
+        when ``poll`` would only re-select it).  1 if its report changed."""
+        rd = self.readers[i]
+        if raw != PRESENT:
+            rd.forget_read()
+        self.raw[i] = raw
+        if self._stale[i]:
+            return self._after_reset(i, raw, rd) | self._judge(i, raw, rd)
+        return self._judge(i, raw, rd)
+
+    def confirming(self, i):
+        """Reader i's last scan read a card it has not reported, not yet
+        confirmed: the next poll only re-selects it (``_read``)."""
+        return self.raw[i] == PRESENT and self.status[i] == ABSENT \
+            and self._cand_kind[i] == PRESENT and 0 < self._seen[i] < self.confirm
+
+    def rest(self, i):
+        """Reader i's field off (unless the board keeps the fields on): a
+        sweep looked at it and nothing follows."""
+        if not self.keep_field and not self._down[i]:
+            self.readers[i].antenna(False)
+
+    def sweep(self, j, mask):
+        """Every reader in ``mask`` (bit i: reader i, its field on: ``arm``)
+        looked at for the card reader j read last, their frames on air side
+        by side (``MFRC522.begin_look``): the WUPA to all, then the SELECT of
+        each cascade level to those a card answered -- the frames of a
+        ``reselect`` (reader j) and of a look for it (the others), in the time
+        of one.  ``looks[i]``: PRESENT (that card answered there), ABSENT (no
+        card answered), OTHER (a card answered, not that one), COLLISION or
+        ERROR (garbled; or it cannot tell: down, the field off).  Nothing is
+        debounced and nothing reported changes (``record`` takes a result as a
+        scan's); every field stays on."""
+        src = self.readers[j]
+        live = self._look_round(mask, src, -1)
+        k = 0
+        while live and k < src.uid_len // 3:
+            live = self._look_round(live, src, k)
+            k += 1
+        self._answered(live)
+
+    def _answered(self, live):
+        """The readers in ``live`` answered every frame of the look."""
+        i = 0
+        while live:
+            if live & 1:
+                self.looks[i] = PRESENT
+            live >>= 1
+            i += 1
+
+    def _look_round(self, mask, src, k):
+        """One frame to every reader in ``mask``, then the answers: the bits of
+        those where a card (that card, k >= 0) answered."""
+        sent = 0
+        i = 0
+        while i < self.n:
+            if mask >> i & 1:
+                if not self._down[i] and self.readers[i].begin_look(src, k):
+                    sent |= 1 << i
+                else:
+                    self.looks[i] = ERROR
+            i += 1
+        return self._look_answers(sent, src, k)
+
+    def _look_answers(self, sent, src, k):
+        live = 0
+        i = 0
+        while i < self.n:
+            if sent >> i & 1:
+                r = self.readers[i].end_look(src, k)
+                self.looks[i] = r
+                if r == PRESENT:
+                    live |= 1 << i
+            i += 1
+        return live
+
     def _read(self, i, rd):
         """Scan reader i.  A card its last scan read on a reader that
         reported nothing, not yet confirmed, is only re-selected
@@ -240,28 +319,11 @@ class ReaderSet:
         card answers.  Not where a card was reported: a re-select cannot see
         a second card, and one clean read of the newcomer between
         collisions would be confirmed over the card that lies there."""
-        if self.raw[i] == PRESENT and self.status[i] == ABSENT \
-                and self._cand_kind[i] == PRESENT and 0 < self._seen[i] < self.confirm:
+        if self.confirming(i):
             raw = rd.reselect(self.settle_us, self.keep_field)
             if raw == PRESENT or raw == ABSENT:
                 return raw
         return rd.scan(self.settle_us, self.keep_field)
-
-    def holds(self, i, j):
-        """Does reader i hold the card reader j read last too (a card held
-        over both)?  One look for that card (``MFRC522.holds``), cheaper than
-        a scan where reader i holds a card of its own; nothing is debounced,
-        nothing reported changes.  PRESENT, ABSENT (it does not), or ERROR
-        (it cannot tell: reader i is down, or the answers were garbled)."""
-        if self._down[i]:
-            return ERROR
-        rd = self.readers[i]
-        r = rd.holds(self.readers[j], self.settle_us, self.keep_field)
-        if r == PRESENT or r == ABSENT:
-            return r
-        if not self.keep_field:
-            rd.antenna(False)
-        return ABSENT if r == OTHER else ERROR
 
     def poll_all(self):
         """Poll every reader in turn; bit i of the result is set if reader i changed."""

@@ -60,9 +60,10 @@ NEW_SESSION = 17      # a new session from the settings
 
 # How long a card must lie on one reader alone (and every other reader must
 # have had a look) before it counts: short, for the 50 ms answer on turn --
-# no longer than the sweep takes (table/reader_round.py: its last step reads
-# the card again), so that read places it.
-SETTLE_MS = 10
+# no longer than the sweep takes (table/reader_round.py: its look at every
+# reader at once reads the card again a step after the first read, 5-9 ms on
+# the Pico), so that read places it.
+SETTLE_MS = 5
 PAGES_PER_STEP = 2
 # The readers step aside for the display at most this many steps in a row
 # (a card's screen takes 2-3 display steps; a display that never finishes must
@@ -479,9 +480,10 @@ class App:
         period): the readers not at all while a sweep runs (every field is on
         and settled), the display 1 ms while rows are still to be written or
         sent -- the wait then only lets the other jobs that are due run first.
+        (The readers' sweep may wait for its card's settle time: ReaderRound.wait.)
         Every host's scheduler asks this too (host_sim/scheduler.py)."""
         if name == "readers":
-            return 0 if self.round.sweeping else period
+            return self.round.wait(period)
         if name == "display" and self.display_retry < 0 and (
                 self.screens.due or self.board.display.dirty_pages()):
             return 1

@@ -73,6 +73,7 @@ ABSENT = const(0)
 PRESENT = const(1)
 COLLISION = const(2)
 ERROR = const(3)
+OTHER = const(4)   # a sweep's look (ReaderSet.looks): a card answered, not the one looked for
 
 # event codes
 EV_NONE = const(0)

@@ -5,14 +5,21 @@ field's 5 ms settle time passes between steps, never inside one: the seat on
 turn (``hot``, set by the application) every other step, the other readers
 in turn.  A new card on the hot reader starts a sweep: every reader's field
 is switched on at once (the reader rail is sized for all fields on:
-hardware/README.md, power budget) and the next steps look at them, up to
-``SWEEP_WORK`` a step: a reader that read nothing last time is scanned (3 ms
-on the Pico), one holding a card of its own only looked at for the new card
-(``ReaderSet.holds``: 8 ms, where a scan reading a card takes 12), the hot
-reader last (its second read only re-selects the card: ReaderSet); the
-application's loop does not wait between those steps (``App.wait_after``).  The arbiter
-(table/presence.py) takes a card only when every other reader has looked
-since it was first seen, so a card held over two readers belongs to neither.
+hardware/README.md, power budget) and the next step looks at every one of
+them for the new card at once (``ReaderSet.sweep``: their frames on air side
+by side, 4-9 ms on the Pico for six readers, where one after the other took
+three steps of 8-10 ms): a reader where no card answers read nothing (taken
+as its scan), one holding a card of its own did not catch the new card (a
+look), and the hot reader's card answering again is its confirming read --
+taken after the others'; the look waits until the card has lain the
+arbiter's settle time, so that read places it.  A reader whose answer does
+not settle it (a card answering on a reader that read nothing, garbled
+answers) is left, its field off, to the round's next scan of it (the card
+then settles at the hot reader's next read after that).  A tag the console
+placed (``inject``) starts no sweep: the round's reads settle it.  The
+arbiter (table/presence.py) takes a card only when every other reader has
+looked since it was first seen, so a card held over two readers belongs to
+neither.
 
 The methods are small on purpose: MicroPython puts a call's frame on the
 heap when its locals and value stack exceed 11 words (136 bytes per poll,
@@ -20,12 +27,9 @@ heap when its locals and value stack exceed 11 words (136 bytes per poll,
 goes on the C stack then: tests/mp/mptest_app_heap.py checks mem_total()).
 """
 
-from . import presence as P
+from drivers.ticks import ticks_diff
 
-# A sweep step's work: the scan of a reader that read nothing last time 1
-# (3 ms on the Pico), a look at one that holds a card or the hot reader's
-# confirming read 2 (8 ms): three empty readers a step, or one of each.
-SWEEP_WORK = 3
+from . import presence as P
 
 
 class ReaderRound:
@@ -38,10 +42,11 @@ class ReaderRound:
         self.ticks_ms = ticks_ms
         self.hot = 0                         # the seat on turn's reader (else the centre)
         self.polls = 0                       # steps since power-up
-        self.sweeping = 0                    # bit i: reader i armed for the sweep, not yet scanned
+        self.sweeping = 0                    # bit i: reader i armed for the sweep's look
         self._next = 0                       # the other reader scanned last
         self._armed = -1                     # the reader whose field is settling
         self._swept = -1                     # the hot reader whose unplaced card was swept for
+        self._read_at = 0                    # when the hot reader read the card swept for
         self._injected = [None] * readers.n  # inject(): a UID per reader, or None
 
     def step(self):
@@ -77,21 +82,6 @@ class ReaderRound:
         else:                                  # a tag the console placed (debugging)
             self._scan_injected(i, uid)
 
-    def _look(self, i):
-        """Reader i holds a card of its own: does it hold the hot reader's new
-        one too (held over both)?  A look for that card (``holds``: WUPA and
-        its SELECTs, 5 ms on the Pico where a scan reading a card takes 12);
-        a scan when it cannot tell."""
-        rs = self.readers
-        r = rs.holds(i, self.hot)
-        if r == P.ERROR:
-            self._scan(i)
-            return
-        now = self.ticks_ms()
-        if r == P.PRESENT:                     # caught there too: it settles nowhere
-            self.presence.glimpse(i, rs.raw_uid_view(self.hot), now)
-        self.presence.looked(i, now)
-
     def _scan_injected(self, i, uid):
         now = self.ticks_ms()
         self.presence.glimpse(i, uid, now)
@@ -101,8 +91,8 @@ class ReaderRound:
         """A card on the hot reader that is not placed and not yet swept for
         (a card the sweep left unplaced -- held over two readers -- waits for
         the normal round: no sweep after sweep, no busy loop)."""
-        if i != self.hot:
-            return False
+        if i != self.hot or self._injected[i] is not None:
+            return False                       # (a tag the console placed: the round's)
         if self.readers.raw[i] != P.PRESENT or self.presence.placed_len(i):
             if self._swept == i:
                 self._swept = -1
@@ -119,39 +109,73 @@ class ReaderRound:
         self.sweeping = (1 << rs.n) - 1
         self._armed = -1
         self._swept = self.hot
+        self._read_at = self.ticks_ms()
 
     def _sweep_step(self):
-        """Look at the sweep's next readers, up to ``SWEEP_WORK`` a step."""
-        spent = 0
-        while self.sweeping:
-            i = self._sweep_next()
-            cost = 2 if self.readers.raw[i] == P.PRESENT else 1
-            if spent + cost > SWEEP_WORK:
-                self.sweeping |= 1 << i            # the next step's
-                return
-            self._sweep_look(i)
-            if cost == 1 and self.readers.raw[i] == P.PRESENT:
-                return                             # it read a card after all: 12 ms, enough
-            spent += cost
+        """The sweep's step: every reader looked at once, when the card has
+        lain long enough (``wait``)."""
+        if not self.wait(0):
+            self._looks()
 
-    def _sweep_look(self, i):
-        if i != self.hot and self.readers.raw[i] == P.PRESENT and self._injected[i] is None:
-            self._look(i)
-        else:
-            self._scan(i)
-
-    def _sweep_next(self):
-        """The sweep's next reader (taken off the set): the others in order, then the hot one."""
+    def _looks(self):
+        """Every reader looked at for the hot reader's card at once
+        (``ReaderSet.sweep``), the hot reader's answer taken after the
+        others'.  An answer that does not settle its reader (a card on a
+        reader that read nothing, a card of its own that did not answer,
+        garbled answers) leaves the reader to the round's next scan of it,
+        its field off: a scan right after the look would find the cards it
+        woke neither idle nor powered up anew."""
+        rs = self.readers
         hot = self.hot
-        mask = self.sweeping & ~(1 << hot)
+        rs.sweep(hot, self.sweeping)
+        now = self.ticks_ms()
         i = 0
-        if mask:
-            while not mask & (1 << i):
-                i += 1
-        else:
-            i = hot
+        while i < rs.n:
+            if i != hot:
+                self._take_look(i, rs.looks[i], now)
+            i += 1
+        r = rs.looks[hot]
+        self._done(hot)
+        if (r == P.PRESENT and rs.confirming(hot)) or r == P.ABSENT:
+            rs.record(hot, r)                  # its confirming read (or the card gone)
+            self.presence.feed(rs, hot, now)
+
+    def _take_look(self, i, r, now):
+        """Reader i's answer to the sweep's look, taken where it settles the reader."""
+        self._done(i)
+        uid = self._injected[i]
+        if uid is not None:                    # a tag the console placed lies there
+            self._scan_injected(i, uid)
+        elif self.readers.down(i):             # its poll costs no bus time: a look
+            self._scan(i)
+        elif self.readers.raw[i] == P.PRESENT:     # it holds a card of its own
+            self._held_look(i, r, now)
+        elif r == P.ABSENT:                    # it read nothing and nothing answered
+            self.readers.record(i, r)
+            self.presence.feed(self.readers, i, now)
+
+    def _held_look(self, i, r, now):
+        """Reader i holds a card of its own: the new card answered there too
+        (a glimpse of it: it settles nowhere), or only its own (a look)."""
+        if r == P.PRESENT:
+            self.presence.glimpse(i, self.readers.raw_uid_view(self.hot), now)
+        if r == P.PRESENT or r == P.OTHER:
+            self.presence.looked(i, now)
+
+    def _done(self, i):
+        """Reader i is out of the sweep: its field off."""
         self.sweeping &= ~(1 << i)
-        return i
+        self.readers.rest(i)
+
+    def wait(self, period):
+        """How long the readers job waits after a step (``App.wait_after``):
+        ``period``; during a sweep not at all -- but the look at every reader
+        waits until the card has lain the arbiter's settle time (its
+        confirming read places it)."""
+        if not self.sweeping:
+            return period
+        left = self.presence.settle_ms - ticks_diff(self.ticks_ms(), self._read_at)
+        return left if left > 0 else 0
 
     def _arm_next(self):
         rs = self.readers

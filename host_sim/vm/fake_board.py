@@ -26,6 +26,7 @@ ABSENT = 0
 PRESENT = 1
 COLLISION = 2
 ERROR = 3
+OTHER = 4             # a look (ReaderSet.sweep): a card answered, not the one looked for
 NO_UID = b""
 
 
@@ -68,7 +69,7 @@ class Pad:
 
 class FakeReaders:
     """``n``, ``status``/``raw`` (one state per reader), ``uid_view(i)``/
-    ``raw_uid_view(i)``, ``arm(i)``, ``poll(i)``, ``holds(i, j)`` and the diagnostics
+    ``raw_uid_view(i)``, ``arm(i)``, ``poll(i)``, ``sweep(j, mask)`` and the diagnostics
     (``down``, ``faults``, ...): what the application and presence.feed use
     of a ReaderSet, over ``pads``."""
 
@@ -78,6 +79,7 @@ class FakeReaders:
         self.raw = bytearray(self.n)
         self.status = bytearray(self.n)
         self.uids = [NO_UID] * self.n
+        self.looks = bytearray(self.n)
 
     def init(self):
         pass
@@ -101,12 +103,35 @@ class FakeReaders:
         self.status[i] = st
         self.uids[i] = uid
 
-    def holds(self, i, j):
-        """Does pad i hold the card reader j read last (ReaderSet.holds)?"""
-        pad = self.pads[i]
+    def sweep(self, j, mask):
+        """``looks[i]`` for the pads in ``mask``: is the card reader j read
+        last there (ReaderSet.sweep: PRESENT, ABSENT no card, OTHER another)?"""
+        i = 0
+        while i < self.n:
+            if mask >> i & 1:
+                self.looks[i] = self._look(self.pads[i], self.uids[j])
+            i += 1
+
+    def _look(self, pad, uid):
         if pad.down:
             return ERROR
-        return PRESENT if _lies_on(pad, self.uids[j]) else ABSENT
+        if not pad.tags:
+            return ABSENT
+        return PRESENT if _lies_on(pad, uid) else OTHER
+
+    def record(self, i, raw):
+        """A look's result taken as pad i's scan (ReaderSet.record)."""
+        self.raw[i] = raw
+        self.status[i] = raw
+        if raw != PRESENT:
+            self.uids[i] = NO_UID
+
+    def confirming(self, i):
+        """(ReaderSet.confirming: the fake reports a card at its first read.)"""
+        return self.raw[i] == PRESENT
+
+    def rest(self, i):
+        pass
 
     def uid_view(self, i):
         return self.uids[i]
