@@ -489,6 +489,22 @@ def test_a_sweep_looks_at_every_reader_at_once() -> None:
     assert not t.chips[2].field_on
 
 
+def test_a_sweep_with_the_fields_kept_on_wakes_the_cards_its_scans_left_selected() -> None:
+    """Fields kept on (board setting fields_on): the last scans left the
+    cards selected (ACTIVE: deaf to a WUPA); the look's second WUPA wakes
+    them, as a scan's does."""
+    t = make_table(3, keep_field=True)
+    t.chips[1].place(Tag(UID7B))
+    polls(t, 1, 2)
+    t.chips[0].place(Tag(UID7))
+    t.rs.poll(0)
+    t.rs.arm(2)                                        # (the sweep's arm: all on)
+    t.bus.sleep_us(5000)
+    t.rs.sweep(0, 0b111)
+    assert list(t.rs.looks) == [M.PRESENT, M.OTHER, M.ABSENT]
+    assert all(c.field_on for c in t.chips)
+
+
 def test_raw_uid_view_is_the_last_single_read() -> None:
     t = make_table(2)
     t.chips[1].place(Tag(UID10))

@@ -266,16 +266,37 @@ class ReaderSet:
         ``reselect`` (reader j) and of a look for it (the others), in the time
         of one.  ``looks[i]``: PRESENT (that card answered there), ABSENT (no
         card answered), OTHER (a card answered, not that one), COLLISION or
-        ERROR (garbled; or it cannot tell: down, the field off).  Nothing is
-        debounced and nothing reported changes (``record`` takes a result as a
-        scan's); every field stays on."""
+        ERROR (garbled; or it cannot tell: down, the field off).  With the
+        fields kept on (``keep_field``) a reader where no card answered the
+        WUPA gets a second one, as ``scan`` does.  Nothing is debounced and
+        nothing reported changes (``record`` takes a result as a scan's);
+        every field stays on."""
         src = self.readers[j]
-        live = self._look_round(mask, src, -1)
+        live = self._wupa_round(mask, src)
         k = 0
         while live and k < src.uid_len // 3:
             live = self._look_round(live, src, k)
             k += 1
         self._answered(live)
+
+    def _wupa_round(self, mask, src):
+        """The look's WUPA to every reader in ``mask``: the bits of those a
+        card answered.  Fields kept on: a card its last scan left selected
+        (deaf to a WUPA) wakes at a second one, as in ``scan``."""
+        live = self._look_round(mask, src, -1)
+        if self.keep_field:
+            live |= self._look_round(self._silent(mask), src, -1)
+        return live
+
+    def _silent(self, mask):
+        """The readers in ``mask`` where nothing answered the look's last frame."""
+        out = 0
+        i = 0
+        while i < self.n:
+            if mask >> i & 1 and self.looks[i] == ABSENT:
+                out |= 1 << i
+            i += 1
+        return out
 
     def _answered(self, live):
         """The readers in ``live`` answered every frame of the look."""
