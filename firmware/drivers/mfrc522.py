@@ -689,41 +689,28 @@ class MFRC522:
         unless PRESENT or ABSENT (a scan may follow at once)."""
         n = self.uid_len
         self.uid_len = 0
-        r = self._look_for(self, n, settle_us, keep_field)
+        if not self.ok or not n:
+            return ERROR if not self.ok else OTHER
+        self._field_up(settle_us)
+        r = self._look(-1)
+        if r == ABSENT and keep_field:         # a card left selected wakes at the second
+            r = self._look(-1)
+        k = 0
+        while r == PRESENT and k < n // 3:
+            r = self._look(k)
+            k += 1
+        if (r == PRESENT or r == ABSENT) and not keep_field:
+            self.antenna(False)
         if r == PRESENT:
             self.uid_len = n
         return r
 
-    def _look_for(self, src, n, settle_us, keep_field):
-        """WUPA, then SELECT with ``src``'s checked frames of its ``n``-byte UID."""
-        if not self.ok or not n:
-            return ERROR if not self.ok else OTHER
-        self._field_up(settle_us)
-        r = self._wupa()
-        if r == _TIMEOUT and keep_field:
-            r = self._wupa()
-        if r == _OK:
-            r = self._select_known(src, n // 3)
-        if (r == _OK or r == _TIMEOUT) and not keep_field:
-            self.antenna(False)
-        return _RESULT[r]
-
-    def _select_known(self, src, levels):
-        k = 0
-        while k < levels:
-            r = self._select_level(src, k)
-            if r != _OK:
-                return r
-            k += 1
-        return _OK
-
-    def _select_level(self, src, k):
-        """SELECT at cascade level k with the frame ``src`` checked there; the
-        answer must be the SAK and CRC_A ``src`` checked."""
-        if not self._known_select(src, k):
-            return _NOT_IT
-        r = self._transceive(9, 0, _WAIT_SELECT)
-        return self._sak_of(src, k, r)
+    def _look(self, k):
+        """One frame of a look for this reader's own card (``begin_look``),
+        sent and answered."""
+        if not self.begin_look(self, k):
+            return OTHER
+        return self.end_look(self, k)
 
     def _known_select(self, src, k):
         """The SELECT frame ``src`` checked at level k into the FIFO buffer;
@@ -768,12 +755,14 @@ class MFRC522:
         self._begin(9, 0)
         return True
 
-    def end_look(self, src, k):
+    def end_look(self, src, k, first=True):
         """The answer to ``begin_look(src, k)``: PRESENT (a card answered
         the WUPA; the card answered the SELECT with the SAK ``src`` checked),
         ABSENT (nothing answered the WUPA), OTHER (nothing answered the
-        SELECT: not that card), COLLISION or ERROR."""
-        r = self._end()
+        SELECT: not that card), COLLISION or ERROR.  ``first``: the frame's
+        time on air is waited before the chip is asked (not for the frames
+        that went out beside it: that time has passed meanwhile)."""
+        r = self._end((_WAIT_REQ if k < 0 else _WAIT_SELECT) if first else 0)
         return _RESULT[self._atqa(r) if k < 0 else self._sak_of(src, k, r)]
 
     def _begin(self, n, tx_last_bits):
@@ -782,9 +771,10 @@ class MFRC522:
         else:
             self._send(n, tx_last_bits)
 
-    def _end(self):
+    def _end(self, wait_us):
         if self._regs is not None:
-            return self._outcome(self._regs.answer(0))
+            return self._outcome(self._regs.answer(wait_us))
+        self._sleep(wait_us)
         return self._outcome(self._wait_irq())
 
     def checked_select(self, k):

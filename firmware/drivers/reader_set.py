@@ -119,6 +119,8 @@ class ReaderSet:
         self._recoveries = [0] * n
         self._errors = [0] * n
         self.looks = bytearray(n)  # ``sweep``'s answer per reader
+        self._src = None  # a sweep's look: the reader whose card it looks for
+        self._k = -1  # and the frame going out (-1 WUPA, k the SELECT of level k)
         mv = memoryview(self.uids)
         # views of each reader's UID for the lengths 0, 4, 7, 10 (index: length // 3)
         self._views = [[mv[UID_MAX * i: UID_MAX * i + k] for k in (0, 4, 7, 10)]
@@ -271,21 +273,23 @@ class ReaderSet:
         WUPA gets a second one, as ``scan`` does.  Nothing is debounced and
         nothing reported changes (``record`` takes a result as a scan's);
         every field stays on."""
-        src = self.readers[j]
-        live = self._wupa_round(mask, src)
+        self._src = self.readers[j]
+        live = self._wupa_round(mask)
         k = 0
-        while live and k < src.uid_len // 3:
-            live = self._look_round(live, src, k)
+        while live and k < self._src.uid_len // 3:
+            self._k = k
+            live = self._look_round(live)
             k += 1
         self._answered(live)
 
-    def _wupa_round(self, mask, src):
+    def _wupa_round(self, mask):
         """The look's WUPA to every reader in ``mask``: the bits of those a
         card answered.  Fields kept on: a card its last scan left selected
         (deaf to a WUPA) wakes at a second one, as in ``scan``."""
-        live = self._look_round(mask, src, -1)
+        self._k = -1
+        live = self._look_round(mask)
         if self.keep_field:
-            live |= self._look_round(self._silent(mask), src, -1)
+            live |= self._look_round(self._silent(mask))
         return live
 
     def _silent(self, mask):
@@ -307,31 +311,36 @@ class ReaderSet:
             live >>= 1
             i += 1
 
-    def _look_round(self, mask, src, k):
-        """One frame to every reader in ``mask``, then the answers: the bits of
-        those where a card (that card, k >= 0) answered."""
+    def _look_round(self, mask):
+        """The look's frame ``_k`` (for ``_src``'s card) to every reader in
+        ``mask``, then the answers: the bits of those where a card (that
+        card, at a SELECT) answered."""
         sent = 0
         i = 0
         while i < self.n:
             if mask >> i & 1:
-                if not self._down[i] and self.readers[i].begin_look(src, k):
+                if not self._down[i] and self.readers[i].begin_look(self._src, self._k):
                     sent |= 1 << i
                 else:
                     self.looks[i] = ERROR
             i += 1
-        return self._look_answers(sent, src, k)
+        return self._look_answers(sent)
 
-    def _look_answers(self, sent, src, k):
+    def _look_answers(self, sent):
         live = 0
         i = 0
         while i < self.n:
             if sent >> i & 1:
-                r = self.readers[i].end_look(src, k)
-                self.looks[i] = r
-                if r == PRESENT:
-                    live |= 1 << i
+                live |= self._look_answer(i, sent)
             i += 1
         return live
+
+    def _look_answer(self, i, sent):
+        """Reader i's answer (the first of the round waits for the frame's
+        time on air); its bit when a card (that card) answered."""
+        r = self.readers[i].end_look(self._src, self._k, sent & ((1 << i) - 1) == 0)
+        self.looks[i] = r
+        return 1 << i if r == PRESENT else 0
 
     def _read(self, i, rd):
         """Scan reader i.  A card its last scan read on a reader that
