@@ -138,4 +138,4 @@ def _print_one(m, fields_on):
     print("  reader supply, %d readers: ~%d mA (%d mA a reader with its field on)%s" % (
         m["readers"], m["fields_on_ma"] if fields_on else m["fields_switched_ma"],
         FIELD_MA, "" if fields_on else "; ~%d mA while a new card's sweep has every "
-        "field on (a few tens of ms)" % m["fields_on_ma"]))
+        "field on (some 10-15 ms a card)" % m["fields_on_ma"]))
