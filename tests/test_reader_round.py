@@ -155,6 +155,23 @@ def test_what_the_look_cannot_settle_waits_for_the_rounds_scan():
     assert sorted(placed) == [(0, OTHER), (2, CARD)]
 
 
+def test_a_sweep_whose_seat_is_no_longer_on_turn_is_dropped():
+    """The turn moves on while the sweep waits for its card (an undo): the
+    look is not made for the new seat on turn; every field goes off and the
+    round goes on, which places the card once it settles by its reads."""
+    readers, clock, presence, rr = _round()
+    _new_card_on_turn(readers, clock, rr, presence, ms=1)
+    rr.hot = 3
+    steps = _steps(readers, clock, rr, 6, ms=1)
+    assert rr.sweeping == 0
+    assert not any(op[0] == "sweep" for step in steps for op in step)
+    placed = []
+    for _ in range(40):
+        _steps(readers, clock, rr, 1)
+        placed += _placed(presence)
+    assert placed == [(2, CARD)]
+
+
 def test_a_card_over_two_readers_is_nobodys_and_swept_for_once():
     """The sweep finds the card on the next seat's reader too: nobody's, and
     no second sweep (the readers job would run without its waits); the

@@ -127,6 +127,9 @@ class ReaderRound:
         woke neither idle nor powered up anew."""
         rs = self.readers
         hot = self.hot
+        if hot != self._swept or not len(rs.raw_uid_view(hot)):
+            self._drop_sweep()                 # the turn moved on meanwhile (an undo)
+            return
         rs.sweep(hot, self.sweeping)
         now = self.ticks_ms()
         i = 0
@@ -161,6 +164,14 @@ class ReaderRound:
             self.presence.glimpse(i, self.readers.raw_uid_view(self.hot), now)
         if r == P.PRESENT or r == P.OTHER:
             self.presence.looked(i, now)
+
+    def _drop_sweep(self):
+        """Every reader out of the sweep, unlooked: the round scans them."""
+        i = 0
+        while self.sweeping:
+            if self.sweeping >> i & 1:
+                self._done(i)
+            i += 1
 
     def _done(self, i):
         """Reader i is out of the sweep: its field off."""
