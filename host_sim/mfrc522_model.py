@@ -726,7 +726,9 @@ class MFRC522Model:
         self._events.sort()
 
     # -------------------------------------------------------------- timer
-    def _timer_period_us(self) -> float:
+    def timer_period_us(self) -> float:
+        """The timeout the driver's timer registers set (DS 8.5), in us: what
+        an empty reader's frame waits (a view for tests; nothing changes)."""
         r = self.regs
         presc = ((r[TMODE] & 0x0F) << 8) | r[TPRESCALER]
         div = 2 * presc + (2 if r[DEMOD] & 0x10 else 1)
@@ -742,7 +744,7 @@ class MFRC522Model:
         reload = (r[TRELOAD_HI] << 8) | r[TRELOAD_LO]
         if not self._timer_running:
             return reload
-        period = self._timer_period_us()
+        period = self.timer_period_us()
         elapsed = self.clock.now_us - self._timer_start
         left = max(0.0, 1.0 - elapsed / period) if period else 0.0
         return int(left * (reload + 1))
@@ -754,7 +756,7 @@ class MFRC522Model:
         while True:
             t_timer = None
             if self._timer_running:
-                t_timer = self._timer_start + self._timer_period_us()
+                t_timer = self._timer_start + self.timer_period_us()
             t_ev = self._events[0][0] if self._events else None
             if t_timer is not None and t_timer <= now and (t_ev is None or t_timer <= t_ev):
                 self.regs[COMIRQ] |= TIMER_IRQ

@@ -208,7 +208,7 @@ def test_timer_fires_when_nothing_answers() -> None:
     bus.sleep_us(700)
     irq = rd(bus, cs, R.COMIRQ)
     assert irq & R.TIMER_IRQ and not irq & R.RX_IRQ
-    assert chip._timer_period_us() == pytest.approx(1500, rel=0.01)  # noqa: SLF001 -- the model's timer period, not visible on the bus
+    assert chip.timer_period_us() == pytest.approx(1500, rel=0.01)  # not visible on the bus
 
 
 def test_tag_state_machine_reqa_wupa_select_hlta() -> None:
@@ -271,7 +271,7 @@ def test_init_self_check_and_timer_settings() -> None:
     chip = t.chips[0]
     assert chip.regs[R.TMODE] & 0x80  # TAuto
     # an empty poll gives up within 1 ms, several times a tag's frame delay time (91 us)
-    assert 500 <= chip._timer_period_us() <= 1000  # noqa: SLF001
+    assert 500 <= chip.timer_period_us() <= 1000
     assert chip.regs[R.MODE] & 0x03 == 0x01  # CRC_A preset 0x6363
     assert chip.regs[R.TXASK] == 0x40
     assert not chip.field_on

@@ -1,23 +1,25 @@
-"""The MFRC522's bus access on the RP2040 in viper: a register, a burst or a
-whole frame in one native call, the chip-select and SPI0 driven through their
-registers, and CRC_A computed on the core.
+"""The MFRC522's bus access on the RP2040 in viper: a transfer (a register,
+several registers, the FIFO) and a frame's sending and its end, each in one
+native call, the chip-select and SPI0 driven through their registers, and
+CRC_A computed on the core.
 
 Why: through ``machine.Pin`` and ``machine.SPI`` a register write costs 76 us
 and a read 129 us of bytecode and calls on the emulated Pico, and a frame
 (WUPA, ANTICOLLISION, SELECT) some ten accesses and a dozen lines of Python
-around them: about 1.2 ms besides its time on air.  Here a frame -- the
-driver's ``_send``, the wait for the answer and the ComIrqReg polls -- is one
-call, a register 29-31 us, and CRC_A (the chip's CalcCRC, a command, a FIFO
-burst and polls) a loop on the core (docs/benchmarks.md).  The driver
-(drivers/mfrc522.py, ``regs=``) calls these where it would use the bus; each
-call leaves SPI0 as it found it (receive FIFO drained, not busy, chip-select
-high), so machine.SPI, which ``boards.common.build`` set up, still works.
+around them.  Here a frame is two calls (``start``: the driver's ``_send``;
+``answer``: the wait and the ComIrqReg polls), and CRC_A (the chip's
+CalcCRC: a command, a FIFO burst and polls) a loop on the core
+(docs/benchmarks.md).  The driver (drivers/mfrc522.py, ``regs=``) calls
+these where it would use the bus; each call leaves SPI0 as it found it
+(receive FIFO drained, not busy, chip-select high), so machine.SPI, which
+``boards.common.build`` set up, still works.
 
 Only boards/pico.py imports this module, on the rp2 port: viper's raw
 pointers are the RP2040's addresses (RP2040 datasheet 2.3.1.7 SIO
 GPIO_OUT_SET / GPIO_OUT_CLR, 4.4.4 the PL022's SSPDR / SSPSR, 4.6.5 the
-timer's TIMERAWL).  ``Rp2Regs.crc_a`` touches no hardware (tests/mp checks it
-against the reference CRC on the unix port).
+timer's TIMERAWL).  tests/test_rp2040_table.py reads cards through it and
+through machine.SPI on the emulated Pico (the same UIDs; its CRC_A of HLTA
+is ISO/IEC 14443-3's).
 """
 # viper's ptr8/ptr32 are builtins of its emitter, and the stubs type micropython.viper
 # for functions without arguments: the checks that cannot know better are off here
@@ -32,7 +34,7 @@ _TIMER = const(0x40054000)   # the 1 MHz timer; TIMERAWL word 10
 _RNE = const(4)              # SSPSR: receive FIFO not empty
 _BSY = const(16)             # SSPSR: a frame on the wire or the transmit FIFO not empty
 
-# A frame's registers (``_frame``): DS 9.2 addresses shifted as on the bus (DS 8.1.2.3)
+# A frame's registers (``_start``): DS 9.2 addresses shifted as on the bus (DS 8.1.2.3)
 _COMIRQ_RD = const(0x88)     # read ComIrqReg
 _DONE_IRQS = const(0x33)     # RxIRq | IdleIRq | ErrIRq | TimerIRq
 _POLL_US = const(100)        # between ComIrqReg reads after the wait
@@ -178,20 +180,15 @@ class Rp2Regs:
         (machine.SPI's write_readinto of the first n bytes)."""
         _transfer(self.mask, tx, rx, n)
 
-    def frame(self, fw, shape, wait_us):
+    def start(self, fw, shape):
         """Send the frame ``fw[1:n+1]`` (``fw[0]`` the FIFO write address;
         ``shape``: n, and the last byte's bits (0 = 8) times 16) by
-        Transceive, wait ``wait_us``, poll for the end: ComIrqReg, or 0 when
-        the chip never finished."""
-        _start(self.mask, fw, shape)
-        return _answer(self.mask, wait_us)
-
-    def start(self, fw, shape):
-        """``frame``'s sending alone: the answer is taken by ``answer``."""
+        Transceive, and return: ``answer`` takes its end."""
         _start(self.mask, fw, shape)
 
     def answer(self, wait_us):
-        """The end of the frame ``start`` sent: ComIrqReg, or 0 (``frame``)."""
+        """The end of the frame ``start`` sent, after ``wait_us``: ComIrqReg,
+        or 0 when the chip never finished."""
         return _answer(self.mask, wait_us)
 
     def crc_a(self, buf, n):

@@ -469,16 +469,8 @@ class MFRC522:
         Returns _OK (answer in self.frame[:self.rx_len]), _TIMEOUT (clean: the
         timer ran out and nothing was received), _COLLIDED or _BAD.
         """
-        if self._regs is not None:        # the board sends and waits in one call
-            return self._native_frame(n, tx_last_bits, wait_us)
-        self._send(n, tx_last_bits)
-        self._sleep(wait_us)
-        return self._outcome(self._wait_irq())
-
-    def _native_frame(self, n, tx_last_bits, wait_us):
-        """(Only called with ``_regs`` set: ``_transceive``.)"""
-        irq = self._regs.frame(self._fw, n | tx_last_bits << 4, wait_us)  # pyright: ignore[reportOptionalMemberAccess]
-        return self._outcome(irq)
+        self._begin(n, tx_last_bits)
+        return self._end(wait_us)
 
     def _send(self, n, tx_last_bits):
         self._write(_COMMAND, _CMD_IDLE)  # stop whatever runs (DS 10.3.1.1)
@@ -766,12 +758,14 @@ class MFRC522:
         return _RESULT[self._atqa(r) if k < 0 else self._sak_of(src, k, r)]
 
     def _begin(self, n, tx_last_bits):
+        """Send the frame (the board's native call where it has one)."""
         if self._regs is not None:
             self._regs.start(self._fw, n | tx_last_bits << 4)
         else:
             self._send(n, tx_last_bits)
 
     def _end(self, wait_us):
+        """Wait ``wait_us``, then poll until the frame ended: its outcome."""
         if self._regs is not None:
             return self._outcome(self._regs.answer(wait_us))
         self._sleep(wait_us)

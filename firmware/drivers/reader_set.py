@@ -280,7 +280,6 @@ class ReaderSet:
             self._k = k
             live = self._look_round(live)
             k += 1
-        self._answered(live)
 
     def _wupa_round(self, mask):
         """The look's WUPA to every reader in ``mask``: the bits of those a
@@ -301,15 +300,6 @@ class ReaderSet:
                 out |= 1 << i
             i += 1
         return out
-
-    def _answered(self, live):
-        """The readers in ``live`` answered every frame of the look."""
-        i = 0
-        while live:
-            if live & 1:
-                self.looks[i] = PRESENT
-            live >>= 1
-            i += 1
 
     def _look_round(self, mask):
         """The look's frame ``_k`` (for ``_src``'s card) to every reader in
