@@ -3,7 +3,7 @@ and the journal's own flash area beside it.
 
 The Pico's 1408 KiB of storage hold littlefs (decks and settings; 4 KB erase
 blocks, mounted by the rp2 port as ``VfsLfs2(bdev, progsize=256)``); the
-journal has its own 56 KiB area at the top of the ROMFS partition (written by
+journal has its own 52 KiB area at the top of the ROMFS partition (written by
 page program: firmware/table/flash_log.py).  A virtual table has the same
 (``journal_flash``); one with ``table flash=KB`` gets a flash of KB KiB split
 (``split``): littlefs for decks and settings, the journal's area on emulated
@@ -36,7 +36,7 @@ from littlefs import errors as lfs_errors
 
 BLOCK = 4096            # the Pico's erase block (FLASH_SECTOR_SIZE)
 PICO_STORAGE_KB = 1408  # littlefs on a Pico
-PICO_JOURNAL_KB = 56    # the journal's own area on a Pico (firmware/boards/pico.py)
+PICO_JOURNAL_KB = 52    # the journal's own area on a Pico (firmware/boards/pico.py)
 # ``table flash=KB`` splits a small flash between littlefs and the journal's
 # area in this ratio (a scenario's full flash comes at the same deal in both
 # runtimes); the numbers are the storage split first planned, kept so.

@@ -210,7 +210,7 @@ def test_a_romfs_image_reaching_the_journals_area_is_never_deployed():
         pico = KindOfBoard("rp2", PICO, romfs=partition)
         assert D.check_board(pico, "pico", None, room) == ("rp2", PICO)
         with pytest.raises(D.DeployError, match="romfs.img is %d bytes; the ROMFS partition "
-                           "holds %d below the journal's 56 KiB" % (room + 1, room)):
+                           "holds %d below the journal's 52 KiB" % (room + 1, room)):
             D.check_board(pico, "pico", True, room + 1)
         assert len(pico.calls) == 2
 

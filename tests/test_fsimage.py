@@ -77,8 +77,8 @@ def test_the_board_folder_the_firmware_and_the_journals_area_agree(stock_uf2, ta
                                        "ROMFS": (0x60000, F.ROMFS_BYTES)}
     assert (F.FS_OFFSET, F.ROMFS_OFFSET) == (0xA0000, 0x60000)
     assert F.filesystem_partition(table_uf2) == (F.FS_OFFSET, F.FS_BYTES)
-    assert (F.JOURNAL_OFFSET, F.JOURNAL_BYTES) == (0x92000, 56 * 1024)
-    assert F.journal_area(*F.partitions(table_uf2)["ROMFS"]) == (0x92000, 56 * 1024)
+    assert (F.JOURNAL_OFFSET, F.JOURNAL_BYTES) == (0x93000, 52 * 1024)
+    assert F.journal_area(*F.partitions(table_uf2)["ROMFS"]) == (0x93000, 52 * 1024)
     assert F.JOURNAL_BYTES == pico.JOURNAL_SECTORS * pico.SECTOR == pico.JOURNAL_SECTORS * 4096
     assert F.JOURNAL_OFFSET + F.JOURNAL_BYTES == F.FS_OFFSET    # the top of the ROMFS partition
     assert F.partitions(stock_uf2) == {"MicroPython": (0xA0000, 1408 * 1024)}
@@ -211,7 +211,7 @@ def test_a_romfs_image_reaching_the_journals_area_is_refused(table_uf2):
     assert flash[F.ROMFS_OFFSET:F.JOURNAL_OFFSET] == b"\x55" * room
     assert flash[F.JOURNAL_OFFSET:F.FS_OFFSET] == b"\xff" * F.JOURNAL_BYTES
     with pytest.raises(F.ImageError, match="romfs.img is %d bytes; the ROMFS partition holds %d "
-                       "below the journal's 56 KiB" % (room + 1, room)):
+                       "below the journal's 52 KiB" % (room + 1, room)):
         F.uf2_with_filesystem(table_uf2, fs, b"\x55" * (room + 1))
 
 

@@ -396,6 +396,31 @@ def test_debounce_place_remove_swap() -> None:
     assert polls(t, 0, 2)[-1] == (M.PRESENT, UID4)
 
 
+def test_quiet_only_where_a_look_finding_nothing_would_change_nothing() -> None:
+    """``quiet(i)``: the last scan read nothing, nothing is reported and the
+    debounce has settled -- only then may a sweep's empty look skip
+    ``record`` (it would count one more miss).  Not while a lifted card's
+    misses are still counted, not after a read, not on a reader down."""
+    t = make_table()
+    chip = t.chips[0]
+    assert not t.rs.quiet(0)                             # never scanned: its first scan counts
+    polls(t, 0, 3)
+    assert t.rs.quiet(0)
+    chip.place(Tag(UID7))
+    t.rs.poll(0)
+    assert not t.rs.quiet(0)                             # a read, not yet confirmed
+    polls(t, 0, 2)
+    chip.remove(*list(chip.tags))
+    for _ in range(t.rs.release - 1):
+        t.rs.poll(0)
+        assert not t.rs.quiet(0)                         # still reported: misses counted
+    t.rs.poll(0)
+    assert t.rs.status[0] == M.ABSENT and t.rs.quiet(0)
+    chip.disconnect()                                    # a loose wire: it goes down
+    t.rs.poll(0)
+    assert t.rs.down(0) and not t.rs.quiet(0)
+
+
 def test_reselect_confirms_the_card_read_and_nothing_else() -> None:
     """``reselect``: the card read last answers its SELECTs again (PRESENT,
     UID kept), the reader is empty (ABSENT), another card lies there
@@ -487,6 +512,32 @@ def test_a_sweep_looks_at_every_reader_at_once() -> None:
     assert t.rs.status[2] == M.ABSENT and not t.rs.confirming(0)
     t.rs.rest(2)
     assert not t.chips[2].field_on
+
+
+def test_a_poll_switches_the_fields_ahead_on_when_a_card_answers() -> None:
+    """``ahead``: the readers whose fields a poll switches on as soon as a
+    card answers its WUPA (they settle while the card is read; a sweep can
+    follow at once).  The polled reader's field then stays on, its card
+    selected, and the sweep's second WUPA wakes it.  An empty reader arms
+    nothing and switches its field off; a down reader is never armed."""
+    t = make_table(4)
+    t.chips[3].disconnect()
+    for _ in range(3):
+        t.rs.poll(3)
+    assert t.rs.down(3)
+    t.rs.ahead = 0b1110
+    t.rs.poll(0)                                       # nothing there
+    assert t.rs.ahead_armed == 0 and not any(c.field_on for c in t.chips)
+    t.chips[0].place(Tag(UID7))
+    t.rs.poll(0)
+    assert t.rs.raw[0] == M.PRESENT and t.rs.ahead_armed == 0b0110
+    assert [c.field_on for c in t.chips[:3]] == [True, True, True]
+    assert 0 <= t.ticks_ms() - t.rs.ahead_at < 10
+    t.rs.ahead = 0
+    t.rs.sweep(0, 0b0111)                              # no arm, no wait: all settled
+    assert list(t.rs.looks[:3]) == [M.PRESENT, M.ABSENT, M.ABSENT]
+    t.rs.poll(1)                                       # a poll without ``ahead`` arms none
+    assert t.rs.ahead_armed == 0
 
 
 def test_a_sweep_with_the_fields_kept_on_wakes_the_cards_its_scans_left_selected() -> None:

@@ -1,10 +1,10 @@
 """Issue 26 section 3 on the emulated Pico: a power cut in and after the
 flash operations of a session, each powered up on MicroPython's rp2 port in
 rp2040js (host_sim/rp2040/), the firmware unchanged, its journal in its own
-area at the top of the ROMFS partition (boards/pico.py, 14 sectors).
+area at the top of the ROMFS partition (boards/pico.py, 13 sectors).
 
 The session: the journal's area is first filled as a table leaves it after
-20 deals in ten sessions (played by the CPython table on the NOR model:
+16 deals in eight sessions (played by the CPython table on the NOR model:
 the journal's bytes are the same on the Pico, tests/test_rp2040_table.py),
 so that on the Pico the ring comes round at once.  The Pico takes the last
 session up, a new session is started (the oldest ones are dropped and their
@@ -48,11 +48,11 @@ from tools.tapptable import fsimage
 
 ARGS = ("wuerttemberg", 3, "open")
 AREA = slice(fsimage.JOURNAL_OFFSET, fsimage.JOURNAL_OFFSET + fsimage.JOURNAL_BYTES)
-FILLED = 20                   # deals on the area before (the ring is about to come round)
+FILLED = 16                   # deals on the area before (the ring is about to come round)
 RESUMED_MS = BOOT_LOOK_MS + 100
 PARTS = 2                     # the slow sweep in parts (each worker records the session)
 DURATION_US = {"program": 400, "erase": 45_000}    # serial_flash.mjs's typical times
-LIVE = (("erase", 1, 0.3), ("program", 5, 0.5), ("program", 9, 0.1))  # kind, nth, part
+LIVE = (("erase", 1, 0.3), ("program", 3, 0.5), ("program", 2, 0.1))  # kind, nth, part
 
 
 def filled_flash(seed):
@@ -221,7 +221,7 @@ def pytest_generate_tests(metafunc):
 
 @pytest.fixture(scope="module")
 def played(tmp_path_factory, request):
-    return PlayedOnPico(tmp_path_factory.mktemp("cuts"), 6 if _slow(request.config) else 1)
+    return PlayedOnPico(tmp_path_factory.mktemp("cuts"), 6 if _slow(request.config) else 2)
 
 
 def test_live_cuts_leave_what_the_log_rebuilds(played):

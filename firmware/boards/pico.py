@@ -22,7 +22,7 @@ PINS = {
 # ROMFS image; littlefs keeps the decks and settings.  ``tapptable build``
 # erases the area and refuses a ROMFS image that would reach it.
 SECTOR = 4096                # the flash's erase unit (FLASH_SECTOR_SIZE)
-JOURNAL_SECTORS = 14         # 56 KiB, flash 0x92000-0xA0000 (the ROMFS image below: 200 KiB)
+JOURNAL_SECTORS = 13         # 52 KiB, flash 0x93000-0xA0000 (the ROMFS image below: 204 KiB)
 
 SETTINGS = {
     "spi_baud": 4000000,   # MFRC522 allows 10 MHz; 4 MHz is safe over table wiring;

@@ -296,6 +296,7 @@ class MFRC522:
         self.rx_len = 0
         self.rx_bits = 0  # valid bits in the last byte, 0 = all 8
         self._txctl = 0x80  # TxControlReg reset value: field off
+        self._woke = _TIMEOUT  # what ``wake``'s WUPA got, for ``read_uid``
         # per cascade level: the last SELECT tail (CLn, BCC, CRC_A) and the last
         # SAK + CRC_A that CalcCRC checked, with a valid flag each
         self._sel_ok = bytearray(3)
@@ -650,13 +651,31 @@ class MFRC522:
         keep_field (then a second WUPA after a timeout catches a card that was
         left ACTIVE, which drops to IDLE on the first one).
         """
+        self.wake(settle_us, keep_field)
+        return self.read_uid(keep_field)
+
+    def wake(self, settle_us=5000, keep_field=False):
+        """``scan``'s first frame: the field up and settled, WUPA (twice with
+        the field kept on).  True when a card answered: ``read_uid`` then
+        reads it -- between the two a caller may switch other readers'
+        fields on, to settle while this card is read."""
         self.uid_len = 0
         if not self.ok:
-            return ERROR
+            return False
         self._field_up(settle_us)
         r = self._wupa()
         if r == _TIMEOUT and keep_field:
             r = self._wupa()
+        self._woke = r
+        return r == _OK
+
+    def read_uid(self, keep_field=False):
+        """``scan``'s rest after ``wake``: the UID of the card that answered
+        read; the field off unless ``keep_field`` (then the card stays
+        selected: a WUPA wakes it at the second try)."""
+        if not self.ok:
+            return ERROR
+        r = self._woke
         if r == _OK:
             r = self._select_uid()
         if not keep_field:

@@ -119,8 +119,15 @@ class ReaderSet:
         self._recoveries = [0] * n
         self._errors = [0] * n
         self.looks = bytearray(n)  # ``sweep``'s answer per reader
+        # a poll's early sweep: readers whose fields go on as soon as a card
+        # answers the polled reader's first frame (``ahead``), those it
+        # switched on (``ahead_armed``) and when (``ahead_at``, ticks_ms)
+        self.ahead = 0
+        self.ahead_armed = 0
+        self.ahead_at = 0
         self._src = None  # a sweep's look: the reader whose card it looks for
         self._k = -1  # and the frame going out (-1 WUPA, k the SELECT of level k)
+        self._src_bit = 0  # (that reader's bit)
         mv = memoryview(self.uids)
         # views of each reader's UID for the lengths 0, 4, 7, 10 (index: length // 3)
         self._views = [[mv[UID_MAX * i: UID_MAX * i + k] for k in (0, 4, 7, 10)]
@@ -200,6 +207,7 @@ class ReaderSet:
         scanned in the same poll if that worked); before that the poll returns 0
         at once, without bus traffic.
         """
+        self.ahead_armed = 0
         if self._down[i]:
             now = self._ticks()
             if ticks_diff(now, self._down_at[i]) < self._backoff[i]:
@@ -248,6 +256,14 @@ class ReaderSet:
             return self._after_reset(i, raw, rd) | self._judge(i, raw, rd)
         return self._judge(i, raw, rd)
 
+    def quiet(self, i):
+        """Reader i's last scan read nothing, it reports nothing and its
+        debounce has settled: a look finding it empty again changes nothing
+        (``record`` would only count one more miss)."""
+        return self.raw[i] == ABSENT and self.status[i] == ABSENT \
+            and self._miss[i] >= self.release and not self._stale[i] \
+            and not self._fresh[i] and not self._down[i]
+
     def confirming(self, i):
         """Reader i's last scan read a card it has not reported, not yet
         confirmed: the next poll only re-selects it (``_read``)."""
@@ -270,10 +286,13 @@ class ReaderSet:
         card answered), OTHER (a card answered, not that one), COLLISION or
         ERROR (garbled; or it cannot tell: down, the field off).  With the
         fields kept on (``keep_field``) a reader where no card answered the
-        WUPA gets a second one, as ``scan`` does.  Nothing is debounced and
+        WUPA gets a second one, as ``scan`` does; else reader j does (its
+        scan may have kept its field on, the card selected: ``ahead``).
+        Nothing is debounced and
         nothing reported changes (``record`` takes a result as a scan's);
         every field stays on."""
         self._src = self.readers[j]
+        self._src_bit = 1 << j
         live = self._wupa_round(mask)
         k = 0
         while live and k < self._src.uid_len // 3:
@@ -283,12 +302,16 @@ class ReaderSet:
 
     def _wupa_round(self, mask):
         """The look's WUPA to every reader in ``mask``: the bits of those a
-        card answered.  Fields kept on: a card its last scan left selected
-        (deaf to a WUPA) wakes at a second one, as in ``scan``."""
+        card answered.  A card its last scan left selected (deaf to a WUPA;
+        every reader's with the fields kept on, else only ``_src``'s) wakes at
+        a second one, as in ``scan``."""
         self._k = -1
         live = self._look_round(mask)
-        if self.keep_field:
-            live |= self._look_round(self._silent(mask))
+        again = self._silent(mask)
+        if not self.keep_field:          # only the card read last: maybe left selected
+            again &= self._src_bit
+        if again:
+            live |= self._look_round(again)
         return live
 
     def _silent(self, mask):
@@ -343,7 +366,22 @@ class ReaderSet:
             raw = rd.reselect(self.settle_us, self.keep_field)
             if raw == PRESENT or raw == ABSENT:
                 return raw
-        return rd.scan(self.settle_us, self.keep_field)
+        if rd.wake(self.settle_us, self.keep_field) and self.ahead & ~(1 << i):
+            self._arm_ahead(self.ahead & ~(1 << i))
+            return rd.read_uid(True)        # its field stays on: the sweep follows
+        return rd.read_uid(self.keep_field)
+
+    def _arm_ahead(self, mask):
+        """A card answered the polled reader: the fields of the readers in
+        ``mask`` go on now, to settle while the card is read (the sweep a new
+        card starts then need not wait for them)."""
+        self.ahead_at = self._ticks()
+        j = 0
+        while j < self.n:
+            if mask >> j & 1 and not self._down[j]:
+                self.readers[j].antenna(True)
+                self.ahead_armed |= 1 << j
+            j += 1
 
     def poll_all(self):
         """Poll every reader in turn; bit i of the result is set if reader i changed."""

@@ -103,7 +103,8 @@ GLYPHS = (
 
 _CODES = tuple(ord(ch) for ch in CHARS)  # CHARS as code points (cells() finds glyphs by them)
 
-_S = [0, 0, 1, WIDTH]  # pen x, pen y, colour, right edge (set by text())
+# pen x, pen y, colour, right edge (set by text()); the columns cells() draws next
+_S = [0, 0, 1, WIDTH, 0, COLUMNS - 1]
 
 
 def width(s):
@@ -172,6 +173,16 @@ def cells(display, row, codes, n, invert=False):
     else:
         line(display, row, "", invert)      # clears the row, sets the pen (_S)
         _codes(display, codes, n)
+    _S[4] = 0
+    _S[5] = COLUMNS - 1
+
+
+def columns(first, last):
+    """The next ``cells()`` on a display with a ``buffer`` draws only the
+    columns first..last (the others show what they showed: a card's three
+    characters cost three cells, not sixteen, 0.2 ms on the Pico, not 0.9)."""
+    _S[4] = first
+    _S[5] = last
 
 
 # ---------------------------------------------------------------- drawing
@@ -179,10 +190,12 @@ def cells(display, row, codes, n, invert=False):
 
 
 def _row(buf, at, codes, n):
-    # the row's 16 cells, each 8 bytes (columns) of the page; blanks after n
+    # the row's cells (``columns``: all 16), each 8 bytes (columns) of the page;
+    # blanks after n
     cells = _CELLS[_S[2]]
-    i = 0
-    while i < COLUMNS:
+    i = _S[4]
+    at += i << 3
+    while i <= _S[5]:
         buf[at:at + 8] = cells[_slot(codes[i]) if i < n else 32]
         at += 8
         i += 1

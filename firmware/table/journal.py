@@ -47,7 +47,7 @@ from tapp.record import parse_line, with_crc
 DEAL_BYTES = 2048         # a deal's journal, before the session has an average
 WARN_DEALS = 10           # from this many deals left the table warns
 CLEAN_DEALS = 15          # old sessions go while fewer deals than this fit (the Pico's
-                          # 56 KiB hold 30-48: finished sessions stay for an evening)
+                          # 52 KiB hold about 28-44: finished sessions stay for an evening)
 TAIL = 32                 # lines of the running session the console may ask again
 
 # why an append was refused (``refused``): the same words on every runtime

@@ -32,6 +32,7 @@ from . import font, names, texts
 
 ROWS = 8
 COLS = 16
+_SPACES = array("I", [32] * COLS)
 # bytes of a UTF-8 sequence by its first byte's high nibble
 _SEQ = b"\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x02\x02\x03\x04"
 
@@ -94,6 +95,7 @@ class RowWriter:
         self._pos = 0                        # characters given (also past column 16)
         self._changed = False                # the row differs from what was shown
         self._kept = False                   # (that, while the pen writes the right part)
+        self.whole = 0                       # bit r: draw row r whole (``forget``)
         self._first = COLS                   # the row's first and last changed column
         self._last = -1
         # the display's ``mark(page, first, last)`` (drivers/ssd1306.py): which
@@ -159,10 +161,7 @@ class RowWriter:
         self._finish()
 
     def _place_right(self, n):
-        i = 0
-        while i < n:
-            self.put(self._right[i])
-            i += 1
+        self._copy(self._right, n)
 
     def _finish(self):
         row = self.row
@@ -177,7 +176,7 @@ class RowWriter:
             cur[n] = 0
             n += 1
         if self._changed:
-            self.draw(row)
+            self._draw_changed(row)
             if self._mark is not None and self._last >= 0:
                 self._mark(row, self._first << 3, (self._last << 3) | 7)
 
@@ -191,6 +190,18 @@ class RowWriter:
     def draw(self, row):
         """Draw row ``row`` as it is shown into the display's buffer."""
         font.cells(self.display, row, self.shown[row], self.lens[row], self.inverted[row])
+
+    def _draw_changed(self, row):
+        """Draw the columns of ``row`` that changed (the whole row after ``forget``)."""
+        if self._last >= 0 and not self.whole >> row & 1:
+            font.columns(self._first, self._last)
+        self.whole &= ~(1 << row)
+        self.draw(row)
+
+    def forget(self):
+        """Something else drew on the display: each row is drawn whole when it
+        is next written and changed."""
+        self.whole = (1 << ROWS) - 1
 
     # ----- characters ---------------------------------------------------------------------
 
@@ -208,9 +219,35 @@ class RowWriter:
         self._pos = p + 1
 
     def spaces(self, n):
-        while n > 0:
-            self.put(32)
-            n -= 1
+        self._copy(_SPACES, n if n < COLS else COLS)
+
+    def _copy(self, src, n):
+        """``put`` of the code points ``src[0:n]`` (an ``array``), without a
+        call per character (a call costs the Pico some 15 us)."""
+        to = self._to
+        p = self._pos
+        i = 0
+        while i < n:
+            if p >= COLS:
+                self._past(n - i)
+                p += n - i
+                break
+            if to[p] != src[i]:
+                to[p] = src[i]
+                self._put_changed(p)
+            p += 1
+            i += 1
+        self._pos = p
+
+    def _put_changed(self, p):
+        self._changed = True
+        if self._to is not self._right:
+            self._columns(p, p)
+
+    def _past(self, k):
+        """``k`` characters given past the row's edge."""
+        if self._to is not self._right:
+            self.cut += k
 
     def add(self, s, limit=COLS):
         """The characters of the str ``s``, at most ``limit`` of them."""
@@ -226,17 +263,32 @@ class RowWriter:
     def codes(self, codes):
         """The code points ``codes`` (an ``array``: a seat's name as the
         screens keep it, no str indexed character by character)."""
-        n = len(codes)
-        i = 0
-        while i < n:
-            self.put(codes[i])
-            i += 1
+        self._copy(codes, len(codes))
 
     def utf8(self, data, i, end):
         """The characters of the UTF-8 bytes ``data[i:end]``."""
         while i < end:
-            self.put(_code(data, i))
-            i += _SEQ[data[i] >> 4]
+            if data[i] < 0x80:          # a run of ASCII: their own code points
+                i = self._ascii(data, i, end)
+            else:
+                self.put(_code(data, i))
+                i += _SEQ[data[i] >> 4]
+
+    def _ascii(self, data, i, end):
+        """``put`` of the ASCII bytes from ``data[i]`` on, up to ``end`` or the
+        first other byte; where it stopped."""
+        to = self._to
+        p = self._pos
+        while i < end and data[i] < 0x80:
+            if p >= COLS:
+                self._past(1)
+            elif to[p] != data[i]:
+                to[p] = data[i]
+                self._put_changed(p)
+            p += 1
+            i += 1
+        self._pos = p
+        return i
 
     def num(self, n):
         """An int in decimal."""

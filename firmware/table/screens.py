@@ -31,7 +31,7 @@ from array import array
 from . import names
 from .rows import ROWS, RowWriter
 
-ROWS_PER_STEP = 2
+ROWS_PER_STEP = 3
 # table/pages/, most needed first (``preload``)
 PAGES = ("dealing", "play", "result", "scores", "notice", "info")
 # the order the rows are written in when several are due
@@ -128,6 +128,7 @@ class Screens:
         self.page = None
         self.given = None
         self.due = 0
+        self.w.forget()
         n = len(lines)
         row = 0
         while row < ROWS:

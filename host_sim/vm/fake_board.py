@@ -80,6 +80,11 @@ class FakeReaders:
         self.status = bytearray(self.n)
         self.uids = [NO_UID] * self.n
         self.looks = bytearray(self.n)
+        self.settle_us = 0                 # no field to settle
+        self.keep_field = False
+        self.ahead = 0                     # (ReaderSet.ahead: the fake's scan arms nothing)
+        self.ahead_armed = 0
+        self.ahead_at = 0
 
     def init(self):
         pass
@@ -125,6 +130,10 @@ class FakeReaders:
         self.status[i] = raw
         if raw != PRESENT:
             self.uids[i] = NO_UID
+
+    def quiet(self, i):
+        """(ReaderSet.quiet: the fake has no debounce.)"""
+        return self.raw[i] == ABSENT and self.status[i] == ABSENT
 
     def confirming(self, i):
         """(ReaderSet.confirming: the fake reports a card at its first read.)"""

@@ -43,7 +43,7 @@ FS_OFFSET = FLASH_BYTES - FS_BYTES   # 0xA0000: rp2.Flash()'s start
 ROMFS_BYTES = 256 * 1024             # MICROPY_HW_ROMFS_BYTES
 ROMFS_OFFSET = FS_OFFSET - ROMFS_BYTES                 # 0x60000: just below the storage
 JOURNAL_BYTES = JOURNAL_SECTORS * SECTOR               # the top of the ROMFS partition
-JOURNAL_OFFSET = ROMFS_OFFSET + ROMFS_BYTES - JOURNAL_BYTES    # 0x92000
+JOURNAL_OFFSET = ROMFS_OFFSET + ROMFS_BYTES - JOURNAL_BYTES    # 0x93000
 FS_BLOCK = SECTOR                    # littlefs's block: one erase unit
 FS_PROG = 256                        # _boot.py: progsize=256
 FS_READ = 32                         # VfsLfs2's default readsize

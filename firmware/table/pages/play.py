@@ -88,6 +88,8 @@ class Page(Base):
         if 0 <= i < len(self.seats) and i < 5 and not self.calls and not self.handover \
                 and not (r == 6 and self.undo):
             return self._seat_key(s, self.seats[i])
+        if r == 6 and not self.undo and i >= len(self.seats) and not _status_kind(s):
+            return _BLANK_KEY        # the message row, blank (through a trick's cards)
         return -1
 
     def _contract_number(self, s):
@@ -176,6 +178,7 @@ class Page(Base):
 
 
 _MARKS = b" >*"
+_BLANK_KEY = 0x7FFF              # a blank row's key (a seat row's are below 37 * 6 * 3)
 
 
 def _seat_card(s, seat):
@@ -251,23 +254,57 @@ def _seat_call(s, seat):
 
 def _status(s):
     """The message row: a refusal or warning, else the finished trick, else
-    in the auction who speaks."""
+    in the auction who speaks (``_status_kind``)."""
+    kind = _status_kind(s)
+    view = s.view
+    table = s.table
+    if kind == _MESSAGE:
+        s.w.add(table.message())
+    elif kind == _WINS:
+        wins(s)
+    elif kind == _HOLD:
+        s.w.text("hold_ok")          # a stake: how to choose it
+    elif kind == _CALLS:
+        says(s, "calls", view.turn())
+    elif kind == _LAYING:
+        _laying(s)                   # the menu takes the prompt row
+    elif kind == _PICKING:
+        _calling(s, table.rufer_pick())
+    elif kind == _HANDING:
+        _calling(s, view.rufer_call(0))
+
+
+# what the message row says (``_status_kind``); _NOTHING: it is blank
+_NOTHING = 0
+_MESSAGE = 1
+_WINS = 2
+_HOLD = 3
+_CALLS = 4
+_LAYING = 5
+_PICKING = 6
+_HANDING = 7
+
+
+def _status_kind(s):
+    """What the message row says: a refusal or warning, the finished trick,
+    how to choose a stake, who calls, who lays away, the Rufer's call, or
+    nothing (the row's key: blank through a trick's cards)."""
     view = s.view
     table = s.table
     if table.message():
-        s.w.add(table.message())
-    elif table.clearing():
-        wins(s)
-    elif table.menu_needs_hold():
-        s.w.text("hold_ok")          # a stake: how to choose it
-    elif view.expects() == "call" and standing(view) >= 0 and view.turn() >= 0:
-        says(s, "calls", view.turn())
-    elif view.expects() == "discard" and table.menu_size():
-        _laying(s)                   # the menu takes the prompt row
-    elif view.expects() == "rufer":
-        _calling(s, table.rufer_pick())
-    elif _handing_over(s):
-        _calling(s, view.rufer_call(0))
+        return _MESSAGE
+    if table.clearing():
+        return _WINS
+    if table.menu_needs_hold():
+        return _HOLD
+    expects = view.expects()
+    if expects == "call" and standing(view) >= 0 and view.turn() >= 0:
+        return _CALLS
+    if expects == "discard" and table.menu_size():
+        return _LAYING
+    if expects == "rufer":
+        return _PICKING
+    return _HANDING if _handing_over(s) else _NOTHING
 
 
 def _says_left(s, key, seat, tail=0):
