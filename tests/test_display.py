@@ -138,6 +138,40 @@ def test_a_row_sends_only_the_characters_that_changed() -> None:
     assert oled.show() == 1 and bus.bytes == 7 + 129 and model.ram == oled.buffer
 
 
+def test_a_row_draws_only_its_changed_cells_until_something_else_drew() -> None:
+    """A row redraws only the cells whose characters changed (the mark ">"
+    at column 0 and the card at 13..15: four cells, not sixteen); after
+    ``forget()`` -- something else drew on the display, as the self-test does
+    -- each row is drawn whole at its next change (Screens.draw_rows)."""
+    from table.rows import RowWriter
+    from table.screens import Screens
+    _bus, _model, oled = make()
+    w = RowWriter(oled)
+
+    def seat_row(mark, card):
+        w.begin(2)
+        w.put(ord(mark))
+        w.add("Cora")
+        w.right()
+        w.add(card)
+        w.end()
+    seat_row(">", "")
+    page = bytes(oled.buffer[256:384])
+    oled.buffer[256 + 8 * 7] = 0x5A          # a stray byte in cell 7 (not the row's)
+    seat_row(" ", "H10")
+    after = bytes(oled.buffer[256:384])
+    assert after[8 * 7] == 0x5A                       # cell 7 was not drawn again
+    assert after[8:8 * 7] == page[8:8 * 7] and after[8 * 8:8 * 13] == page[8 * 8:8 * 13]
+    assert after[:8] != page[:8]                      # the mark's cell was
+    assert after[8 * 13:] != page[8 * 13:]
+    screens = Screens(oled)
+    screens.w = w
+    screens.draw_rows([("", False)] * 2 + [(" Cora        H10", False)] + [("", False)] * 5)
+    assert oled.buffer[256 + 8 * 7] == 0x5A           # the row did not change: not drawn
+    seat_row(">", "H10")
+    assert oled.buffer[256 + 8 * 7] == 0                # changed after forget: drawn whole
+
+
 def test_a_mark_that_misses_a_change_still_gets_it_shown() -> None:
     """A mark only chooses what goes first: a pixel drawn outside it keeps
     the page dirty, and the next show sends the page whole."""

@@ -103,8 +103,8 @@ GLYPHS = (
 
 _CODES = tuple(ord(ch) for ch in CHARS)  # CHARS as code points (cells() finds glyphs by them)
 
-# pen x, pen y, colour, right edge (set by text()); the columns cells() draws next
-_S = [0, 0, 1, WIDTH, 0, COLUMNS - 1]
+# pen x, pen y, colour, right edge (set by text()); the columns cells() draws next (bits)
+_S = [0, 0, 1, WIDTH, 0xFFFF]
 
 
 def width(s):
@@ -173,16 +173,15 @@ def cells(display, row, codes, n, invert=False):
     else:
         line(display, row, "", invert)      # clears the row, sets the pen (_S)
         _codes(display, codes, n)
-    _S[4] = 0
-    _S[5] = COLUMNS - 1
+    _S[4] = 0xFFFF
 
 
-def columns(first, last):
+def columns(mask):
     """The next ``cells()`` on a display with a ``buffer`` draws only the
-    columns first..last (the others show what they showed: a card's three
-    characters cost three cells, not sixteen, 0.2 ms on the Pico, not 0.9)."""
-    _S[4] = first
-    _S[5] = last
+    columns whose bits are set in ``mask`` (bit c: column c; the others show
+    what they showed: a card's three characters cost three cells, not
+    sixteen, 0.2 ms on the Pico, not 0.9)."""
+    _S[4] = mask
 
 
 # ---------------------------------------------------------------- drawing
@@ -191,12 +190,13 @@ def columns(first, last):
 
 def _row(buf, at, codes, n):
     # the row's cells (``columns``: all 16), each 8 bytes (columns) of the page;
-    # blanks after n
-    cells = _CELLS[_S[2]]
-    i = _S[4]
-    at += i << 3
-    while i <= _S[5]:
-        buf[at:at + 8] = cells[_slot(codes[i]) if i < n else 32]
+    # blanks after n (few locals: a frame over 11 words goes on the heap)
+    mask = _S[4]
+    i = 0
+    while mask:
+        if mask & 1:
+            buf[at:at + 8] = _CELLS[_S[2]][_slot(codes[i]) if i < n else 32]
+        mask >>= 1
         at += 8
         i += 1
 

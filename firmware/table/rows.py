@@ -33,6 +33,7 @@ from . import font, names, texts
 ROWS = 8
 COLS = 16
 _SPACES = array("I", [32] * COLS)
+_ALL = (1 << COLS) - 1          # every column
 # bytes of a UTF-8 sequence by its first byte's high nibble
 _SEQ = b"\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x02\x02\x03\x04"
 
@@ -81,7 +82,8 @@ class RowWriter:
 
     def __init__(self, display):
         self.display = display
-        self.shown = [array("I", [0] * COLS) for _ in range(ROWS)]  # code points shown
+        # code points shown, spaces past a row's length (drawn blank, as a space)
+        self.shown = [array("I", [32] * COLS) for _ in range(ROWS)]
         self.lens = bytearray(ROWS)          # characters shown per row
         self.inverted = bytearray(ROWS)
         self.lang = "de"                     # the texts' language
@@ -96,8 +98,13 @@ class RowWriter:
         self._changed = False                # the row differs from what was shown
         self._kept = False                   # (that, while the pen writes the right part)
         self.whole = 0                       # bit r: draw row r whole (``forget``)
+        self._key = None                     # the text key asked last (``_which``),
+        self._key_lang = None                # in this language: its number, its length
+        self._key_j = -1
+        self._key_len = -1
         self._first = COLS                   # the row's first and last changed column
         self._last = -1
+        self._cols = 0                       # and every changed column (bit c: column c)
         # the display's ``mark(page, first, last)`` (drivers/ssd1306.py): which
         # columns of a row changed, so it sends only those; None: a display without it
         self._mark = getattr(display, "mark", None)
@@ -115,6 +122,7 @@ class RowWriter:
         self.inverted[row] = inv
         self._first = 0 if self._changed else COLS     # inverted: every column changed
         self._last = COLS - 1 if self._changed else -1
+        self._cols = _ALL if self._changed else 0
 
     def right(self):
         """The pen moves to the row's right part (after what it holds)."""
@@ -173,7 +181,7 @@ class RowWriter:
             self.lens[row] = n
         cur = self._to
         while n < COLS:
-            cur[n] = 0
+            cur[n] = 32                          # blank as a space: no cell to draw
             n += 1
         if self._changed:
             self._draw_changed(row)
@@ -186,6 +194,7 @@ class RowWriter:
             self._first = a
         if b > self._last:
             self._last = b
+        self._cols |= (2 << b) - (1 << a)
 
     def draw(self, row):
         """Draw row ``row`` as it is shown into the display's buffer."""
@@ -194,7 +203,7 @@ class RowWriter:
     def _draw_changed(self, row):
         """Draw the columns of ``row`` that changed (the whole row after ``forget``)."""
         if self._last >= 0 and not self.whole >> row & 1:
-            font.columns(self._first, self._last)
+            font.columns(self._cols)
         self.whole &= ~(1 << row)
         self.draw(row)
 
@@ -319,7 +328,7 @@ class RowWriter:
 
     def text(self, key):
         """The table text ``key`` in the language."""
-        j = texts.which(key, self.lang)
+        j = self._which(key)
         self.utf8(texts.DATA, texts.OFF[j], texts.OFF[j + 1] - 1)
 
     def text_number(self, j):
@@ -329,16 +338,30 @@ class RowWriter:
 
     def text_head(self, key):
         """The text ``key`` up to its "%s"; ``text_tail(key)`` writes the rest."""
-        a = texts.OFF[texts.which(key, self.lang)]
+        a = texts.OFF[self._which(key)]
         self.utf8(texts.DATA, a, _percent(a))
 
     def text_tail(self, key):
-        j = texts.which(key, self.lang)
+        j = self._which(key)
         self.utf8(texts.DATA, _percent(texts.OFF[j]) + 2, texts.OFF[j + 1] - 1)
 
     def text_len(self, key):
         """Characters of the text ``key`` (its UTF-8 bytes counted once each)."""
-        return self.number_len(texts.which(key, self.lang))
+        j = self._which(key)
+        if self._key_len < 0:
+            self._key_len = self.number_len(j)
+        return self._key_len
+
+    def _which(self, key):
+        """``texts.which(key, lang)``, remembered for the last key asked (a row
+        asks one text's length, head and tail in turn: on the Pico a lookup
+        is some 0.1 ms)."""
+        if key is not self._key or self.lang is not self._key_lang:
+            self._key_j = texts.which(key, self.lang)
+            self._key = key
+            self._key_lang = self.lang
+            self._key_len = -1
+        return self._key_j
 
     def number_len(self, j):
         """Characters of the text number ``j``."""

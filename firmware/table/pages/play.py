@@ -101,11 +101,9 @@ class Page(Base):
         return self.cnum
 
     def _seat_key(self, s, seat):
-        """What a seat's row shows: its card and its mark (``card_of``, ``_mark``
-        from what ``start`` read)."""
-        card = _shown_card(s, seat, self.last)
-        mark = 2 if seat == self.winner else 1 if seat == self.turn else 0
-        return (seat * 37 + card + 1) * 3 + mark
+        """What a seat's row shows: its card and its mark (``_shown_card``,
+        ``_mark``, from what ``start`` read)."""
+        return (seat * 37 + _shown_card(s, seat, self.last) + 1) * 3 + self._mark(seat)
 
     def row(self, s, r):
         if r == 0:
@@ -146,8 +144,18 @@ class Page(Base):
         elif self.handover:
             _handing(s, seat)
         else:
-            _seat_card(s, seat)
-        seat_right_row(s, seat, _MARKS[_mark(s, seat)])
+            self._seat_card(s, seat)
+        seat_right_row(s, seat, _MARKS[self._mark(seat)])
+
+    def _seat_card(self, s, seat):
+        card = _shown_card(s, seat, self.last)
+        if card >= 0:
+            s.w.card(card)
+
+    def _mark(self, seat):
+        """0: none, 1: the seat on turn (">"), 2: the trick's winner while it
+        is cleared ("*"): from what ``start`` read, as the row's key."""
+        return 2 if seat == self.winner else 1 if seat == self.turn else 0
 
     def _prompt(self, s):
         w = s.w
@@ -181,31 +189,11 @@ _MARKS = b" >*"
 _BLANK_KEY = 0x7FFF              # a blank row's key (a seat row's are below 37 * 6 * 3)
 
 
-def _seat_card(s, seat):
-    card = card_of(s, seat)
-    if card >= 0:
-        s.w.card(card)
-
-
-def _mark(s, seat):
-    """0: none, 1: the seat on turn (">"), 2: the trick's winner while it is cleared ("*")."""
-    view = s.view
-    if s.table.clearing() and seat == view.last_winner():
-        return 2
-    return 1 if seat == view.turn() else 0
-
-
 def _auction_shown(s):
     """Do the seat rows show the calls (before the first card)?"""
     view = s.view
     return view.trick_number() <= 1 and view.trick_size() == 0 \
         and not s.table.clearing() and view.expects() != "card"
-
-
-def card_of(s, seat):
-    """The card shown at ``seat``: of the trick being played, or of the last
-    one while it is cleared; -1 none."""
-    return _shown_card(s, seat, s.table.clearing() or _just_taken(s))
 
 
 def _just_taken(s):
