@@ -13,6 +13,7 @@ in host_sim/README.md ("Scenario files"); in short:
     play turn illegal           # the seat on turn tries a card against the duties
     play 0 legal | play 2 HA    # a legal card of seat 0, or a named card
     place 1 HA | place centre HA | tag 1 04a1b2c3 | lift 1 | lift all
+    place 1 HA nowait | lift 1 nowait   # the time runs on only by ``wait``
     press ok | hold ok | wait 200 | fault 2 | back 2
     autoplay                    # the simulated players finish the deal
     autoplay deals=3            # ... and play two more
@@ -275,7 +276,7 @@ class Run:
             for r in range(t.centre + 1):
                 t.lift(r)
         else:
-            t.lift(self._reader(args[0]))
+            t.lift(self._reader(args[0]), wait="nowait" not in args[1:])
 
     def cmd_press(self, args):
         self._t().press(args[0])

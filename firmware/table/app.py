@@ -76,6 +76,9 @@ READERS_HELD = 8
 # expects on a reader, but not found there, counts as gone (every reader is
 # polled several times in this time).
 BOOT_LOOK_MS = 600
+# ... and at most this much longer while a reader's last read and the arbiter
+# disagree (a card being lifted: its lift counts after the arbiter's grace).
+BOOT_SETTLE_MS = 400
 # A display that stopped answering (a loose wire) is tried again this often;
 # play goes on without it meanwhile.
 DISPLAY_RETRY_MS = 1000
@@ -269,7 +272,11 @@ class App:
         self.settings_due = True
 
     def card_present(self, reader):
-        return self.presence.placed_len(reader) > 0
+        """A card lies on ``reader`` as the arbiter has it, and was seen there
+        last (one whose lift is pending counts as gone: after a power-up the
+        cards not found count as gone at once, so a next leader's card lifted
+        just before the check must not be played when the trick clears)."""
+        return self.presence.placed_len(reader) > 0 and not self.presence.missing(reader)
 
     # ----- jobs ------------------------------------------------------------------------
 
@@ -336,8 +343,7 @@ class App:
             self.current.card(ev, arb.reader)
             self.show_pending = True
         self.round.hot = self._hot_reader()
-        if self.boot_check is not None and ticks_diff(self.board.ticks_ms(),
-                                                      self.boot_check) >= BOOT_LOOK_MS:
+        if self.boot_check is not None and self._boot_looked():
             self.boot_check = None
             if self.game is not None:
                 self.game.after_boot(self.card_present)
@@ -346,6 +352,24 @@ class App:
                 self._journal_failed()
             elif self.journal.deals != self.deals_seen and self.game is not None:
                 self._flash_warning()
+
+    def _boot_looked(self):
+        """Have the readers looked long enough after a power-up: BOOT_LOOK_MS,
+        and what they read last agrees with the arbiter (a card lifted just
+        now, its lift still pending, is not taken for lying there) -- or
+        BOOT_SETTLE_MS more have passed (a reader that never agrees)."""
+        waited = ticks_diff(self.board.ticks_ms(), self.boot_check)
+        return waited >= BOOT_LOOK_MS and (self.cards_settled()
+                                           or waited >= BOOT_LOOK_MS + BOOT_SETTLE_MS)
+
+    def cards_settled(self):
+        """Every reader's last read agrees with the arbiter: a card where one
+        is placed, none where none is (no card settling, none being lifted)."""
+        raw = self.readers.raw
+        for i in range(self.readers.n):
+            if (raw[i] == P.PRESENT) != (self.presence.placed_len(i) > 0):
+                return False
+        return True
 
     def refresh(self):
         """Draw the screen when something changed, then send at most
@@ -443,11 +467,7 @@ class App:
         buttons = self.board.buttons
         if buttons.prev.pressed or buttons.next.pressed or buttons.ok.pressed:
             return False
-        raw = self.readers.raw
-        for i in range(self.readers.n):      # a card seen that is not (or no longer) placed
-            if (raw[i] == P.PRESENT) != (self.presence.placed_len(i) > 0):
-                return False
-        return True
+        return self.cards_settled()
 
     # ----- routing ------------------------------------------------------------------------
 

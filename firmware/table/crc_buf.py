@@ -17,8 +17,9 @@ from array import array
 
 from tapp.record import crc_hex
 
-_LO = array("H", bytes(512))
-_HI = array("H", bytes(512))
+_TABLES = array("H", bytes(1024))    # the low halves' 256 entries, then the high halves'
+_LO = memoryview(_TABLES)[:256]
+_HI = memoryview(_TABLES)[256:]
 _HEX = b"0123456789abcdef"
 
 
@@ -46,7 +47,8 @@ def start(st):
 
 
 def feed(st, buf, i, end):
-    """Take ``buf[i:end]`` into the CRC."""
+    """Take ``buf[i:end]`` into the CRC (machine code where the port has it:
+    table/crc_native.py)."""
     hi = st[0]
     lo = st[1]
     while i < end:
@@ -80,3 +82,11 @@ def put_be(st, out, at):
     out[at + 1] = hi & 0xFF
     out[at + 2] = lo >> 8
     out[at + 3] = lo & 0xFF
+
+
+try:                    # the same loop as machine code, where the port compiles viper
+    from . import crc_native
+    crc_native.TABLES = _TABLES
+    feed = crc_native.feed  # noqa: F811  # pyright: ignore[reportAssignmentType]
+except (ImportError, SyntaxError):
+    pass

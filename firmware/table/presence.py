@@ -386,6 +386,12 @@ class Presence:
         """Length of the UID of the card placed on reader i; 0 if none."""
         return self._held_len[i]
 
+    def missing(self, i):
+        """The card placed on reader i has not been seen since its reader
+        reported it gone (empty or another card): it is lifted once
+        ``gone_ms`` have passed, unless it is seen again before."""
+        return self._held_len[i] != 0 and self._gone[i] != 0
+
     def placed_uid(self, i, buf):
         """Copy the UID of the card placed on reader i into buf; its length (0: none)."""
         n = self._held_len[i]

@@ -1,9 +1,9 @@
 """Which reader the readers job scans next, and the arbiter fed with it.
 
-One field at a time, switched on in one step and scanned in the next, so the
+Two fields at a time, switched on in one step and scanned in the next, so a
 field's 5 ms settle time passes between steps, never inside one: the seat on
-turn (``hot``, set by the application) every other step, the other readers
-in turn.  A new card on the hot reader starts a sweep: every reader's field
+turn's (``hot``, set by the application) at every step, with one of the
+other readers in turn.  A new card on the hot reader starts a sweep: every reader's field
 is switched on at once (the reader rail is sized for all fields on:
 hardware/README.md, power budget) and the next step looks at every one of
 them for the new card at once (``ReaderSet.sweep``: their frames on air side
@@ -45,7 +45,8 @@ class ReaderRound:
         self.polls = 0                       # steps since power-up
         self.sweeping = 0                    # bit i: reader i armed for the sweep's look
         self._next = 0                       # the other reader scanned last
-        self._armed = -1                     # the reader whose field is settling
+        self._armed = -1                     # the other reader whose field is settling
+        self._hot_armed = -1                 # the hot reader's, switched on with it
         self._swept = -1                     # the hot reader whose unplaced card was swept for
         self._read_at = 0                    # when the hot reader read the card swept for
         self._scanned_at = 0                 # when the last scan began
@@ -60,17 +61,39 @@ class ReaderRound:
         if self.sweeping:
             self._sweep_step()
             return
-        armed = self._armed
-        if armed >= 0:
-            self.readers.ahead = self._ahead(armed)
-            self._scan(armed)
-            self.readers.ahead = 0
-            if self._new_on_hot(armed):
-                self._start_sweep()
-                return
-            if self.readers.ahead_armed:     # a card answered, not a new one
-                self._rest_ahead(armed)
+        if self._scan_hot() or self._scan_other():
+            self._start_sweep()
+            self._sweep_step()                 # at once if the fields have settled
+            return
         self._arm_next()
+
+    def _scan_hot(self):
+        """Scan the reader switched on as the hot one a step ago (the fields
+        of the others go on as soon as a new card answers it, ``_ahead``):
+        whether a new card there starts a sweep."""
+        h = self._hot_armed
+        if h < 0:
+            return False
+        self._hot_armed = -1
+        rs = self.readers
+        rs.ahead = self._ahead(h) & ~(1 << self._armed if self._armed >= 0 else 0)
+        self._scan(h)
+        rs.ahead = 0
+        if self._new_on_hot(h):
+            return True
+        if rs.ahead_armed:                     # a card answered, not a new one
+            self._rest_ahead(h)
+        return False
+
+    def _scan_other(self):
+        """Scan the other reader switched on a step ago: whether it read a new
+        card on the hot reader (the turn moved there meanwhile)."""
+        o = self._armed
+        if o < 0:
+            return False
+        self._armed = -1
+        self._scan(o)
+        return self._new_on_hot(o)
 
     def inject(self, reader, uid):
         """From its next poll on, ``reader`` reports the tag ``uid`` (bytes)
@@ -147,6 +170,7 @@ class ReaderRound:
                 rs.arm(i)
         self.sweeping = (1 << rs.n) - 1
         self._armed = -1
+        self._hot_armed = -1
         self._swept = self.hot
         self._read_at = self._scanned_at
 
@@ -242,12 +266,15 @@ class ReaderRound:
         return left if left > 0 else 0
 
     def _arm_next(self):
+        """The hot reader's field and the next other one's on, for the next
+        step's scans (two fields at a time)."""
         rs = self.readers
-        i = self.hot
-        if not self.polls & 1:                 # the others in turn, skipping the hot one
-            i = (self._next + 1) % rs.n
-            if i == self.hot:
-                i = (i + 1) % rs.n
-            self._next = i
-        rs.arm(i)
-        self._armed = i
+        i = (self._next + 1) % rs.n            # the others in turn, skipping the hot one
+        if i == self.hot:
+            i = (i + 1) % rs.n
+        self._next = i
+        rs.arm(self.hot)
+        self._hot_armed = self.hot
+        if i != self.hot:                      # (one reader alone: it is the hot one)
+            rs.arm(i)
+            self._armed = i

@@ -106,8 +106,8 @@ def measure(deals=2, seed=3, fields_on=False):
             else:
                 table.wait(50)
     readers = table.board.readers.n
-    duty = 1.0 / readers        # each reader's field is on for one step of every n (a
-                                # sweep's moments with all on are left out of the average)
+    duty = 2.0 / readers        # two fields on at a time, the seat on turn's and one other
+                                # (a sweep's moments with all on are left out of the average)
     return {
         "on_turn_ms": on_turn, "other_ms": other, "hog_us": timed.worst,
         "readers": readers,
