@@ -92,9 +92,11 @@ def unix_binary() -> Path:
     )
 
 
-# Firmware modules in one port's native code (viper with that chip's addresses):
-# mpy-cross compiles them only with a -march, and only that board imports them.
-NATIVE_ONLY = ("boards/rp2_regs.py",)
+# Firmware modules in native code (viper: with the RP2040's addresses, or machine
+# code of a loop): mpy-cross compiles them only with a -march.  rp2_regs only
+# the Pico's board imports; crc_native is imported where it can be, else its
+# bytecode twin runs (table/crc_buf.py).
+NATIVE_ONLY = ("boards/rp2_regs.py", "table/crc_native.py")
 
 
 def bytecode_sources(firmware: Path) -> list[Path]:

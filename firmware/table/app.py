@@ -85,7 +85,7 @@ DISPLAY_RETRY_MS = 1000
 
 # job name, step method, period in ms (the readers' period covers a field's
 # 5 ms settle time: a reader is switched on in one step and scanned in the next)
-JOBS = (("readers", "poll_readers", 5), ("buttons", "poll_buttons", 10),
+JOBS = (("readers", "poll_readers", 5), ("buttons", "poll_buttons", 5),
         ("game", "run_game", 5), ("display", "refresh", 5), ("signals", "run_signals", 10),
         ("console", "poll_console", 20), ("idle", "idle_work", 50))
 # the garbage is collected while nothing waits once this much was allocated

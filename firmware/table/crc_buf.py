@@ -88,5 +88,5 @@ try:                    # the same loop as machine code, where the port compiles
     from . import crc_native
     crc_native.TABLES = _TABLES
     feed = crc_native.feed  # noqa: F811  # pyright: ignore[reportAssignmentType]
-except (ImportError, SyntaxError):
+except (ImportError, SyntaxError, ValueError):   # no viper; an .mpy of another arch
     pass
