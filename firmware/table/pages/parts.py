@@ -41,8 +41,17 @@ def header(s, dealer, times=0):
 
 
 def _variant_len(s, j):
-    """Columns of the game's name (text number ``j``; -1: its id)."""
-    return len(s.view.variant()) if j < 0 else s.w.number_len(j)
+    """Columns of the game's name (text number ``j``; -1: its id), counted
+    once per name (the header's key asks at every draw)."""
+    if j < 0:
+        return len(s.view.variant())
+    if j != _NAME_LEN[0]:
+        _NAME_LEN[1] = s.w.number_len(j)
+        _NAME_LEN[0] = j
+    return _NAME_LEN[1]
+
+
+_NAME_LEN = [-1, 0]              # the text number whose columns were counted last, and them
 
 
 def dealer_shown(s):

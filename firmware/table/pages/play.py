@@ -20,6 +20,8 @@ row 1 once the contract is known: a card laid writes only the rows of the
 seats whose card or mark changed (and the message and prompt rows).  Row 1 (the
 contract, the standing call) and a call written out are pages/contract.py's.
 """
+from array import array
+
 from tapp.cards import CODE_INDEX
 
 from .. import names
@@ -59,6 +61,7 @@ class Page(Base):
         self.last = False            # they show the last trick (cleared, or just taken)
         self.turn = -1               # the seat on turn
         self.winner = -1             # the trick's winner while it is cleared, else -1
+        self.cards = array("b", [-1] * 8)   # the card each seat's row shows (-1: none)
         self.cid = None              # the contract row 1 names, and its number (names)
         self.cnum = -1
 
@@ -78,6 +81,32 @@ class Page(Base):
         self.last = clearing or _just_taken(s)
         self.turn = view.turn()
         self.winner = view.last_winner() if clearing else -1
+        self._seat_cards(s)
+
+    def _seat_cards(self, s):
+        """The card each seat's row shows, read once a draw: of the trick
+        being played, or of the last one while it is shown.  (Small methods:
+        a frame over 11 words would go on the heap.)"""
+        cards = self.cards
+        i = 0
+        while i < 8:
+            cards[i] = -1
+            i += 1
+        if self.last:
+            self._last_cards(s)
+            return
+        view = s.view
+        i = view.trick_size()
+        while i:
+            i -= 1
+            cards[view.trick_seat(i)] = view.trick_card(i)
+
+    def _last_cards(self, s):
+        seats = self.seats
+        i = 0
+        while i < len(seats):
+            self.cards[seats[i]] = _last_card(s, seats[i])
+            i += 1
 
     def key(self, s, r):
         if r == 0:
@@ -101,9 +130,9 @@ class Page(Base):
         return self.cnum
 
     def _seat_key(self, s, seat):
-        """What a seat's row shows: its card and its mark (``_shown_card``,
-        ``_mark``, from what ``start`` read)."""
-        return (seat * 37 + _shown_card(s, seat, self.last) + 1) * 3 + self._mark(seat)
+        """What a seat's row shows: its card and its mark (``cards``,
+        ``_mark``: what ``start`` read)."""
+        return (seat * 37 + self.cards[seat] + 1) * 3 + self._mark(seat)
 
     def row(self, s, r):
         if r == 0:
@@ -148,7 +177,7 @@ class Page(Base):
         seat_right_row(s, seat, _MARKS[self._mark(seat)])
 
     def _seat_card(self, s, seat):
-        card = _shown_card(s, seat, self.last)
+        card = self.cards[seat]
         if card >= 0:
             s.w.card(card)
 
@@ -201,19 +230,11 @@ def _just_taken(s):
     return s.view.trick_size() == 0 and s.table.trick_shown()
 
 
-def _shown_card(s, seat, last):
-    """``card_of``, told whether the seat rows show the last trick."""
-    view = s.view
-    if last:
-        card = s.table.last_trick_card(seat)
-        return card if card != -2 else _from_last_trick(view, seat)
-    n = view.trick_size()
-    i = 0
-    while i < n:
-        if view.trick_seat(i) == seat:
-            return view.trick_card(i)
-        i += 1
-    return -1
+def _last_card(s, seat):
+    """The card ``seat`` laid in the last trick (shown while it is cleared,
+    or just taken), or -1."""
+    card = s.table.last_trick_card(seat)
+    return card if card != -2 else _from_last_trick(s.view, seat)
 
 
 def _from_last_trick(view, seat):
