@@ -3,10 +3,12 @@
 Two fields at a time, switched on in one step and scanned in the next, so a
 field's 5 ms settle time passes between steps, never inside one: the seat on
 turn's (``hot``, set by the application) at every step, with one of the
-other readers in turn.  A new card on the hot reader starts a sweep: every reader's field
-is switched on at once (the reader rail is sized for all fields on:
-hardware/README.md, power budget) and the next step looks at every one of
-them for the new card at once (``ReaderSet.sweep``: their frames on air side
+other readers in turn.  A new card on the hot reader starts a sweep: every
+reader's field is switched on as soon as the card answers the hot reader's
+scan (``ReaderSet.ahead``: they settle while it is read; the reader rail is
+sized for all fields on: hardware/README.md, power budget) and, once they
+have settled -- mostly in the same step -- every one of them is looked at
+for the new card at once (``ReaderSet.sweep``: their frames on air side
 by side, 4-9 ms on the Pico for six readers, where one after the other took
 three steps of 8-10 ms): a reader where no card answers read nothing (taken
 as its scan), one holding a card of its own did not catch the new card (a
