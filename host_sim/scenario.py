@@ -285,8 +285,19 @@ class Run:
         self._t().press(args[0], long=True)
 
     def cmd_wait(self, args):
-        if not self.off:               # while off: time passes, nothing runs
+        if args[0] == "look":          # timed to the power-up's first look, on every runtime
+            self._wait_look(int(args[1]))
+        elif not self.off:             # while off: time passes, nothing runs
             self._t().wait(int(args[0]))
+
+    def _wait_look(self, ms):
+        """Until the readers' first look after the power-up has lasted ``ms``."""
+        t = self._t()
+        looked = t.app.view.boot_look_ms()
+        if looked < 0 or looked > ms:
+            raise ScenarioError("wait look %d: the first look %s" % (
+                ms, "is over" if looked < 0 else "has lasted %d ms already" % looked))
+        t.wait(ms - looked)
 
     def cmd_fault(self, args):
         t = self._t()

@@ -44,15 +44,7 @@ SCENARIO_DIR = Path(__file__).parent / "scenarios"
 CHOSEN = ("resume_mid_trick", "deal_tarock_simple_3_open", "deal_herzblatt_4_strict")
 QUICK = CHOSEN[:2]          # the test command's share (the Herzblatt deal: 90 s more)
 EVERY = "1" in (os.environ.get("TAPP_RP2040_ALL"), os.environ.get("TAPP_SLOW"))
-# Scenarios timed to the virtual tables' power-up (CPython, the unix port): the
-# Pico's boot takes longer, so their moments fall elsewhere on it.
-TIMED_TO_THE_VIRTUAL_BOOT = {
-    "next_leader_card_lifted_at_the_boot_check":
-        "its card is lifted 6 ms before the first look ends, counted from the "
-        "virtual table's power-up (the Pico's look ends earlier in the scenario's time)",
-}
-NAMES = sorted(p.stem for p in SCENARIO_DIR.glob("*.scn")
-               if p.stem not in TIMED_TO_THE_VIRTUAL_BOOT) if EVERY else QUICK
+NAMES = sorted(p.stem for p in SCENARIO_DIR.glob("*.scn")) if EVERY else QUICK
 
 
 def test_without_the_images_the_runtime_says_what_to_supply(tmp_path, monkeypatch):

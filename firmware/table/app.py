@@ -192,11 +192,12 @@ class App:
         else:
             header = journal.header()
             resume = journal.iter_events()     # folded one by one, not all held
-            self.boot_check = self.board.ticks_ms()
         self.journal = journal
         self.flash_full = False
         self.game = Game(header, journal, self.signals, self.readers.n, self.centre,
                          self.deck_id, self.settings.language, resume=resume)
+        if resume is not None:                 # the look begins once the game is folded
+            self.boot_check = self.board.ticks_ms()
         self.current = PlayMode(self, self.game)
         self.deals_seen = journal.deals
         return journal
@@ -358,9 +359,25 @@ class App:
         and what they read last agrees with the arbiter (a card lifted just
         now, its lift still pending, is not taken for lying there) -- or
         BOOT_SETTLE_MS more have passed (a reader that never agrees)."""
-        waited = ticks_diff(self.board.ticks_ms(), self.boot_check)
+        waited = self.boot_look_ms()
         return waited >= BOOT_LOOK_MS and (self.cards_settled()
                                            or waited >= BOOT_LOOK_MS + BOOT_SETTLE_MS)
+
+    def boot_look_ms(self):
+        """How long the readers have looked for the cards lying after a
+        power-up (-1: no such look runs).  It counts from the game's fold or
+        the readers' first step, whichever came later: on the Pico the fold of
+        a long journal and the rest of the power-up take seconds in which no
+        reader looked."""
+        if self.boot_check is None:
+            return -1
+        rnd = self.round
+        if not rnd.polls:
+            return 0
+        since = self.boot_check
+        if ticks_diff(rnd.first_at, since) > 0:
+            since = rnd.first_at
+        return ticks_diff(self.board.ticks_ms(), since)
 
     def cards_settled(self):
         """Every reader's last read agrees with the arbiter: a card where one

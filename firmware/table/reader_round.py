@@ -45,6 +45,7 @@ class ReaderRound:
         self.ticks_ms = ticks_ms
         self.hot = 0                         # the seat on turn's reader (else the centre)
         self.polls = 0                       # steps since power-up
+        self.first_at = 0                    # when the first step ran (ticks_ms)
         self.sweeping = 0                    # bit i: reader i armed for the sweep's look
         self._next = 0                       # the other reader scanned last
         self._armed = -1                     # the other reader whose field is settling
@@ -59,6 +60,8 @@ class ReaderRound:
     def step(self):
         """Scan the reader switched on one step ago (or the sweep's next), feed
         the arbiter (its ring queues the events), switch the next one on."""
+        if not self.polls:
+            self.first_at = self.ticks_ms()
         self.polls += 1
         if self.sweeping:
             self._sweep_step()

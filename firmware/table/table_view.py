@@ -169,6 +169,12 @@ class TableView:
         """Reader polls since power-up."""
         return self._app.round.polls
 
+    def boot_look_ms(self):
+        """How long the readers have looked for the cards lying after a
+        power-up, before those not found count as lifted meanwhile (-1: no
+        such look runs)."""
+        return self._app.boot_look_ms()
+
     def hot(self):
         """The reader polled fastest now (the one a card is expected on)."""
         return self._app.round.hot
