@@ -196,6 +196,13 @@ def test_canonical_json_and_crc_lines():
     assert dumps({"card": "S7", "ok": False, "error": "x"}) == \
         '{"ok":false,"error":"x","card":"S7"}'
     assert dumps([None, True, -5, "a\"b"]) == '[null,true,-5,"a\\"b"]'
+    # every kind of character, the same text on every runtime: escaped where
+    # JSON needs it (a surrogate pair beyond the BMP), as they are elsewhere
+    # -- also past the bytes 0xED.. that send a text the escaping way
+    assert dumps(["", "a\\b", "\x01\x1f ", "Jürgen", "\ud7ff\ue000\uffff",
+                  "\U0001f600", "Zoë \"Z\""]) == (
+        '["","a\\\\b","\\u0001\\u001f ","Jürgen","\ud7ff\ue000\uffff",'
+        '"\\ud83d\\ude00","Zoë \\"Z\\""]')
     for key in KEY_JSON:            # the keys written out as a line writes them
         assert KEY_JSON[key] == '"%s":' % key, key
         assert dumps({key: 1}) == '{"%s":1}' % key
