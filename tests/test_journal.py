@@ -217,6 +217,37 @@ def test_the_first_session_on_a_blank_area_finds_a_sector_erased_during_the_setu
     assert log.fallbacks == 0 and log.erases == log.prepared, (log.erases, log.prepared)
 
 
+def test_the_rules_are_made_on_the_setups_last_screen_not_by_the_press_that_starts(
+        monkeypatch):
+    """While the setup's last screen waits for OK the idle job makes the
+    session's rules (once for those answers); the press that starts the
+    session makes none (on the Pico they took some 15 ms of its step)."""
+    import tapp.rules
+    made = []
+    rules = tapp.rules.Rules
+
+    def counted(header):
+        made.append(header["variant"])
+        return rules(header)
+    monkeypatch.setattr(tapp.rules, "Rules", counted)
+    table = VirtualTable("herzblatt", 4, "strict", setup=True, journal_kb=24)
+    presses = 0
+    while not table.screen()[0].endswith("12/13"):      # the setup's last but one
+        table.press("ok")
+        presses += 1
+        assert presses < 20, table.screen()
+    table.wait(300)
+    del made[:]                   # (the host's settings were checked at power-up)
+    table.press("ok")
+    assert table.screen()[0].endswith("13/13")
+    table.wait(300)
+    assert made == ["herzblatt"]
+    table.wait(300)
+    assert made == ["herzblatt"]                 # once for these answers
+    table.press("ok")
+    assert table.app.view.engine() is not None and made == ["herzblatt"]
+
+
 def test_play_goes_on_after_a_power_cut_mid_trick():
     table = VirtualTable("wuerttemberg", 3)
     people = AutoPlayers(table, seed=3, illegal_once=False)

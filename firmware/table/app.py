@@ -38,6 +38,8 @@ import gc
 
 from drivers.buzzer import SOUNDS
 from drivers.ticks import TICKS_MAX
+from tapp.rules import rules_for
+from tapp.variants import HeaderError
 
 from . import presence as P
 from .enrol import Enrolment
@@ -135,6 +137,7 @@ class App:
         self.heap_size = 0                   # the heap's size (MicroPython's gc; else 0)
         self.heap_looked = board.ticks_ms()  # when the idle job last looked at the heap
         self.settings_due = False            # the setup's answers still to be saved (idle job)
+        self.rules_made = -1                 # the setup's answers the rules were made ahead for
         self.console = console               # the line protocol: .step(), or None
         self.journals = journals or MemoryJournals()   # the sessions (table/journal.py)
         self.screens = Screens(board.display)
@@ -436,11 +439,12 @@ class App:
         screen written and sent): the setup's answers saved, else the
         journal's next sector erased (45 ms on the Pico, the loop standing
         still), else a screen page imported
-        before it is first shown, else the garbage collected once
+        before it is first shown, else the session's rules made on the
+        setup's last screen (``_rules_ahead``), else the garbage collected once
         ``IDLE_GC_BYTES`` were allocated since the last time (during a deal
         only when less than ``IDLE_GC_DEAL_FREE`` is free: the collection waits
         for the result).  What it did:
-        "settings", "erase", "import", "collect" or None."""
+        "settings", "erase", "import", "rules", "collect" or None."""
         if not self.nothing_waits():
             return None
         if self._save_settings():
@@ -450,7 +454,27 @@ class App:
             return "erase"
         if self.screens.preload():
             return "import"
+        if self._rules_ahead():
+            return "rules"
         return "collect" if self._collect() else None
+
+    def _rules_ahead(self):
+        """On the setup's last screen, the session's rules made ahead (once
+        for its answers): tapp/rules.py keeps the last ones made, and the
+        Session that OK starts takes them (on the Pico making them took some
+        15 ms of that press's step).  Whether it made them."""
+        mode = self.current
+        if not isinstance(mode, SetupMode):
+            return False
+        setup = mode.setup
+        if setup.answers == self.rules_made or not setup.at_start():
+            return False
+        self.rules_made = setup.answers
+        try:
+            rules_for(self.settings.header())
+        except HeaderError:                  # the start says why, in its own words
+            pass
+        return True
 
     def _save_settings(self):
         """The setup's answers on flash, if still due (``_remember``): whether it wrote."""

@@ -31,6 +31,7 @@ class Setup:
         self.pos = 0
         self.done = False
         self.dirty = True
+        self.answers = 0                # answers taken so far (``App``: the rules made ahead)
         self._asked = None              # questions() of the current answers, made once
         self._enter()
 
@@ -68,6 +69,10 @@ class Setup:
     def current(self):
         return self.questions()[self.step]
 
+    def at_start(self):
+        """The last screen: OK starts the session."""
+        return self.current()[0] == "start"
+
     def _answer(self, key):
         v = self.settings
         if key.startswith("option:"):
@@ -90,6 +95,7 @@ class Setup:
         key, _label, choices = self.current()
         ans = choices[self.pos]
         v = self.settings
+        self.answers += 1
         if key in ("variant", "players", "language"):
             self._asked = None          # the questions depend on these answers
         if key == "variant":
