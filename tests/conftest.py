@@ -89,6 +89,25 @@ def slow(request):
     return request.config.getoption("--slow") or os.environ.get("TAPP_SLOW") == "1"
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _temporary_files_in_pytests_own_folder(tmp_path_factory):
+    """The tables, consoles and builds the tests make without naming a
+    folder (``tempfile``: host_sim's tables, the monkey, the serial bridge)
+    go under pytest's own temporary folder, which pytest prunes (the last
+    three runs kept), not into the system's /tmp one run after another."""
+    import tempfile
+    folder = str(tmp_path_factory.mktemp("tempfile"))
+    saved = tempfile.tempdir, os.environ.get("TMPDIR")
+    tempfile.tempdir = folder
+    os.environ["TMPDIR"] = folder          # (the tools the tests start, as well)
+    yield
+    tempfile.tempdir = saved[0]
+    if saved[1] is None:
+        os.environ.pop("TMPDIR", None)
+    else:
+        os.environ["TMPDIR"] = saved[1]
+
+
 def pytest_configure(config):
     config.pluginmanager.register(_Order(config), "tapp-longest-first")
 
