@@ -101,6 +101,24 @@ def test_keys_remembered_answer_as_the_scan_does():
         assert texts.number("c_", "rage") == texts.number("", "frage") == -1
 
 
+def test_keys_found_by_halving_their_starts_as_by_counting_spaces():
+    """``key_index`` (the keys' starts, ``STARTS``, halved: as ``number``
+    asks) finds every key, with its prefix split off or not, where counting the
+    spaces before it does; parts of keys, keys' neighbours run together and
+    words that are no key are found by neither."""
+    keys = texts.KEYS.split()
+    starts = texts.STARTS
+    assert len(starts) == len(keys) + 1 and starts[-1] == len(texts.KEYS)
+    words = list(keys) + ["rage", "fra", "e_o", "ok e", keys[0] + keys[1], "", "zzz"]
+    words += [k[1:] for k in keys[:40]] + [k[:-1] for k in keys[:40]]
+    for w in words:
+        assert texts.key_index(w) == texts.index(texts.KEYS, w), w
+        head, _sep, tail = w.partition("_")
+        if tail:
+            assert texts.key_index(tail, head + "_") == texts.index(texts.KEYS, tail, head + "_"), w
+    assert texts.key_index(keys[-1]) == len(keys) - 1
+
+
 def test_names_and_the_suits_they_name():
     assert names.contract_name("heart_solo") == "Herz-Solo"
     assert names.contract_name("heart_solo", "en") == "Heart Solo"

@@ -470,11 +470,16 @@ class App:
         if setup.answers == self.rules_made or not setup.at_start():
             return False
         self.rules_made = setup.answers
+        self._make_rules()
+        return True
+
+    def _make_rules(self):
+        """(Apart: a ``try`` enlarges a frame, and a frame over 11 words goes
+        on the heap at every idle step.)"""
         try:
             rules_for(self.settings.header())
         except HeaderError:                  # the start says why, in its own words
             pass
-        return True
 
     def _save_settings(self):
         """The setup's answers on flash, if still due (``_remember``): whether it wrote."""

@@ -13,7 +13,7 @@ from tapp.variants import COMMON_CHOICES
 
 from .names import card_text, short_name, variant_name
 from .settings import SEAT_NAMES
-from .texts import KEYS, index, text
+from .texts import number, text, text_of
 
 SEAT_PRESETS = SEAT_NAMES
 
@@ -152,7 +152,8 @@ class Setup:
 
 def _said(key, fallback, lang):
     """The text ``key`` if the table has one, else ``fallback``."""
-    return text(key, lang) if index(KEYS, key) >= 0 else fallback
+    j = number("", key, lang)
+    return text_of(j) if j >= 0 else fallback
 
 
 def _answer_text(ans, lang):

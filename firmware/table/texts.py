@@ -306,6 +306,46 @@ def _key(words, i, n, prefix):
     return words.count(" ", 0, a) if words.startswith(prefix, a) else -1
 
 
+def key_index(word, prefix=""):
+    """``index(KEYS, word, prefix)``, the key found by halving ``STARTS``,
+    not by counting the spaces before it (on the Pico 0.5-1 ms a key, not
+    1-4).  (Small frames: one over 11 words would go on the heap.)"""
+    i = KEYS.find(word) if word and " " not in word else -1
+    while i >= 0:
+        k = _key_at(i - len(prefix), i + len(word))
+        if k >= 0 and (not prefix or KEYS.startswith(prefix, i - len(prefix))):
+            return k
+        i = KEYS.find(word, i + 1)
+    return -1
+
+
+def _key_at(a, end):
+    """The position of the key of KEYS that starts at ``a`` and ends at
+    ``end`` (its space), or -1."""
+    if a < 0:
+        return -1
+    lo = 0
+    hi = len(STARTS) - 1
+    while lo < hi:                   # the last key starting at or before a
+        mid = (lo + hi + 1) >> 1
+        if STARTS[mid] <= a:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo if STARTS[lo] == a and STARTS[lo + 1] == end + 1 else -1
+
+
+def key_starts(words):
+    """Where each key of ``words`` (each followed by one space) starts, and
+    one past the last key's space: 2 bytes a key."""
+    starts = [0]
+    i = words.find(" ")
+    while i >= 0:
+        starts.append(i + 1)
+        i = words.find(" ", i + 1)
+    return array("H", starts)
+
+
 def offsets(data):
     """Where each newline-ended text of ``data`` starts, and one past the last."""
     starts = [0]
@@ -317,10 +357,11 @@ def offsets(data):
 
 
 OFF = offsets(DATA)     # text j is DATA[OFF[j]:OFF[j + 1] - 1]
+STARTS = key_starts(KEYS)     # key k is KEYS[STARTS[k]:STARTS[k + 1] - 1]
 
 
-# The keys found so far: ``index`` scans ``KEYS`` (find, then count the
-# spaces before the key), 1-4 ms on the Pico for one key, and a card laid
+# The keys found so far: ``index`` scans ``KEYS`` (find, then halve
+# ``STARTS``), 0.5-1 ms on the Pico for one key, and a card laid
 # looks up some ten.  A table made at import remembers them (open
 # addressing by the words' hashes, which MicroPython keeps in each str):
 # a lookup allocates nothing, the first one of a key either.
@@ -350,8 +391,9 @@ def _remembered(prefix, word):
             return _k[i]
         i = (i + 1) % _SLOTS
         n -= 1
-    k = index(KEYS, word, prefix)
-    if k >= 0 and n:             # a free slot (not: a full run of probes)
+    k = key_index(word, prefix)
+    if n:                        # a free slot (not: a full run of probes); a key
+        # without a text is remembered too (an option's name, asked at every screen)
         _word[i] = word
         _prefix[i] = prefix
         _k[i] = k
@@ -376,7 +418,7 @@ def text(key, lang="de"):
     return text_of(which(key, lang))
 
 
-_E0 = index(KEYS, "e_ok")       # the engine's errors, in tapp.errors' code order
+_E0 = key_index("e_ok")       # the engine's errors, in tapp.errors' code order
 
 
 def error_number(code, lang="de"):
