@@ -20,14 +20,23 @@ WHERE = {
 }
 
 
+# the table modules imported so far, by name: an import statement costs the
+# Pico about 1 ms even for a module imported before (the setup asks for the
+# variant's table at every question)
+_MODULES = {}
+
+
 def _load(vid):
     module, name = WHERE[vid]
-    if module == "variants":
-        from . import variants as mod
-    elif module == "tarock_tables":
-        from . import tarock_tables as mod
-    else:
-        from . import herzblatt_tables as mod
+    mod = _MODULES.get(module)
+    if mod is None:
+        if module == "variants":
+            from . import variants as mod
+        elif module == "tarock_tables":
+            from . import tarock_tables as mod
+        else:
+            from . import herzblatt_tables as mod
+        _MODULES[module] = mod
     return getattr(mod, name)
 
 
