@@ -335,32 +335,23 @@ def _key_at(a, end):
     return lo if STARTS[lo] == a and STARTS[lo + 1] == end + 1 else -1
 
 
-def key_starts(words):
-    """Where each key of ``words`` (each followed by one space) starts, and
-    one past the last key's space: 2 bytes a key."""
+def offsets(data, end=b"\n"):
+    """Where each ``end``-ended text of ``data`` starts, and one past the
+    last (also where the space-ended keys of ``KEYS`` start: ``end`` b" ")."""
     starts = [0]
-    i = words.find(" ")
+    i = data.find(end)
     while i >= 0:
         starts.append(i + 1)
-        i = words.find(" ", i + 1)
-    return array("H", starts)
-
-
-def offsets(data):
-    """Where each newline-ended text of ``data`` starts, and one past the last."""
-    starts = [0]
-    i = data.find(b"\n")
-    while i >= 0:
-        starts.append(i + 1)
-        i = data.find(b"\n", i + 1)
+        i = data.find(end, i + 1)
     return array("H", starts)
 
 
 OFF = offsets(DATA)     # text j is DATA[OFF[j]:OFF[j + 1] - 1]
-STARTS = key_starts(KEYS)     # key k is KEYS[STARTS[k]:STARTS[k + 1] - 1]
+# key k is KEYS[STARTS[k]:STARTS[k + 1] - 1] (KEYS is ASCII: its bytes have the same positions)
+STARTS = offsets(KEYS.encode(), b" ")
 
 
-# The keys found so far: ``index`` scans ``KEYS`` (find, then halve
+# The keys found so far: ``key_index`` scans ``KEYS`` (find, then halve
 # ``STARTS``), 0.5-1 ms on the Pico for one key, and a card laid
 # looks up some ten.  A table made at import remembers them (open
 # addressing by the words' hashes, which MicroPython keeps in each str):
