@@ -78,6 +78,33 @@ def test_bounce_shorter_than_debounce_is_ignored() -> None:
     assert [buttons.EVENT_NAMES[e] for e in seen] + run(clock, pad, 50) == ["prev"]
 
 
+def test_release_acts_quicker_than_a_press_and_its_late_bounce_is_no_new_press() -> None:
+    """A short press acts when let go: the release counts after RELEASE_MS
+    open (5 ms, the BOM switch's bounce), a press only after DEBOUNCE_MS closed
+    -- so a switch bouncing longer than RELEASE_MS after its release gives no
+    second press, and a short open while held is no release."""
+    clock, (prev, nxt, ok), pad = pad_and_pins()
+    assert buttons.RELEASE_MS < buttons.DEBOUNCE_MS
+    ok.press()
+    assert run(clock, pad, buttons.DEBOUNCE_MS - 1) == []     # not yet a press
+    assert run(clock, pad, 100) == []
+    ok.release()
+    ok.press()                               # a 3 ms open while held: no release
+    assert run(clock, pad, 3) == []
+    ok.release()
+    ok.press()
+    ok.release()
+    assert run(clock, pad, buttons.RELEASE_MS) == []
+    assert run(clock, pad, 1) == ["ok"]      # RELEASE_MS after a sample saw it open
+    # bounces after the release, each closed shorter than DEBOUNCE_MS: no new press
+    for _ in range(3):
+        ok.press()
+        assert run(clock, pad, buttons.DEBOUNCE_MS - 2) == []
+        ok.release()
+        assert run(clock, pad, 7) == []
+    assert run(clock, pad, 500) == []
+
+
 def test_press_shorter_than_debounce_is_ignored() -> None:
     clock, (prev, nxt, ok), pad = pad_and_pins(debounce_ms=20)
     ok.press()

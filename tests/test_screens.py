@@ -142,8 +142,8 @@ def test_rows_written_step_by_step_make_the_whole_screen(monkeypatch, variant, p
             seen["complete"] += 1
             assert _shown(self) == whole(self.table)
 
-    def draw(self, view):
-        counted(plain_draw, self, view)
+    def draw(self, view, fresh=False):
+        counted(plain_draw, self, view, fresh)
         seen["draws"] += 1
         if seen["draws"] % 5 == 0:        # the same view under every page, in turn
             for overlay in ("scores", "undo", "info", "notice", None):
@@ -185,6 +185,54 @@ def test_a_card_laid_writes_its_own_row_first_and_few_others(monkeypatch):
     assert 0 not in rows and 1 not in rows and len(rows) <= 4, rows
     assert table.view.trick_size() == 2
     assert len(table.screen()[row]) == COLS, table.screen()     # its card at the edge
+
+
+def test_a_move_in_the_auction_menu_writes_the_menu_row_alone(monkeypatch):
+    """In the auction a press of next moves the menu: only the prompt row is
+    written (the seat rows, the standing call and who calls keep their keys),
+    and a call made writes fewer rows than the whole screen."""
+    run = Run("menu")
+    assert not run.run_lines(["table variant=tapp_modern players=4 mode=strict seed=3",
+                              "deal"])
+    table = run.table
+    assert table.view.expects() == "call" and table.app.view.menu_size() > 1
+    rows = []
+    plain_begin = RowWriter.begin
+
+    def begin(self, row, invert=False):
+        rows.append(row)
+        plain_begin(self, row, invert)
+
+    monkeypatch.setattr(RowWriter, "begin", begin)
+    assert not run.run_lines(["press next"])
+    assert rows == [7], rows
+    del rows[:]
+    assert not run.run_lines(["press ok"])
+    assert 0 not in rows and 0 < len(rows) < 8, rows
+
+
+def test_an_undo_and_a_new_call_in_one_step_leave_no_row_behind():
+    """The auction's rows are keyed by a call's place: an undo and another
+    call at that place between two draws (both queued for one game step)
+    must still leave the screen a whole redraw of the view makes."""
+    from drivers.buttons import KEY_NEXT, KEY_OK, SHORT, event
+    from table.app import UNDO
+
+    run = Run("undo")
+    assert not run.run_lines(["table variant=tapp_modern players=4 mode=strict seed=3",
+                              "deal", "press next", "press ok"])
+    table = run.table
+    app = table.app
+    made = app.view.engine().calls_made()
+    undone = tuple(app.view.engine().call_made(made - 1))
+    assert app.input(UNDO) and app.input(event(KEY_NEXT, SHORT)) \
+        and app.input(event(KEY_NEXT, SHORT)) and app.input(event(KEY_OK, SHORT))
+    table.wait(300)
+    view = app.view.engine()
+    assert view.calls_made() == made and tuple(view.call_made(made - 1)) != undone, undone
+    ref = _screens()
+    ref.compose(app.view)
+    assert _shown(app.screens) == _shown(ref)
 
 
 # ---------------------------------------------------------------- rows given as text

@@ -187,8 +187,8 @@ def test_every_screen_of_a_deal_fits_without_a_cut_word(checker, variant, player
 
     told = []
 
-    def draw(view):
-        plain(view)
+    def draw(view, fresh=False):
+        plain(view, fresh)
         count[0] += 1
         if count[0] % 9 == 0 or view.mode() == "result":
             _every_page(table)

@@ -5,10 +5,16 @@ Pins and the clock are injected: ``pin.value()`` reads the level and
 clock in tests). Differences use ``drivers.ticks.ticks_diff``, so the wrap of
 the tick counter (2**30 ms, on the device and in the simulator) is handled.
 
-A change of level counts once it has been stable for ``debounce_ms``; bounces
-shorter than that are ignored. A press that is released before ``long_ms``
-gives one SHORT event on release; a press held for ``long_ms`` gives one LONG
-event at that moment (immediate feedback) and nothing on release.
+A press counts once the contact has been closed for ``debounce_ms``, a
+release once it has been open for ``release_ms``; bounces shorter than that
+are ignored.  The release is quicker on purpose -- a short press acts when
+let go, so its debounce is part of every press's answer: the BOM's switch
+bounces at most 5 ms (Omron B3F datasheet), and a longer bounce after a
+release cannot make a second press (that needs ``debounce_ms`` closed).
+
+A press that is released before ``long_ms`` gives one SHORT event on
+release; a press held for ``long_ms`` gives one LONG event at that moment
+(immediate feedback) and nothing on release.
 
 Polling alone loses a press that begins and ends between two samples (a
 loop step longer than the press: a person taps a button for 60-100 ms).  So
@@ -61,6 +67,7 @@ def kind_of(ev):
     return ev - 2 * ((ev - 1) >> 1)
 
 DEBOUNCE_MS = const(20)
+RELEASE_MS = const(5)
 LONG_MS = const(700)
 
 
@@ -68,11 +75,12 @@ class Button:
     """One debounced button on an injected pin (active low with pull-up by default)."""
 
     def __init__(self, pin, ticks_ms, active_low=True, debounce_ms=DEBOUNCE_MS,
-                 long_ms=LONG_MS):
+                 long_ms=LONG_MS, release_ms=RELEASE_MS):
         self.pin = pin
         self.ticks_ms = ticks_ms
         self.active = 0 if active_low else 1
         self.debounce_ms = debounce_ms
+        self.release_ms = release_ms if release_ms < debounce_ms else debounce_ms
         self.long_ms = long_ms
         now = ticks_ms()
         raw = 1 if pin.value() == self.active else 0
@@ -102,7 +110,8 @@ class Button:
         if raw != self._raw:
             self._raw = raw
             self._since = now
-        elif raw != self.pressed and ticks_diff(now, self._since) >= self.debounce_ms:
+        elif raw != self.pressed and ticks_diff(now, self._since) >= (
+                self.debounce_ms if raw else self.release_ms):
             self.pressed = raw
             self._edge_down = self._edge_up = -1    # the samples took this press
             if raw:
@@ -148,11 +157,11 @@ class ButtonPad:
     """The table's three buttons: prev, next, OK. ``poll()`` returns one event code."""
 
     def __init__(self, prev_pin, next_pin, ok_pin, ticks_ms, active_low=True,
-                 debounce_ms=DEBOUNCE_MS, long_ms=LONG_MS):
+                 debounce_ms=DEBOUNCE_MS, long_ms=LONG_MS, release_ms=RELEASE_MS):
         self.ticks_ms = ticks_ms
-        self.prev = Button(prev_pin, ticks_ms, active_low, debounce_ms, long_ms)
-        self.next = Button(next_pin, ticks_ms, active_low, debounce_ms, long_ms)
-        self.ok = Button(ok_pin, ticks_ms, active_low, debounce_ms, long_ms)
+        self.prev = Button(prev_pin, ticks_ms, active_low, debounce_ms, long_ms, release_ms)
+        self.next = Button(next_pin, ticks_ms, active_low, debounce_ms, long_ms, release_ms)
+        self.ok = Button(ok_pin, ticks_ms, active_low, debounce_ms, long_ms, release_ms)
 
     def latch_edges(self, trigger):
         """Have each pin's interrupt (``trigger``: both edges, e.g.

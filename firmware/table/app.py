@@ -138,6 +138,7 @@ class App:
         self.heap_looked = board.ticks_ms()  # when the idle job last looked at the heap
         self.settings_due = False            # the setup's answers still to be saved (idle job)
         self.rules_made = -1                 # the setup's answers the rules were made ahead for
+        self.cleared_for = -1                # ... and the heap collected for
         self.console = console               # the line protocol: .step(), or None
         self.journals = journals or MemoryJournals()   # the sessions (table/journal.py)
         self.screens = Screens(board.display)
@@ -169,13 +170,16 @@ class App:
     def _collect_now(self):
         """Collect the garbage before the loop runs (what the imports and the
         resumed journal left: else the first idle moment collects it, maybe in
-        the middle of a deal) and count from what lives then."""
+        the middle of a deal) and count from what lives then: whether it
+        collected."""
         mem_alloc = getattr(gc, "mem_alloc", None)   # MicroPython's (CPython collects itself)
-        if mem_alloc is not None:
-            gc.collect()
-            self.heap_kept = mem_alloc()
-            if not self.heap_size:
-                self.heap_size = self.heap_kept + gc.mem_free()
+        if mem_alloc is None:
+            return False
+        gc.collect()
+        self.heap_kept = mem_alloc()
+        if not self.heap_size:
+            self.heap_size = self.heap_kept + gc.mem_free()
+        return True
 
     # ----- modes (table/modes.py): the current one gets the inputs and draws ------------
 
@@ -439,8 +443,9 @@ class App:
         screen written and sent): the setup's answers saved, else the
         journal's next sector erased (45 ms on the Pico, the loop standing
         still), else a screen page imported
-        before it is first shown, else the session's rules made on the
-        setup's last screen (``_rules_ahead``), else the garbage collected once
+        before it is first shown, else on the setup's last screen the
+        session's rules made, then the garbage collected (``_session_ahead``),
+        else the garbage collected once
         ``IDLE_GC_BYTES`` were allocated since the last time (during a deal
         only when less than ``IDLE_GC_DEAL_FREE`` is free: the collection waits
         for the result).  What it did:
@@ -454,24 +459,32 @@ class App:
             return "erase"
         if self.screens.preload():
             return "import"
-        if self._rules_ahead():
-            return "rules"
+        ahead = self._session_ahead()
+        if ahead is not None:
+            return ahead
         return "collect" if self._collect() else None
 
-    def _rules_ahead(self):
-        """On the setup's last screen, the session's rules made ahead (once
-        for its answers): tapp/rules.py keeps the last ones made, and the
-        Session that OK starts takes them (on the Pico making them took some
-        15 ms of that press's step).  Whether it made them."""
+    def _session_ahead(self):
+        """On the setup's last screen, what the session OK starts needs done
+        ahead, once for its answers: its rules made (tapp/rules.py keeps the
+        last ones made, and the Session takes them: on the Pico making them
+        took some 15 ms of that press's step), then the garbage collected (the
+        deal it starts collects only when the heap runs low: after quick
+        presses through the setup the valve opened in the first auction).
+        "rules", "collect" or None."""
         mode = self.current
-        if not isinstance(mode, SetupMode):
-            return False
-        setup = mode.setup
-        if setup.answers == self.rules_made or not setup.at_start():
-            return False
-        self.rules_made = setup.answers
-        self._make_rules()
-        return True
+        if not isinstance(mode, SetupMode) or not mode.setup.at_start():
+            return None
+        answers = mode.setup.answers
+        if self.rules_made != answers:
+            self.rules_made = answers
+            self._make_rules()
+            return "rules"
+        if self.cleared_for != answers:
+            self.cleared_for = answers
+            if self._collect_now():
+                return "collect"
+        return None
 
     def _make_rules(self):
         """(Apart: a ``try`` enlarges a frame, and a frame over 11 words goes

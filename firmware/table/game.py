@@ -91,6 +91,15 @@ class Game(GameDeal):
         self._dirty = False
         return changed
 
+    def undone(self):
+        """Was an event taken back since the last call?  The play mode then
+        has every row written anew: a row's key names a call by its place in
+        the auction (table/pages/play.py), and an undo and a new call may
+        fill that place anew between two draws."""
+        undone = self._undone
+        self._undone = False
+        return undone
+
     # ----- after a power cut -------------------------------------------------------
 
     def _resume(self, events):
@@ -453,6 +462,7 @@ class Game(GameDeal):
             self._say(self._t("nothing_undo"))
             return
         self._say(self._t("undone"))
+        self._undone = True
         self._record_trick()
         self._discards = []             # the lay-away (in RAM) begins again
         self._rufer_card = NO_CARD

@@ -135,6 +135,7 @@ class GameState:
         self._message_seat = -1
         self._news = ""                  # note(): the flash running full
         self._dirty = True
+        self._undone = False             # an event taken back since ``undone()`` was asked
         self._scan = None                # strict dealing: the hands scanned (hand_scan.py)
         self._discards = []
         self._rufer_card = NO_CARD       # the card picked to call (Rufer), before the give

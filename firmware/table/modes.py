@@ -189,7 +189,7 @@ class PlayMode:
         changed = self.game.changed()
         if changed or self.dirty:
             self.dirty = False
-            screens.draw(self.app.view)
+            screens.draw(self.app.view, self.game.undone())
         else:
             screens.step()
 

@@ -63,10 +63,11 @@ class Screens:
 
     # ----- the current mode draws ---------------------------------------------------------
 
-    def draw(self, table):
+    def draw(self, table, fresh=False):
         """The table's view ``table`` changed: the rows whose inputs changed are
-        due; the first of them are written now, the others by ``step()``."""
-        self._start(table, False)
+        due (``fresh``: every row); the first of them are written now, the
+        others by ``step()``."""
+        self._start(table, fresh)
         self.step()
 
     def step(self):

@@ -37,14 +37,25 @@ def contract_line(s):
 def contract_key(s, j):
     """What row 1 shows once the contract is known, as a number (the
     contract -- ``j``, its ``names.contract_number`` -- its declarer, trump
-    and doubling: a card laid leaves the row alone); -1 in the auction,
-    where the calls decide it."""
+    and doubling: a card laid leaves the row alone); in the auction the
+    standing call's place among the calls (an undo has every row written
+    anew: table/game.py ``undone``) and who is on turn; -1 where the calls
+    go on after the contract."""
     view = s.view
-    if j < 0 or view.expects() == "call":
+    if view.expects() == "call":
+        if view.contract() is not None:
+            return -1
+        k = standing(view)
+        return _AUCTION_KEYS + (k + 1) * 16 + (view.turn() + 1 if k < 0 else 0)
+    if j < 0:
         return -1
     t = view.trump()
     k = (j * 6 + view.declarer() + 1) * 5 + (SUITS.find(t) + 1 if t else 0)
     return k * 1024 + (view.multiplier() & 1023)
+
+
+# row 1's keys in the auction (a contract's are below 1024 * 1024 * 5 * 7)
+_AUCTION_KEYS = 1 << 28
 
 
 def contract_right(s, cid, short):

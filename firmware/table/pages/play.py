@@ -114,11 +114,13 @@ class Page(Base):
         if r == 1:
             return contract_key(s, self._contract_number(s)) if len(self.seats) <= 4 else -1
         i = r - 2
-        if 0 <= i < len(self.seats) and i < 5 and not self.calls and not self.handover \
+        if 0 <= i < len(self.seats) and i < 5 and not self.handover \
                 and not (r == 6 and self.undo):
+            if self.calls:
+                return self._call_key(s, self.seats[i])
             return self._seat_key(s, self.seats[i])
-        if r == 6 and not self.undo and i >= len(self.seats) and not _status_kind(s):
-            return _BLANK_KEY        # the message row, blank (through a trick's cards)
+        if r == 6 and not self.undo and i >= len(self.seats):
+            return _status_key(s)
         return -1
 
     def _contract_number(self, s):
@@ -133,6 +135,12 @@ class Page(Base):
         """What a seat's row shows: its card and its mark (``cards``,
         ``_mark``: what ``start`` read)."""
         return (seat * 37 + self.cards[seat] + 1) * 3 + self._mark(seat)
+
+    def _call_key(self, s, seat):
+        """What a seat's row shows in the auction: its last call, named by its
+        place among the deal's calls (an undo has every row written anew:
+        ``Game.undone``), and its mark -- a move in the menu writes no seat row."""
+        return _CALL_KEYS + ((_last_call(s.view, seat) + 1) * 8 + seat) * 3 + self._mark(seat)
 
     def row(self, s, r):
         if r == 0:
@@ -215,7 +223,10 @@ class Page(Base):
 
 
 _MARKS = b" >*"
-_BLANK_KEY = 0x7FFF              # a blank row's key (a seat row's are below 37 * 6 * 3)
+# the rows' keys besides a seat's card (below 37 * 8 * 3): each kind its own range
+_BLANK_KEY = 0x7FFF              # the message row, blank
+_STATUS_KEYS = 0x8000            # the message row saying who calls, or how to choose a stake
+_CALL_KEYS = 0x10000             # a seat's row in the auction (``Page._call_key``)
 
 
 def _auction_shown(s):
@@ -251,14 +262,17 @@ def _from_last_trick(view, seat):
 
 def _seat_call(s, seat):
     """The seat's last call in this deal's auction (none: nothing)."""
-    view = s.view
+    k = _last_call(s.view, seat)
+    if k >= 0:
+        call(s, s.view.call_made(k))
+
+
+def _last_call(view, seat):
+    """The place of the seat's last call among the deal's calls (-1: none)."""
     k = view.calls_made() - 1
-    while k >= 0:
-        c = view.call_made(k)
-        if c[1] == seat:
-            call(s, c)
-            return
+    while k >= 0 and view.call_made(k)[1] != seat:
         k -= 1
+    return k
 
 
 def _status(s):
@@ -281,6 +295,20 @@ def _status(s):
         _calling(s, table.rufer_pick())
     elif kind == _HANDING:
         _calling(s, view.rufer_call(0))
+
+
+def _status_key(s):
+    """The message row's key: blank (through a trick's cards), who calls,
+    how to choose a stake; -1 for what it cannot name (a message, a trick's
+    winner, the lay-away's count)."""
+    kind = _status_kind(s)
+    if kind == _NOTHING:
+        return _BLANK_KEY
+    if kind == _CALLS:
+        return _STATUS_KEYS + s.view.turn()
+    if kind == _HOLD:
+        return _STATUS_KEYS + 0xFF
+    return -1
 
 
 # what the message row says (``_status_kind``); _NOTHING: it is blank
