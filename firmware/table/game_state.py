@@ -28,7 +28,7 @@ from drivers.buttons import KEY_OK, KEY_PREV
 from drivers.leds import IDLE, REFUSED, TURN, WINNER
 from tapp import errors as E
 
-from .menus import menu_for, needs_hold
+from .menus import call_entry_label, menu_for, needs_hold
 from .names import short_name
 from .rows import COLS
 from .texts import error_text, text
@@ -127,7 +127,7 @@ class GameState:
         self._clearing = False
         self._step = DEALING
         self._overlays = Overlays()
-        self._menu = []                  # [(label, event or None)]
+        self._menu = []                  # [(label or None: made when asked, event or None)]
         self._menu_pos = 0
         self._menu_twice = False         # every entry commits: chosen with a second OK
         self._sure = False               # ... and the first OK was pressed ("Sicher? OK")
@@ -192,7 +192,13 @@ class GameState:
         return self._menu_pos if self._menu else -1
 
     def menu_label(self, k):
-        return self._menu[k][0]
+        """Entry ``k``'s label, an auction call's made when first asked
+        (table/menus.py) and kept."""
+        label, ev = self._menu[k]
+        if label is None:
+            label = call_entry_label(self.view, self._lang, ev)
+            self._menu[k] = (label, ev)
+        return label
 
     def menu_event(self, k):
         """The event entry ``k`` stands for (a copy), or None ("play on")."""

@@ -4,7 +4,10 @@
 step for table/game.py -- the auction's calls (starting on the call that bids
 nothing), the open-mode discard's confirmation and the self-raises, the Rufer
 call (first the called card, then the give), the announcements before the
-first card (starting on "play on") -- as ``(label, event or None)`` entries,
+first card (starting on "play on") -- as ``(label, event or None)`` entries
+(an auction call's label None: ``call_entry_label`` makes it when the entry
+is first shown -- on the Pico labelling a menu of nine calls at once held the
+game's step 20 ms, and the menu row shows one at a time),
 the entry to start on and whether an entry is chosen only with a second OK:
 an auction menu with no entry that bids nothing (Tapp neu's second round,
 the Tarock declaration: every entry commits) asks "Sicher? OK" first, so one
@@ -36,7 +39,7 @@ def menu_for(view, lang, rufer_card=NO_CARD):
     expects = view.expects()
     german = german_suited(view.variant())       # a trump in the deck's pattern
     if expects in ("call", "declare"):
-        menu = [(call_label(ev, lang, german), ev) for ev in view.legal_calls()]
+        menu = [(None, ev) for ev in view.legal_calls()]
         for k, (_label, ev) in enumerate(menu):
             if ev["call"] in QUIET_CALLS:
                 return menu, k, False    # the default: a stray OK bids nothing
@@ -58,6 +61,11 @@ def menu_for(view, lang, rufer_card=NO_CARD):
                  ev)
                 for ev in offers], 0, False
     return [], 0, False
+
+
+def call_entry_label(view, lang, ev):
+    """The label of an auction menu's entry ``ev`` (made when first shown)."""
+    return call_label(ev, lang, german_suited(view.variant()))
 
 
 def _rufer_menu(view, lang, rufer_card):

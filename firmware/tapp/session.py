@@ -633,6 +633,19 @@ class Session:
             return "play"
         return "declare" if self._noops[-1] else self._events[-1]
 
+    def last_bid_of(self, seat):
+        """The number (``bid_at``) of ``seat``'s last call, -1: none -- one
+        pass over the deal's events, where asking ``bid_at`` from the last
+        call back would be one pass a call."""
+        n = 0
+        last = -1
+        for ev in self._events:
+            if type(ev) is tuple and ev[0] == "bid":
+                if ev[1] == seat:
+                    last = n
+                n += 1
+        return last
+
     def bid_at(self, i):
         """The ``i``-th of them as kept: ("bid", seat, call, contract, trump,
         value), None for a field the event left out (a tuple: read-only)."""

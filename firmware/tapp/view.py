@@ -349,6 +349,11 @@ class View:
         the deal is in progress: a settled or thrown-in deal keeps none."""
         return self._session.bid_count() if self.in_deal() else 0
 
+    def last_call_of(self, seat):
+        """The number (``call_made``) of ``seat``'s last call this deal, -1:
+        none yet (the screens key a seat's row in the auction by it)."""
+        return self._session.last_bid_of(seat) if self.in_deal() else -1
+
     def call_made(self, i):
         """The ``i``-th call as the session keeps it: the tuple ("bid", seat,
         call, contract, trump, value), None for a field the call left out (the

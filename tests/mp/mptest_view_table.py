@@ -50,6 +50,10 @@ def test_the_calls_are_told_in_order_and_gone_with_the_deal():
         assert s.bid(seat, *bid) == 0
         said.append((seat, bid[0], bid[1]))
         assert _locked(view.calls_made) == len(said)
+        assert _locked(lambda s=seat: view.last_call_of(s)) == len(said) - 1
+    for seat in range(3):                          # each seat's last call, or none
+        mine = [k for k, c in enumerate(said) if c[0] == seat]
+        assert view.last_call_of(seat) == (mine[-1] if mine else -1)
     k = [0]
     got = []
 
@@ -74,7 +78,7 @@ def test_the_calls_are_told_in_order_and_gone_with_the_deal():
             assert s.bid(view.turn(), "pass") == 0
         else:
             assert s.play(view.turn(), _first_legal(view)) == 0
-    assert view.calls_made() == 0
+    assert view.calls_made() == 0 and view.last_call_of(said[0][0]) == -1
 
 
 def _first_legal(view):

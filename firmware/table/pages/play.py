@@ -140,7 +140,7 @@ class Page(Base):
         """What a seat's row shows in the auction: its last call, named by its
         place among the deal's calls (an undo has every row written anew:
         ``Game.undone``), and its mark -- a move in the menu writes no seat row."""
-        return _CALL_KEYS + ((_last_call(s.view, seat) + 1) * 8 + seat) * 3 + self._mark(seat)
+        return _CALL_KEYS + ((s.view.last_call_of(seat) + 1) * 8 + seat) * 3 + self._mark(seat)
 
     def row(self, s, r):
         if r == 0:
@@ -262,17 +262,9 @@ def _from_last_trick(view, seat):
 
 def _seat_call(s, seat):
     """The seat's last call in this deal's auction (none: nothing)."""
-    k = _last_call(s.view, seat)
+    k = s.view.last_call_of(seat)
     if k >= 0:
         call(s, s.view.call_made(k))
-
-
-def _last_call(view, seat):
-    """The place of the seat's last call among the deal's calls (-1: none)."""
-    k = view.calls_made() - 1
-    while k >= 0 and view.call_made(k)[1] != seat:
-        k -= 1
-    return k
 
 
 def _status(s):
