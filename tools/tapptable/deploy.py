@@ -115,6 +115,14 @@ def build(board="pico", out=None, src=None, romfs=False, log=print, firmware=Non
     if report.failed:
         raise DeployError("mpy-cross failed: " + "; ".join(
             "%s: %s" % (s.name, m.splitlines()[-1] if m else "?") for s, m in report.failed))
+    img = out / "romfs.img"
+    if img.exists():
+        img.unlink()
+    if romfs:                # the bytecode only: main.py is run from the filesystem
+        proc = subprocess.run([*mpremote(), "romfs", "--no-mpy", "--output", str(img),
+                               "build", str(fs)], capture_output=True, text=True)
+        if proc.returncode != 0 or not img.is_file():
+            raise DeployError("mpremote romfs build: %s" % (proc.stderr or proc.stdout).strip())
     for rel, p in files:
         if rel.as_posix() in SOURCE_ONLY:
             (fs / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -126,17 +134,9 @@ def build(board="pico", out=None, src=None, romfs=False, log=print, firmware=Non
                                                      "size": f.stat().st_size}
     manifest = {"board": board, "march": MARCH[board], "mpy_cross": mpy_cross_version(),
                 "files": entries}
-    (out / MANIFEST).write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
-    img = out / "romfs.img"
-    if img.exists():
-        img.unlink()
     if romfs:
-        proc = subprocess.run([*mpremote(), "romfs", "--no-mpy", "--output", str(img),
-                               "build", str(fs)], capture_output=True, text=True)
-        if proc.returncode != 0 or not img.is_file():
-            raise DeployError("mpremote romfs build: %s" % (proc.stderr or proc.stdout).strip())
         manifest["romfs"] = {"sha256": sha256(img), "size": img.stat().st_size}
-        (out / MANIFEST).write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+    (out / MANIFEST).write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
     if board == "pico":                  # fs.img, and the one UF2 (fsimage.py)
         from tools.tapptable.fsimage import ImageError, write_images
         try:
