@@ -413,13 +413,13 @@ class AutoPlayers:
     def play_deal(self, on_step=None):
         """One whole deal at the table; returns the result the device settled."""
         t = self.table
-        tv = t.app.view
-        if tv.mode() == "dealing":
+        if t.app.view.mode() == "dealing":
             self.deal_cards()
         for _ in range(2000):
             self.sync()
             if on_step:
                 on_step(t)
+            tv = t.app.view                    # asked anew: ``on_step`` may cut the power
             if tv.mode() != "play":
                 return t.view.last_result()
             expects = t.view.expects()

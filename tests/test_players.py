@@ -242,6 +242,45 @@ def test_acting_players_play_a_deal_in_every_mode():
         assert result is not None and not players.behind
 
 
+class _Rebooting:
+    """A table that stays one object across a power cut, its application a
+    new one after it -- as the bench's Pico and its twin are
+    (tools/tapptable/bench_rp2040.py ``MirroredTable``)."""
+
+    def __init__(self, table):
+        self.table = table
+
+    def __getattr__(self, name):
+        return getattr(self.table, name)
+
+    def power_cut(self):
+        self.table = self.table.power_cut()
+
+
+def test_a_deal_cut_short_by_a_power_cut_is_played_to_its_end():
+    """A power cut from ``play_deal``'s ``on_step`` (the bench's cut): the
+    players go on at the powered-up table and the deal, then the next one,
+    end -- the deal's loop asks the table's view anew after each step."""
+    table = _Rebooting(VirtualTable("tapp_modern", 4, "strict", seats=SEATS + ("Dora",)))
+    players = AutoPlayers(table, seed=5, illegal_once=False)
+    cards = [0]
+
+    def on_step(t):
+        if t.app.view.mode() != "play" or t.view.expects() != "card" or t.app.view.menu_size():
+            return
+        if cards[0] == 2:
+            t.power_cut()
+            players.rejoin(t)
+        cards[0] += 1
+
+    before = table.app
+    assert players.play_deal(on_step=on_step) is not None
+    assert table.app is not before and cards[0] > 2, cards
+    players.next_deal()
+    assert players.play_deal(on_step=on_step) is not None
+    assert table.view.deals_played() == 2
+
+
 def test_the_browser_hub_follows_a_persons_revoke_in_open_mode():
     """The person in the browser (seat 0, open mode) plays against the duties
     once; the robots go on with the cards they really hold and the deal ends."""
