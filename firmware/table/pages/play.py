@@ -17,7 +17,11 @@ message row, the hand-over on the seat rows ("♥8→Cora" at its holder,
 
 A seat's row during the play names what it shows (``key``), and so does
 row 1 once the contract is known: a card laid writes only the rows of the
-seats whose card or mark changed (and the message and prompt rows).  Row 1 (the
+seats whose card or mark changed (and the message and prompt rows).  In the
+auction a seat's row is named by its last call's place among the deal's
+calls and its mark, row 1 by the standing call's place: a move in the menu
+writes the menu row alone (an undo has every row written anew:
+``Game.undone``).  Row 1 (the
 contract, the standing call) and a call written out are pages/contract.py's.
 """
 from array import array
