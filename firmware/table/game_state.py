@@ -192,12 +192,12 @@ class GameState:
         return self._menu_pos if self._menu else -1
 
     def menu_label(self, k):
-        """Entry ``k``'s label, an auction call's made when first asked
-        (table/menus.py) and kept."""
+        """Entry ``k``'s label; an auction call's is made when asked
+        (table/menus.py: the menu row asks for one entry a change), not
+        kept -- a question changes nothing."""
         label, ev = self._menu[k]
         if label is None:
-            label = call_entry_label(self.view, self._lang, ev)
-            self._menu[k] = (label, ev)
+            return call_entry_label(self.view, self._lang, ev)
         return label
 
     def menu_event(self, k):

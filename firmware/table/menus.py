@@ -6,7 +6,7 @@ nothing), the open-mode discard's confirmation and the self-raises, the Rufer
 call (first the called card, then the give), the announcements before the
 first card (starting on "play on") -- as ``(label, event or None)`` entries
 (an auction call's label None: ``call_entry_label`` makes it when the entry
-is first shown -- on the Pico labelling a menu of nine calls at once held the
+is shown -- on the Pico labelling a menu of nine calls at once held the
 game's step 20 ms, and the menu row shows one at a time),
 the entry to start on and whether an entry is chosen only with a second OK:
 an auction menu with no entry that bids nothing (Tapp neu's second round,
@@ -64,7 +64,7 @@ def menu_for(view, lang, rufer_card=NO_CARD):
 
 
 def call_entry_label(view, lang, ev):
-    """The label of an auction menu's entry ``ev`` (made when first shown)."""
+    """The label of an auction menu's entry ``ev`` (made when shown)."""
     return call_label(ev, lang, german_suited(view.variant()))
 
 
