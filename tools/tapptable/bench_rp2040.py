@@ -227,6 +227,7 @@ class MirroredTable:
             self.chips.chips[reader].place(*[Tag(uid) for uid in uids])
         self.pico = _pico(self.flash_path)
         self._line = b""
+        self._new_low = False             # the probe's last low_free was the lowest yet
         self.pico.on_serial = self._serial
         self.sync_buttons = wire_chips(self.pico, self.chips, BOARD_SEATS)
         to_display = self.pico.on_i2c_write
@@ -245,8 +246,14 @@ class MirroredTable:
             found = bench_line(line)
             if found is not None:
                 key, value = found
+                if key == "low_free_deal":     # the deal of the lowest heap so far
+                    if self._new_low:
+                        self.report[key] = value
+                    continue
                 lowest = key in ("low_free", "start_free", "import_free", "boot_free")
                 old = self.report.get(key, value)
+                if key == "low_free":          # (after a power cut the probe counts anew)
+                    self._new_low = value <= old
                 self.report[key] = min(old, value) if lowest else max(old, value)
 
     def _reader(self, r):
@@ -552,7 +559,7 @@ def print_figures(figures):
         ("  after main.py's imports", lambda f: _kb(f.get("import_free"))),
         ("  app built, its loop starting", lambda f: _kb(f.get("start_free"))),
         ("  lowest in the session (after the idle collections)",
-         lambda f: _kb(f.get("low_free"))),
+         lambda f: _kb(f.get("low_free")) + _in_deal(f.get("low_free_deal"))),
         ("card on the on-turn reader -> shown: median", lambda f: _median(f.get("shown_ms"))),
         ("  max (cards)", lambda f: "%s (%d)" % (_max(f.get("shown_ms")),
                                                  len(f.get("shown_ms") or ()))),
@@ -586,6 +593,13 @@ def print_figures(figures):
         if figures[n].get("failure"):
             print("  %s: the device stopped: %s" % (n, figures[n]["failure"]))
     _verdict(figures)
+
+
+def _in_deal(deal):
+    """Where the lowest free heap was seen: " (deal N)", " (setup)", or ""."""
+    if deal is None:
+        return ""
+    return " (deal %d)" % deal if deal else " (setup)"
 
 
 def _median(values):

@@ -15,7 +15,8 @@
 #   after each of the table's idle collections (``App.idle_work`` returned
 #   "collect": timed as "gc_us", the free heap after it is the lowest-free
 #   figure; one while a deal is dealt or played also counts as "deal_gc",
-#   the longest "deal_gc_us"), and every LOOK_MS in an idle step while nothing waits
+#   the longest "deal_gc_us"; "low_free_deal": the deal of the lowest, 1 the
+#   first, 0 before the session), and every LOOK_MS in an idle step while nothing waits
 #   (``App.nothing_waits``).  Where the heap grew since the last read with no
 #   idle collection between, MicroPython collected by itself -- an
 #   allocation found the heap full ("auto_gc": how many, and the longest step
@@ -80,6 +81,8 @@ def _idle_collected(app, dt):
     if free < _low[0]:
         _low[0] = free
         _say("low_free", free)
+        engine = app.view.engine()      # in which deal (0: before the session)
+        _say("low_free_deal", engine.deals_played() + 1 if engine is not None else 0)
 
 
 def _look(app):
