@@ -162,14 +162,8 @@ def test_rows_written_step_by_step_make_the_whole_screen(monkeypatch, variant, p
     assert seen["draws"] > 20 and seen["complete"] > 20, seen
 
 
-def test_a_card_laid_writes_its_own_row_first_and_few_others(monkeypatch):
-    """Mid-trick, a card laid: the first display step after it writes the
-    player's row, and the rows whose inputs did not change (the header, the
-    contract's row, the other seats' rows) are not written at all."""
-    run = Run("card")
-    assert not run.run_lines(["table variant=tapp_modern players=4 mode=strict seed=3",
-                              "deal", "auction", "play turn legal"])
-    table = run.table
+def _rows_written(monkeypatch):
+    """The rows every RowWriter writes from now on, in order (a list that fills)."""
     rows = []
     plain_begin = RowWriter.begin
 
@@ -178,6 +172,18 @@ def test_a_card_laid_writes_its_own_row_first_and_few_others(monkeypatch):
         plain_begin(self, row, invert)
 
     monkeypatch.setattr(RowWriter, "begin", begin)
+    return rows
+
+
+def test_a_card_laid_writes_its_own_row_first_and_few_others(monkeypatch):
+    """Mid-trick, a card laid: the first display step after it writes the
+    player's row, and the rows whose inputs did not change (the header, the
+    contract's row, the other seats' rows) are not written at all."""
+    run = Run("card")
+    assert not run.run_lines(["table variant=tapp_modern players=4 mode=strict seed=3",
+                              "deal", "auction", "play turn legal"])
+    table = run.table
+    rows = _rows_written(monkeypatch)
     seat = table.view.turn()
     row = 2 + table.view.active_seats().index(seat)
     assert not run.run_lines(["play turn legal"])
@@ -196,14 +202,7 @@ def test_a_move_in_the_auction_menu_writes_the_menu_row_alone(monkeypatch):
                               "deal"])
     table = run.table
     assert table.view.expects() == "call" and table.app.view.menu_size() > 1
-    rows = []
-    plain_begin = RowWriter.begin
-
-    def begin(self, row, invert=False):
-        rows.append(row)
-        plain_begin(self, row, invert)
-
-    monkeypatch.setattr(RowWriter, "begin", begin)
+    rows = _rows_written(monkeypatch)
     assert not run.run_lines(["press next"])
     assert rows == [7], rows
     del rows[:]

@@ -80,7 +80,7 @@ class Button:
         self.ticks_ms = ticks_ms
         self.active = 0 if active_low else 1
         self.debounce_ms = debounce_ms
-        self.release_ms = release_ms if release_ms < debounce_ms else debounce_ms
+        self.release_ms = min(release_ms, debounce_ms)
         self.long_ms = long_ms
         now = ticks_ms()
         raw = 1 if pin.value() == self.active else 0

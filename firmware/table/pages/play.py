@@ -230,7 +230,7 @@ _MARKS = b" >*"
 # the rows' keys besides a seat's card (below 37 * 8 * 3): each kind its own range
 _BLANK_KEY = 0x7FFF              # the message row, blank
 _STATUS_KEYS = 0x8000            # the message row saying who calls, or how to choose a stake
-_CALL_KEYS = 0x10000             # a seat's row in the auction (``Page._call_key``)
+_CALL_KEYS = 0x10000             # a seat's row in the auction: its last call and mark
 
 
 def _auction_shown(s):
