@@ -40,7 +40,7 @@ from drivers.buzzer import SOUNDS
 from host_sim.runtimes import UnknownRuntime, table_class
 from host_sim.table import AutoPlayers
 from table.menus import needs_hold
-from tapp.record import Replayer
+from tapp.replay import Replayer
 
 KNOWN_OPTIONS = ("variant", "players", "mode", "lang")
 

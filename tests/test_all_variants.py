@@ -14,7 +14,7 @@ import sys
 import pytest
 
 from tapp.catalog import players_of, variant_ids
-from tapp.record import Replayer
+from tapp.replay import Replayer
 from tapp.rules import Rules
 from tools.tapptable.simulate import Simulator
 

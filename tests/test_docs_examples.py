@@ -20,7 +20,7 @@ import pytest
 
 from tapp import variants
 from tapp.catalog import PRESETS, VARIANTS, variant_ids
-from tapp.record import Replayer
+from tapp.replay import Replayer
 from tapp.variants import COMMON_CHOICES, COMMON_OPTIONS, PARSERS, HeaderError
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"

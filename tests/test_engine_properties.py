@@ -18,7 +18,8 @@ from hypothesis import strategies as st
 
 from tapp.cards import CARD_CODES, DECKS, mask_cards
 from tapp.catalog import variant_ids
-from tapp.record import Replayer, crc_hex, open_session, with_crc
+from tapp.record import crc_hex, with_crc
+from tapp.replay import Replayer, open_session
 from tapp.variants import HeaderError
 from tools.tapptable.simulate import Simulator
 

@@ -18,7 +18,7 @@ from host_sim.players import AutoPlayers
 from host_sim.table import VirtualTable
 from table import journal_files as J
 from table.app import NEW_SESSION
-from tapp.record import Replayer
+from tapp.replay import Replayer
 
 HEADER = {"record": 1, "variant": "tapp_modern", "players": 3,
           "seats": ["Anna", "Bert", "Cora"], "first_dealer": 0, "mode": "open"}

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tapp.record import replay_stream
+from tapp.replay import replay_stream
 from tools.tapptable.mpreplay import run_replay, split_batch
 from tools.tapptable.simulate import Simulator
 

@@ -17,14 +17,8 @@ import sys
 
 import pytest
 
-from tapp.record import (
-    MAX_LINE,
-    MAX_VALUES,
-    LineReader,
-    Replayer,
-    replay_stream,
-    with_crc,
-)
+from tapp.record import MAX_LINE, MAX_VALUES, LineReader, with_crc
+from tapp.replay import Replayer, replay_stream
 from tools import mpvm
 from tools.tapptable import cli, mpreplay
 from tools.tapptable.atomic import WriteError, write_lines
@@ -501,7 +495,7 @@ def test_micropython_failure_names_line_and_keeps_earlier_outcomes(tmp_path, mon
                                                                    capsys):
     p = tmp_path / "r.jsonl"
     p.write_bytes(HEADER + b"\n" + DEAL + b"\n" + REF + b"\n\n" + b'{"ev":"boom"}\n' + REF + b"\n")
-    failing = ("import tapp.record as R\n_feed = R.Replayer.feed\n"
+    failing = ("import tapp.replay as R\n_feed = R.Replayer.feed\n"
                "def feed(self, line):\n    if b'boom' in line:\n        raise MemoryError()\n"
                "    return _feed(self, line)\nR.Replayer.feed = feed\n")
     monkeypatch.setattr(mpreplay, "VM_SCRIPT", failing + VM_SCRIPT)

@@ -32,7 +32,8 @@ from table.app import BOOT_LOOK_MS, NEW_SESSION, App
 from table.console import Console
 from table.journal import MemoryJournal
 from table.journal_files import create_journal, last_journal
-from tapp.record import Replayer, with_crc
+from tapp.record import with_crc
+from tapp.replay import Replayer
 
 SECTORS = 4               # 16 KiB: about eight deals
 RESUMED_MS = BOOT_LOOK_MS + 100     # the readers have looked, a game step followed

@@ -24,7 +24,7 @@ from host_sim.table import AutoPlayers, VirtualTable
 from host_sim.vm.nor_flash import NorFlash, apply_op, half, load_log
 from host_sim.vm_table import VmTable
 from table.app import BOOT_LOOK_MS
-from tapp.record import Replayer
+from tapp.replay import Replayer
 
 RESUMED_MS = BOOT_LOOK_MS + 100     # the readers have looked, a game step followed
 JOURNAL_KB = 16                     # four sectors

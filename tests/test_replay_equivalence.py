@@ -11,7 +11,8 @@ import random
 
 import pytest
 
-from tapp.record import replay_stream, with_crc
+from tapp.record import with_crc
+from tapp.replay import replay_stream
 from tools.tapptable.mpreplay import run_replay, split_batch
 from tools.tapptable.simulate import Simulator
 

@@ -220,7 +220,7 @@ def test_no_hand_reaches_the_page_even_when_the_watcher_has_the_pin(live, watch)
         if msg["t"] != "tables":
             continue
         t = msg["tables"][0]
-        if t["trick"] or t["view"].get("last_trick"):
+        if a_card_laid(t):
             before_first_card = False
         if before_first_card:                     # dealt, bid on: not one card named
             assert not CARD.search(json.dumps(dict(t, auction=[]))), t
@@ -228,6 +228,15 @@ def test_no_hand_reaches_the_page_even_when_the_watcher_has_the_pin(live, watch)
         assert "hands" not in text and "talon" not in text
     # the watcher did fetch the journal with the PIN (hands inside): kept, never served
     assert '"hands"' in w.history.db.execute("SELECT record FROM sessions").fetchone()[0]
+
+
+def a_card_laid(t):
+    """Has a card been laid face up in the page's table ``t``: lying on a
+    seat's reader (a state may catch it there before its play is in the
+    trick), refused, in the trick or the last one?  From then on cards are
+    public; before, not one may be named."""
+    return bool(t["trick"] or t["view"].get("last_trick") or any(t["on_reader"])
+                or t["refusals"] or t["table"].get("refused"))
 
 
 # ----------------------------------------------------------------- faults

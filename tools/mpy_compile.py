@@ -80,11 +80,18 @@ def compile_firmware(
     sources: Iterable[Path] | None = None,
     root: Path | None = None,
     extra_args: Sequence[str] = (),
+    mounted_at: str | None = None,
 ) -> CompileReport:
     """Compile firmware sources to ``out_dir`` (default build/mpy/), mirroring folders.
 
     Each .mpy embeds its firmware-relative name (e.g. ``tapp/cards.py``) so device
-    tracebacks name the file as it sits on the flash.
+    tracebacks name the file.  ``mounted_at`` (e.g. ``/rom``): the .mpy files will be
+    imported from there, and each embeds the path MicroPython imports it by
+    (``/rom/tapp/cards.mpy``).  The import interns that path as a qstr before it
+    loads the file, so the embedded name is the same qstr, not another one: on
+    the Pico every runtime qstr takes a slot in the qstr pool, and the table's
+    ~80 modules decide whether the pool needs its eighth chunk (2,560 slots,
+    15 KB of heap; docs/benchmarks.md, "The qstr pool").
     """
     base = firmware_dir(root)
     out = Path(out_dir) if out_dir is not None else (root or repo_root()) / "build" / "mpy"
@@ -95,8 +102,10 @@ def compile_firmware(
         rel = src.relative_to(base.resolve())
         target = out / rel.with_suffix(".mpy")
         target.parent.mkdir(parents=True, exist_ok=True)
+        name = rel.as_posix() if mounted_at is None else "%s/%s" % (
+            mounted_at.rstrip("/"), rel.with_suffix(".mpy").as_posix())
         proc = subprocess.run(
-            cmd + [f"-march={march}", *extra_args, "-s", rel.as_posix(), "-o", str(target),
+            cmd + [f"-march={march}", *extra_args, "-s", name, "-o", str(target),
                    str(src)],
             capture_output=True, text=True,
         )

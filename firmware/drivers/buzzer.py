@@ -16,7 +16,7 @@ except ImportError:  # CPython
 # wrap-safe: the tick counter wraps at 2**30 ms on the device and in the simulator
 from drivers.ticks import ticks_add, ticks_diff
 
-DUTY_HALF = const(32768)  # a square wave: loudest for a piezo
+_DUTY_HALF = const(32768)  # a square wave: loudest for a piezo
 
 # (freq Hz, duration ms) pairs
 ACCEPT = (2093, 60)  # C7 blip: card accepted
@@ -30,7 +30,7 @@ SOUNDS = {"accept": ACCEPT, "reject": REJECT, "trick_won": TRICK_WON,
 
 
 class Buzzer:
-    def __init__(self, pwm, ticks_ms, volume=DUTY_HALF):
+    def __init__(self, pwm, ticks_ms, volume=_DUTY_HALF):
         self.pwm = pwm
         self.ticks_ms = ticks_ms
         self.volume = volume

@@ -39,13 +39,13 @@ COLOURS = (
     (0, 200, 200),  # bidding: cyan
 )
 
-DEFAULT_BRIGHTNESS = const(64)
+_DEFAULT_BRIGHTNESS = const(64)
 
 
 class SeatLeds:
     """Per-seat state colours on an injected NeoPixel-like strip."""
 
-    def __init__(self, np, nseats, brightness=DEFAULT_BRIGHTNESS):
+    def __init__(self, np, nseats, brightness=_DEFAULT_BRIGHTNESS):
         self.np = np
         self.nseats = nseats
         self.states = bytearray(nseats)  # OFF

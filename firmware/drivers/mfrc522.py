@@ -200,76 +200,52 @@ def version_kind(v):
 # tests/mp/mptest_mfrc522.py).
 
 
-class _Scratch:
+def _scratch():
     """SPI and FIFO buffers. The readers on a bus are polled one at a time, so
-    they all share one set (made at import), with every prefix view made once:
-    slicing a buffer in the poll path would allocate."""
-
-    def __init__(self):
-        # one-register access: address byte + data byte
-        self.w2 = bytearray(2)
-        self.r2 = bytearray(2)
-        # FIFO write bursts: address byte + frame
-        self.fw = bytearray(1 + _FRAME_MAX)
-        self.fw[0] = _WR_FIFO
-        mv = memoryview(self.fw)
-        self.fwv = [mv[: n + 1] for n in range(_FRAME_MAX + 1)]
-        self.fw3 = mv[3:]  # SELECT: CLn (4), BCC, CRC_A (2)
-        self.fw4 = mv[4:]
-        self.cw = bytearray(4)  # CRC check of an answer (<= 3 bytes)
-        self.cw[0] = _WR_FIFO
-        self.cwv3 = memoryview(self.cw)
-        # FIFO read: n address bytes + 0x00 out, the data back after the first byte
-        self.ft = bytearray(_RX_MAX + 1)
-        for i in range(_RX_MAX + 1):
-            self.ft[i] = _RD_FIFO
-        self.fr = bytearray(_RX_MAX + 1)
-        mt = memoryview(self.ft)
-        mr = memoryview(self.fr)
-        self.ftv = [mt[:n] for n in range(_RX_MAX + 2)]
-        self.frv = [mr[:n] for n in range(_RX_MAX + 2)]
-        self.frv1 = [mr[1: 1 + n] for n in range(_RX_MAX + 1)]
-        self.one = mt[:1]  # the FIFO read address alone
-        self.a1 = bytearray(1)  # one register address alone (readinto-only SPI)
-        self.frame = mr[1:]
-        # registers in one transaction: FIFOLevelReg + ControlReg + TModeReg (which
-        # init() set: reads its reset value 0 after a supply dip), CRCResultReg L/H
-        self.q_level = bytearray((0x80 | (_FIFOLEVEL << 1), 0x80 | (_CONTROL << 1),
-                                  0x80 | (_TMODE << 1), 0))
-        self.q_r4 = bytearray(4)
-        self.q_crc = bytearray((0x80 | (_CRCRESULT_LSB << 1), 0x80 | (_CRCRESULT_MSB << 1), 0))
-        self.q_cfg = bytearray((0x80 | (_TMODE << 1), 0x80 | (_TRELOAD_LO << 1), 0))
-        self.q_r = bytearray(3)
-
-
-_S = _Scratch()
+    they all share one set (made at import, the class attributes of MFRC522
+    below), with every prefix view made once: slicing a buffer in the poll path
+    would allocate.  A tuple, not an object with attributes: each attribute
+    name is a qstr, and the Pico's qstr pool is near a 15 KB step
+    (docs/benchmarks.md, "The qstr pool")."""
+    fw = bytearray(1 + _FRAME_MAX)      # FIFO write bursts: address byte + frame
+    fw[0] = _WR_FIFO
+    mv = memoryview(fw)
+    cw = bytearray(4)                   # CRC check of an answer (<= 3 bytes)
+    cw[0] = _WR_FIFO
+    # FIFO read: n address bytes + 0x00 out, the data back after the first byte
+    ft = bytearray(_RX_MAX + 1)
+    for i in range(_RX_MAX + 1):
+        ft[i] = _RD_FIFO
+    fr = bytearray(_RX_MAX + 1)
+    mt = memoryview(ft)
+    mr = memoryview(fr)
+    return (bytearray(2), bytearray(2),          # one register: address + data
+            fw, [mv[: n + 1] for n in range(_FRAME_MAX + 1)],
+            mv[3:], mv[4:],                      # SELECT: CLn (4), BCC, CRC_A (2)
+            cw, memoryview(cw),
+            ft, fr, [mt[:n] for n in range(_RX_MAX + 2)], [mr[:n] for n in range(_RX_MAX + 2)],
+            [mr[1: 1 + n] for n in range(_RX_MAX + 1)],
+            mt[:1],                              # the FIFO read address alone
+            bytearray(1),                        # one register address alone
+            mr[1:],
+            # registers in one transaction: FIFOLevelReg + ControlReg + TModeReg
+            # (which init() set: reads its reset value 0 after a supply dip),
+            # CRCResultReg L/H
+            bytearray((0x80 | (_FIFOLEVEL << 1), 0x80 | (_CONTROL << 1),
+                       0x80 | (_TMODE << 1), 0)),
+            bytearray((0x80 | (_CRCRESULT_LSB << 1), 0x80 | (_CRCRESULT_MSB << 1), 0)),
+            bytearray((0x80 | (_TMODE << 1), 0x80 | (_TRELOAD_LO << 1), 0)),
+            bytearray(3), bytearray(4))
 
 
 class MFRC522:
     """One MFRC522 on a shared SPI bus with its own chip-select pin."""
 
-    # the shared scratch buffers, as class attributes: no per-reader copies
-    _w2 = _S.w2
-    _r2 = _S.r2
-    _fw = _S.fw
-    _fwv = _S.fwv
-    _fw3 = _S.fw3
-    _fw4 = _S.fw4
-    _cw = _S.cw
-    _cwv3 = _S.cwv3
-    _ft = _S.ft
-    _fr = _S.fr
-    _ftv = _S.ftv
-    _frv = _S.frv
-    _frv1 = _S.frv1
-    _one = _S.one
-    _a1 = _S.a1
-    frame = _S.frame  # the last answer on the bus: valid right after a frame
-    _q_level = _S.q_level
-    _q_crc = _S.q_crc
-    _q_cfg = _S.q_cfg
-    _q_r = _S.q_r
-    _q_r4 = _S.q_r4
+    # the shared scratch buffers (``_scratch``), as class attributes: no
+    # per-reader copies; ``frame``: the last answer on the bus, valid right
+    # after a frame
+    (_w2, _r2, _fw, _fwv, _fw3, _fw4, _cw, _cwv3, _ft, _fr, _ftv, _frv, _frv1, _one, _a1,
+     frame, _q_level, _q_crc, _q_cfg, _q_r, _q_r4) = _scratch()
 
     def __init__(self, spi, cs, rst=None, sleep_us=None, gain=None, regs=None):
         self._spi = spi

@@ -55,6 +55,11 @@ from .setup import Setup
 from .table_view import TableView
 from .texts import text
 
+try:
+    from micropython import const
+except ImportError:  # CPython
+    const = lambda x: x  # noqa: E731
+
 # Inputs besides the button events (drivers.buttons.event(key, kind), 1..6) that ``App.input``
 # queues for the game job: what the serial console asks for.
 UNDO = 16             # take the last event back (enrolment: the last card)
@@ -80,7 +85,7 @@ READERS_HELD = 8
 BOOT_LOOK_MS = 600
 # ... and at most this much longer while a reader's last read and the arbiter
 # disagree (a card being lifted: its lift counts after the arbiter's grace).
-BOOT_SETTLE_MS = 400
+_BOOT_SETTLE_MS = const(400)
 # A display that stopped answering (a loose wire) is tried again this often;
 # play goes on without it meanwhile.
 DISPLAY_RETRY_MS = 1000
@@ -95,7 +100,7 @@ JOBS = (("readers", "poll_readers", 5), ("buttons", "poll_buttons", 5),
 # heap runs out, would come in the middle of a card); how much was allocated
 # is looked at no more often than IDLE_GC_LOOK_MS: gc.mem_alloc() walks the
 # whole heap (8.5 ms on the Pico), too long to do at every idle step
-IDLE_GC_BYTES = 16384
+_IDLE_GC_BYTES = const(16384)
 IDLE_GC_LOOK_MS = 1000
 # While a deal is dealt and played a card may come at any moment and play
 # allocates nothing (tests/mp/mptest_app_heap.py): the collection waits for the
@@ -103,6 +108,12 @@ IDLE_GC_LOOK_MS = 1000
 # heap fell below this -- a valve, not the rule (on the Pico the session's
 # start, the dealing and the auction allocate some 50 KB, 80 KB are free).
 IDLE_GC_DEAL_FREE = 24576
+# ... and while a finished trick is cleared, once this much was allocated since
+# the last collection (a console client's answers, the live events): no card
+# can be shown then (the next leader's waits for the trick to be off the
+# readers, table/game.py), so the collection keeps nobody waiting and the valve
+# above stays shut during play
+IDLE_GC_CLEARING_BYTES = 8192
 DEAL_MODES = ("dealing", "play")
 
 
@@ -136,6 +147,7 @@ class App:
         self.heap_kept = 0                   # gc.mem_alloc() after the last idle collection
         self.heap_size = 0                   # the heap's size (MicroPython's gc; else 0)
         self.heap_looked = board.ticks_ms()  # when the idle job last looked at the heap
+        self.clearing_looked = False         # ... and whether in this trick's clearing
         self.settings_due = False            # the setup's answers still to be saved (idle job)
         self.rules_made = -1                 # the setup's answers the rules were made ahead for
         self.cleared_for = -1                # ... and the heap collected for
@@ -365,10 +377,10 @@ class App:
         """Have the readers looked long enough after a power-up: BOOT_LOOK_MS,
         and what they read last agrees with the arbiter (a card lifted just
         now, its lift still pending, is not taken for lying there) -- or
-        BOOT_SETTLE_MS more have passed (a reader that never agrees)."""
+        _BOOT_SETTLE_MS more have passed (a reader that never agrees)."""
         waited = self.boot_look_ms()
         return waited >= BOOT_LOOK_MS and (self.cards_settled()
-                                           or waited >= BOOT_LOOK_MS + BOOT_SETTLE_MS)
+                                           or waited >= BOOT_LOOK_MS + _BOOT_SETTLE_MS)
 
     def boot_look_ms(self):
         """How long the readers have looked for the cards lying after a
@@ -446,9 +458,9 @@ class App:
         before it is first shown, else on the setup's last screen the
         session's rules made, then the garbage collected (``_session_ahead``),
         else the garbage collected once
-        ``IDLE_GC_BYTES`` were allocated since the last time (during a deal
-        only when less than ``IDLE_GC_DEAL_FREE`` is free: the collection waits
-        for the result).  What it did:
+        ``_IDLE_GC_BYTES`` were allocated since the last time (during a deal
+        while a finished trick is cleared once ``IDLE_GC_CLEARING_BYTES``
+        were, else only when less than ``IDLE_GC_DEAL_FREE`` is free).  What it did:
         "settings", "erase", "import", "rules", "collect" or None."""
         if not self.nothing_waits():
             return None
@@ -505,17 +517,28 @@ class App:
     def _collect(self):
         mem_alloc = getattr(gc, "mem_alloc", None)   # MicroPython's (CPython collects itself)
         now = self.board.ticks_ms()
-        if mem_alloc is None or ticks_diff(now, self.heap_looked) < IDLE_GC_LOOK_MS:
+        if mem_alloc is None or not self._look_due(now):
             return False
         self.heap_looked = now
         used = mem_alloc()
         if self.view.mode() in DEAL_MODES:
-            if self.heap_size - used >= IDLE_GC_DEAL_FREE:
+            if self.view.clearing():
+                if used - self.heap_kept < IDLE_GC_CLEARING_BYTES:
+                    return False
+            elif self.heap_size - used >= IDLE_GC_DEAL_FREE:
                 return False
-        elif used - self.heap_kept < IDLE_GC_BYTES:
+        elif used - self.heap_kept < _IDLE_GC_BYTES:
             return False
         self._collect_now()
         return True
+
+    def _look_due(self, now):
+        """Is the heap to be looked at: IDLE_GC_LOOK_MS after the last look, and
+        at once in a finished trick's first idle moment (the clearing is short)."""
+        clearing = self.view.clearing()
+        first = clearing and not self.clearing_looked
+        self.clearing_looked = clearing
+        return first or ticks_diff(now, self.heap_looked) >= IDLE_GC_LOOK_MS
 
     def nothing_waits(self):
         """No input queued, no card being settled or lifted, no button down,

@@ -11,8 +11,13 @@ from . import registry as R
 from .console_link import Failure, is_int, said
 from .presence import ticks_diff
 
-SELFTEST_MAX_MS = 60000
-MEANWHILE_MS = 100       # during the self-test's waits the link is served this often
+try:
+    from micropython import const
+except ImportError:  # CPython
+    const = lambda x: x  # noqa: E731
+
+_SELFTEST_MAX_MS = const(60000)
+_MEANWHILE_MS = const(100)       # during the self-test's waits the link is served this often
 
 
 def unhex(s):
@@ -144,8 +149,8 @@ def cmd_selftest(con, rid, req):
     for key in ("card_ms", "button_ms"):      # how long it waits for a card, a button
         v = req.get(key)
         if v is not None:
-            if not is_int(v) or not 0 <= v <= SELFTEST_MAX_MS:
-                raise Failure("bad_args", said("a_up_to") % (key, SELFTEST_MAX_MS))
+            if not is_int(v) or not 0 <= v <= _SELFTEST_MAX_MS:
+                raise Failure("bad_args", said("a_up_to") % (key, _SELFTEST_MAX_MS))
             kw[key] = v
     con.authorise(req)
     lines = []
@@ -168,7 +173,7 @@ def cmd_selftest(con, rid, req):
         """The self-test's waits: the link is answered meanwhile (``meanwhile``)."""
         sleep(ms)
         now = con.clock()
-        if ticks_diff(now, last[0]) >= MEANWHILE_MS:
+        if ticks_diff(now, last[0]) >= _MEANWHILE_MS:
             last[0] = now
             meanwhile(con, now)
     try:

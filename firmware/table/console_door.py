@@ -42,10 +42,15 @@ class ConsoleDoor:
         self.poller = select.poll()
         self.poller.register(self.stream, select.POLLIN)
         self.no_room = False
+        self.waited = 0           # steps a first byte has waited for the table to be idle
 
     def step(self):
         if not byte_waiting(self.poller):
+            self.waited = 0
             return
+        self.waited += 1    # the console's import holds the loop: not while a card waits
+        if self.waited < 10 and not self.app.nothing_waits():
+            return          # (10 steps of the console job: 200 ms at most)
         if self.no_room:
             self.refuse()
             return

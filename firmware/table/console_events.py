@@ -18,6 +18,11 @@ from .deck_file import uid_hex
 from .presence import ticks_diff
 from .registry import card_of, deck_of
 
+try:
+    from micropython import const
+except ImportError:  # CPython
+    const = lambda x: x  # noqa: E731
+
 LEVELS = ("off", "error", "info", "debug")
 OFF = 0
 ERROR = 1
@@ -25,7 +30,7 @@ INFO = 2
 DEBUG = 3
 LEVEL_LEASE_MS = 30000   # a level other than info ends this long after the last request
 
-JOURNAL_PER_STEP = 8     # journal lines watched per step
+_JOURNAL_PER_STEP = const(8)     # journal lines watched per step
 STATUS_NAMES = ("absent", "present", "collision", "error")
 
 
@@ -112,28 +117,37 @@ class Live:
         view = tv.engine()
         if view is not self.session:
             self.new_session(view)
-        if view is None:
-            return
+        if view is not None:
+            self.watch_play(view)
+
+    def watch_play(self, view):
+        """The session's refusals, journal lines, tricks and results.  (Apart
+        from ``watch``, and the trick's event apart again: a frame over 11
+        words would be put on the heap at every console step.)"""
         self.watch_refusals(view)
         self.watch_journal()
         deals = view.deals_played()
         tricks = view.trick_number()
         if deals > self.deals or (deals == self.deals and tricks > self.tricks):
-            last = view.last_trick()
-            if last is not None:
-                sig = (deals, last["n"], tuple(last["cards"]))
-                if sig != self.trick_sig:
-                    self.trick_sig = sig
-                    body = {"event": "trick"}
-                    for k in last:
-                        body[k] = last[k]
-                    self.push(body, INFO)
+            self.trick_done(view, deals)
         if deals > self.deals:
             self.push({"event": "result", "deal": deals, "result": view.last_result(),
                        "balances": view.balances(), "pot": view.pot(),
                        "session_over": view.session_over()}, INFO)
         self.deals = deals
         self.tricks = tricks
+
+    def trick_done(self, view, deals):
+        last = view.last_trick()
+        if last is None:
+            return
+        sig = (deals, last["n"], tuple(last["cards"]))
+        if sig != self.trick_sig:
+            self.trick_sig = sig
+            body = {"event": "trick"}
+            for k in last:
+                body[k] = last[k]
+            self.push(body, INFO)
 
     def new_session(self, view):
         """``view``: the engine's view of the new session (None: none on)."""
@@ -160,20 +174,24 @@ class Live:
         while self.refusals_seen < tv.refusals():
             k = self.refusals_seen
             self.refusals_seen += 1
-            got = tv.refusal(k)
-            if got is None:
-                self.wire.dropped += 1           # too many since the last step
-                continue
-            reader, word, msg = got
-            body = {"event": "refused", "reader": reader, "reason": word, "message": msg}
-            if reader < view.players() and reader != tv.centre():
-                body["seat"] = reader
-                card = self.card_on(reader)
-                if card is not None:
-                    body["card"] = card          # face up on a seat reader: public
-            elif self.level >= DEBUG:
-                body["card"] = self.card_on(reader)
-            self.push(body, ERROR)
+            self.refused(view, tv.refusal(k))
+
+    def refused(self, view, got):
+        """The event of one refusal ``got`` (reader, word, text), None: no longer kept."""
+        if got is None:
+            self.wire.dropped += 1           # too many since the last step
+            return
+        tv = self.app.view
+        reader, word, msg = got
+        body = {"event": "refused", "reader": reader, "reason": word, "message": msg}
+        if reader < view.players() and reader != tv.centre():
+            body["seat"] = reader
+            card = self.card_on(reader)
+            if card is not None:
+                body["card"] = card          # face up on a seat reader: public
+        elif self.level >= DEBUG:
+            body["card"] = self.card_on(reader)
+        self.push(body, ERROR)
 
     def watch_journal(self):
         journal = self.app.view.journal()
@@ -183,7 +201,7 @@ class Live:
         if journal is None:
             return
         k = 0
-        while self.journal_seen < len(journal) and k < JOURNAL_PER_STEP:
+        while self.journal_seen < len(journal) and k < _JOURNAL_PER_STEP:
             line = journal.line(self.journal_seen)
             self.journal_seen += 1
             k += 1
@@ -195,43 +213,64 @@ class Live:
                            "ev": self.redact(ev)}, INFO)
 
     def watch_readers(self):
+        """Each reader's tag, its collision and fault flags, its raw status (debug);
+        the card events lost.  One small method per part: a frame over 11 words
+        would be put on the heap at every console step (tests/mp/mptest_door.py)."""
         tv = self.app.view
-        buf = self.uidbuf
         for i in range(tv.readers()):
-            n = tv.placed_uid(i, buf)
-            old = self.placed_len[i]
-            base = P.UID_MAX * i
-            same = n == old
-            k = 0
-            while same and k < n:
-                same = buf[k] == self.placed[base + k]
-                k += 1
-            if not same:
-                if old:
-                    self.tag_event(i, "lifted", bytes(self.placed[base:base + old]))
-                if n:
-                    self.tag_event(i, "placed", bytes(buf[0:n]))
-                self.placed[base:base + n] = buf[0:n]
-                self.placed_len[i] = n
-            flags = (1 if tv.collision(i) else 0) | (2 if tv.fault(i) else 0)
-            was = self.flags[i]
-            if flags != was:
-                if (flags ^ was) & 1:
-                    self.tag_event(i, "collision" if flags & 1 else "collision_over", None)
-                if (flags ^ was) & 2:
-                    body = {"event": "error" if flags & 2 else "tag", "reader": i,
-                            "state": "reader_fault" if flags & 2 else "reader_back"}
-                    self.push(body, ERROR if flags & 2 else INFO)
-                self.flags[i] = flags
-            status = tv.reader_status(i)
-            if self.level >= DEBUG and status != self.raw_status[i]:
-                self.raw_status[i] = status
-                self.push({"event": "reader", "reader": i,
-                           "status": STATUS_NAMES[status & 3]}, DEBUG)
+            self.watch_reader(tv, i)
         lost = tv.card_events_lost()
         if lost != self.overflows:
             self.overflows = lost
             self.push({"event": "error", "state": "overflow", "count": lost}, ERROR)
+
+    def watch_reader(self, tv, i):
+        n = tv.placed_uid(i, self.uidbuf)
+        if not self.same_tag(i, n):
+            self.tag_changed(i, n)
+        flags = (1 if tv.collision(i) else 0) | (2 if tv.fault(i) else 0)
+        if flags != self.flags[i]:
+            self.flags_changed(i, flags)
+        if self.level >= DEBUG:
+            self.watch_status(i, tv.reader_status(i))
+
+    def same_tag(self, i, n):
+        """Is the UID just read into ``uidbuf`` (``n`` bytes) the one reader ``i`` had?"""
+        if n != self.placed_len[i]:
+            return False
+        base = P.UID_MAX * i
+        k = 0
+        while k < n:
+            if self.uidbuf[k] != self.placed[base + k]:
+                return False
+            k += 1
+        return True
+
+    def tag_changed(self, i, n):
+        old = self.placed_len[i]
+        base = P.UID_MAX * i
+        if old:
+            self.tag_event(i, "lifted", bytes(self.placed[base:base + old]))
+        if n:
+            self.tag_event(i, "placed", bytes(self.uidbuf[0:n]))
+        self.placed[base:base + n] = self.uidbuf[0:n]
+        self.placed_len[i] = n
+
+    def flags_changed(self, i, flags):
+        was = self.flags[i]
+        if (flags ^ was) & 1:
+            self.tag_event(i, "collision" if flags & 1 else "collision_over", None)
+        if (flags ^ was) & 2:
+            body = {"event": "error" if flags & 2 else "tag", "reader": i,
+                    "state": "reader_fault" if flags & 2 else "reader_back"}
+            self.push(body, ERROR if flags & 2 else INFO)
+        self.flags[i] = flags
+
+    def watch_status(self, i, status):
+        if status != self.raw_status[i]:
+            self.raw_status[i] = status
+            self.push({"event": "reader", "reader": i,
+                       "status": STATUS_NAMES[status & 3]}, DEBUG)
 
     def tag_event(self, reader, state, uid):
         if self.level < INFO:

@@ -1,8 +1,8 @@
 """The console's wire and lock: lines in, lines out, the referee PIN (docs/console.md).
 
 ``Wire`` frames the protocol on one pair of streams: it reads at most
-``IN_BUDGET`` bytes a step (``Input``: never blocks), hands complete lines to
-the console, queues answer and event lines and writes at most ``OUT_BUDGET``
+``_IN_BUDGET`` bytes a step (``Input``: never blocks), hands complete lines to
+the console, queues answer and event lines and writes at most ``_OUT_BUDGET``
 bytes a step.  It never drops an answer: when the output stream says it has
 no room (``room()``, the simulator's links) the lines wait in the queue, and
 no request is read until the queue has room for its answer (back-pressure);
@@ -23,17 +23,22 @@ from .console_door import byte_waiting
 from .pin_lockout import load_pin_failures, save_pin_failures
 from .presence import ticks_diff
 
+try:
+    from micropython import const
+except ImportError:  # CPython
+    const = lambda x: x  # noqa: E731
+
 PROTOCOL = 2
-IN_BUDGET = 512          # input bytes read per step
+_IN_BUDGET = const(512)          # input bytes read per step
 CMDS_PER_STEP = 4        # requests handled per step
-OUT_BUDGET = 4096        # output bytes written per step
-QUEUE = 48               # output lines waiting; live events beyond it are dropped (counted)
+_OUT_BUDGET = const(4096)        # output bytes written per step
+_QUEUE = const(48)               # output lines waiting; live events beyond it are dropped (counted)
 ROOM = 8                 # a request is read only with this many lines free
 IDLE_DROP_MS = 5000      # a partial line with no byte for this long is dropped (a person
                          # typing into a serial terminal may pause within a line)
-PIN_DELAY_MS = 500       # the first wrong PIN; doubled per further failure
-PIN_DELAY_MAX = 300000   # at most 5 minutes
-TICKS_MASK = 0x3FFFFFFF
+_PIN_DELAY_MS = const(500)       # the first wrong PIN; doubled per further failure
+_PIN_DELAY_MAX = const(300000)   # at most 5 minutes
+_TICKS_MASK = const(0x3FFFFFFF)
 
 
 
@@ -80,6 +85,7 @@ class Input:
         self.left = 0
         self.poller = None
         self.raw = stream
+        self.stream_readinto = getattr(stream, "readinto", None)   # (one bound method)
         self.partial = False
         self.last = 0
         self.now = 0
@@ -99,33 +105,37 @@ class Input:
             return None
         if n > self.left:
             n = self.left
-        k = 0
-        if self.poller is None:
-            mv = memoryview(buf)
-            rd = getattr(self.stream, "readinto", None)
-            if rd is not None:
-                k = rd(mv[0:n])
-            else:
-                data = self.stream.read(n)
-                if data:
-                    k = len(data)
-                    mv[0:k] = data
-            if not k:
-                return None
-        else:
-            poller = self.poller
-            while k < n and byte_waiting(poller):
-                b = self.raw.read(1)
-                if not b:
-                    break
-                buf[k] = b[0]
-                k += 1
-            if not k:
-                return None
+        k = self._read_polled(buf, n) if self.poller is not None else self._read_stream(buf, n)
+        if not k:
+            return None
         self.left -= k
         self.partial = buf[k - 1] != 10
         self.last = self.now
         return k
+
+    def _read_polled(self, buf, n):
+        """Up to ``n`` bytes while poll says one is waiting (small methods: a
+        frame over 11 words would be put on the heap at every console step)."""
+        poller = self.poller
+        raw = self.raw
+        k = 0
+        while k < n and byte_waiting(poller):
+            b = raw.read(1)
+            if not b:
+                break
+            buf[k] = b[0]
+            k += 1
+        return k
+
+    def _read_stream(self, buf, n):
+        rd = self.stream_readinto
+        if rd is not None:
+            return rd(buf if n == len(buf) else memoryview(buf)[0:n])
+        data = self.stream.read(n)
+        if not data:
+            return 0
+        buf[0:len(data)] = data
+        return len(data)
 
 
 class Wire:
@@ -149,13 +159,13 @@ class Wire:
         """A new step: its input budget; a stale partial line is dropped."""
         inp = self.input
         inp.now = now
-        inp.left = IN_BUDGET
+        inp.left = _IN_BUDGET
         if self.drained and inp.partial and ticks_diff(now, inp.last) >= IDLE_DROP_MS:
             inp.partial = False          # a fresh reader: what it held is gone
             self.reader = LineReader(inp, chunk=64, line=self.line_buf)
 
     def room(self):
-        return QUEUE - len(self.queue)
+        return _QUEUE - len(self.queue)
 
     def next_line(self):
         """The next request line (bytes or OVERLONG), None for none now."""
@@ -184,31 +194,43 @@ class Wire:
 
     def event(self, body):
         """Queue a live event (dropped, and counted, when the queue is full)."""
-        if len(self.queue) >= QUEUE:
+        if len(self.queue) >= _QUEUE:
             self.dropped += 1
             self.dropped_total += 1
             return
         self.queue.append(dumps(body))
 
     def flush(self):
-        """Write queued lines: at most OUT_BUDGET bytes, and no more than the
-        output stream has room for (the rest waits for the next step)."""
-        spent = 0
+        """Write queued lines: at most _OUT_BUDGET bytes, and no more than the
+        output stream has room for (the rest waits for the next step).  Split
+        in small methods: a frame over 11 words would be put on the heap at
+        every console step (tests/mp/mptest_door.py)."""
         if self.dropped and self.room() > 0:
             n = self.dropped
             self.dropped = 0
             self.queue.append(dumps({"event": "dropped", "count": n}))
+        if self.queue:
+            self._write_queued()
+        self._flush_stream()
+
+    def _write_queued(self):
+        spent = 0
         room_of = self.room_of
-        while self.queue and spent < OUT_BUDGET:
+        while self.queue and spent < _OUT_BUDGET:
             s = self.queue[0]
             if room_of is not None and room_of() < len(s) + 1:
                 break                    # the host is not reading: wait, drop nothing
             self.queue.pop(0)
             spent += len(s) + 1
-            try:
-                self.out_stream.write(s + "\n")
-            except OSError:
-                self.write_errors += 1
+            self._write(s)
+
+    def _write(self, s):
+        try:
+            self.out_stream.write(s + "\n")
+        except OSError:
+            self.write_errors += 1
+
+    def _flush_stream(self):
         flush = getattr(self.out_stream, "flush", None)
         if flush is not None:
             try:
@@ -231,14 +253,14 @@ class PinLock:
         self.pin = pin
         self.root = root
         self.failures = load_pin_failures(root)   # wrong PINs in a row, across restarts
-        self.locked_until = (now + self.delay()) & TICKS_MASK if self.failures else 0
+        self.locked_until = (now + self.delay()) & _TICKS_MASK if self.failures else 0
 
     def delay(self):
         n = self.failures
         if n <= 0:
             return 0
-        d = PIN_DELAY_MS << (n - 1) if n < 20 else PIN_DELAY_MAX
-        return PIN_DELAY_MAX if d > PIN_DELAY_MAX else d
+        d = _PIN_DELAY_MS << (n - 1) if n < 20 else _PIN_DELAY_MAX
+        return _PIN_DELAY_MAX if d > _PIN_DELAY_MAX else d
 
     def retry_ms(self, now):
         if not self.failures:
@@ -268,7 +290,7 @@ class PinLock:
         if not same or diff:
             self.failures += 1
             delay = self.delay()
-            self.locked_until = (now + delay) & TICKS_MASK
+            self.locked_until = (now + delay) & _TICKS_MASK
             save_pin_failures(self.root, self.failures)
             raise Failure("bad_pin", said("a_pin_wrong") % delay,
                           {"retry_ms": delay})

@@ -11,9 +11,14 @@ from tapp.session import Session
 from .console_link import Failure, said
 from .presence import ticks_diff
 
-LINES_PER_STEP = 8       # journal lines streamed per step
-FOLD_PER_STEP = 16       # journal events folded per step (score history)
-WAIT_MS = 1500           # place/lift/press/undo: how long to wait for the table
+try:
+    from micropython import const
+except ImportError:  # CPython
+    const = lambda x: x  # noqa: E731
+
+_LINES_PER_STEP = const(8)       # journal lines streamed per step
+_FOLD_PER_STEP = const(16)       # journal events folded per step (score history)
+_WAIT_MS = const(1500)           # place/lift/press/undo: how long to wait for the table
 
 
 class JournalSource:
@@ -44,7 +49,7 @@ class JournalSource:
 class SourceTask:
     """Work through a journal's lines, ``per_step`` a step while the answer queue
     has room: ``take(line, wire)`` each, ``finish(wire)`` at the end."""
-    per_step = LINES_PER_STEP
+    per_step = _LINES_PER_STEP
 
     def __init__(self, rid, source):
         self.rid = rid
@@ -88,7 +93,7 @@ class JournalTask(SourceTask):
 class ScoreTask(SourceTask):
     """The score sheet from the journal: the session's events folded into a
     scratch session; a part per settled deal, then the totals."""
-    per_step = FOLD_PER_STEP
+    per_step = _FOLD_PER_STEP
 
     def __init__(self, rid, source, seats):
         super().__init__(rid, source)
@@ -130,7 +135,7 @@ class WaitTask:
     """Answer once ``done()`` holds (and one more step has passed, so the game
     job has acted on it), or after ``limit_ms``."""
 
-    def __init__(self, now, rid, done, answer, limit_ms=WAIT_MS):
+    def __init__(self, now, rid, done, answer, limit_ms=_WAIT_MS):
         self.rid = rid
         self.done = done
         self.make = answer

@@ -27,9 +27,9 @@ from tapp.record import crc_hex
 SECTOR = const(4096)
 PAGE = const(256)
 HEAD = const(16)            # a sector's header
-MAX_HEAD = const(6)         # a record's head: tag, length, [number], check
+_MAX_HEAD = const(6)         # a record's head: tag, length, [number], check
 PAYLOAD = SECTOR - HEAD     # a sector's bytes for records
-MAX_LINE = PAYLOAD - MAX_HEAD   # the longest line a record holds
+MAX_LINE = PAYLOAD - _MAX_HEAD   # the longest line a record holds
 VERSION = const(1)
 TAG_LINE = const(0x4C)      # "L"
 TAG_SESSION = const(0x53)   # "S"
@@ -109,7 +109,7 @@ class Reader:
         size = self._head(s, tag, pos)
         if size < 0:                       # a torn or damaged head: look on byte by byte
             self.next = pos + 1
-            self.end = ceil_page(pos + MAX_HEAD)
+            self.end = ceil_page(pos + _MAX_HEAD)
             return GARBAGE
         self.next = pos + size
         self.at = self.window(s, pos, size) + size - self.n

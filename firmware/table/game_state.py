@@ -42,7 +42,7 @@ except ImportError:  # CPython
 # The steps, as small ints (objects for six names would take heap on the device).
 DEALING = const(0)
 AUCTION = const(1)
-LAY_AWAY = const(2)
+_LAY_AWAY = const(2)
 PLAY = const(3)
 RESULT = const(4)
 OVER = const(5)
@@ -372,7 +372,7 @@ class GameState:
     def _enter_deal(self):
         """The engine drives the deal: the step is the one for what it expects."""
         expects = self.view.expects()
-        self._step = LAY_AWAY if expects == "discard" else PLAY if expects == "card" \
+        self._step = _LAY_AWAY if expects == "discard" else PLAY if expects == "card" \
             else AUCTION
 
     def _menu_for_state(self):

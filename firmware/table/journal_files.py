@@ -12,7 +12,7 @@ match is dropped and counted, nothing before it is lost.
 Space on flash:
 
 * free space is the flash's blocks (``statvfs``'s total) less what the files
-  and folders take by their sizes (``used_blocks``) and less ``RESERVE_BLOCKS``,
+  and folders take by their sizes (``used_blocks``) and less ``_RESERVE_BLOCKS``,
   which play never uses (littlefs needs free blocks to commit anything at all,
   and a file open for appending holds a block or two more than its size).
   ``statvfs``'s own free count is not used: littlefs works it out by walking
@@ -34,8 +34,13 @@ from tapp.record import MAX_LINE, OVERLONG, LineReader, parse_line, with_crc
 from .files import join
 from .journal import DEAL_BYTES, FLASH_ERROR, NO_ROOM, TAIL, SessionJournal, line_of, make_room
 
+try:
+    from micropython import const
+except ImportError:  # CPython
+    const = lambda x: x  # noqa: E731
+
 FOLDER = "journal"
-RESERVE_BLOCKS = 4        # free blocks play never uses (littlefs commits need some)
+_RESERVE_BLOCKS = const(4)        # free blocks play never uses (littlefs commits need some)
 INLINE = 512              # littlefs keeps a file this small inside its folder's blocks
 ENOSPC = 28
 
@@ -132,7 +137,7 @@ def free_bytes(root):
 
 
 def _beyond_reserve(geo, used):
-    free = geo[1] - used - RESERVE_BLOCKS
+    free = geo[1] - used - _RESERVE_BLOCKS
     return free * geo[0] if free > 0 else 0
 
 

@@ -41,8 +41,13 @@ from .files import ensure_dir, exists, join, read_limited, remove_quietly, write
 from .names import card_text
 from .uid_slots import UidSlots
 
+try:
+    from micropython import const
+except ImportError:  # CPython
+    const = lambda x: x  # noqa: E731
+
 UID_LENS = (4, 7, 10)
-CAPACITY = 360            # UIDs held at most: ten full 36-card decks
+_CAPACITY = const(360)            # UIDs held at most: ten full 36-card decks
 DIR = "decks"
 
 # ------------------------------------------------------------ error codes
@@ -57,7 +62,7 @@ NOT_IN_SET = 6        # the card is not part of the deck's kind
 BAD_DECK_ID = 7       # deck ids are 1..99
 BAD_KIND = 8          # unknown deck kind
 DECK_EXISTS = 9       # create_deck on an id in use
-FULL = 10             # CAPACITY UIDs are enrolled
+FULL = 10             # _CAPACITY UIDs are enrolled
 CORRUPT = 11          # a deck file or upload that fails its checks
 STORAGE = 12          # the flash refused a write (nothing changed)
 NOTHING = 13          # nothing to take back
@@ -163,7 +168,7 @@ class Registry(UidSlots):
     """UID -> (deck, card) for every enrolled deck; persisted under ``root``
     (None: memory only, nothing is read or written)."""
 
-    def __init__(self, root, capacity=CAPACITY):
+    def __init__(self, root, capacity=_CAPACITY):
         UidSlots.__init__(self, capacity)
         self.root = root
         self._decks = {}          # deck id -> [kind, mask C, mask S, mask H, mask D]

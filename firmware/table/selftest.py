@@ -62,15 +62,20 @@ from drivers.ticks import ticks_diff
 from .messages import message as said
 from .selftest_readers import RELEASE_MS, STEP_MS, CardCheck, chip_name, forms, version_fault
 
-CARD_MS = 20000      # per reader, to put a card on it
-BUTTON_MS = 10000    # per button, and for an answer
-LED_MS = 250         # each colour of each LED
-PATTERN_MS = 700     # each display pattern
-TONE_MS = 3000       # longest a tone sequence may take
-CALM_STEPS = 10      # buttons count as released after this many steps (100 ms) up
+try:
+    from micropython import const
+except ImportError:  # CPython
+    const = lambda x: x  # noqa: E731
+
+_CARD_MS = const(20000)      # per reader, to put a card on it
+_BUTTON_MS = const(10000)    # per button, and for an answer
+_LED_MS = const(250)         # each colour of each LED
+_PATTERN_MS = const(700)     # each display pattern
+_TONE_MS = const(3000)       # longest a tone sequence may take
+_CALM_STEPS = const(10)      # buttons count as released after this many steps (100 ms) up
 WAIT_OK_MS = 120000  # wait_ok: the verdict stays this long at most
-LIFT_MM = 10         # the range check: a card this far above the play area reads
-REPLAYS = 3          # how often PREV may show the LEDs / play the notes again
+_LIFT_MM = const(10)         # the range check: a card this far above the play area reads
+_REPLAYS = const(3)          # how often PREV may show the LEDs / play the notes again
 
 SCALE = (523, 150, 659, 150, 784, 150, 1047, 300)   # C5 E5 G5 C6
 KEYS = ("prev", "next", "ok")
@@ -106,8 +111,8 @@ def reader_names(n):
     return names
 
 
-def run_selftest(board, report, sleep_ms=None, card_ms=CARD_MS, button_ms=BUTTON_MS,
-                 wait_ok=False, lift_mm=LIFT_MM, readers=None):
+def run_selftest(board, report, sleep_ms=None, card_ms=_CARD_MS, button_ms=_BUTTON_MS,
+                 wait_ok=False, lift_mm=_LIFT_MM, readers=None):
     """Test every part of ``board``; results (item, ok, detail) in order.  Lines go
     to ``report`` and the display as the test goes.  With ``wait_ok`` the verdict
     stays on the display until OK is pressed (at most WAIT_OK_MS), as at boot.
@@ -138,8 +143,8 @@ class _Run:
         self.board = board
         self.report = report
         self.sleep = sleep_ms
-        self.card_ms = CARD_MS
-        self.button_ms = BUTTON_MS
+        self.card_ms = _CARD_MS
+        self.button_ms = _BUTTON_MS
         self.results = []
         self.shown = []            # short result lines for the display
         self.disp = board.display  # None once it stopped answering
@@ -232,20 +237,20 @@ class _Run:
                 d.init_display()
             d.fill(1)                               # every pixel on
             d.show()
-            self.pause(PATTERN_MS)
+            self.pause(_PATTERN_MS)
             d.fill(0)                               # 8x8 checkerboard
             for y in range(0, d.height, 8):
                 for x in range(0, d.width, 8):
                     if (x + y) & 8:
                         d.fill_rect(x, y, 8, 8, 1)
             d.show()
-            self.pause(PATTERN_MS)
+            self.pause(_PATTERN_MS)
             d.fill(0)                               # frame and diagonals
             d.rect(0, 0, d.width, d.height, 1)
             d.line(0, 0, d.width - 1, d.height - 1, 1)
             d.line(0, d.height - 1, d.width - 1, 0, 1)
             d.show()
-            self.pause(PATTERN_MS)
+            self.pause(_PATTERN_MS)
         except OSError as e:
             self._lost_display(e)
             return
@@ -302,7 +307,7 @@ class _Run:
         return (pad.prev, pad.next, pad.ok)
 
     def _released(self):
-        """True once every button (but the stuck ones) has been up for CALM_STEPS
+        """True once every button (but the stuck ones) has been up for _CALM_STEPS
         polls: longer than the debounce, so a button held down is seen first."""
         self.board.buttons.poll()   # samples every button (events are not needed)
         keys = self._keys()
@@ -311,7 +316,7 @@ class _Run:
                 self.calm = 0
                 return None
         self.calm += 1
-        return True if self.calm >= CALM_STEPS else None
+        return True if self.calm >= _CALM_STEPS else None
 
     def all_up(self, ms):
         self.calm = 0
@@ -391,7 +396,7 @@ class _Run:
         n = leds.nseats
         answer = "again"
         shows = 0
-        while answer == "again" and shows < REPLAYS:
+        while answer == "again" and shows < _REPLAYS:
             shows += 1
             self.ask("leds", *forms("t_leds"))
             for i in range(n):
@@ -399,7 +404,7 @@ class _Run:
                     leds.set_all(L.OFF)
                     leds.set(i, state)
                     leds.show()
-                    self.pause(LED_MS)
+                    self.pause(_LED_MS)
             leds.set_all(L.OFF)
             leds.show()
             question, short = forms("t_leds_q")
@@ -413,13 +418,13 @@ class _Run:
 
     def play(self, seq):
         self.board.buzzer.play(seq)
-        self.wait(TONE_MS, self._tone_done)
+        self.wait(_TONE_MS, self._tone_done)
         self.board.buzzer.stop()
 
     def buzzer(self):
         answer = "again"
         plays = 0
-        while answer == "again" and plays < REPLAYS:
+        while answer == "again" and plays < _REPLAYS:
             plays += 1
             self.ask("buzzer", *forms("t_buzzer"))
             self.play(SCALE)

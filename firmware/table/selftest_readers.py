@@ -19,11 +19,16 @@ from drivers import mfrc522 as M
 from .deck_file import uid_hex
 from .messages import message as said
 
+try:
+    from micropython import const
+except ImportError:  # CPython
+    const = lambda x: x  # noqa: E731
+
 CHIPS = {0x91: "NXP MFRC522 v1.0", 0x92: "NXP MFRC522 v2.0", 0x88: "FM17522 clone",
          0xB2: "FM17522 clone", 0x12: "clone marked NXP", 0x90: "clone (v0.0)"}
-VERSION_READS = 4    # VersionReg reads of a reader that failed: floating MISO?
-CROSS_MS = 600       # after the first reader reads the card: who else reads it
-RANGE_MS = 500       # the range check: a card on the spacer reads within this time
+_VERSION_READS = const(4)    # VersionReg reads of a reader that failed: floating MISO?
+_CROSS_MS = const(600)       # after the first reader reads the card: who else reads it
+_RANGE_MS = const(500)       # the range check: a card on the spacer reads within this time
 RELEASE_MS = 3000    # buttons up, a card lifted away: within this time
 STEP_MS = 10         # the wait loops' step
 
@@ -46,7 +51,7 @@ def version_fault(rd):
         return said("t_no_reset"), False
     if rd.init(False):
         return said("t_second_try"), False
-    reads = [rd.read_version() for _ in range(VERSION_READS)]
+    reads = [rd.read_version() for _ in range(_VERSION_READS)]
     if any(r != reads[0] for r in reads):
         return said("t_floating") % ", ".join("0x%02x" % r for r in reads), True
     v = reads[0]
@@ -129,7 +134,7 @@ class CardCheck:
                 self.run.result(name, False, said("t_no_card") % (self.run.card_ms // 1000),
                                 name + " card")
             else:
-                self.run.wait(CROSS_MS, self._who)      # whoever else reads it meanwhile
+                self.run.wait(_CROSS_MS, self._who)      # whoever else reads it meanwhile
                 self._card_result(i, name, lift_mm)
             self.run.ask(name, *forms("t_remove"))
             if self.run.wait(RELEASE_MS, self._clear) is None and self.run.card_ok[i]:
@@ -155,7 +160,7 @@ class CardCheck:
 
     def _range(self, i, name, mm):
         """The card on a spacer ``mm`` above the play area must still read: the
-        person says when it lies there (OK), then the reader has RANGE_MS."""
+        person says when it lies there (OK), then the reader has _RANGE_MS."""
         line, row, row2 = forms("t_spacer")
         self.run.ask(name, line % (mm, mm * 3), row % mm, row2)
         if self.run.working & 4:
@@ -168,7 +173,7 @@ class CardCheck:
         else:                                  # no OK button: time to lay it there
             self.run.pause(RELEASE_MS)
         self.reader = i
-        if self.run.wait(RANGE_MS, self._here) is None:
+        if self.run.wait(_RANGE_MS, self._here) is None:
             self.run.card_ok[i] = 0
             self.run.result(name, False, said("t_range_fail") % mm, name + " range")
         else:

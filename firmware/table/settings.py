@@ -28,10 +28,15 @@ import json
 
 from .files import join, read_limited, write_atomic
 
+try:
+    from micropython import const
+except ImportError:  # CPython
+    const = lambda x: x  # noqa: E731
+
 FILE = "settings.json"
-MAX_BYTES = 4096          # a settings file is a few hundred bytes
+_MAX_BYTES = const(4096)          # a settings file is a few hundred bytes
 MAX_NAME = 12             # seat-name characters kept (the screen shows 8)
-MAX_SEATS = 6
+_MAX_SEATS = const(6)
 PIN_DIGITS = (4, 8)       # a referee PIN: 4 to 8 digits, or None
 
 # Preset seat names for the setup menu.
@@ -66,7 +71,7 @@ def default(key):
     if key == "options":
         return {}
     if key == "seat_names":
-        return ["Platz %d" % (i + 1) for i in range(MAX_SEATS)]
+        return ["Platz %d" % (i + 1) for i in range(_MAX_SEATS)]
     for k, v in FIELDS:
         if k == key:
             return v
@@ -103,16 +108,16 @@ def _check(key, v):
                 return False
         return True
     if key == "players":
-        return _is_int(v) and 2 <= v <= MAX_SEATS
+        return _is_int(v) and 2 <= v <= _MAX_SEATS
     if key == "seat_names":
-        if not isinstance(v, list) or not 0 < len(v) <= MAX_SEATS:
+        if not isinstance(v, list) or not 0 < len(v) <= _MAX_SEATS:
             return False
         for name in v:
             if not _ok_name(name):
                 return False
         return True
     if key == "first_dealer":
-        return _is_int(v) and 0 <= v < MAX_SEATS
+        return _is_int(v) and 0 <= v < _MAX_SEATS
     if key == "mode":
         return v in MODES
     if key == "language":
@@ -165,7 +170,7 @@ class Settings:
         self.variant = "tapp_modern"
         self.options = {}
         self.players = 3
-        self.seat_names = ["Platz %d" % (i + 1) for i in range(MAX_SEATS)]
+        self.seat_names = ["Platz %d" % (i + 1) for i in range(_MAX_SEATS)]
         self.first_dealer = 0
         self.mode = "strict"
         self.language = "de"
@@ -278,7 +283,7 @@ class Settings:
     def set_seat_name(self, seat, name):
         """The name of one seat; the seats before it keep theirs (a missing one
         gets its default)."""
-        if not _is_int(seat) or not 0 <= seat < MAX_SEATS or not _ok_name(name):
+        if not _is_int(seat) or not 0 <= seat < _MAX_SEATS or not _ok_name(name):
             return False
         while len(self.seat_names) <= seat:
             self.seat_names.append(self.seat_name(len(self.seat_names)))
@@ -295,7 +300,7 @@ class Settings:
         if self.path is None:
             return problems  # kept in RAM only
         try:
-            text = read_limited(self.path, MAX_BYTES)
+            text = read_limited(self.path, _MAX_BYTES)
         except OSError:
             return problems  # no file yet: the defaults, nothing to report
         data = None

@@ -38,6 +38,11 @@ that every key has them).
 """
 from array import array
 
+try:
+    from micropython import const
+except ImportError:  # CPython
+    const = lambda x: x  # noqa: E731
+
 KEYS = (
     "setup variant players seat first_dealer mode strict open language start yes no "
     "enrol deal_centre deal_count deal_to talon missing turn calls discard_open play_on "
@@ -356,8 +361,8 @@ STARTS = offsets(KEYS.encode(), b" ")
 # looks up some ten.  A table made at import remembers them (open
 # addressing by the words' hashes, which MicroPython keeps in each str):
 # a lookup allocates nothing, the first one of a key either.
-_SLOTS = 128                 # a session's screens ask for some 60 keys
-_PROBES = 8
+_SLOTS = const(128)                 # a session's screens ask for some 60 keys
+_PROBES = const(8)
 _word = [None] * _SLOTS
 _prefix = [None] * _SLOTS
 _k = array("h", [-1] * _SLOTS)

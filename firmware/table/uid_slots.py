@@ -12,7 +12,7 @@ except ImportError:  # CPython
     const = lambda x: x  # noqa: E731  (a def would clash with the stub's signature in pyright)
 
 UID_MAX = const(10)
-GROW = 36                 # slots added when the storage is full (a deck's worth)
+_GROW = const(36)                 # slots added when the storage is full (a deck's worth)
 
 
 class UidSlots:
@@ -90,7 +90,7 @@ class UidSlots:
         have = len(self._lens)
         if self._n < have:
             return
-        more = GROW if have + GROW <= self.capacity else max(self.capacity - have, 1)
+        more = _GROW if have + _GROW <= self.capacity else max(self.capacity - have, 1)
         self._uids = self._uids + bytearray(more * UID_MAX)
         self._lens = self._lens + bytearray(more)
         self._vals = self._vals + bytearray(2 * more)

@@ -12,6 +12,11 @@ no allocation per bid.
 from . import errors as E
 from .variants import C_ID, C_RANK, C_TRUMP, TRUMP_ANY, TRUMP_CHOOSE
 
+try:
+    from micropython import const
+except ImportError:  # CPython
+    const = lambda x: x  # noqa: E731
+
 
 def _call_only(call):
     return (call, None, None, None)
@@ -260,16 +265,16 @@ def ladder_target(step):
     return 61 if step <= 1 else 61 + 5 * (step - 1)
 
 
-MAX_STEP = 12
+_MAX_STEP = const(12)
 # The ladder's bid at each step: spiele, auch, then mehr naming its target.
 LADDER_BIDS = tuple(("spiele" if step == 0 else "auch" if step == 1 else "mehr", None, None,
                      ladder_target(step) if step >= 2 else None)
-                    for step in range(MAX_STEP + 1))
+                    for step in range(_MAX_STEP + 1))
 # Ladder.legal's answer when the next step is s: pass or that step's bid
 LADDER_LEGAL = tuple((PASS, bid) for bid in LADDER_BIDS)
 # RAISES[s]: the Haferl self-raise (D28) to step s, named by its target
 # (RAISES[s + 1:] are those above step s: one tuple of bids, not one per step)
-RAISES = tuple(("raise", None, None, ladder_target(step)) for step in range(MAX_STEP + 1))
+RAISES = tuple(("raise", None, None, ladder_target(step)) for step in range(_MAX_STEP + 1))
 
 
 class Ladder(Auction):
@@ -311,7 +316,7 @@ class Ladder(Auction):
         if self.waiting == 1:
             return VORN_OR_PASS
         nxt = self._next_step(self.challenger if self.waiting == 2 else self.order[self.pos])
-        if nxt <= MAX_STEP:
+        if nxt <= _MAX_STEP:
             return LADDER_LEGAL[nxt]
         return (PASS,)
 
@@ -342,7 +347,7 @@ class Ladder(Auction):
                 self._advance()
             return E.OK
         nxt = self._next_step(seat)
-        if nxt > MAX_STEP or word != LADDER_BIDS[nxt][0]:
+        if nxt > _MAX_STEP or word != LADDER_BIDS[nxt][0]:
             return E.ILLEGAL_CALL
         if nxt >= 2 and value >= 0 and value != LADDER_BIDS[nxt][3]:     # its target
             return E.ILLEGAL_CALL
@@ -373,7 +378,7 @@ class Ladder(Auction):
     def raise_to(self, value):
         """Self-raise (D28) to a higher step, named by its target (from Pick-up,
         61 names Hand 61); an error code."""
-        for step in range(self.step + 1, MAX_STEP + 1):
+        for step in range(self.step + 1, _MAX_STEP + 1):
             if ladder_target(step) == value:
                 self.step = step
                 self.contract = self.contracts[1]

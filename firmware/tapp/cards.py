@@ -8,6 +8,11 @@ heap-allocated long on a 32-bit port (docs/design.md, principle 4).
 
 from array import array
 
+try:
+    from micropython import const
+except ImportError:  # CPython
+    const = lambda x: x  # noqa: E731
+
 SUITS = "CSHD"
 CLUBS = 0
 SPADES = 1
@@ -19,7 +24,7 @@ RANKS = ("A", "10", "K", "Q", "J", "9", "8", "7", "6")
 # docs/rules 1.1: A 11, 10 10, K 4, Q/Ober 3, J/Unter 2, the rest 0.
 RANK_POINTS = (11, 10, 4, 3, 2, 0, 0, 0, 0)
 NCARDS = 36
-FULL_SUIT = 0x1FF
+_FULL_SUIT = const(0x1FF)
 
 # Strength of each rank index in an order (higher beats lower), docs/rules 1.3.
 NORMAL_ORDER = (8, 7, 6, 5, 4, 3, 2, 1, 0)
@@ -69,8 +74,8 @@ def _lowest_bit(m):
     return r
 
 
-LOWEST_BIT = array("b", [_lowest_bit(m) for m in range(FULL_SUIT + 1)])   # -1 for none
-BIT_COUNT = bytes(bin(m).count("1") for m in range(FULL_SUIT + 1))
+LOWEST_BIT = array("b", [_lowest_bit(m) for m in range(_FULL_SUIT + 1)])   # -1 for none
+BIT_COUNT = bytes(bin(m).count("1") for m in range(_FULL_SUIT + 1))
 # WIDTH[n]: how many random bits draw a number below n (n < 64): a uniform draw
 # is getrandbits(WIDTH[n]), drawn again while it is n or more
 WIDTH = bytes(len(bin(n - 1)) - 2 if n > 1 else 0 for n in range(64))
@@ -82,7 +87,7 @@ def nth_bit_table():
     whoever draws cards (``View.random_legal_card``, the simulator), never on
     the device's own paths."""
     rows = []
-    for m in range(FULL_SUIT + 1):
+    for m in range(_FULL_SUIT + 1):
         row = []
         rest = m
         for _ in range(9):
@@ -92,9 +97,9 @@ def nth_bit_table():
     return tuple(rows)
 
 # docs/rules 1.2: which ranks each deck keeps, per suit (bit r = rank index r).
-_A_TO_7 = 0xFF  # no Sixes
+_A_TO_7 = const(0xFF)  # no Sixes
 DECKS = {
-    "d36": (FULL_SUIT, FULL_SUIT, FULL_SUIT, FULL_SUIT),
+    "d36": (_FULL_SUIT, _FULL_SUIT, _FULL_SUIT, _FULL_SUIT),
     "d32": (_A_TO_7, _A_TO_7, _A_TO_7, _A_TO_7),
     "d24": (0x3F, 0x3F, 0x3F, 0x3F),
     # Herzblatt (docs/rules 1.2, D36): A..J = 0x1F, A..8 = 0x7F, A..9 = 0x3F.

@@ -13,31 +13,14 @@ KEY_ORDER = (
     "rule",
 )
 _RANK = {k: i for i, k in enumerate(KEY_ORDER)}
-# the keys a line names most, as written there ('"key":': a call per key saved;
-# on the Pico a call costs tens of microseconds, and a bid's line took 5 ms).
-# Written out, not made from the keys at import: the texts then stay in the
-# ROMFS image (1.6 KB less heap on the device; tests/mp/mptest_engine.py
-# checks each against its key).
-KEY_JSON = {
-    "ok": '"ok":', "error": '"error":', "seat": '"seat":', "card": '"card":',
-    "trick": '"trick":', "revoke": '"revoke":', "result": '"result":', "n": '"n":',
-    "leader": '"leader":', "cards": '"cards":', "winner": '"winner":',
-    "declarer": '"declarer":', "contract": '"contract":', "trump": '"trump":',
-    "target": '"target":', "points": '"points":', "tricks": '"tricks":', "won": '"won":',
-    "schneider": '"schneider":', "schwarz": '"schwarz":', "multiplier": '"multiplier":',
-    "payments": '"payments":', "pot": '"pot":', "balances": '"balances":',
-    "pot_total": '"pot_total":', "next_dealer": '"next_dealer":', "penalty": '"penalty":',
-    "settled_points": '"settled_points":', "session_over": '"session_over":',
-    "rule": '"rule":', "ev": '"ev":', "dealer": '"dealer":', "hands": '"hands":',
-    "talon": '"talon":', "call": '"call":', "discard": '"discard":', "give": '"give":',
-    "reason": '"reason":', "announce": '"announce":', "options": '"options":',
-    "variant": '"variant":', "players": '"players":', "mode": '"mode":',
-    "seats": '"seats":', "first_dealer": '"first_dealer":', "record": '"record":',
-}
-
-
-def _key(k):
-    return (_RANK.get(k, len(KEY_ORDER)), k)
+# the keys a line names most besides KEY_ORDER's: written as they are, in three
+# pieces ('"', the key, '":'), without the look at each character a key of a
+# dict from elsewhere gets (``_put_str``).  Not as '"key":' literals: each would
+# be a qstr of its own, and the Pico's qstr pool is near a 15 KB step
+# (docs/benchmarks.md, "The qstr pool").
+PLAIN_KEYS = ("ev", "dealer", "hands", "talon", "call", "discard", "give", "reason",
+              "announce", "options", "variant", "players", "mode", "seats", "first_dealer",
+              "record")
 
 
 def _put_str(s, out):
@@ -120,17 +103,29 @@ def _put(v, out):
 
 
 def _put_dict(v, out):
+    """The keys of KEY_ORDER in its order, then the others by name (not
+    sorted by a (rank, name) tuple per key: a status answer's keys made a few
+    KB of garbage)."""
     out.append("{")
     sep = False
-    for k in sorted(v.keys(), key=_key):
-        if sep:
-            out.append(",")
-        sep = True
-        key = KEY_JSON.get(k)
-        if key is None:
-            _put_str(k, out)
-            out.append(":")
-        else:
-            out.append(key)
-        _put(v[k], out)
+    known = sorted(_RANK[k] for k in v if k in _RANK)
+    for r in known:
+        sep = _put_item(KEY_ORDER[r], v, out, sep)
+    if len(known) < len(v):
+        for k in sorted(k for k in v if k not in _RANK):
+            sep = _put_item(k, v, out, sep)
     out.append("}")
+
+
+def _put_item(k, v, out, sep):
+    if sep:
+        out.append(",")
+    if k in _RANK or k in PLAIN_KEYS:
+        out.append('"')
+        out.append(k)
+        out.append('":')
+    else:
+        _put_str(k, out)
+        out.append(":")
+    _put(v[k], out)
+    return True

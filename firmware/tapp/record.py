@@ -1,4 +1,4 @@
-"""Record lines (docs/record-format.md): reading, checking, parsing, journal CRC suffix, replay.
+"""Record lines (docs/record-format.md): reading, checking, parsing, journal CRC suffix.
 
 The same bytes reach the engine from a file, the device journal or the serial
 port, and must get the same answer under CPython, the MicroPython unix port and
@@ -31,19 +31,20 @@ first three bytes of a record only (RFC 8259 8.1: parsers may ignore it).
 ``LineReader`` reads lines of at most MAX_LINE bytes from any byte stream in
 chunks and skips the rest of a longer line without keeping it, so neither a
 50 MB line nor an erased-flash tail of 0xFF bytes costs more than one buffer.
+Replaying a record (outcome lines) is tapp/replay.py's: the device never
+imports it.
 """
 import json
 
-from .jsonout import dumps
-from .session import Session
-from .variants import HeaderError
+try:
+    from micropython import const
+except ImportError:  # CPython
+    const = lambda x: x  # noqa: E731
 
 try:
     from binascii import crc32 as _crc32
 except ImportError:  # pragma: no cover - ports without binascii.crc32
     _crc32 = None
-
-BAD_EVENT = {"ok": False, "error": "bad_event"}
 
 MAX_LINE = 4096   # bytes of one line before its "\n" (a CR and the CRC suffix count)
 MAX_DEPTH = 8     # nested objects/arrays of one line (docs/record-format.md's nest at most 3)
@@ -123,12 +124,12 @@ def _crc_matches(b, n):
 
 # ----------------------------------------------------------------- the scanner
 
-_VALUE = 0            # a value must come
-_VALUE_OR_CLOSE = 1   # after "[": a value or "]"
-_KEY = 2              # after "," in an object: a key
-_KEY_OR_CLOSE = 3     # after "{": a key or "}"
-_COLON = 4            # after a key
-_AFTER = 5            # after a value: "," or the close of its container
+_VALUE = const(0)            # a value must come
+_VALUE_OR_CLOSE = const(1)   # after "[": a value or "]"
+_KEY = const(2)              # after "," in an object: a key
+_KEY_OR_CLOSE = const(3)     # after "{": a key or "}"
+_COLON = const(4)            # after a key
+_AFTER = const(5)            # after a value: "," or the close of its container
 
 _ESCAPES = b'"\\/bfnrt'
 
@@ -512,122 +513,34 @@ class LineReader:
                 if k == 0:
                     self.eof = True
                     return self._take() if self._any else None
-            pos = self._pos
-            end = self._end
-            nl = self._buf.find(b"\n", pos, end)
-            stop = end if nl < 0 else nl
-            if stop > pos:
-                self._any = True
-                if not self._long:
-                    n = self._n
-                    if n + stop - pos > self.limit:
-                        self._long = True
-                    else:
-                        self._line[n:n + stop - pos] = self._mv[pos:stop]
-                        self._n = n + stop - pos
+            nl = self._buf.find(b"\n", self._pos, self._end)
+            self._keep(self._end if nl < 0 else nl)
             if nl < 0:
-                self._pos = end
+                self._pos = self._end
             else:
                 self._pos = nl + 1
                 return self._take()
 
-
-class _CallReader:
-    """LineReader's interface over a readline function (text or binary), e.g. a
-    text file's ``f.readline``: unbounded -- the line is built by the caller --
-    but gives the same outcomes (the length limit is checked by parse_line)."""
-
-    def __init__(self, readline):
-        self._readline = readline
-        self.lineno = 0
-        self.eof = False
-
-    def readline(self):
-        if self.eof:
-            return None
-        line = self._readline()
-        if not line:
-            self.eof = True
-            return None
-        self.lineno += 1
-        return line
-
-
-def reader_for(source):
-    """A LineReader-like object for a LineReader, a byte stream, or a readline
-    function (``f.readline``)."""
-    if callable(source):
-        return _CallReader(source)
-    if hasattr(source, "lineno"):
-        return source
-    return LineReader(source)
-
-
-# ----------------------------------------------------------------- messages and echoes
-
-
-def one_line(text, limit=200):
-    """``text`` as one printable ASCII line of at most about ``limit`` characters:
-    control characters as \\xNN, other non-ASCII as \\uNNNN (UTF-16 pairs above
-    U+FFFF), so CPython and MicroPython print exactly the same message."""
-    out = []
-    size = 0
-    for ch in text:
-        o = ord(ch)
-        if o < 0x20 or o == 0x7F:
-            s = "\\x%02x" % o
-        elif o < 0x7F:
-            s = ch
-        elif o <= 0xFFFF:
-            s = "\\u%04x" % o
+    def _keep(self, stop):
+        """The chunk's bytes from the read position up to ``stop`` onto the line,
+        unless it is over the limit.  (Apart from ``readline``: a frame over 11
+        words would be put on the heap at every call, and a console polls
+        ``readline`` at every step.)"""
+        pos = self._pos
+        if stop <= pos:
+            return
+        self._any = True
+        if self._long:
+            return
+        n = self._n
+        if n + stop - pos > self.limit:
+            self._long = True
         else:
-            o -= 0x10000
-            s = "\\u%04x\\u%04x" % (0xD800 + (o >> 10), 0xDC00 + (o & 0x3FF))
-        if size + len(s) > limit:
-            out.append("...")
-            break
-        out.append(s)
-        size += len(s)
-    return "".join(out)
+            self._line[n:n + stop - pos] = self._mv[pos:stop]
+            self._n = n + stop - pos
 
 
-def exc_message(exc):
-    """One line naming an exception: its type and message (MicroPython's
-    MemoryError has no message: then the type alone)."""
-    text = str(exc)
-    name = type(exc).__name__
-    return one_line(name + ": " + text if text else name)
-
-
-def _card_like(v):
-    """A short ASCII letters-and-digits string: what an error outcome may echo as
-    ``card`` (a card code looks like this; anything else is not repeated)."""
-    if not isinstance(v, str) or not 1 <= len(v) <= 3:
-        return False
-    for ch in v:
-        if not ("A" <= ch <= "Z" or "a" <= ch <= "z" or "0" <= ch <= "9"):
-            return False
-    return True
-
-
-def safe_outcome(out, players):
-    """Bound what a rejected event's outcome echoes from the input: ``seat`` only
-    if it is a seat of this table (an int 0..players-1), ``card`` only if it
-    looks like a card code.  So no echo is huge, unprintable or runtime-specific."""
-    if out.get("ok") is False:
-        seat = out.get("seat")
-        if seat is not None and (not isinstance(seat, int) or isinstance(seat, bool)
-                                 or seat < 0 or seat >= players):
-            del out["seat"]
-        if "card" in out and not _card_like(out["card"]):
-            del out["card"]
-    return out
-
-
-# ----------------------------------------------------------------- replay
-
-
-def _header_problem(line):
+def header_problem(line):
     """Why a header line is no JSON object (one line)."""
     if line is OVERLONG:
         return "header line longer than %d bytes" % MAX_LINE
@@ -639,63 +552,3 @@ def _header_problem(line):
                 return ("header line is not a JSON object (a CR inside the line: "
                         "lines must end with LF or CRLF)")
     return "header line is not a JSON object"
-
-
-def open_session(header_line):
-    """Session for a header line; HeaderError with a one-line reason if bad."""
-    obj = parse_line(header_line)
-    if obj is None:
-        raise HeaderError(_header_problem(header_line))
-    try:
-        return Session(obj)
-    except HeaderError as exc:
-        raise HeaderError(one_line(str(exc))) from None
-
-
-class Replayer:
-    """Feeds record lines to a Session and answers outcome lines (strings)."""
-
-    def __init__(self, header_line):
-        self.session = open_session(header_line)
-        self.players = self.session.rules.players
-
-    def feed(self, line):
-        """Outcome line for one event line (str, bytes or OVERLONG), or None for a
-        blank line."""
-        if is_blank(line):
-            return None
-        ev = parse_line(line)
-        if ev is None:
-            return dumps(BAD_EVENT)
-        return dumps(safe_outcome(self.session.apply(ev), self.players))
-
-
-def replay_stream(source, write):
-    """Replay a record; write one outcome line per event.
-
-    ``source`` is a LineReader (its ``lineno`` then tells where a failure
-    happened), a byte stream (read through a LineReader), or a readline function.
-    A UTF-8 byte order mark is skipped at the very start only.  Returns 0, or
-    raises HeaderError for a missing or bad header.
-    """
-    rd = reader_for(source)
-    header = rd.readline()
-    if isinstance(header, str):
-        if header[:1] == "\ufeff":
-            header = header[1:]
-    elif isinstance(header, (bytes, bytearray)) and header[:3] == BOM:
-        header = header[3:]
-    while header is not None and is_blank(header):
-        header = rd.readline()
-    if header is None:
-        raise HeaderError("empty record: no header line")
-    rep = Replayer(header)
-    while True:
-        line = rd.readline()
-        if line is None:
-            break
-        out = rep.feed(line)
-        if out is not None:
-            write(out + "\n")
-    return 0
-

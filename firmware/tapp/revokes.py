@@ -10,12 +10,17 @@ offence decides the settlement (3.4, D41).  Nothing here allocates.
 from . import errors as E
 from .cards import CARD_RANK, CARD_SUIT
 
-# Revoke rules beyond the duty codes of errors.py.
-RUFER_CARD = 15
-RULE_NAMES = {E.MUST_FOLLOW: "must_follow", E.MUST_TRUMP: "must_trump",
-              E.MUST_OVERTRUMP: "must_overtrump", RUFER_CARD: "rufer_card"}
+try:
+    from micropython import const
+except ImportError:  # CPython
+    const = lambda x: x  # noqa: E731
 
-MAX_REVOKES = 16
+# Revoke rules beyond the duty codes of errors.py.
+_RUFER_CARD = const(15)
+RULE_NAMES = {E.MUST_FOLLOW: "must_follow", E.MUST_TRUMP: "must_trump",
+              E.MUST_OVERTRUMP: "must_overtrump", _RUFER_CARD: "rufer_card"}
+
+_MAX_REVOKES = const(16)
 
 
 class RevokeProofs:
@@ -54,9 +59,9 @@ class RevokeProofs:
         self.void_rule = [0] * (4 * n)
         self.claim_at = [0] * (n * ntricks)
         self.claim_b = [0] * (n * ntricks)
-        self.rev_seat = [0] * MAX_REVOKES
-        self.rev_key = [0] * MAX_REVOKES
-        self.rev_rule = [0] * MAX_REVOKES
+        self.rev_seat = [0] * _MAX_REVOKES
+        self.rev_key = [0] * _MAX_REVOKES
+        self.rev_rule = [0] * _MAX_REVOKES
 
     def _assert_open(self, seat, card):
         """docs/rules 3.3: prove earlier assertions, then record new ones."""
@@ -66,7 +71,7 @@ class RevokeProofs:
             self._revoke(seat, self.void_at[k], self.void_rule[k])
             self.void_at[k] = 0
         if card == self.rufer_card and seat != self.declarer:
-            self._revoke(seat, self.trick_no * 8 + self.tcount, RUFER_CARD)
+            self._revoke(seat, self.trick_no * 8 + self.tcount, _RUFER_CARD)
         if self.overtrump and s == self.trump:
             self._prove_overtrump(seat, self.strength[CARD_RANK[card]])
             self._assert_overtrump(seat, self.strength[CARD_RANK[card]])
@@ -121,7 +126,7 @@ class RevokeProofs:
 
     def _revoke(self, seat, key, rule):
         i = self.rev_count
-        if i < MAX_REVOKES:
+        if i < _MAX_REVOKES:
             self.rev_seat[i] = seat
             self.rev_key[i] = key
             self.rev_rule[i] = rule

@@ -6,6 +6,11 @@ Session plays by, and refuses bad headers with a one-line reason.
 """
 from .cards import HEARTS
 
+try:
+    from micropython import const
+except ImportError:  # CPython
+    const = lambda x: x  # noqa: E731
+
 # Contract row fields.
 C_ID = 0
 C_RANK = 1
@@ -184,7 +189,7 @@ INT_OPTION_RANGES = {
     "start_balance": (0, 100 * MONEY_MAX),  # scharfer_tarock: every balance starts here
     "schneider_limit": (0, 120),          # card points: a deal has 120 in all
 }
-RATE_MAX = 10000   # rate a/b per card point: a 0..10000, b 1..10000 (0.0001..10000)
+_RATE_MAX = const(10000)   # rate a/b per card point: a 0..10000, b 1..10000 (0.0001..10000)
 
 
 def shown_value(v):
@@ -219,7 +224,7 @@ def _same_kind(v, ref):
 def resolve_options(table, given):
     """Defaults overlaid with the header's options, each one checked: choices by
     type and value, integers within INT_OPTION_RANGES, rates and amounts within
-    RATE_MAX and MONEY_MAX.  Options are checked in name order, so a header with
+    _RATE_MAX and MONEY_MAX.  Options are checked in name order, so a header with
     several bad ones gets the same message on every runtime (MicroPython's dicts
     have no insertion order)."""
     opts = {}
@@ -244,7 +249,7 @@ def resolve_options(table, given):
         parse = PARSERS.get(k)
         if parse is not None:
             v = parse(k, v)
-            top = RATE_MAX if parse is parse_rate else MONEY_MAX
+            top = _RATE_MAX if parse is parse_rate else MONEY_MAX
             if v[0] > top or v[1] > top:
                 raise HeaderError("option " + k + ": amounts must be at most " + str(top))
         elif allowed is not None:

@@ -102,6 +102,9 @@ class App:
     def inputs_pending(self):
         return len(self.keys)
 
+    def nothing_waits(self):
+        return True             # (no game job here: the console's step always runs)
+
     def inject(self, reader, uid):
         self.round.inject(reader, uid)
 

@@ -16,12 +16,11 @@ from tapp.record import (
     MAX_VALUES,
     OVERLONG,
     LineReader,
-    Replayer,
     check_json,
     parse_line,
-    replay_stream,
     with_crc,
 )
+from tapp.replay import Replayer, replay_stream
 
 HEADER = '{"record":1,"variant":"wuerttemberg","players":3,"first_dealer":0}'
 BAD = '{"ok":false,"error":"bad_event"}'

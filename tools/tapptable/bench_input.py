@@ -27,7 +27,8 @@ GOLDEN = ROOT / "tests" / "golden" / "wuerttemberg_3_strict_pot.jsonl"
 _PEAK_SCRIPT = r"""
 import io, resource, sys, time, tracemalloc
 sys.path.insert(0, sys.argv[3])
-from tapp.record import LineReader, replay_stream
+from tapp.record import LineReader
+from tapp.replay import replay_stream
 path, how = sys.argv[1], sys.argv[2]
 out = io.StringIO()
 tracemalloc.start()

@@ -24,7 +24,11 @@ It prints, for each:
   started itself (the heap full), read from a probe the bench puts on the
   filesystem beside the firmware (bench_rp2040_probe.py, as ``boot.py``: it
   wraps the app's jobs and reads the free heap around each; it never collects
-  itself; the firmware is unchanged);
+  itself; the firmware is unchanged), and the qstr pool at the lowest (its
+  eighth chunk alone is 15 KB of heap);
+* from the same session, a console client at the USB port asking ``status``
+  every STATUS_EVERY_MS (its first byte loads the console): how many asked,
+  how many answered;
 * the emulated time from a card laid on the on-turn seat's reader, and from a
   button let go, to the display showing it (the host's SSD1306 model: the I2C
   write that makes it show what the CPython twin shows, see ``MirroredTable``).
@@ -147,6 +151,8 @@ CUT_AT_PLAY = 7                    # the power cut: after this many cards of the
 SETTLE_MS = 80                     # the twin runs on this long after an input (display pages)
 CATCH_UP_MS = 3000                 # the Pico must show the twin's screen within this
 BOOT_MS = 400                      # the Pico's power-up before its screen is compared
+STATUS_EVERY_MS = 3000             # the console client asks ``status`` this often
+QSTR_POOL = re.compile(rb"qstr pool: n_pool=(\d+), n_qstr=(\d+)")
 
 
 class Diverged(RuntimeError):
@@ -198,6 +204,9 @@ class MirroredTable:
         self._turn_card = False
         self.i2c_bytes = 0
         self.pico = None
+        self.asked = 0                    # the console client's status requests
+        self.answered = 0                 # ... and the Pico's answers with "ok": true
+        self._asked_at = None             # the emulated time of the last request (us)
 
     @classmethod
     def for_firmware(cls, firmware, tmp, variant, players, probe=True):
@@ -229,6 +238,7 @@ class MirroredTable:
         self._line = b""
         self._new_low = False             # the probe's last low_free was the lowest yet
         self.pico.on_serial = self._serial
+        self._asked_at = None             # a new power-up: the client asks again at once
         self.sync_buttons = wire_chips(self.pico, self.chips, BOARD_SEATS)
         to_display = self.pico.on_i2c_write
 
@@ -243,6 +253,13 @@ class MirroredTable:
         self._line += data
         while b"\n" in self._line:
             line, _, self._line = self._line.partition(b"\n")
+            pool = QSTR_POOL.search(line)
+            if pool is not None:           # the probe's qstr pool at a new lowest heap
+                self.report["qstr_pools"], self.report["qstrs"] = map(int, pool.groups())
+                continue
+            if line.startswith(b'{"id":') and b'"ok":true' in line:
+                self.answered += 1
+                continue
             found = bench_line(line)
             if found is not None:
                 key, value = found
@@ -283,7 +300,17 @@ class MirroredTable:
                                % (self.twin.screen(), oled.text_rows(),
                                   self._tail()))
             self.sync_buttons()
+            self._ask_status()
             pico.run_for(2000)
+
+    def _ask_status(self):
+        """The console client connected at the USB port: ``status`` every
+        STATUS_EVERY_MS of the Pico's time (its first byte loads the console)."""
+        now = self.pico.now_us
+        if self._asked_at is None or now - self._asked_at >= STATUS_EVERY_MS * 1000:
+            self._asked_at = now
+            self.asked += 1
+            self.pico.serial_write(b'{"id":%d,"cmd":"status"}\n' % self.asked)
 
     def _tail(self):
         out = self.pico.serial_output()[-600:].decode(errors="replace")
@@ -494,6 +521,7 @@ def run_session(firmware, tmp, deals, plays=None, log=None, probe=True):
         table.close()
     figures = dict(table.report)
     figures.update(shown_ms=table.shown_ms, press_ms=table.press_ms, same_journal=same,
+                   asked=table.asked, answered=table.answered,
                    deals=done, cards=cards[0], failure=failure, flash=flash_ops,
                    emulated_s=table.emulated_s, wall_s=time.perf_counter() - t0)
     return figures
@@ -576,8 +604,14 @@ def print_figures(figures):
         ("MicroPython's own collections (heap full): count, longest step",
          lambda f: "%d, %s" % (f.get("auto_gc", 0), _ms(f.get("auto_gc_us")))),
         ("an idle collection (gc.collect) at most", lambda f: _ms(f.get("gc_us"))),
-        ("  of them while a deal was dealt or played: count, longest",
+        ("  of them while a card could come: count, longest",
          lambda f: "%d, %s" % (f.get("deal_gc", 0), _ms(f.get("deal_gc_us")))),
+        ("  while a finished trick was cleared (no card shown then)",
+         lambda f: "%d" % f.get("clear_gc", 0)),
+        ("qstr pool at the lowest: qstrs, chunks (8th: 15 KB)",
+         lambda f: "%s, %s" % (f.get("qstrs", "-"), f.get("qstr_pools", "-"))),
+        ("console client: status asked, answered", lambda f: "%s, %s" % (
+            f.get("asked", "-"), f.get("answered", "-"))),
         ("flash: erases, page programs", lambda f: "%s, %s" % (
             f.get("flash", {}).get("erase", "-"), f.get("flash", {}).get("program", "-"))),
         ("deals played, cards", lambda f: "%s, %s" % (f.get("deals", "-"), f.get("cards", "-"))),

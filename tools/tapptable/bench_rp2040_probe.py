@@ -15,7 +15,8 @@
 #   after each of the table's idle collections (``App.idle_work`` returned
 #   "collect": timed as "gc_us", the free heap after it is the lowest-free
 #   figure; one while a deal is dealt or played also counts as "deal_gc",
-#   the longest "deal_gc_us"; "low_free_deal": the deal of the lowest, 1 the
+#   the longest "deal_gc_us", unless a finished trick was being cleared
+#   then (no card is shown meanwhile: "clear_gc"); "low_free_deal": the deal of the lowest, 1 the
 #   first, 0 before the session), and every LOOK_MS in an idle step while nothing waits
 #   (``App.nothing_waits``).  Where the heap grew since the last read with no
 #   idle collection between, MicroPython collected by itself -- an
@@ -27,11 +28,16 @@
 # It writes one line ``@bench KEY VALUE`` on the USB serial port when a value
 # is first known and whenever a worst case grows (rare after the first
 # seconds; the line's few bytes are the probe's only allocation), so what was
-# seen survives a power cut.  The bench never sends a byte: a byte would load
-# the console (table/console_door.py), and 0x03 does not stop the table.
+# seen survives a power cut; and, at each new lowest free heap, MicroPython's
+# one line about its qstr pool (``micropython.qstr_info()``: how many chunks,
+# how many qstrs; the eighth chunk alone takes 15 KB).  The bench is also a
+# console client: it asks ``status`` every few seconds (the first byte loads
+# the console, table/console_door.py), as a watcher at the USB port would.
 import gc
 import sys
 import time
+
+import micropython
 
 IMPORTS = ("table.power_up", "table.app", "table.journal", "table.registry",  # main.py's
            "table.settings", "boards.pico", "table.console_door")
@@ -55,7 +61,8 @@ LOOK_MS = 5000                    # the free heap looked at no more often, while
 _worst = [0] * len(_app.JOBS)     # the longest step of each job (us)
 _low = [1 << 29]                  # the lowest free heap after an idle collection
 _gc_worst = [0]                   # the longest idle collection (us)
-_deal_gc = [0, 0]                 # idle collections in a deal: count, the longest (us)
+_deal_gc = [0, 0, 0]              # idle collections in a deal: count, the longest (us),
+                                  # and those while a finished trick was cleared
 _auto = [0, 0]                    # MicroPython's own collections: how many, the longest step
 _span = [0]                       # the longest step of the other jobs since the heap was read
 _names = ["step_us_" + job[0] for job in _app.JOBS]
@@ -65,7 +72,10 @@ _heap = [gc.mem_free(), time.ticks_ms()]   # the free heap when last read, and w
 
 def _idle_collected(app, dt):
     """The idle job collected the garbage in a step of dt us."""
-    if app.view.mode() in _app.DEAL_MODES:      # a card could come meanwhile
+    if app.view.mode() in _app.DEAL_MODES and app.view.clearing():
+        _deal_gc[2] += 1                        # a finished trick cleared: no card shown now
+        _say("clear_gc", _deal_gc[2])
+    elif app.view.mode() in _app.DEAL_MODES:    # a card could come meanwhile
         _deal_gc[0] += 1
         _say("deal_gc", _deal_gc[0])
         if dt > _deal_gc[1]:
@@ -81,6 +91,7 @@ def _idle_collected(app, dt):
     if free < _low[0]:
         _low[0] = free
         _say("low_free", free)
+        micropython.qstr_info()         # one line: the qstr pool's chunks and entries
         engine = app.view.engine()      # in which deal (0: before the session)
         _say("low_free_deal", engine.deals_played() + 1 if engine is not None else 0)
 

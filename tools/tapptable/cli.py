@@ -4,7 +4,8 @@ import json
 import sys
 
 from tapp.catalog import players_of, variant_ids
-from tapp.record import LineReader, exc_message, one_line, replay_stream
+from tapp.record import LineReader
+from tapp.replay import exc_message, one_line, replay_stream
 from tapp.variants import HeaderError
 
 # CPython reads records in big chunks; the line length limit stays MAX_LINE.

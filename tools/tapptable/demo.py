@@ -6,7 +6,7 @@ legal players, the record they produce, and the engine's answer to each line.
 import json
 import random
 
-from tapp.record import Replayer
+from tapp.replay import Replayer
 from tools.tapptable.simulate import Simulator
 
 NAMES = ["Anna", "Bert", "Cora", "Dora", "Emil"]

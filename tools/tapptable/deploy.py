@@ -72,6 +72,7 @@ HOST_ONLY = ("drivers/fbuf.py",)
 # needs below the journal's area (200 KiB); a traceback on the device names
 # the function, not the line.
 DEVICE_OPT = ("-O3",)
+ROM = "/rom"                          # where MicroPython mounts a ROMFS image
 
 
 def sources(src, board):
@@ -111,7 +112,7 @@ def build(board="pico", out=None, src=None, romfs=False, log=print, firmware=Non
     files = sources(src, board)
     compiled = [p for rel, p in files if rel.as_posix() not in SOURCE_ONLY]
     report = compile_firmware(fs, march=MARCH[board], sources=compiled, root=src.parent,
-                              extra_args=DEVICE_OPT)
+                              extra_args=DEVICE_OPT, mounted_at=ROM if romfs else None)
     if report.failed:
         raise DeployError("mpy-cross failed: " + "; ".join(
             "%s: %s" % (s.name, m.splitlines()[-1] if m else "?") for s, m in report.failed))

@@ -18,7 +18,8 @@ VM_SCRIPT = """
 import sys
 write = sys.stdout.write
 try:
-    from tapp.record import LineReader, exc_message, one_line, replay_stream
+    from tapp.record import LineReader
+    from tapp.replay import exc_message, one_line, replay_stream
     from tapp.variants import HeaderError
 except Exception as exc:
     write("!!! cannot load the engine: %s: %s\\n" % (type(exc).__name__, exc))

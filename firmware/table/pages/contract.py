@@ -15,6 +15,14 @@ from ..names import SUITS
 from ..rows import COLS, width
 from .parts import declared, name_in, says, up_to_8
 
+try:
+    from micropython import const
+except ImportError:  # CPython
+    const = lambda x: x  # noqa: E731
+
+# row 1's keys in the auction (a contract's are below 1024 * 1024 * 5 * 7)
+_AUCTION_KEYS = const(1 << 28)
+
 
 def contract_line(s):
     """Row 1: the contract and who plays it; in the auction the standing
@@ -52,10 +60,6 @@ def contract_key(s, j):
     t = view.trump()
     k = (j * 6 + view.declarer() + 1) * 5 + (SUITS.find(t) + 1 if t else 0)
     return k * 1024 + (view.multiplier() & 1023)
-
-
-# row 1's keys in the auction (a contract's are below 1024 * 1024 * 5 * 7)
-_AUCTION_KEYS = 1 << 28
 
 
 def contract_right(s, cid, short):

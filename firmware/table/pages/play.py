@@ -50,7 +50,27 @@ from .parts import (
     wins,
 )
 
-_ARROW = 0x2192                  # →
+try:
+    from micropython import const
+except ImportError:  # CPython
+    const = lambda x: x  # noqa: E731
+
+# the rows' keys besides a seat's card (below 37 * 8 * 3): each kind its own range
+_BLANK_KEY = const(0x7FFF)              # the message row, blank
+_STATUS_KEYS = const(0x8000)            # the message row saying who calls, or how to choose a stake
+_CALL_KEYS = const(0x10000)             # a seat's row in the auction: its last call and mark
+
+# what the message row says (``_status_kind``); _NOTHING: it is blank
+_NOTHING = const(0)
+_MESSAGE = const(1)
+_WINS = const(2)
+_HOLD = const(3)
+_CALLS = const(4)
+_LAYING = const(5)
+_PICKING = const(6)
+_HANDING = const(7)
+
+_ARROW = const(0x2192)                  # →
 
 
 class Page(Base):
@@ -227,10 +247,6 @@ class Page(Base):
 
 
 _MARKS = b" >*"
-# the rows' keys besides a seat's card (below 37 * 8 * 3): each kind its own range
-_BLANK_KEY = 0x7FFF              # the message row, blank
-_STATUS_KEYS = 0x8000            # the message row saying who calls, or how to choose a stake
-_CALL_KEYS = 0x10000             # a seat's row in the auction: its last call and mark
 
 
 def _auction_shown(s):
@@ -305,17 +321,6 @@ def _status_key(s):
     if kind == _HOLD:
         return _STATUS_KEYS + 0xFF
     return -1
-
-
-# what the message row says (``_status_kind``); _NOTHING: it is blank
-_NOTHING = 0
-_MESSAGE = 1
-_WINS = 2
-_HOLD = 3
-_CALLS = 4
-_LAYING = 5
-_PICKING = 6
-_HANDING = 7
 
 
 def _status_kind(s):

@@ -16,7 +16,8 @@ file with the PIN, or from another watcher over MQTT -- is one row.
 import hashlib
 import json
 
-from tapp.record import Replayer, parse_line
+from tapp.record import parse_line
+from tapp.replay import Replayer
 from tapp.variants import HeaderError
 
 
