@@ -170,8 +170,9 @@ def test_sectors_are_erased_ahead_only_while_nothing_waits():
     the idle job ahead of need (no append erased one), and at each of those
     erases no input was queued, no button held, no card the readers saw
     still to be settled (nor a placed one they no longer see), the screen
-    sent.  (A card laid since its reader's last look is not known yet: the
-    erase may hold its notice up by its 45 ms on the Pico.)"""
+    showing what the game took (not between the game's step and the
+    display's) and sent.  (A card laid since its reader's last look is not
+    known yet: the erase may hold its notice up by its 45 ms on the Pico.)"""
     table = VirtualTable("herzblatt", 4, "strict", journal_kb=24)
     dev = table.journal_flash
     log = table.app.journals.log
@@ -185,7 +186,7 @@ def test_sectors_are_erased_ahead_only_while_nothing_waits():
                            [pin.is_pressed for pin in table.board.button_pins],
                            [(table.app.view.reader_raw(r) == 1) != bool(table.app.view.placed(r))
                             for r in range(len(tags))],
-                           table.board.display.dirty_pages()))
+                           table.board.display.dirty_pages(), table.app.view.shown()))
     dev.watch = watch
     people = AutoPlayers(table, seed=7, illegal_once=False)
     for k in range(10):
@@ -193,8 +194,26 @@ def test_sectors_are_erased_ahead_only_while_nothing_waits():
             people.next_deal()
         people.play_deal()
     assert log.fallbacks == start[1] and log.prepared - start[0] >= 5, (log.prepared, start)
-    for _, pending, buttons, unsettled, dirty in erases:
+    for _, pending, buttons, unsettled, dirty, shown in erases:
         assert not pending and not any(buttons) and not any(unsettled) and not dirty
+        assert shown
+
+
+def test_nothing_waits_is_false_while_a_card_taken_is_not_yet_shown(monkeypatch):
+    """Between the game's step that took a card and the display's step that
+    shows it, the idle job (an erase, a collection) and the console must not
+    step in: on the Pico either would hold the card's showing up by 45-60 ms."""
+    seen = []
+    run_game = App.run_game
+
+    def recorded(app):
+        run_game(app)
+        if not app.view.shown():        # it took what the screen has yet to show
+            seen.append(app.nothing_waits())
+    monkeypatch.setattr(App, "run_game", recorded)      # (before the app's loop binds it)
+    table = VirtualTable("tapp_modern", 4, "strict")
+    AutoPlayers(table, seed=3, illegal_once=False).play_deal()
+    assert len(seen) > 30 and not any(seen)
 
 
 def test_the_first_session_on_a_blank_area_finds_a_sector_erased_during_the_setup():

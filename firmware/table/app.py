@@ -542,8 +542,12 @@ class App:
 
     def nothing_waits(self):
         """No input queued, no card being settled or lifted, no button down,
-        the screen written and sent: the idle job's (and a probe's) moment."""
+        the screen written and sent -- also between the game's step and the
+        display's, when the game took a card the screen has yet to show (a
+        display that stopped answering is not waited for): the idle job's, the
+        console's (and a probe's) moment."""
         if len(self.keys) or self.presence.pending() or self.screens.due \
+                or (self.show_pending and self.display_retry < 0) \
                 or self.board.display.dirty_pages():
             return False
         buttons = self.board.buttons
