@@ -75,6 +75,20 @@ def test_no_display_at_power_up_and_one_connected_later(runtime, monkeypatch):
         table.close()
 
 
+def test_without_a_display_the_idle_work_and_the_console_still_get_their_moments(monkeypatch):
+    """The pages a missing display never takes do not count as waiting: the
+    journal's erase ahead, the idle collections and a console's steps (which
+    wait for the table to be idle) go on without one."""
+    _display_at(monkeypatch, None)
+    table = table_class("cpython")("tapp_modern", 3)
+    try:
+        table.wait(2000)
+        assert table.board.display.dirty_pages()      # drawn, never sent
+        assert table.app.nothing_waits()
+    finally:
+        table.close()
+
+
 @pytest.mark.parametrize("runtime", RUNTIMES)
 def test_display_strapped_to_0x3d_is_found(runtime, monkeypatch):
     _display_at(monkeypatch, 0x3D)

@@ -544,11 +544,11 @@ class App:
         """No input queued, no card being settled or lifted, no button down,
         the screen written and sent -- also between the game's step and the
         display's, when the game took a card the screen has yet to show (a
-        display that stopped answering is not waited for): the idle job's, the
-        console's (and a probe's) moment."""
-        if len(self.keys) or self.presence.pending() or self.screens.due \
-                or (self.show_pending and self.display_retry < 0) \
-                or self.board.display.dirty_pages():
+        display that stopped answering, or was never there, is not waited
+        for): the idle job's, the console's (and a probe's) moment."""
+        if len(self.keys) or self.presence.pending() or self.screens.due:
+            return False
+        if self.display_retry < 0 and (self.show_pending or self.board.display.dirty_pages()):
             return False
         buttons = self.board.buttons
         if buttons.prev.pressed or buttons.next.pressed or buttons.ok.pressed:
