@@ -22,6 +22,12 @@ NO_ROOM = ('{"ok":false,"error":"unavailable","message":"the console does not fi
            'this board\'s RAM: deploy with --romfs (docs/deploy.md)"}\n')
 
 
+# The console is loaded in parts, one a step of the console job, each at an
+# idle moment: the collection, then its modules (on the Pico the whole took one
+# step of some 250 ms); "table.console" itself with ``attach``.
+LOAD_PARTS = (None, "table.console_link", "table.console_events")
+
+
 def byte_waiting(poller):
     """Is a byte waiting on ``poller``'s stream?  ``ipoll`` allocates nothing
     after its first call; ``poll(0)`` makes a list each time (about 100 bytes
@@ -43,6 +49,7 @@ class ConsoleDoor:
         self.poller.register(self.stream, select.POLLIN)
         self.no_room = False
         self.waited = 0           # steps a first byte has waited for the table to be idle
+        self.loaded = 0           # parts of LOAD_PARTS done
 
     def step(self):
         if not byte_waiting(self.poller):
@@ -54,20 +61,33 @@ class ConsoleDoor:
         if self.no_room:
             self.refuse()
             return
-        import gc
-        gc.collect()                        # room for the console in one piece
+        self.waited = 0                     # the next part waits for its own idle moment
         try:
+            if self.loaded < len(LOAD_PARTS):
+                self.load(LOAD_PARTS[self.loaded])
+                self.loaded += 1
+                return
             from table.console import attach  # the first byte: load the console
             console = attach(self.app)          # it takes over the app's console job
         except MemoryError:                 # the table plays on without a console
             for name in list(sys.modules):
                 if name.startswith("table.console_") or name == "table.console":
                     del sys.modules[name]
+            import gc
             gc.collect()
             self.no_room = True
             self.refuse()
             return
         console.step()
+
+    def load(self, part):
+        """One part of the console's loading: the garbage collected (room for
+        the console in one piece), or a module imported."""
+        if part:
+            __import__(part)
+        else:
+            import gc
+            gc.collect()
 
     def refuse(self):
         """Read what arrived (at most 64 bytes a step); a line break gets NO_ROOM."""
