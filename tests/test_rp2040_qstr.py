@@ -9,10 +9,10 @@ session made 2,545 and the eighth chunk ate the heap the table missed.
 
 This test imports, at the REPL of the emulated Pico, every module the table
 runs on a Pico from the ROMFS image ``tapptable build`` makes -- all but the
-console's commands loaded on first use and the self-test, and what only hosts
-or another board use -- and holds the count below the step with room for
-what a session interns as it plays (one-character strings and the like; the
-bench's session, its probe and a console client included: under 2,460).
+console's commands loaded on first use, the self-test and the replay -- and
+holds the count below the step with room for what a session interns as it
+plays (one-character strings and the like; the bench's session, its probe and
+a console client included: under 2,470).
 A new module or many new names show up here first: make room (fewer module
 level names, ``_NAME = const(...)`` for a module's own ints, no
 '"key":'-style literals), or say why the step is worth it.
@@ -32,11 +32,8 @@ from tools.tapptable import fsimage
 ROOT = Path(__file__).resolve().parent.parent
 STEP = 2540             # qstrs in the first seven chunks of the rp2 port's pool
 ROOM = 60               # kept free for what a session interns as it runs
-NOT_RUN = {             # modules a Pico does not import while it plays
-    "tapp.replay",                  # the tools' and tests' replay
-    "drivers.fbuf",                 # CPython's stand-in for framebuf
-    "boards.esp32",                 # another board
-    "table.journal_files",          # the journal on littlefs (boards without its own area)
+NOT_RUN = {             # modules the Pico's build carries but does not import while it plays
+    "tapp.replay",                  # the replay (tapptable replay --runtime rp2040)
     "table.console_admin",          # console commands loaded on first use:
     "table.console_play",           # set, registry, enrol, selftest; undo, place,
     "table.console_tasks",          # press, repl; journal and score answers
@@ -46,18 +43,19 @@ NOT_RUN = {             # modules a Pico does not import while it plays
 
 
 def run_time_modules():
-    """The firmware's modules but NOT_RUN, as import names."""
+    """The modules of the Pico's build (``deploy.sources``: what goes onto the
+    board) but main.py and NOT_RUN, as import names."""
     names = []
-    for p in sorted((ROOT / "firmware").rglob("*.py")):
-        parts = p.relative_to(ROOT / "firmware").with_suffix("").parts
+    for rel, _path in D.sources(ROOT / "firmware", "pico"):
+        parts = rel.with_suffix("").parts
         if len(parts) > 1 and parts[-1] != "__init__":
             names.append(".".join(parts))
     return [n for n in names if n not in NOT_RUN]
 
 
 def test_not_run_names_modules_that_exist():
-    every = {".".join(p.relative_to(ROOT / "firmware").with_suffix("").parts)
-             for p in (ROOT / "firmware").rglob("*.py")}
+    every = set(".".join(rel.with_suffix("").parts)
+                for rel, _path in D.sources(ROOT / "firmware", "pico"))
     assert NOT_RUN <= every, NOT_RUN - every
 
 
