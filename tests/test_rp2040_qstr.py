@@ -33,7 +33,6 @@ ROOT = Path(__file__).resolve().parent.parent
 STEP = 2540             # qstrs in the first seven chunks of the rp2 port's pool
 ROOM = 60               # kept free for what a session interns as it runs
 NOT_RUN = {             # modules the Pico's build carries but does not import while it plays
-    "tapp.replay",                  # the replay (tapptable replay --runtime rp2040)
     "table.console_admin",          # console commands loaded on first use:
     "table.console_play",           # set, registry, enrol, selftest; undo, place,
     "table.console_tasks",          # press, repl; journal and score answers

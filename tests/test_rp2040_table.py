@@ -90,6 +90,22 @@ def test_the_pico_leaves_what_cpython_leaves(tmp_path):
         assert pico[key] == cpython[key], key
 
 
+def test_a_record_replays_on_the_pico_as_under_cpython():
+    """``tapptable replay --runtime rp2040``: the engine on the emulated Pico
+    (the replay beside the table's image, which leaves it out) writes the
+    outcome lines CPython writes."""
+    from host_sim.rp2040.replay import replay_on_pico
+    from tapp.replay import replay_stream
+
+    record = Path(__file__).parent / "golden" / "berliner_4_open.jsonl"
+    on_pico = []
+    assert replay_on_pico(str(record), on_pico.append) == 0
+    here = []
+    with record.open("rb") as f:
+        replay_stream(f, here.append)
+    assert len(here) > 10 and "".join(on_pico) == "".join(here)
+
+
 # ----------------------------------------------------------------- the flash
 
 

@@ -109,7 +109,7 @@ class Console:
             handled += 1
             self.line(line)
         wire.flush()
-        if self.handing_over and not wire.queue:
+        if self.handing_over and wire.empty():
             raise HandOver()
 
     def run_task(self, task):

@@ -11,6 +11,7 @@ client left; ``tapptable console`` keeps its level alive with a ``ping``).
 Below ``debug``, hidden cards are removed from what is pushed.
 """
 from tapp.cards import CARD_CODES
+from tapp.jsonout import RawJson
 from tapp.record import parse_line
 
 from . import presence as P
@@ -34,6 +35,11 @@ _JOURNAL_PER_STEP = const(8)     # journal lines watched per step
 STATUS_NAMES = ("absent", "present", "collision", "error")
 
 
+def _may_hide(line):
+    """May ``redact`` change this journal line (a hand, a lay-away, a give)?"""
+    return '"hand' in line or '"discard' in line or '"give' in line
+
+
 class Live:
     """The live events of one table on one wire."""
 
@@ -43,6 +49,8 @@ class Live:
         self.level = INFO
         self.last_request = now
         self.uidbuf = bytearray(P.UID_MAX)
+        self.raw = RawJson("")                   # a journal line pushed as it is
+        self.tag_body = {"event": "tag", "reader": 0, "state": ""}   # a tag event's, reused
         n = app.view.readers()
         self.session = None                      # the engine's view of the session watched
         self.journal = None
@@ -205,12 +213,23 @@ class Live:
             line = journal.line(self.journal_seen)
             self.journal_seen += 1
             k += 1
-            if self.journal_seen == 1:
-                continue                     # the header
-            ev = parse_line(line)
-            if ev is not None:
-                self.push({"event": "accepted", "n": self.journal_seen - 1,
-                           "ev": self.redact(ev)}, INFO)
+            if self.journal_seen > 1 and self.level >= INFO:    # (line 0: the header)
+                self.accepted(self.journal_seen - 1, line)
+
+    def accepted(self, n, line):
+        """The event of journal line ``n``: its JSON as it is (the line without
+        its CRC, which the journal checked), unless hidden cards may have to
+        come out of it (``redact``) or it is not the journal's usual
+        ``{...}<tab><crc>``: parsed then."""
+        if isinstance(line, str) and (self.level >= DEBUG or not _may_hide(line)):
+            end = line.find("}\t") + 1
+            if end > 0 and line.startswith("{") and len(line) == end + 9:
+                self.raw.text = line[:end]
+                self.push({"event": "accepted", "n": n, "ev": self.raw}, INFO)
+                return
+        ev = parse_line(line)
+        if ev is not None:
+            self.push({"event": "accepted", "n": n, "ev": self.redact(ev)}, INFO)
 
     def watch_readers(self):
         """Each reader's tag, its collision and fault flags, its raw status (debug);
@@ -247,14 +266,27 @@ class Live:
         return True
 
     def tag_changed(self, i, n):
+        """Reader ``i`` now has the ``n`` bytes of ``uidbuf`` (0: no tag).  (The
+        UIDs as bytes only where they are said, at the debug level; small
+        methods: a frame over 11 words would be put on the heap.)"""
         old = self.placed_len[i]
-        base = P.UID_MAX * i
         if old:
-            self.tag_event(i, "lifted", bytes(self.placed[base:base + old]))
+            uid = self.uid_bytes(self.placed, P.UID_MAX * i, old)
+            self.tag_event(i, "lifted", uid)
         if n:
-            self.tag_event(i, "placed", bytes(self.uidbuf[0:n]))
-        self.placed[base:base + n] = self.uidbuf[0:n]
+            uid = self.uid_bytes(self.uidbuf, 0, n)
+            self.tag_event(i, "placed", uid)
+        self.keep_uid(P.UID_MAX * i, n)
         self.placed_len[i] = n
+
+    def uid_bytes(self, buf, base, n):
+        return bytes(buf[base:base + n]) if self.level >= DEBUG else None
+
+    def keep_uid(self, base, n):
+        k = 0
+        while k < n:
+            self.placed[base + k] = self.uidbuf[k]
+            k += 1
 
     def flags_changed(self, i, flags):
         was = self.flags[i]
@@ -275,11 +307,15 @@ class Live:
     def tag_event(self, reader, state, uid):
         if self.level < INFO:
             return
-        body = {"event": "tag", "reader": reader, "state": state}
-        if self.level >= DEBUG and uid is not None:
-            body["uid"] = uid_hex(uid)
-            packed = self.app.registry.lookup(uid)
-            if packed >= 0:
-                body["deck"] = deck_of(packed)
-                body["card"] = CARD_CODES[card_of(packed)]
+        if self.level < DEBUG or uid is None:
+            body = self.tag_body                 # one dict for them all: no garbage
+            body["reader"] = reader
+            body["state"] = state
+            self.push(body, INFO)
+            return
+        body = {"event": "tag", "reader": reader, "state": state, "uid": uid_hex(uid)}
+        packed = self.app.registry.lookup(uid)
+        if packed >= 0:
+            body["deck"] = deck_of(packed)
+            body["card"] = CARD_CODES[card_of(packed)]
         self.push(body, INFO)

@@ -16,10 +16,10 @@ doubles with every further failure, on the board's clock; while it runs every
 PIN is refused unchecked.  The failure count is kept on flash, so a restart
 does not reset the delay.
 """
-from tapp.jsonout import dumps
 from tapp.record import MAX_LINE, OVERLONG, LineReader, is_blank
 
 from .console_door import byte_waiting
+from .console_out import Outbox
 from .pin_lockout import load_pin_failures, save_pin_failures
 from .presence import ticks_diff
 
@@ -32,7 +32,7 @@ PROTOCOL = 2
 _IN_BUDGET = const(512)          # input bytes read per step
 CMDS_PER_STEP = 4        # requests handled per step
 _OUT_BUDGET = const(4096)        # output bytes written per step
-_QUEUE = const(48)               # output lines waiting; live events beyond it are dropped (counted)
+_QUEUE = const(48)               # output lines waiting; live events beyond are dropped (counted)
 ROOM = 8                 # a request is read only with this many lines free
 IDLE_DROP_MS = 5000      # a partial line with no byte for this long is dropped (a person
                          # typing into a serial terminal may pause within a line)
@@ -139,7 +139,8 @@ class Input:
 
 
 class Wire:
-    """Framing on one pair of streams: request lines in, answer and event lines out."""
+    """Framing on one pair of streams: request lines in, answer and event lines
+    out (rendered into an ``Outbox``, table/console_out.py)."""
 
     def __init__(self, stream_in, stream_out):
         self.out_stream = stream_out
@@ -148,7 +149,8 @@ class Wire:
         self.line_buf = bytearray(MAX_LINE)
         self.reader = LineReader(self.input, chunk=64, line=self.line_buf)
         self.drained = True          # the reader gave all it had at the last try
-        self.queue = []
+        self.box = Outbox()
+        self.text_out = False        # the stream takes str only (CPython's text streams)
         self.dropped = 0             # live events lost since the last "dropped" event
         self.dropped_total = 0
         self.write_errors = 0
@@ -165,7 +167,12 @@ class Wire:
             self.reader = LineReader(inp, chunk=64, line=self.line_buf)
 
     def room(self):
-        return _QUEUE - len(self.queue)
+        """Lines that may still be queued."""
+        return _QUEUE - self.box.lines()
+
+    def empty(self):
+        """Has every queued line been written?"""
+        return self.box.empty()
 
     def next_line(self):
         """The next request line (bytes or OVERLONG), None for none now."""
@@ -180,10 +187,7 @@ class Wire:
 
     def answer(self, rid, body):
         """Queue a response line (never dropped: requests wait for room)."""
-        line = dumps(body)
-        if rid is not None:
-            line = '{"id":' + dumps(rid) + ("," + line[1:] if len(line) > 2 else "}")
-        self.queue.append(line)
+        self.box.put(body, rid)
 
     def fail(self, rid, code, message=None, extra=None):
         body = {"ok": False, "error": code, "message": message or said(code, code)}
@@ -194,11 +198,11 @@ class Wire:
 
     def event(self, body):
         """Queue a live event (dropped, and counted, when the queue is full)."""
-        if len(self.queue) >= _QUEUE:
+        if self.room() <= 0:
             self.dropped += 1
             self.dropped_total += 1
             return
-        self.queue.append(dumps(body))
+        self.box.put(body, None)
 
     def flush(self):
         """Write queued lines: at most _OUT_BUDGET bytes, and no more than the
@@ -208,27 +212,52 @@ class Wire:
         if self.dropped and self.room() > 0:
             n = self.dropped
             self.dropped = 0
-            self.queue.append(dumps({"event": "dropped", "count": n}))
-        if self.queue:
-            self._write_queued()
+            self.box.put({"event": "dropped", "count": n}, None)
+        if not self.box.empty():
+            self._write_spilled(self._write_box())
         self._flush_stream()
 
-    def _write_queued(self):
-        spent = 0
+    def _write_box(self):
+        """The buffer's whole lines, as many as budget and room allow: bytes written."""
         room_of = self.room_of
-        while self.queue and spent < _OUT_BUDGET:
-            s = self.queue[0]
+        most = _OUT_BUDGET
+        if room_of is not None:
+            most = min(most, room_of())
+        chunk = self.box.chunk(most)
+        if chunk is None:
+            return 0
+        n = len(chunk)
+        self._write(chunk)
+        self.box.sent(n)
+        return n
+
+    def _write_spilled(self, spent):
+        """The spilled lines, once the buffer's are out (``spent``: bytes so far)."""
+        box = self.box
+        room_of = self.room_of
+        s = box.spilled()
+        while s is not None and spent < _OUT_BUDGET:
             if room_of is not None and room_of() < len(s) + 1:
                 break                    # the host is not reading: wait, drop nothing
-            self.queue.pop(0)
+            box.spilled_sent()
             spent += len(s) + 1
-            self._write(s)
+            self._write(s + "\n")
+            s = box.spilled()
 
-    def _write(self, s):
+    def _write(self, data):
+        """``data`` (a line's bytes or a str) on the stream; a stream that takes
+        str only gets the bytes decoded."""
+        if self.text_out and not isinstance(data, str):
+            data = str(bytes(data), "utf-8")
         try:
-            self.out_stream.write(s + "\n")
+            self.out_stream.write(data)
         except OSError:
             self.write_errors += 1
+        except TypeError:
+            if self.text_out or isinstance(data, str):
+                raise
+            self.text_out = True
+            self._write(data)
 
     def _flush_stream(self):
         flush = getattr(self.out_stream, "flush", None)

@@ -142,7 +142,7 @@ class Reader:
 
     def line(self):
         """The line ``look`` found (str)."""
-        return bytes(memoryview(self.buf)[self.at:self.at + self.n]).decode()
+        return str(memoryview(self.buf)[self.at:self.at + self.n], "utf-8")
 
     def is_deal(self):
         """Is the line ``look`` found a deal event (its canonical JSON)?"""

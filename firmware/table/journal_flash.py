@@ -225,6 +225,7 @@ class FlashJournal(SessionJournal):
         self.log = store.log
         self.entry = entry
         self.where = [-1] * TAIL     # the last records' places (sector * SECTOR + position)
+        self.peek = None             # the reader of ``line`` (made at its first call)
         self.last = TAIL - 1         # the slot of the newest
 
     def name(self):
@@ -297,7 +298,12 @@ class FlashJournal(SessionJournal):
         """Line k of the session (0: the header)."""
         back = self.count - 1 - k
         if 0 <= back < TAIL:
-            return self.store.line_at(self.where[(self.last - back) % TAIL])
+            where = self.where[(self.last - back) % TAIL]
+            r = self.peek
+            if r is None:                    # one reader kept: the console asks often
+                r = self.peek = self.log.reader()
+            r.forget(where // L.SECTOR)      # what it read may be older than the last write
+            return self.store.line_at(where, r)
         for i, line in enumerate(self.read_lines()):
             if i == k:
                 return line

@@ -12,7 +12,7 @@ KEY_ORDER = (
     "pot_total", "next_dealer", "penalty", "settled_points", "session_over",
     "rule",
 )
-_RANK = {k: i for i, k in enumerate(KEY_ORDER)}
+KEY_RANK = {k: i for i, k in enumerate(KEY_ORDER)}
 # the keys a line names most besides KEY_ORDER's: written as they are, in three
 # pieces ('"', the key, '":'), without the look at each character a key of a
 # dict from elsewhere gets (``_put_str``).  Not as '"key":' literals: each would
@@ -23,23 +23,32 @@ PLAIN_KEYS = ("ev", "dealer", "hands", "talon", "call", "discard", "give", "reas
               "record")
 
 
+class RawJson:
+    """A value that is JSON text already, written as it is (``text``): a
+    journal line inside a console event, not parsed and written again."""
+
+    def __init__(self, text):
+        self.text = text
+
+
 def _put_str(s, out):
-    """``s`` quoted onto ``out``; escaped (``_escaped``) where it holds a
+    """``s`` quoted onto ``out``; escaped (``escaped``) where it holds a
     quote, a backslash, a control character or a byte that may begin a
     surrogate or a character beyond the BMP (UTF-8 0xED and up: a superset,
-    ``_escaped`` writes the rest as they are).  Looked at as bytes by C
+    ``escaped`` writes the rest as they are).  Looked at as bytes by C
     loops: a str's characters one by one cost a 1-character str each, about
     100 us apiece on the Pico."""
     b = s.encode("utf-8", "surrogatepass")   # (CPython: a lone surrogate too)
     if b'"' in b or b"\\" in b or (b and (min(b) < 0x20 or max(b) >= 0xED)):
-        out.append(_escaped(s))
+        out.append(escaped(s))
         return
     out.append('"')               # nothing to escape (card codes, words): no new text
     out.append(s)
     out.append('"')
 
 
-def _escaped(s):
+def escaped(s):
+    """``s`` as a JSON string, quoted and escaped (``_put_str`` says which)."""
     out = ['"']
     for ch in s:
         o = ord(ch)
@@ -98,6 +107,8 @@ def _put(v, out):
         out.append("]")
     elif isinstance(v, dict):
         _put_dict(v, out)
+    elif isinstance(v, RawJson):
+        out.append(v.text)
     else:
         raise TypeError("cannot encode " + str(type(v)))
 
@@ -108,11 +119,11 @@ def _put_dict(v, out):
     KB of garbage)."""
     out.append("{")
     sep = False
-    known = sorted(_RANK[k] for k in v if k in _RANK)
+    known = sorted(KEY_RANK[k] for k in v if k in KEY_RANK)
     for r in known:
         sep = _put_item(KEY_ORDER[r], v, out, sep)
     if len(known) < len(v):
-        for k in sorted(k for k in v if k not in _RANK):
+        for k in sorted(k for k in v if k not in KEY_RANK):
             sep = _put_item(k, v, out, sep)
     out.append("}")
 
@@ -120,7 +131,7 @@ def _put_dict(v, out):
 def _put_item(k, v, out, sep):
     if sep:
         out.append(",")
-    if k in _RANK or k in PLAIN_KEYS:
+    if k in KEY_RANK or k in PLAIN_KEYS:
         out.append('"')
         out.append(k)
         out.append('":')

@@ -8,12 +8,14 @@ bytes.  Used by the tools, the host simulator and the tests (the same code runs
 under CPython, the unix port and the 32-bit wasm port); the device itself only
 reads, checks and writes lines (tapp/record.py), and does not import this:
 each name here would be one more qstr in the Pico's pool (docs/benchmarks.md,
-"The qstr pool").
+"The qstr pool"), and the Pico's image leaves it out (its ROMFS partition is
+full).  Absolute imports: ``tapptable replay --runtime rp2040`` puts it on the
+emulated Pico's filesystem beside the image, as the module ``tapp_replay``.
 """
-from .jsonout import dumps
-from .record import BOM, LineReader, header_problem, is_blank, parse_line
-from .session import Session
-from .variants import HeaderError
+from tapp.jsonout import dumps
+from tapp.record import BOM, LineReader, header_problem, is_blank, parse_line
+from tapp.session import Session
+from tapp.variants import HeaderError
 
 BAD_EVENT = {"ok": False, "error": "bad_event"}
 

