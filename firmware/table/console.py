@@ -255,11 +255,9 @@ class Console:
                "readers_down": [i for i in range(tv.readers()) if tv.reader_down(i)],
                "requests": wire.requests, "bad_lines": wire.bad_lines,
                "dropped": wire.dropped_total}
-        try:
-            import gc
-            out["mem_free"] = gc.mem_free()
-        except (ImportError, AttributeError):
-            pass
+        free = tv.heap_free()
+        if free is not None:
+            out["mem_free"] = free
         view = tv.engine()
         if view is not None:
             out["variant"] = view.variant()

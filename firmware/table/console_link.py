@@ -239,7 +239,7 @@ class Wire:
         while s is not None and spent < _OUT_BUDGET:
             if room_of is not None and room_of() < len(s) + 1:
                 break                    # the host is not reading: wait, drop nothing
-            box.spilled_sent()
+            box.spilled(True)
             spent += len(s) + 1
             self._write(s + "\n")
             s = box.spilled()

@@ -77,6 +77,27 @@ def width(n, sign=False):
     return w
 
 
+def _utf8_at(out, k, c):
+    """Code point ``c`` as UTF-8 at ``out[k]``: where the next goes."""
+    if c < 0x80:
+        out[k] = c
+        return k + 1
+    if c < 0x800:
+        out[k] = 0xC0 | c >> 6
+        out[k + 1] = 0x80 | c & 0x3F
+        return k + 2
+    if c < 0x10000:
+        out[k] = 0xE0 | c >> 12
+        out[k + 1] = 0x80 | c >> 6 & 0x3F
+        out[k + 2] = 0x80 | c & 0x3F
+        return k + 3
+    out[k] = 0xF0 | c >> 18
+    out[k + 1] = 0x80 | c >> 12 & 0x3F
+    out[k + 2] = 0x80 | c >> 6 & 0x3F
+    out[k + 3] = 0x80 | c & 0x3F
+    return k + 4
+
+
 class RowWriter:
     """The rows shown on ``display`` and the pen that writes them (above)."""
 
@@ -98,6 +119,9 @@ class RowWriter:
         self._changed = False                # the row differs from what was shown
         self._kept = False                   # (that, while the pen writes the right part)
         self.whole = 0                       # bit r: draw row r whole (``forget``)
+        self.texts = [""] * ROWS             # the rows as strs (``text_rows``) ...
+        self.stale = (1 << ROWS) - 1         # ... bit r: row r changed since made
+        self.row_bytes = bytearray(4 * COLS)  # ... one row's bytes, put together
         self._key = None                     # the text key asked last (``_which``),
         self._key_lang = None                # in this language: its number, its length
         self._key_j = -1
@@ -184,6 +208,7 @@ class RowWriter:
             cur[n] = 32                          # blank as a space: no cell to draw
             n += 1
         if self._changed:
+            self.stale |= 1 << row
             self._draw_changed(row)
             if self._mark is not None and self._last >= 0:
                 self._mark(row, self._first << 3, (self._last << 3) | 7)
@@ -431,9 +456,26 @@ class RowWriter:
     # ----- what is shown ----------------------------------------------------------------
 
     def text_rows(self):
-        """What the screen shows, row by row (strs: for the console and tests)."""
-        out = []
+        """What the screen shows, row by row (strs: for the console and tests);
+        a row's str is made again only after the row changed (a console
+        client asks every few seconds; all eight made took some 30 ms on the
+        Pico)."""
+        texts = self.texts
         for r in range(ROWS):
-            row = self.shown[r]
-            out.append("".join([chr(row[i]) for i in range(self.lens[r])]))
-        return out
+            if self.stale >> r & 1:
+                texts[r] = self._row_text(r)
+        self.stale = 0
+        return list(texts)
+
+    def _row_text(self, r):
+        """Row ``r`` as a str: its UTF-8 bytes put together, then one str made
+        (each character's own str, as ``chr`` makes it, costs a search of
+        MicroPython's interned strings: some 8 ms a row on the Pico)."""
+        row = self.shown[r]
+        n = self.lens[r]
+        k = 0
+        i = 0
+        while i < n:
+            k = _utf8_at(self.row_bytes, k, row[i])
+            i += 1
+        return str(memoryview(self.row_bytes)[0:k], "utf-8")

@@ -404,6 +404,13 @@ class TableView:
         """The screen's 8 rows as text."""
         return self._app.screens.text_rows()
 
+    def heap_free(self):
+        """The free heap after the table's last garbage collection (bytes), None
+        where the runtime does not say (CPython).  Not read afresh: that walks
+        the whole heap (8.5 ms on the Pico)."""
+        app = self._app
+        return app.heap_size - app.heap_kept if app.heap_size else None
+
     def display_down(self):
         """The display stopped answering (a loose wire): play goes on and the
         table tries it again now and then (App.refresh)."""

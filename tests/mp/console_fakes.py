@@ -92,6 +92,8 @@ class App:
         self.current = PlayMode(self, game)
         self.view = TableView(self)
         self.console = None
+        self.heap_size = 0                  # no collection counted (App.heap_free: None)
+        self.heap_kept = 0
 
     def set_console(self, console):
         self.console = console
