@@ -16,7 +16,7 @@ doubles with every further failure, on the board's clock; while it runs every
 PIN is refused unchecked.  The failure count is kept on flash, so a restart
 does not reset the delay.
 """
-from tapp.record import MAX_LINE, OVERLONG, LineReader, is_blank
+from tapp.record import OVERLONG, LineReader, is_blank
 
 from .console_door import byte_waiting
 from .console_out import Outbox
@@ -34,6 +34,8 @@ CMDS_PER_STEP = 4        # requests handled per step
 _OUT_BUDGET = const(4096)        # output bytes written per step
 _QUEUE = const(48)               # output lines waiting; live events beyond are dropped (counted)
 ROOM = 8                 # a request is read only with this many lines free
+_LINE = const(256)               # a request's buffer; a longer one (up to MAX_LINE) gets
+                                 # its own while it is read (tapp/record.py LineReader)
 IDLE_DROP_MS = 5000      # a partial line with no byte for this long is dropped (a person
                          # typing into a serial terminal may pause within a line)
 _PIN_DELAY_MS = const(500)       # the first wrong PIN; doubled per further failure
@@ -146,7 +148,7 @@ class Wire:
         self.out_stream = stream_out
         self.room_of = getattr(stream_out, "room", None)   # the simulator's links
         self.input = Input(stream_in)
-        self.line_buf = bytearray(MAX_LINE)
+        self.line_buf = bytearray(_LINE)
         self.reader = LineReader(self.input, chunk=64, line=self.line_buf)
         self.drained = True          # the reader gave all it had at the last try
         self.box = Outbox()

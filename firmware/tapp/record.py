@@ -447,7 +447,10 @@ class LineReader:
     ``lineno`` counts the lines returned.  Two buffers are allocated once;
     ``line`` may bring the larger one (``limit`` bytes or more), allocated
     early and shared by readers that never read at the same time, so a
-    fragmented heap does not have to find ``limit`` bytes in one piece.
+    fragmented heap does not have to find ``limit`` bytes in one piece.  A
+    smaller ``line`` serves the usual short lines (a console's requests):
+    a longer one gets a buffer of ``limit`` bytes for itself, which goes with
+    it (if the heap has no such block then, the line counts as too long).
     """
 
     def __init__(self, stream, limit=MAX_LINE, chunk=256, line=None):
@@ -457,8 +460,9 @@ class LineReader:
         self._mv = memoryview(self._buf)
         self._pos = 0
         self._end = 0
-        self._line = line if line is not None and len(line) >= limit else bytearray(limit)
+        self._line = line if line is not None else bytearray(limit)
         self._lmv = memoryview(self._line)
+        self._given = self._line           # the buffer lines go back to after a longer one
         self._n = 0            # bytes of the current line so far
         self._long = False     # the current line is over the limit
         self._any = False      # the current line has begun (some byte seen)
@@ -498,9 +502,11 @@ class LineReader:
         self._n = 0
         self._long = False
         self._any = False
-        if long:
-            return OVERLONG
-        return bytes(self._lmv[0:n])
+        out = OVERLONG if long else bytes(self._lmv[0:n])
+        if self._line is not self._given:
+            self._line = self._given
+            self._lmv = memoryview(self._given)
+        return out
 
     def readline(self):
         while True:
@@ -533,11 +539,24 @@ class LineReader:
         if self._long:
             return
         n = self._n
-        if n + stop - pos > self.limit:
+        k = n + stop - pos
+        if k > self.limit or (k > len(self._line) and not self._grown(n)):
             self._long = True
         else:
-            self._line[n:n + stop - pos] = self._mv[pos:stop]
-            self._n = n + stop - pos
+            self._line[n:k] = self._mv[pos:stop]
+            self._n = k
+
+    def _grown(self, n):
+        """A buffer of ``limit`` bytes for a line longer than the given one (its
+        ``n`` bytes so far copied): whether the heap had one."""
+        try:
+            big = bytearray(self.limit)
+        except MemoryError:
+            return False
+        big[0:n] = self._lmv[0:n]
+        self._line = big
+        self._lmv = memoryview(big)
+        return True
 
 
 def header_problem(line):

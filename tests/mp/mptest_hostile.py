@@ -135,6 +135,26 @@ def test_reader_random_streams_match_reference():
         assert got == want, (data, limit, chunk, got)
 
 
+def test_a_small_line_buffer_takes_longer_lines_up_to_the_limit():
+    """A console's reader: a few bytes of its own for the usual short lines, a
+    buffer of the limit's size only while a longer line is read."""
+    rng = Lcg(11)
+    alphabet = b"ab\n{"
+    for _ in range(40):
+        n = rng.next(120)
+        data = bytes(alphabet[rng.next(len(alphabet))] for _ in range(n))
+        limit = 5 + rng.next(30)
+        chunk = 1 + rng.next(9)
+        small = bytearray(4)
+        rd = LineReader(io.BytesIO(data), limit, chunk, line=small)
+        got = list(rd)
+        assert got == _lines(data, chunk, limit), (data, limit, chunk, got)
+    small = bytearray(4)
+    rd = LineReader(io.BytesIO(b"ab\n" + b"x" * 50 + b"\nyz\n"), 60, 7, line=small)
+    assert [rd.readline(), rd.readline(), rd.readline()] == [b"ab", b"x" * 50, b"yz"]
+    assert small[0:2] == b"yz"            # after the long line, its own buffer again
+
+
 def test_reader_counts_lines_and_ends():
     rd = LineReader(io.BytesIO(b"a\nb"))
     assert rd.readline() == b"a" and rd.lineno == 1 and not rd.eof
