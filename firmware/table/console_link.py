@@ -174,7 +174,7 @@ class Wire:
 
     def empty(self):
         """Has every queued line been written?"""
-        return self.box.empty()
+        return not self.box.lines()
 
     def next_line(self):
         """The next request line (bytes or OVERLONG), None for none now."""
@@ -215,7 +215,7 @@ class Wire:
             n = self.dropped
             self.dropped = 0
             self.box.put({"event": "dropped", "count": n}, None)
-        if not self.box.empty():
+        if self.box.lines():
             self._write_spilled(self._write_box())
         self._flush_stream()
 

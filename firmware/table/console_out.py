@@ -37,20 +37,21 @@ _OTHER = const(99)      # the rank of a key not in KEY_ORDER: after those, by na
 _PICKED = const(4)      # a dict with more keys has them sorted
 
 
-def _before(a, b):
-    """Does key ``a`` come before key ``b`` in a line (``dumps``' order)?"""
-    ra = KEY_RANK.get(a, _OTHER)
-    rb = KEY_RANK.get(b, _OTHER)
-    return ra < rb if ra != rb else a < b
-
-
 def _next_key(d, last):
-    """The key of ``d`` that follows ``last`` (None: the first)."""
+    """The key of ``d`` that follows ``last`` (None: the first) in ``dumps``'
+    order: by rank in KEY_ORDER, the others after them by name."""
     best = None
     for k in d:
-        if (last is None or _before(last, k)) and (best is None or _before(k, best)):
+        if (last is None or _after(k, last)) and (best is None or _after(best, k)):
             best = k
     return best
+
+
+def _after(a, b):
+    """Does key ``a`` come after key ``b``?"""
+    ra = KEY_RANK.get(a, _OTHER)
+    rb = KEY_RANK.get(b, _OTHER)
+    return ra > rb if ra != rb else a > b
 
 
 def line_of(body, rid=None):
@@ -78,9 +79,6 @@ class Outbox:
     def lines(self):
         """Lines waiting (the buffer's and the spilled)."""
         return self.buf.count(b"\n", self.head, self.tail) + len(self.spill)
-
-    def empty(self):
-        return self.head == self.tail and not self.spill
 
     def chunk(self, most):
         """The buffer's next whole lines, at most ``most`` bytes (a memoryview), or

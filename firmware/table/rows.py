@@ -120,7 +120,7 @@ class RowWriter:
         self._kept = False                   # (that, while the pen writes the right part)
         self.whole = 0                       # bit r: draw row r whole (``forget``)
         self.texts = [""] * ROWS             # the rows as strs (``text_rows``) ...
-        self.stale = (1 << ROWS) - 1         # ... bit r: row r changed since made
+        self.dirty = (1 << ROWS) - 1         # ... bit r: row r changed since made
         self.row_bytes = bytearray(4 * COLS)  # ... one row's bytes, put together
         self._key = None                     # the text key asked last (``_which``),
         self._key_lang = None                # in this language: its number, its length
@@ -208,7 +208,7 @@ class RowWriter:
             cur[n] = 32                          # blank as a space: no cell to draw
             n += 1
         if self._changed:
-            self.stale |= 1 << row
+            self.dirty |= 1 << row
             self._draw_changed(row)
             if self._mark is not None and self._last >= 0:
                 self._mark(row, self._first << 3, (self._last << 3) | 7)
@@ -462,12 +462,12 @@ class RowWriter:
         Pico)."""
         texts = self.texts
         for r in range(ROWS):
-            if self.stale >> r & 1:
-                texts[r] = self._row_text(r)
-        self.stale = 0
+            if self.dirty >> r & 1:
+                texts[r] = self.text_row(r)
+        self.dirty = 0
         return list(texts)
 
-    def _row_text(self, r):
+    def text_row(self, r):
         """Row ``r`` as a str: its UTF-8 bytes put together, then one str made
         (each character's own str, as ``chr`` makes it, costs a search of
         MicroPython's interned strings: some 8 ms a row on the Pico)."""

@@ -540,13 +540,13 @@ class LineReader:
             return
         n = self._n
         k = n + stop - pos
-        if k > self.limit or (k > len(self._line) and not self._grown(n)):
+        if k > self.limit or (k > len(self._line) and not self._grow(n)):
             self._long = True
         else:
             self._line[n:k] = self._mv[pos:stop]
             self._n = k
 
-    def _grown(self, n):
+    def _grow(self, n):
         """A buffer of ``limit`` bytes for a line longer than the given one (its
         ``n`` bytes so far copied): whether the heap had one."""
         try:

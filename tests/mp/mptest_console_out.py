@@ -72,7 +72,7 @@ def test_every_line_is_the_bytes_dumps_gives():
         box.put(body, rid)
         got = _out(box)
         assert got == line_of(body, rid) + "\n", (body, rid, got)
-        assert box.empty()
+        assert box.lines() == 0
 
 
 def test_a_journal_line_goes_in_as_it_is():
@@ -116,7 +116,7 @@ def test_a_line_that_does_not_fit_is_spilled_and_the_order_kept():
     want.append(line_of(small))
     assert box.lines() == 22
     assert _out(box).split("\n") == want + [""]
-    assert box.empty() and box.lines() == 0
+    assert box.lines() == 0
 
 
 def test_whole_lines_leave_and_the_buffer_is_used_again():
@@ -131,7 +131,7 @@ def test_whole_lines_leave_and_the_buffer_is_used_again():
     assert box.chunk(len(line) - 1) is None   # not even one line: nothing
     for _ in range(22):                       # the rest: the last spilled (no room at the end)
         box.put(body, None)
-    assert _out(box) == line * 23 and box.empty()
+    assert _out(box) == line * 23 and box.lines() == 0
 
 
 def test_a_value_that_cannot_be_written_leaves_nothing():
