@@ -32,7 +32,7 @@ DEBUG = 3
 LEVEL_LEASE_MS = 30000   # a level other than info ends this long after the last request
 
 _JOURNAL_PER_STEP = const(8)     # journal lines watched per step ...
-_PARSED = const(3)               # ... a parsed one counting this much more
+_PARSED = const(7)               # ... a parsed one counting this much more (one a step)
 STATUS_NAMES = ("absent", "present", "collision", "error")
 
 
@@ -223,7 +223,7 @@ class Live:
         """The event of journal line ``n``: its JSON as it is (the line without
         its CRC, which the journal checked), unless hidden cards may have to
         come out of it (``redact``) or it is not the journal's usual
-        ``{...}<tab><crc>``: parsed then.  Whether it was parsed (some 8 ms on
+        ``{...}<tab><crc>``: parsed then.  Whether it was parsed (some 15 ms on
         the Pico: a step takes fewer such lines)."""
         if isinstance(line, str) and (self.level >= DEBUG or not _may_hide(line)):
             end = line.find("}\t") + 1

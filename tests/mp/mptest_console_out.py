@@ -146,3 +146,46 @@ def test_a_value_that_cannot_be_written_leaves_nothing():
     assert raised
     assert box.lines() == before
     assert _out(box) == line_of({"event": "tag", "reader": 1, "state": "placed"}) + "\n"
+
+
+class _SlowHost:
+    """The output end of a link whose host reads only when told (``room``)."""
+
+    def __init__(self):
+        self.free = 0
+        self.got = []
+
+    def room(self):
+        return self.free
+
+    def write(self, data):
+        text = data if isinstance(data, str) else str(bytes(data), "utf-8")
+        self.free -= len(text)
+        self.got.append(text)
+        return len(text)
+
+
+class _NoInput:
+    def readinto(self, buf):
+        return None
+
+
+def test_a_host_that_does_not_read_loses_events_past_the_queue_and_is_told():
+    from table.console_link import Wire
+
+    host = _SlowHost()
+    wire = Wire(_NoInput(), host)
+    for k in range(60):
+        wire.event({"event": "tag", "reader": k, "state": "placed"})
+    wire.answer(1, {"ok": True})                  # an answer is never dropped
+    wire.flush()
+    assert host.got == [] and wire.dropped_total == 12
+    host.free = 1 << 20                           # the host reads again
+    for _ in range(5):
+        wire.flush()
+    lines = "".join(host.got).split("\n")
+    assert lines[-1] == ""
+    want = [line_of({"event": "tag", "reader": k, "state": "placed"}) for k in range(48)]
+    assert lines[:48] == want
+    assert lines[48:-1] == [line_of({"ok": True}, 1), line_of({"event": "dropped", "count": 12})]
+    assert wire.empty()
