@@ -35,7 +35,8 @@ ROOM = 60               # kept free for what a session interns as it runs
 NOT_RUN = {             # modules the Pico's build carries but does not import while it plays
     "table.console_admin",          # console commands loaded on first use:
     "table.console_play",           # set, registry, enrol, selftest; undo, place,
-    "table.console_tasks",          # press, repl; journal and score answers
+    "table.console_reads",          # press, repl; view, score, journal, readers,
+    "table.console_tasks",          # log, help; journal and score answers
     "table.selftest",               # the bring-up self-test (OK held at power-up)
     "table.selftest_readers",
 }

@@ -16,19 +16,20 @@ Requests and responses::
 A long answer comes as parts ``{"id":..,"more":true,...}`` and ends with the
 line that has ``"ok"``.  Live events are lines with ``"event"`` (no id).
 
-This module holds the dispatch and the commands that only read; the ones that
-change settings, decks or run the self-test are in table/console_admin.py,
-the inputs to the game (undo, place, press, a new session, the REPL) in
-table/console_play.py.  The referee PIN guards what reveals or changes the
+This module holds the dispatch and ``hello``, ``ping`` and ``status``; the
+other commands that only read (view, score, journal, readers, log, help) are
+in table/console_reads.py, the ones that change settings, decks or run the
+self-test in table/console_admin.py, the inputs to the game (undo, place,
+press, a new session, the REPL) in table/console_play.py -- each loaded on
+the first use of one of its commands.  The referee PIN guards what reveals or changes the
 game (``PinLock``).  While the table plays, keyboard interrupt is off
 (``run_table``): a 0x03 byte is just a byte; the ``repl`` command hands the
 board to the REPL.
 """
-from tapp.cards import CARD_CODES, NCARDS
 from tapp.jsonout import dumps
 from tapp.record import OVERLONG, parse_line
 
-from .console_events import DEBUG, INFO, LEVELS, STATUS_NAMES, Live
+from .console_events import LEVELS, Live
 from .console_link import (
     CMDS_PER_STEP,
     PROTOCOL,
@@ -40,7 +41,6 @@ from .console_link import (
     is_int,
     said,
 )
-from .deck_file import uid_hex
 from .presence import ticks_diff
 
 PAUSE_MS = 100   # the console's steps wait at most this long for the table to be idle
@@ -53,7 +53,9 @@ NO_MEMORY = "out of memory"
 # the parts of the console someone uses (the RP2040 runs out importing it all
 # at once from .mpy files).
 LATER = {"set": "console_admin", "registry": "console_admin", "enrol": "console_admin",
-         "selftest": "console_admin", "undo": "console_play",
+         "selftest": "console_admin", "help": "console_reads", "view": "console_reads",
+         "score": "console_reads", "journal": "console_reads", "readers": "console_reads",
+         "log": "console_reads", "undo": "console_play",
          "reset-session": "console_play", "place": "console_play", "lift": "console_play",
          "press": "console_play", "repl": "console_play"}
 
@@ -73,10 +75,8 @@ class Console:
         self.task = None
         self.handing_over = False
         own = Console               # handlers are called as handler(console, rid, req)
-        self.commands = {"hello": own.cmd_hello, "help": own.cmd_help, "ping": own.cmd_ping,
-                         "status": own.cmd_status, "view": own.cmd_view,
-                         "score": own.cmd_score, "journal": own.cmd_journal,
-                         "readers": own.cmd_readers, "log": own.cmd_log}
+        self.commands = {"hello": own.cmd_hello, "ping": own.cmd_ping,
+                         "status": own.cmd_status}
         self.wire.event({"event": "hello", "app": "tapptable", "protocol": PROTOCOL})
 
     # ----- the step -----------------------------------------------------------------
@@ -234,13 +234,6 @@ class Console:
         self.live.end_connection()
         return {"app": "tapptable", "protocol": PROTOCOL}
 
-    def cmd_help(self, rid, req):
-        return {"commands": self.command_names(), "protocol": PROTOCOL,
-                "locked": ["set", "registry download/upload", "enrol", "undo",
-                           "reset-session", "place", "lift", "press", "selftest", "repl",
-                           "view/readers details", "journal of a strict deal in progress",
-                           "log debug"]}
-
     def cmd_ping(self, rid, req):
         return {"t": self.now}
 
@@ -275,139 +268,6 @@ class Console:
         if enrol is not None:
             out["enrol"] = {"deck": tv.deck(), "have": enrol[0], "total": enrol[1]}
         return out
-
-    def cmd_view(self, rid, req):
-        """The engine's view and the table's (``app.view``), as everyone may see them;
-        with ``details`` (the PIN) the hidden cards and the menu too."""
-        self.playing()
-        details = bool(req.get("details"))
-        if details:
-            self.authorise(req)
-        tv = self.app.view
-        view = tv.engine()
-        n = view.players()
-        readers = [r for r in range(tv.readers()) if r != tv.centre()]
-        on_reader = []
-        for r in readers:
-            c = tv.card_on(r)
-            on_reader.append(CARD_CODES[c] if 0 <= c < NCARDS else None)
-        out = {"variant": view.variant(), "mode": view.mode(), "players": n,
-               "seats": self.seats(), "phase": view.phase(), "expects": view.expects(),
-               "turn": view.turn(), "dealer": view.dealer(), "declarer": view.declarer(),
-               "contract": view.contract(), "trump": view.trump(), "target": view.target(),
-               "multiplier": view.multiplier(), "announcements": view.announcements(),
-               "trick_number": view.trick_number(), "trick": view.trick(),
-               "last_trick": view.last_trick(),
-               "points": [view.points(s) for s in range(n)],
-               "tricks_won": [view.tricks_won(s) for s in range(n)],
-               "balances": view.balances(), "pot": view.pot(),
-               "deals": view.deals_played(), "session_over": view.session_over(),
-               "revokes": view.revokes(), "legal_calls": view.legal_calls(),
-               "table": {"mode": tv.mode(), "on_reader": on_reader,
-                         "clearing": tv.clearing(),
-                         "refused": [r for r in range(tv.readers())
-                                     if tv.refused(r) and not tv.taken_back(r)],
-                         "taken_back": [r for r in range(tv.readers()) if tv.taken_back(r)],
-                         "jammed": [r for r in range(tv.readers()) if tv.jammed(r)],
-                         "message": tv.message()},
-               "screen": tv.rows()}
-        if details:
-            out["hands"] = [view.hand(s) for s in range(n)]
-            out["talon"] = view.talon()
-            out["legal_cards"] = view.legal_cards()
-            out["menu"] = [[tv.menu_label(k), tv.menu_event(k)] for k in range(tv.menu_size())]
-            out["menu_pos"] = tv.menu_pos()
-            if tv.mode() == "dealing":
-                out["dealt"] = [tv.dealt(s) for s in range(n)]
-            out["discards"] = tv.discards_taken()
-        return out
-
-    def cmd_score(self, rid, req):
-        """The score sheet, its history folded from the journal (parts, one per deal)."""
-        self.playing()
-        from .console_tasks import JournalSource, ScoreTask
-        self.start(ScoreTask(rid, JournalSource(self.app.view.journal().read_lines()),
-                             self.seats()))
-        return None
-
-    def cmd_readers(self, rid, req):
-        details = bool(req.get("details"))
-        if details:
-            self.authorise(req)
-        tv = self.app.view
-        buf = self.live.uidbuf
-        out = []
-        for i in range(tv.readers()):
-            r = {"reader": i, "name": "centre" if i == tv.centre() else "seat %d" % (i + 1),
-                 "status": STATUS_NAMES[tv.reader_status(i) & 3],
-                 "raw": STATUS_NAMES[tv.reader_raw(i) & 3],
-                 "down": bool(tv.reader_down(i)), "faults": tv.reader_faults(i),
-                 "recoveries": tv.reader_recoveries(i), "errors": tv.reader_errors(i),
-                 "placed": tv.placed(i), "collision": tv.collision(i),
-                 "fault": tv.fault(i), "injected": tv.injected(i)}
-            if details:
-                r["uid"] = uid_hex(tv.reader_uid(i)) if tv.reader_status(i) == 1 else None
-                n = tv.placed_uid(i, buf)
-                r["placed_uid"] = uid_hex(memoryview(buf)[0:n]) if n else None
-                r["card"] = self.live.card_on(i)
-            out.append(r)
-        return {"readers": out, "overflows": tv.card_events_lost(), "polls": tv.polls(),
-                "hot": tv.hot(), "keys_overflows": tv.keys_overflows()}
-
-    def cmd_journal(self, rid, req):
-        """The sessions on flash (``list``), or one of them streamed line by
-        line: the one in play (``current``) or a finished one by its name
-        (table/journal.py: whichever store the table has).  Only the session
-        in play can hold hidden cards (a strict deal under way): it alone
-        needs the referee PIN then; a finished one is anybody's to download
-        (a watcher keeps the club's history from them, docs/watch.md)."""
-        from .console_tasks import JournalSource, JournalTask
-        journal = self.app.view.journal()
-        if req.get("list"):
-            sessions = []
-            if journal is not None:
-                sessions.append({"name": "current", "lines": len(journal)})
-            for name, size in self.app.journals.sessions():
-                sessions.append({"name": name, "bytes": size})
-            return {"sessions": sessions}
-        name = req.get("session", "current")
-        if not isinstance(name, str):
-            raise Failure("bad_args", said("a_session_name"))
-        if name == "current":
-            if journal is None:
-                raise Failure("not_ready", said("a_no_session"))
-            if self.hidden():
-                self.authorise(req)
-            self.start(JournalTask(rid, JournalSource(journal.read_lines())))
-            return None
-        ok = 0 < len(name) <= 32 and name.endswith(".jsonl") and ".." not in name
-        for c in name:
-            if not (c.isalpha() or c.isdigit() or c in "._-"):
-                ok = False
-        if not ok:
-            raise Failure("bad_args", said("a_session_name"))
-        if journal is not None and name == journal.name() and self.hidden():
-            self.authorise(req)    # the session in play holds a strict deal's hands
-        lines = self.app.journals.lines(name)
-        if lines is None:
-            raise Failure("not_found", said("a_no_such_session") % name)
-        self.start(JournalTask(rid, JournalSource(lines)))
-        return None
-
-    def cmd_log(self, rid, req):
-        """This connection's log level (it ends with the connection)."""
-        level = req.get("level")
-        live = self.live
-        if level is None:
-            return {"level": LEVELS[live.level], "levels": list(LEVELS)}
-        if not isinstance(level, str) or level not in LEVELS:
-            raise Failure("bad_args", said("a_level") % ", ".join(LEVELS))
-        k = LEVELS.index(level)
-        if k == DEBUG:
-            self.authorise(req)
-        live.level = k
-        return {"level": level, "until": "this connection ends"
-                if k != INFO else "always"}
 
 
 def attach(app):

@@ -26,6 +26,7 @@ soft-resets the board.
 port behind a pseudo-terminal stands in for a board in the tests
 (``--no-reset``: the unix port exits on a soft reset).
 """
+import ast
 import hashlib
 import json
 import shutil
@@ -86,8 +87,19 @@ def sources(src, board):
             continue
         if rel.as_posix() in HOST_ONLY or rel.as_posix() in NOT_ON_BOARD[board]:
             continue
+        if p.name == "__init__.py" and _docstring_only(p):
+            continue
         out.append((rel, p))
     return out
+
+
+def _docstring_only(path):
+    """Does this ``__init__.py`` hold nothing but its docstring?  MicroPython
+    imports a folder as a package without one, so the board does not get it
+    (a few hundred bytes of the Pico's full ROMFS partition)."""
+    body = ast.parse(path.read_text(encoding="utf-8")).body
+    return all(isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+               and isinstance(node.value.value, str) for node in body)
 
 
 def build(board="pico", out=None, src=None, romfs=False, log=print, firmware=None,
