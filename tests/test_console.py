@@ -152,7 +152,7 @@ def test_a_flood_costs_bounded_work_per_step(bench):
 
 def test_place_lift_press_undo_score_and_registry(bench):
     table, _pipe, out, ask = bench
-    a = ask(id=1, cmd="place", reader=3, card="CA", pin=PIN, wait=300)   # (PAUSE_MS later)
+    a = ask(id=1, cmd="place", reader=3, card="CA", pin=PIN, wait=800)   # (steps wait, PAUSE_MS)
     assert a["ok"] and a["settled"] and a["screen"][2].startswith("Karte 1/")
     assert ask(id=2, cmd="lift", reader=3, pin=PIN, wait=400)["settled"]
     assert ask(id=3, cmd="readers")["readers"][3]["injected"] is False

@@ -43,7 +43,7 @@ from .console_link import (
 )
 from .presence import ticks_diff
 
-PAUSE_MS = 100   # the console's steps wait at most this long for the table to be idle
+PAUSE_MS = 250   # the console's steps wait at most this long for the table to be idle
 
 # the one answer said without the text store (table/messages.py): looking a
 # text up allocates, and this is said when the heap has just run out
@@ -85,8 +85,9 @@ class Console:
         """One step of the console; none while a card, a button or the screen
         waits for the table (``App.nothing_waits``) -- an answer or a live event
         made then would hold the card up by a few ms to tens of ms on the Pico
-        -- for up to PAUSE_MS (a card is shown within that; the console is
-        never held up for longer)."""
+        -- for up to PAUSE_MS (a card is shown within that, also one that ends
+        a trick, some 100 ms on the Pico; the console is never held up for
+        longer)."""
         now = self.clock()
         if ticks_diff(now, self.now) < PAUSE_MS and not self.app.nothing_waits():
             return
