@@ -7,9 +7,9 @@ the fake board, the journal in its flash area) with a console client asking
 table collects later, so it is counted (``micropython.mem_total``, 64-bit):
 the live events and answers go straight into the console's output buffer
 (table/console_out.py), and the console's step allocates nothing while
-nothing happens.  Before that buffer, the same deal cost the console
-553 KB; it costs about 140 KB now (the status answers' dicts and the
-journal lines read back make most of it).
+nothing happens.  Before that buffer, such a deal cost the console some
+550 KB; about 160 KB now (the status answers' dicts and the journal lines
+read back make most of it).
 """
 from tools import mpvm
 

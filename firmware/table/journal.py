@@ -101,6 +101,11 @@ class SessionJournal:
     the word why the flash did not take it), says what is free
     (``free_bytes``) and makes room (``make_room(per)``)."""
 
+    def line_reader(self):
+        """Something ``line(k, reader)`` reads with, kept by a caller that reads
+        often (None: this journal needs none)."""
+        return None
+
     def __init__(self, header_line, count, size, deals, used):
         self.header_line = header_line
         self.count = count          # lines (the header too; torn ones not)
@@ -231,7 +236,7 @@ class MemoryJournal(SessionJournal):
         """The last ``n`` lines (for screens and the console)."""
         return self.lines[-n:]
 
-    def line(self, k):
+    def line(self, k, reader=None):
         return self.lines[k]
 
     def read_lines(self):

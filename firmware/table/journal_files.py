@@ -249,7 +249,7 @@ class FileJournal(SessionJournal):
         self.close()
         return read_back(self.path)
 
-    def line(self, k):
+    def line(self, k, reader=None):
         """Line k of the session (0: the header); from RAM when it is recent."""
         first = self.count - len(self.recent)
         if k >= first:

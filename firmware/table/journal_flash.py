@@ -225,7 +225,6 @@ class FlashJournal(SessionJournal):
         self.log = store.log
         self.entry = entry
         self.where = [-1] * TAIL     # the last records' places (sector * SECTOR + position)
-        self.peek = None             # the reader of ``line`` (made at its first call)
         self.last = TAIL - 1         # the slot of the newest
 
     def name(self):
@@ -294,20 +293,24 @@ class FlashJournal(SessionJournal):
         return [self.store.line_at(self.where[(self.last - k + 1 + i) % TAIL], r)
                 for i in range(k)]
 
-    def line(self, k):
-        """Line k of the session (0: the header)."""
+    def line(self, k, reader=None):
+        """Line k of the session (0: the header); ``reader``: one of
+        ``line_reader``'s that the caller keeps for its reads (the console's
+        live events read a line each: a reader made for each was 300 bytes
+        of garbage on the Pico), else one is made."""
         back = self.count - 1 - k
         if 0 <= back < TAIL:
             where = self.where[(self.last - back) % TAIL]
-            r = self.peek
-            if r is None:                    # one reader kept: the console asks often
-                r = self.peek = self.log.reader()
-            r.forget(where // L.SECTOR)      # what it read may be older than the last write
-            return self.store.line_at(where, r)
+            if reader is not None:
+                reader.forget(where // L.SECTOR)   # it may have read this before the write
+            return self.store.line_at(where, reader)
         for i, line in enumerate(self.read_lines()):
             if i == k:
                 return line
         raise IndexError(k)
+
+    def line_reader(self):
+        return self.log.reader()
 
     def read_lines(self):
         """Every line of the session, read from flash one by one."""

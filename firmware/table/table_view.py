@@ -30,6 +30,7 @@ class JournalReader:
 
     def __init__(self, journal):
         self._journal = journal
+        self._reader = None      # the journal's reader for ``line``, made at the first
 
     def reads(self, journal):
         return self._journal is journal
@@ -38,7 +39,9 @@ class JournalReader:
         return len(self._journal)
 
     def line(self, k):
-        return self._journal.line(k)
+        if self._reader is None:
+            self._reader = self._journal.line_reader()
+        return self._journal.line(k, self._reader)
 
     def tail(self, n):
         return self._journal.tail(n)
