@@ -101,11 +101,6 @@ class SessionJournal:
     the word why the flash did not take it), says what is free
     (``free_bytes``) and makes room (``make_room(per)``)."""
 
-    def line_reader(self):
-        """Something ``line(k, reader)`` reads with, kept by a caller that reads
-        often (None: this journal needs none)."""
-        return None
-
     def __init__(self, header_line, count, size, deals, used):
         self.header_line = header_line
         self.count = count          # lines (the header too; torn ones not)
@@ -116,6 +111,11 @@ class SessionJournal:
         self.dropped = 0            # torn lines found when it was read back
         self.failed = False         # an append was refused: reopen() before the next
         self.refused = None         # ... and why (NO_ROOM, LINE_TOO_LONG, FLASH_ERROR)
+
+    def line_reader(self):
+        """Something ``line(k, reader)`` reads with, kept by a caller that reads
+        often (None: this journal needs none)."""
+        return None
 
     def deal_bytes(self):
         """What a deal of this session takes on flash: its average so far

@@ -119,14 +119,18 @@ def test_reader_limit_is_inclusive():
         assert _lines(b"x" * 10 + b"\n" + b"y" * 11 + b"\n", chunk, 10) == [b"x" * 10, OVERLONG]
 
 
+def _random_stream(rng, alphabet, longest, least, limits):
+    """(bytes of up to ``longest`` from ``alphabet``, a limit from ``least`` on, a chunk size)."""
+    n = rng.next(longest)
+    data = bytes(alphabet[rng.next(len(alphabet))] for _ in range(n))
+    limit = least + rng.next(limits)
+    return data, limit, 1 + rng.next(9)
+
+
 def test_reader_random_streams_match_reference():
     rng = Lcg(7)
-    alphabet = b"ab\n\n\r\xff{"
     for _ in range(60):
-        n = rng.next(80)
-        data = bytes(alphabet[rng.next(len(alphabet))] for _ in range(n))
-        limit = 1 + rng.next(12)
-        chunk = 1 + rng.next(9)
+        data, limit, chunk = _random_stream(rng, b"ab\n\n\r\xff{", 80, 1, 12)
         parts = data.split(b"\n")
         if parts and parts[-1] == b"":
             parts.pop()
@@ -139,12 +143,8 @@ def test_a_small_line_buffer_takes_longer_lines_up_to_the_limit():
     """A console's reader: a few bytes of its own for the usual short lines, a
     buffer of the limit's size only while a longer line is read."""
     rng = Lcg(11)
-    alphabet = b"ab\n{"
     for _ in range(40):
-        n = rng.next(120)
-        data = bytes(alphabet[rng.next(len(alphabet))] for _ in range(n))
-        limit = 5 + rng.next(30)
-        chunk = 1 + rng.next(9)
+        data, limit, chunk = _random_stream(rng, b"ab\n{", 120, 5, 30)
         small = bytearray(4)
         rd = LineReader(io.BytesIO(data), limit, chunk, line=small)
         got = list(rd)
