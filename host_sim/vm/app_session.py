@@ -64,9 +64,10 @@ except ImportError:  # CPython: the package's modules
 
 ROOT = "/mpapp_flash"
 PLAIN = "/mpapp_tmp"          # a folder of the wasm port's in-memory file system
-if vfs is None:               # CPython
+if vfs is None:               # CPython: one folder per process (pytest's workers run at once)
+    import os
     import tempfile
-    PLAIN = tempfile.gettempdir() + "/mpapp_tmp"
+    PLAIN = tempfile.gettempdir() + "/mpapp_tmp_%d" % os.getpid()
 FLASH_BLOCKS = 16             # 64 KB of 4096-byte erase blocks: decks and settings
 JOURNAL_SECTORS = 8           # 32 KB: the journal's own flash area (table/flash_log.py)
 STEP_MS = 5
