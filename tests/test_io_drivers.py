@@ -248,6 +248,28 @@ def test_edges_add_nothing_to_a_press_the_samples_took(latch: bool) -> None:
     assert [g for g in got if g != "none"] == ["prev"]
 
 
+def test_a_release_counts_from_its_edge_not_from_the_sample_that_saw_it() -> None:
+    """Sampled every 10 ms (the Pico's loop): with the edges noted, the first
+    sample RELEASE_MS after the contact opened gives the press; polled
+    alone, the release counts from the sample that saw it: one sample later."""
+    after = {}
+    for latch in (False, True):
+        clock, (prev, nxt, ok), pad = latched_pad() if latch else pad_and_pins()
+        ok.press()
+        assert run(clock, pad, 100, step=10) == []
+        clock.advance_ms(3)
+        ok.release()
+        clock.advance_ms(buttons.RELEASE_MS + 2)   # the first sample after the release
+        waited = buttons.RELEASE_MS + 2
+        while pad.poll() != buttons.OK_SHORT:
+            assert waited < 100
+            clock.advance_ms(10)
+            waited += 10
+        after[latch] = waited
+        assert run(clock, pad, 100) == []
+    assert after == {True: buttons.RELEASE_MS + 2, False: buttons.RELEASE_MS + 12}
+
+
 def test_a_glitch_between_samples_is_no_press() -> None:
     """Down for less than the debounce time between two samples: nothing."""
     clock, (prev, nxt, ok), pad = latched_pad()

@@ -92,12 +92,15 @@ class Button:
         self.event = NONE  # pending event, cleared by take()
         self._edge_down = -1   # when an interrupt saw the press begin (-1: none)
         self._edge_up = -1     # when it then saw the release (-1: none)
+        self._edge_at = -1     # when an interrupt saw the level change last (-1: never)
+        self._sampled = now    # when ``update`` last sampled the pin
 
     def edge(self, pin):
         """Pin interrupt on both edges: note when a press begins and when it ends,
         so that ``update`` finds a press that fell between two of its samples.
         Runs as a hard IRQ: reads and stores small ints only."""
         now = self.ticks_ms()
+        self._edge_at = now
         if pin.value() == self.active:
             if self._edge_down < 0:
                 self._edge_down = now
@@ -109,8 +112,9 @@ class Button:
         raw = 1 if self.pin.value() == self.active else 0
         if raw != self._raw:
             self._raw = raw
-            self._since = now
-        elif raw != self.pressed and ticks_diff(now, self._since) >= (
+            self._since = self._level_began(now)
+        self._sampled = now
+        if raw != self.pressed and ticks_diff(now, self._since) >= (
                 self.debounce_ms if raw else self.release_ms):
             self.pressed = raw
             self._edge_down = self._edge_up = -1    # the samples took this press
@@ -126,6 +130,16 @@ class Button:
             self._long_sent = 1
             self.event = LONG
         return self.event
+
+    def _level_began(self, now):
+        """When the level this sample read began: at the pin's last edge, where
+        an interrupt noted one since the last sample, else now.  So a release
+        counts ``release_ms`` after the contact opened, not after the sample
+        that saw it (a press's answer ~5 ms sooner with a 5-10 ms loop)."""
+        at = self._edge_at
+        if at >= 0 and ticks_diff(at, self._sampled) >= 0 and ticks_diff(now, at) >= 0:
+            return at
+        return now
 
     def latch(self, trigger):
         """Have the pin's interrupt call ``edge`` (where the pin has one)."""
