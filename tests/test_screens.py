@@ -97,14 +97,19 @@ DEALS = [("herzblatt", 5, "strict", "de", 1), ("herzblatt", 5, "open", "en", 2),
          ("tarock_bettel", 3, "strict", "en", 7), ("berliner", 4, "strict", "de", 8)]
 
 
+@pytest.mark.parametrize("per_step", [screens.ROWS_PER_STEP, 2])
 @pytest.mark.parametrize("variant,players,mode,lang,seed", DEALS)
 def test_rows_written_step_by_step_make_the_whole_screen(monkeypatch, variant, players,
-                                                         mode, lang, seed):
+                                                         mode, lang, seed, per_step):
     """Over a whole deal: no display step writes more than ROWS_PER_STEP rows;
     once the rows due are written, the screen (rows, inversion, pixels) is
     the one a whole redraw of that view makes -- also when the view turns to
-    another page, overlay or message between two draws."""
+    another page, overlay or message between two draws.  The table writes a
+    change in one step (ROWS_PER_STEP is every row: on the Pico each step
+    between cost a card or a press 5-7 ms); a smaller budget spreads it."""
     from tools.tapptable import sim_text
+
+    monkeypatch.setattr(screens, "ROWS_PER_STEP", per_step)
 
     written = [0]
     plain_begin = RowWriter.begin

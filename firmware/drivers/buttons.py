@@ -16,6 +16,11 @@ A press that is released before ``long_ms`` gives one SHORT event on
 release; a press held for ``long_ms`` gives one LONG event at that moment
 (immediate feedback) and nothing on release.
 
+Where the pins have interrupts (below), a level's time counts from its edge,
+not from the sample that first saw it: a release is taken at the first
+sample ``release_ms`` after the contact opened (one sample sooner: on the
+Pico's 5-10 ms loop a press answered some 5 ms sooner).
+
 Polling alone loses a press that begins and ends between two samples (a
 loop step longer than the press: a person taps a button for 60-100 ms).  So
 where the pins have interrupts, ``ButtonPad.latch_edges`` has each pin's

@@ -71,13 +71,13 @@ NEW_SESSION = 17      # a new session from the settings
 # reader at once reads the card again a step after the first read, 5-9 ms on
 # the Pico), so that read places it.
 SETTLE_MS = 5
-# Pages sent a display step: as many as rows written (screens.ROWS_PER_STEP),
-# so a card's rows go out in the step that drew them (a row's changed cells
-# only: a few bytes; three whole pages are 8.8 ms of I2C at 400 kHz).
-PAGES_PER_STEP = 3
+# Pages sent a display step: as many as rows written (screens.ROWS_PER_STEP:
+# every one), so a change goes out in the step that drew it (a row's changed
+# cells only: a few bytes; a whole page is 2.9 ms of I2C at 400 kHz).
+PAGES_PER_STEP = 8
 # The readers step aside for the display at most this many steps in a row
-# (a card's screen takes 2-3 display steps; a display that never finishes must
-# not stop the readers).
+# (a screen takes one display step, or a few where the display's budget is
+# smaller; a display that never finishes must not stop the readers).
 READERS_HELD = 8
 # After a power-up, how long the readers look before a card the journal
 # expects on a reader, but not found there, counts as gone (every reader is

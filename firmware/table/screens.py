@@ -14,11 +14,12 @@ The screens read the table only through its view (table/table_view.py,
 ``app.view``) and the engine's view it hands out; the current mode decides
 when to draw (table/modes.py), the display job then sends the changed pages.
 
-A redraw is spread over the display job's steps: ``draw(view)`` asks the
-page which rows' inputs changed (``key(r)``: a small int naming what row r
-shows, -1 when it cannot say) and writes the first ``ROWS_PER_STEP`` of
-them, the body before the header (a card laid shows first); ``step()``
-writes the next ones at the following steps.  Rows are written character by
+A redraw writes only what changed: ``draw(view)`` asks the page which
+rows' inputs changed (``key(r)``: a small int naming what row r shows, -1
+when it cannot say) and writes the first ``ROWS_PER_STEP`` of them (all, on
+the table: on the Pico every display step between cost the card or press
+5-7 ms of the other jobs), the body before the header (a card laid shows
+first); ``step()`` writes any left at the following steps.  Rows are written character by
 character over what is shown (table/rows.py), so a redraw allocates nothing
 (tests/mp/mptest_app_heap.py), except the view's active seats once per deal,
 its result once when the result screen comes up and, after a power-up or an
@@ -31,7 +32,10 @@ from array import array
 from . import names
 from .rows import ROWS, RowWriter
 
-ROWS_PER_STEP = 3
+# Rows written a display step: every row -- a change is drawn in one step (on
+# the Pico each step between cost the card or press shown 5-7 ms of the other
+# jobs; docs/benchmarks.md); a smaller budget spreads a redraw over steps.
+ROWS_PER_STEP = 8
 # table/pages/, most needed first (``preload``)
 PAGES = ("dealing", "play", "result", "scores", "notice", "info")
 # the order the rows are written in when several are due
@@ -96,8 +100,7 @@ class Screens:
     def set_rows(self, lines):
         """A mode's 8 (text, inverted) rows (the setup, the enrolment, a full
         flash): the rows that differ from the ones it gave last are due, the
-        first ``ROWS_PER_STEP`` written now, the others by ``step()`` (a whole
-        screen at once holds the display job for some 90 ms on the Pico)."""
+        first ``ROWS_PER_STEP`` written now, any others by ``step()``."""
         last = self.given if self.page is None else None
         self.page = None
         self.given = lines

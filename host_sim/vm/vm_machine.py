@@ -7,6 +7,7 @@ the simulator's pin map (sim_pins.py): ``cs0``.., ``rst``, the buttons
 """
 from binascii import hexlify, unhexlify
 
+import vm_time
 from vm_link import ask, tell
 
 
@@ -18,13 +19,32 @@ def _hex(buf):
 # the host's test code presses buttons, between steps, so a step reads them
 # here instead of asking (the host checks that none changed during the step).
 INPUTS = {}
+# The pins' interrupts (``Pin.irq``): name -> (pin, handler, trigger).
+HANDLERS = {}
+
+
+def fire(name, level, ms):
+    """Button ``name``'s level changed to ``level`` at ``ms`` (the host's
+    clock, between two steps): its interrupt runs as the chip's would have
+    then -- reading that level and that time."""
+    INPUTS[name] = level
+    entry = HANDLERS.get(name)
+    if entry is None:
+        return
+    pin, handler, trigger = entry
+    if trigger & (Pin.IRQ_RISING if level else Pin.IRQ_FALLING):
+        vm_time.EDGE_MS[0] = ms
+        try:
+            handler(pin)
+        finally:
+            vm_time.EDGE_MS[0] = -1
 
 
 class Pin:
     IN = 0          # (the modes the board files use: the host's models know the rest)
     OUT = 1
     PULL_UP = 1
-    IRQ_FALLING = 4     # (no irq(): the VM's buttons are polled; the host sets their level)
+    IRQ_FALLING = 4     # the buttons' edges: the host tells them with the next step (fire)
     IRQ_RISING = 8
 
     def __init__(self, id, mode=-1, pull=None, value=None):
@@ -52,6 +72,9 @@ class Pin:
 
     def off(self):
         self.value(0)
+
+    def irq(self, handler=None, trigger=IRQ_FALLING | IRQ_RISING, hard=False):
+        HANDLERS[self.id] = (self, handler, trigger)
 
 
 class SPI:

@@ -74,7 +74,9 @@ class VmPort:
     """The unix port's end of vm_serve.py's commands: framed lines on standard
     input (vm_link.py ``read_frame``); a job step's command carries the
     buttons' levels after the job's number ("110": prev and next released),
-    set before the step runs; answers go after the bus messages told meanwhile."""
+    set before the step runs, after the edges since the last step (" 2:0:1234":
+    OK pressed at 1234 ms) have run the pins' interrupts; answers go after the
+    bus messages told meanwhile."""
 
     def __init__(self):
         self.job = 0
@@ -87,6 +89,9 @@ class VmPort:
         kind = line[0]
         if kind == STEP:
             self.job = line[1] - 48
+            for edge in line[5:].split():       # "button:level:ms", in order
+                i, level, ms = edge.split(b":")
+                vm_machine.fire(BUTTONS[int(i)], int(level), int(ms))
             for i, name in enumerate(BUTTONS):
                 vm_machine.INPUTS[name] = 1 if line[2 + i] == 49 else 0
         else:

@@ -9,13 +9,20 @@ import vm_link
 
 TICKS_MAX = 0x3FFFFFFF
 TICKS_HALF = 0x20000000
+# While a pin's interrupt runs (vm_machine.fire): the ms of its edge, as the
+# host's clock read it when the level changed (-1: none runs).
+EDGE_MS = [-1]
 
 
 def ticks_us():
+    if EDGE_MS[0] >= 0:
+        return EDGE_MS[0] * 1000 & TICKS_MAX
     return int(vm_link.ask("@T\n")) & TICKS_MAX
 
 
 def ticks_ms():
+    if EDGE_MS[0] >= 0:
+        return EDGE_MS[0]
     return (int(vm_link.ask("@T\n")) // 1000) & TICKS_MAX
 
 
