@@ -50,6 +50,7 @@ NOT_APPLICABLE = {
         "mptest_journal_lfs.test_a_full_flash_removes_finished_sessions_oldest_first": NO_LFS,
         "mptest_registry.test_power_cut_during_a_deck_save_on_littlefs": NO_LFS,
         "mptest_journal_flash.test_a_card_play_allocates_nothing": NO_MEM_TOTAL,
+        "mptest_journal_flash.test_a_bid_or_a_hand_allocates_a_view_per_text": NO_MEM_TOTAL,
         "mptest_app_heap.test_card_play_allocates_nothing": NO_MEM_TOTAL,
     },
 }

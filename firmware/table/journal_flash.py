@@ -7,10 +7,13 @@ A session is its first record (its header line, tagged with the session's
 number) and the records after it up to the next session's; ``FlashJournals``
 reads them all at power-up and keeps where each session starts,
 ``FlashJournal`` is the session in play: a card play is formatted straight
-into the log's page buffer and programmed, allocating nothing.
+into the log's page buffer and programmed, allocating nothing; another
+event's line is written into a small fixed buffer (tapp/jsonout.py: the
+bytes ``dumps`` gives, without its KB or two of garbage a line on the Pico),
+and only a line longer than that goes through ``dumps``.
 """
 from tapp.cards import CARD_CODES, CODE_INDEX
-from tapp.jsonout import dumps
+from tapp.jsonout import JsonBytes, dumps
 from tapp.record import with_crc
 
 from . import crc_buf as C
@@ -39,6 +42,11 @@ RESERVE = L.PAYLOAD        # flash bytes play never counts on (a long deal, sect
 _NUM, _SEC, _POS, _SEQ = 0, 1, 2, 3          # a session's entry: its number, where it starts
 _LINES, _BYTES, _USED, _DEALS, _TORN = 0, 1, 2, 3, 4    # a finished session's counts
 _CRC = C.state()           # the card play's CRC (one append at a time)
+# The longest line (JSON, tab, CRC) written from ``_LINE``: its record (a
+# 4-byte head, PAGE + 1 bytes at most) then spans at most the two pages of the
+# log's ``win`` wherever it begins (``commit``).
+_SHORT = L.PAGE - 3
+_LINE = JsonBytes(_SHORT)  # an event's line, before it is programmed
 
 
 class FlashJournals:
@@ -247,6 +255,9 @@ class FlashJournal(SessionJournal):
     def write_event(self, ev):
         if is_play(ev):
             return self._write_play(ev["seat"], _CODES[CODE_INDEX[ev["card"]]])
+        n = _LINE.object_at(ev, 0)
+        if 0 < n <= _SHORT - 9:
+            return self._write_short(n)
         data = line_of(ev).encode()
         if len(data) > L.MAX_LINE:
             return LINE_TOO_LONG
@@ -263,6 +274,22 @@ class FlashJournal(SessionJournal):
         self.count += 1
         self.size += n + 1
         self.used += size
+
+    def _write_short(self, n):
+        """The line whose JSON ``_LINE`` holds (``n`` bytes), signed, as one
+        record through the log's page buffer (as a card play's)."""
+        _sign(_LINE.buf, 0, n)
+        n += 9
+        log = self.log
+        r = log.reserve(4 + n)
+        if r < 0:
+            return _why(log)
+        line_head(log.win, r, n)
+        log.win[r + 4:r + 4 + n] = _LINE.view[:n]
+        if not log.commit(4 + n):
+            return FLASH_ERROR
+        self._written(n, 4 + n)
+        return None
 
     def _write_play(self, seat, code):
         """A card play formatted straight into the log's page buffer and

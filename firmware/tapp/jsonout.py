@@ -3,7 +3,23 @@
 MicroPython's dicts do not keep insertion order, so outcome lines are written
 by this encoder with a fixed key order; CPython and MicroPython then print
 byte-identical lines (the issue's replay-equivalence test relies on it).
+
+``JsonBytes`` writes the same bytes straight into a fixed bytearray, without
+``dumps``' garbage (a list of pieces, the joined line: a KB or two a line on
+the Pico, where the console's answers and the journal's lines came often
+enough to fill the heap within a deal: docs/benchmarks.md): a str's bytes
+copied in C through a memoryview (one 16-byte object per str on the Pico: a
+str looked at character by character would intern each character as a qstr),
+ints digit by digit, a dict's keys taken in order without a sorted list (more
+than a few: sorted).  What does not fit sets ``over`` and the caller drops it
+(table/console_out.py spills the line as a str, table/journal_flash.py writes
+it through ``dumps``).
 """
+try:
+    from micropython import const
+except ImportError:  # CPython
+    const = lambda x: x  # noqa: E731
+
 KEY_ORDER = (
     "ok", "error", "seat", "card", "trick", "revoke", "result",
     "n", "leader", "cards", "winner",
@@ -140,3 +156,175 @@ def _put_item(k, v, out, sep):
         out.append(":")
     _put(v[k], out)
     return True
+
+
+try:
+    memoryview("")
+    _STR_BUFFER = True              # MicroPython: a str lends its own UTF-8 bytes
+except TypeError:                   # CPython: a str has no buffer
+    _STR_BUFFER = False
+
+
+def _bytes_of(s):
+    """The UTF-8 bytes of the str ``s`` as a memoryview."""
+    return memoryview(s) if _STR_BUFFER else memoryview(s.encode("utf-8", "surrogatepass"))
+
+
+_OTHER = const(99)      # the rank of a key not in KEY_ORDER: after those, by name
+_PICKED = const(4)      # a dict with more keys has them sorted
+
+
+def _next_key(d, last):
+    """The key of ``d`` that follows ``last`` (None: the first) in ``dumps``'
+    order: by rank in KEY_ORDER, the others after them by name."""
+    best = None
+    for k in d:
+        if (last is None or _after(k, last)) and (best is None or _after(best, k)):
+            best = k
+    return best
+
+
+def _after(a, b):
+    """Does key ``a`` come after key ``b``?"""
+    ra = KEY_RANK.get(a, _OTHER)
+    rb = KEY_RANK.get(b, _OTHER)
+    return ra > rb if ra != rb else a > b
+
+
+class JsonBytes:
+    """A fixed buffer of ``size`` bytes that JSON values are written into at
+    ``tail`` (``start``: where the value being written began; ``over``: it
+    ran past the end -- nothing of it counts then)."""
+
+    def __init__(self, size):
+        self.size = size
+        self.buf = bytearray(size)
+        self.view = memoryview(self.buf)
+        self.tail = 0
+        self.start = 0
+        self.over = False
+
+    def object_at(self, d, at):
+        """The dict ``d`` as a JSON object from ``buf[at]`` on: where it ends,
+        or -1 when it did not fit."""
+        self.start = at
+        self.tail = at
+        self.over = False
+        self._byte(123)
+        self._items(d, False)
+        self._byte(125)
+        if self.over:
+            self.tail = at
+            return -1
+        return self.tail
+
+    # ----- JSON --------------------------------------------------------------------------
+
+    def _value(self, v):
+        """(The common kinds first: each test is a step of bytecode on the Pico.)"""
+        if isinstance(v, str):
+            self._text(v)
+        elif v is None:
+            self._copy(b"null")
+        elif v is True:
+            self._copy(b"true")
+        elif v is False:
+            self._copy(b"false")
+        elif isinstance(v, int):
+            self._int(v)
+        elif isinstance(v, list) or isinstance(v, tuple):
+            self._list(v)
+        elif isinstance(v, dict):
+            self._byte(123)
+            self._items(v, False)
+            self._byte(125)
+        elif isinstance(v, RawJson):
+            self._copy(_bytes_of(v.text))
+        else:
+            self.tail = self.start             # as dumps says it (nothing of the line stays)
+            raise TypeError("cannot encode " + str(type(v)))
+
+    def _items(self, d, sep):
+        """``d``'s items in dumps' key order; ``sep``: a comma before the first.
+        A few keys are picked one by one (no list made); more are sorted (a
+        status answer's 27 keys picked one by one: 700 comparisons, some
+        100 ms on the Pico)."""
+        if len(d) > _PICKED:
+            self._sorted_items(d, sep)
+            return
+        k = _next_key(d, None)
+        while k is not None:
+            sep = self._item(k, d[k], sep)
+            k = _next_key(d, k)
+
+    def _sorted_items(self, d, sep):
+        for r in sorted([KEY_RANK[k] for k in d if k in KEY_RANK]):
+            k = KEY_ORDER[r]
+            sep = self._item(k, d[k], sep)
+        for k in sorted([k for k in d if k not in KEY_RANK]):
+            sep = self._item(k, d[k], sep)
+
+    def _item(self, k, v, sep):
+        if sep:
+            self._byte(44)
+        self._text(k)
+        self._byte(58)
+        self._value(v)
+        return True
+
+    def _list(self, v):
+        self._byte(91)
+        sep = False
+        for x in v:
+            if sep:
+                self._byte(44)
+            sep = True
+            self._value(x)
+        self._byte(93)
+
+    def _int(self, v):
+        if v < 0:
+            self._byte(45)
+            v = -v
+        if v >= 10:
+            self._int(v // 10)
+        self._byte(48 + v % 10)
+
+    def _text(self, s):
+        """``s`` quoted; escaped as ``dumps`` escapes it (a quote, a backslash, a
+        control character, a surrogate or a character beyond the BMP: rare, made
+        by jsonout's ``escaped``).  In one call: a call is the dearest step of
+        bytecode on the Pico."""
+        mv = _bytes_of(s)
+        n = self.tail + 1
+        k = n + len(mv)
+        if k >= self.size:
+            self.over = True
+            return
+        buf = self.buf
+        buf[n - 1] = 34
+        buf[n:k] = mv
+        buf[k] = 34
+        self.tail = k + 1
+        if k > n and (buf.find(b'"', n, k) >= 0 or buf.find(b"\\", n, k) >= 0
+                      or min(mv) < 0x20 or max(mv) >= 0xED):
+            self.tail = n - 1
+            self._copy(_bytes_of(escaped(s)))
+
+    def _copy(self, mv):
+        """The bytes of ``mv`` (a memoryview or bytes) at the line's end."""
+        n = self.tail
+        k = n + len(mv)
+        if k > self.size:
+            self.over = True
+            return
+        self.buf[n:k] = mv
+        self.tail = k
+
+    def _byte(self, b):
+        n = self.tail
+        if n >= self.size:
+            self.over = True
+            return
+        self.buf[n] = b
+        self.tail = n + 1

@@ -119,6 +119,56 @@ def test_a_card_play_is_the_canonical_line():
     assert _lines(j)[1:] == [with_crc(dumps(ev)) for ev in events]
 
 
+def _near_the_edge():
+    """Events whose JSON is a few bytes either side of the longest line written
+    through the small buffer (journal_flash._SHORT), texts that need escaping,
+    hands, calls."""
+    from table.journal_flash import _SHORT
+    out = [{"ev": "hand", "seat": 2, "cards": list(CARDS) * 2},
+           {"ev": "bid", "seat": 1, "call": "Solo", "note": 'J\u00fcrg "\\ \u2665 \U0001f0a1'},
+           {"ev": "announce", "seat": 0, "announce": ["kontra"], "options": None},
+           {"ev": "undo"}]
+    base = len(dumps({"ev": "bid", "seat": 1, "note": ""}))
+    for extra in range(-3, 4):
+        out.append({"ev": "bid", "seat": 1, "note": "n" * (_SHORT - 9 - base + extra)})
+    return out
+
+
+def test_another_events_line_is_the_canonical_line():
+    """Written through a small fixed buffer (tapp/jsonout.py JsonBytes), or through
+    dumps where longer: the text dumps and the CRC give, on every runtime."""
+    dev = NorFlash(8)
+    j = FlashJournals(dev).create(HEADER)
+    events = _near_the_edge()
+    for ev in events:
+        j.append(ev)
+    want = [line_of(ev) for ev in events]
+    assert not j.failed and _lines(j)[1:] == want
+    again = FlashJournals(NorFlash(8, data=dev.data)).last()
+    assert _lines(again)[1:] == want
+
+
+def test_a_bid_or_a_hand_allocates_a_view_per_text():
+    """A bid's line (the auction) and a hand's (a deal's end): a memoryview
+    per str and one of the buffer, no list of pieces, no joined line (some
+    1.5 KB a line through dumps on the Pico)."""
+    if micropython is None or not hasattr(micropython, "mem_total"):
+        not_applicable("no micropython.mem_total() on this port")
+    store, j, _ev = _playing()
+    dev = store.log.dev
+    events = [{"ev": "bid", "seat": 1, "call": "pass"},
+              {"ev": "hand", "seat": 0, "cards": list(CARDS)}]
+    gc.collect()
+    for ev in events:
+        texts = 2 + 2 * len(ev) + len(ev.get("cards", ()))
+        own = dev.own
+        t = micropython.mem_total()
+        j.append(ev)
+        used = micropython.mem_total() - t - (dev.own - own)
+        assert used <= 48 * texts, (ev, used, texts)
+    assert not j.failed and _lines(j)[-2:] == [line_of(ev) for ev in events]
+
+
 # ----- power cuts ------------------------------------------------------------------
 
 
