@@ -35,7 +35,7 @@ from .rows import ROWS, RowWriter
 # Rows written a display step: every row -- a change is drawn in one step (on
 # the Pico each step between cost the card or press shown 5-7 ms of the other
 # jobs; docs/benchmarks.md); a smaller budget spreads a redraw over steps.
-ROWS_PER_STEP = 8
+ROWS_PER_STEP = ROWS
 # table/pages/, most needed first (``preload``)
 PAGES = ("dealing", "play", "result", "scores", "notice", "info")
 # the order the rows are written in when several are due

@@ -89,7 +89,7 @@ class VmPort:
         kind = line[0]
         if kind == STEP:
             self.job = line[1] - 48
-            for edge in line[5:].split():       # "button:level:ms", in order
+            for edge in line[2 + len(BUTTONS):].split():   # "button:level:ms", in order
                 i, level, ms = edge.split(b":")
                 vm_machine.fire(BUTTONS[int(i)], int(level), int(ms))
             for i, name in enumerate(BUTTONS):
