@@ -39,6 +39,21 @@ def safe_boot(module):
         return False
 
 
+def bring_up(board):
+    """The bring-up self-test (bringup/selftest.py), then its code is let go.  On
+    the Pico its .mpy files lie on the filesystem (not in the ROMFS image): a
+    board they were not copied to says so and plays on."""
+    try:
+        from bringup.selftest import run_at_boot
+    except ImportError:
+        print("tapptable: this board has no self-test (bringup/ was not copied: "
+              "tapptable deploy)")
+        return
+    run_at_boot(board)
+    for name in ("bringup.selftest", "bringup.selftest_readers", "bringup"):
+        sys.modules.pop(name, None)    # its code is not needed again
+
+
 def main(root="/"):
     module = board_module()
     if safe_boot(module):
@@ -54,9 +69,7 @@ def main(root="/"):
 
     board = module.make(root)
     if board.buttons.ok.pressed:    # OK held at power-up: the bring-up self-test
-        from table.selftest import run_at_boot
-        run_at_boot(board)
-        del sys.modules["table.selftest"]   # its code is not needed again
+        bring_up(board)
     app = boot(board, root)         # settings remembered on flash; the session in
                                     # progress taken up again (table/power_up.py)
     from table.console_door import open_door, run_table

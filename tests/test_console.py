@@ -22,12 +22,16 @@ import sys
 import threading
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from console_bench import PIN, Bench, pinned_table
 
 from host_sim.table import AutoPlayers, VirtualTable
 from table import console as C
+from table.console_out import line_of
+from tapp.jsonout import dumps
+from tapp.record import parse_line, with_crc
 from tools.tapptable import console as client
 from tools.tapptable import sim_serial
 
@@ -181,6 +185,48 @@ def test_place_lift_press_undo_score_and_registry(bench):
     assert any(m.get("event") == "session" for m in out.lines)
 
 
+class _EventWire:
+    """The wire's door the live events use: each body as the line it becomes."""
+
+    def __init__(self):
+        self.lines = []
+        self.dropped = 0
+
+    def event(self, body):
+        self.lines.append(line_of(body))
+
+
+class _Readers:
+    def readers(self):
+        return 4
+
+
+@pytest.mark.parametrize("ev", [
+    {"ev": "hand", "seat": 2, "cards": ["H7", "SA", "D10"]},          # as the journal writes
+    {"ev": "hand", "seat": 11, "cards": ["H7"]},                      # a seat of two digits
+    {"ev": "deal", "dealer": 1, "hands": [["H7"], ["SA"]], "talon": []},
+    {"ev": "deal", "dealer": 1, "hands": None, "talon": None},        # dealt card by card
+    {"ev": "play", "seat": 0, "card": "H7"},
+])
+def test_a_journal_line_is_pushed_as_redact_says(ev):
+    """Below debug, a strict hand's line is pushed hidden without being parsed
+    (its layout as the journal writes it); every line is pushed as the parsed
+    line redacted would be."""
+    live = C.Live(SimpleNamespace(view=_Readers()), _EventWire(), 0)
+    line = with_crc(dumps(ev))
+    live.accepted(7, line)
+    want = line_of({"event": "accepted", "n": 7, "ev": live.redact(parse_line(line))})
+    assert live.wire.lines == [want]
+
+
+def test_a_hand_line_of_another_layout_is_parsed_and_hidden():
+    live = C.Live(SimpleNamespace(view=_Readers()), _EventWire(), 0)
+    live.accepted(3, with_crc('{"seat": 1, "cards": ["H7"], "ev": "hand"}'))
+    live.accepted(4, with_crc('{"ev":"hand","seat":2,"cards":["SA"]}'))
+    assert [json.loads(x)["ev"] for x in live.wire.lines] == [
+        {"ev": "hand", "seat": 1, "cards": "hidden"}, {"ev": "hand", "seat": 2, "cards": "hidden"}]
+
+
 def test_refusals_tricks_and_results_are_live_events(bench):
     table, _pipe, out, ask = bench
     out.take()
@@ -195,6 +241,8 @@ def test_refusals_tricks_and_results_are_live_events(bench):
     assert deal["ev"]["hands"] is None                        # strict: the hands follow,
     hands = [m for m in events if m["event"] == "accepted" and m["ev"]["ev"] == "hand"]
     assert len(hands) == 3 and all(m["ev"]["cards"] == "hidden" for m in hands)   # hidden
+    assert sorted(m["ev"]["seat"] for m in hands) == [0, 1, 2]
+    assert all(set(m["ev"]) == {"ev", "seat", "cards"} for m in hands)
     assert all("uid" not in m for m in events if m["event"] == "tag")
     tricks = [m for m in events if m["event"] == "trick"]
     assert [t["n"] for t in tricks] == list(range(1, len(tricks) + 1))

@@ -66,7 +66,7 @@ ALLOWED = {
     # an answer, an event or a journal line rendered into a fixed buffer
     # (JsonBytes): no frame on the heap, but for a dict of many keys (a status
     # answer), whose sorted keys are lists; ``dumps`` makes its line anyway
-    "firmware/tapp/jsonout.py": {"_sorted_items", "<listcomp>", "_put_dict", "escaped"},
+    "firmware/tapp/jsonout.py": {"<listcomp>", "_put_dict", "escaped"},
     "firmware/table/console_out.py": set(),
     # a line read, checked, parsed, a session opened: each makes its line or
     # objects anyway; LineReader's readline (polled at every console step) not

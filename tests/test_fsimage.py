@@ -99,15 +99,25 @@ def test_littlefs_image_holds_the_files_and_does_not_depend_on_their_order():
     assert F.littlefs_image(dict(reversed(list(files.items())))) == img
 
 
+# what the filesystem holds besides the manifest: main.py (source) and the
+# self-test's bytecode (loaded into RAM when it runs; the ROMFS partition is full)
+ON_FS = {"main.py", "bringup/selftest.mpy", "bringup/selftest_readers.mpy"}
+
+
 def test_littlefs_image_of_a_build_holds_main_py_and_the_device_manifest(built):
     """The table's firmware runs the bytecode from /rom: the filesystem holds
-    what stays source and the manifest a later deploy compares with."""
+    what stays source, the self-test, and the manifest a later deploy compares
+    with; the ROMFS image holds the rest and not the self-test."""
+    rom = (built / "romfs.img").read_bytes()
+    assert b"/rom/table/game.mpy" in rom
+    assert b"selftest.mpy" not in rom and b"selftest_readers.mpy" not in rom
     files = F.littlefs_files((built / F.FS_IMAGE).read_bytes())
     manifest = json.loads((built / D.MANIFEST).read_text())
-    assert set(files) == {"main.py", D.DEVICE_MANIFEST}
-    assert files["main.py"] == (built / "fs" / "main.py").read_bytes()
+    assert set(files) == ON_FS | {D.DEVICE_MANIFEST}
+    for name in ON_FS:
+        assert files[name] == (built / "fs" / name).read_bytes()
     on_board = json.loads(files[D.DEVICE_MANIFEST])
-    assert on_board["files"] == {"main.py": manifest["files"]["main.py"]}
+    assert on_board["files"] == {name: manifest["files"][name] for name in ON_FS}
     assert on_board["romfs"] == manifest["romfs"]
     # what deploy reads back from the board: nothing left to copy
     assert D.plan(manifest, on_board, romfs=True) == ([], [])
@@ -282,7 +292,7 @@ def test_build_writes_one_uf2_of_the_tables_firmware_romfs_and_littlefs(tmp_path
     assert flash[F.ROMFS_OFFSET:F.ROMFS_OFFSET + len(rom)] == rom
     assert flash[F.JOURNAL_OFFSET:F.JOURNAL_OFFSET + F.JOURNAL_BYTES] == b"\xff" * F.JOURNAL_BYTES
     fs = F.littlefs_files(flash[F.FS_OFFSET:])
-    assert set(fs) == {"main.py", D.DEVICE_MANIFEST}
+    assert set(fs) == ON_FS | {D.DEVICE_MANIFEST}
     own = tmp_path / "own.uf2"
     own.write_bytes(table_uf2)
     again = _build(tmp_path / "again", "--firmware", str(own))

@@ -37,8 +37,8 @@ NOT_RUN = {             # modules the Pico's build carries but does not import w
     "table.console_play",           # set, registry, enrol, selftest; undo, place,
     "table.console_reads",          # press, repl; view, score, journal, readers,
     "table.console_tasks",          # log, help; journal and score answers
-    "table.selftest",               # the bring-up self-test (OK held at power-up)
-    "table.selftest_readers",
+    "bringup.selftest",              # the bring-up self-test (OK held at power-up)
+    "bringup.selftest_readers",
 }
 
 

@@ -1,4 +1,4 @@
-"""The bring-up self-test (firmware/table/selftest.py) against the chip models.
+"""The bring-up self-test (firmware/bringup/selftest.py) against the chip models.
 
 A simulated builder reads the report lines and does what they ask: puts a card
 on the reader named, lifts it, presses the button named.  Faults are wired
@@ -10,6 +10,7 @@ from types import SimpleNamespace
 import pytest
 
 from boards.common import Board
+from bringup import selftest as S
 from drivers import leds as L
 from drivers import mfrc522 as M
 from drivers import ssd1306
@@ -23,7 +24,6 @@ from host_sim.mfrc522_model import MFRC522Model, Tag
 from host_sim.pins import ButtonPin, NeoPixelModel, PWMModel
 from host_sim.spi_bus import SpiBus
 from host_sim.ssd1306_model import SSD1306Model
-from table import selftest as S
 
 UID = bytes.fromhex("04a1b2c3d4e580")   # an NTAG213 sticker (7-byte UID)
 SEATS = 5                               # five seats and the centre: the full table

@@ -138,11 +138,11 @@ def cmd_enrol(con, rid, req):
 
 
 def cmd_selftest(con, rid, req):
-    """The bring-up self-test (table/selftest.py).  Its waits for a card per reader
+    """The bring-up self-test (bringup/selftest.py).  Its waits for a card per reader
     and for each button are options (``card_ms``, ``button_ms``); each line it
     reports goes out at once as a part of the answer."""
     try:
-        from . import selftest  # type: ignore[attr-defined]
+        from bringup import selftest
     except ImportError:
         raise Failure("unavailable", said("a_no_selftest")) from None
     kw = {}

@@ -37,8 +37,10 @@ STATUS_NAMES = ("absent", "present", "collision", "error")
 
 
 def _may_hide(line):
-    """May ``redact`` change this journal line (a hand, a lay-away, a give)?"""
-    return '"hand' in line or '"discard' in line or '"give' in line
+    """May ``redact`` change this journal line (a hand, a deal's hands, a
+    lay-away, a give)?  (Not a deal whose hands are dealt card by card.)"""
+    return (('"hand' in line and '"hands":null' not in line) or '"discard' in line
+            or '"give' in line)
 
 
 class Live:
@@ -53,6 +55,7 @@ class Live:
         self.raw = RawJson("")                   # a journal line pushed as it is
         self.tag_body = {"event": "tag", "reader": 0, "state": ""}   # a tag event's, reused
         self.accepted_body = {"event": "accepted", "n": 0, "ev": self.raw}   # ... a line's
+        self.hand_body = {"ev": "hand", "seat": 0, "cards": "hidden"}   # ... a hidden hand
         n = app.view.readers()
         self.session = None                      # the engine's view of the session watched
         self.journal = None
@@ -225,22 +228,39 @@ class Live:
         come out of it (``redact``) or it is not the journal's usual
         ``{...}<tab><crc>``: parsed then.  Whether it was parsed (some 15 ms on
         the Pico: a step takes fewer such lines)."""
-        if isinstance(line, str) and (self.level >= DEBUG or not _may_hide(line)):
+        if isinstance(line, str):
             end = line.find("}\t") + 1
             if end > 0 and line.startswith("{") and len(line) == end + 9:
-                self.push_json(n, line[:end])
-                return False
+                if self.level >= DEBUG or not _may_hide(line):
+                    self.raw.text = line[:end]
+                    self.push_accepted(n, self.raw)
+                    return False
+                if self.hidden_hand(n, line, end):
+                    return False
         ev = parse_line(line)
         if ev is not None:
             self.push({"event": "accepted", "n": n, "ev": self.redact(ev)}, INFO)
         return True
 
-    def push_json(self, n, text):
-        """The event of journal line ``n`` whose JSON is ``text``, as it is (one
-        dict for them all: no garbage)."""
-        self.raw.text = text
+    def hidden_hand(self, n, line, end):
+        """A strict deal's ``hand`` line, ``{"seat":N,"cards":[...],"ev":"hand"}``
+        as the journal writes it, pushed hidden without parsing it (each hand
+        was a KB of garbage on the Pico); whether it was one."""
+        if not line.startswith('{"seat":') or line.find('"ev":"hand"}', end - 12) != end - 12:
+            return False
+        k = line.find(",", 8)
+        if not 8 < k < 11:
+            return False
+        self.hand_body["seat"] = int(line[8:k])
+        self.push_accepted(n, self.hand_body)
+        return True
+
+    def push_accepted(self, n, ev):
+        """The event of journal line ``n``, ``ev`` (the line as it is, ``raw``,
+        or a hidden hand): one dict for them all, no garbage."""
         body = self.accepted_body
         body["n"] = n
+        body["ev"] = ev
         self.push(body, INFO)
 
     def watch_readers(self):

@@ -141,7 +141,7 @@ MESSAGES = (
     b"variant: one of %s\n"                                         # a_variant
     b"bad value for %s\n"                                           # a_bad_value
     b"%s is not played by %d players\n"                             # a_not_played_by
-    # the bring-up self-test (table/selftest.py): t_ its report's lines (after
+    # the bring-up self-test (bringup/selftest.py): t_ its report's lines (after
     # "<item>: ok " or "FAIL "), each followed by the rows its display shows
     # for it, if any ("|" before each); ts_ a display row alone (16 columns)
     b"SELFTEST\n"                                                   # ts_title

@@ -9,8 +9,9 @@ byte-identical lines (the issue's replay-equivalence test relies on it).
 the Pico, where the console's answers and the journal's lines came often
 enough to fill the heap within a deal: docs/benchmarks.md): a str's bytes
 copied in C through a memoryview (one 16-byte object per str on the Pico: a
-str looked at character by character would intern each character as a qstr),
-ints digit by digit, a dict's keys taken in order without a sorted list (more
+str looked at character by character would intern each character as a qstr;
+the memoryviews of keys and of the words an event is named by are made once
+and kept, ``_VIEWS``), ints digit by digit, a dict's keys taken in order without a sorted list (more
 than a few: sorted).  What does not fit sets ``over`` and the caller drops it
 (table/console_out.py spills the line as a str, table/journal_flash.py writes
 it through ``dumps``).
@@ -170,6 +171,20 @@ def _bytes_of(s):
     return memoryview(s) if _STR_BUFFER else memoryview(s.encode("utf-8", "surrogatepass"))
 
 
+# The memoryviews of the texts written most -- keys, and the words that name an
+# event or a state -- made once: a status answer and every live event (a card
+# dealt: two) wrote them as a few dozen 16-byte memoryviews of garbage on the
+# Pico.  At most _VIEWS_MAX (the keys of a hostile line cannot grow it further).
+_VIEWS = {}
+_VIEWS_MAX = const(96)
+
+
+def _kept(s):
+    """The memoryview of ``s`` kept in ``_VIEWS`` (if there is room)."""
+    if s not in _VIEWS and len(_VIEWS) < _VIEWS_MAX:
+        _VIEWS[s] = _bytes_of(s)
+
+
 _OTHER = const(99)      # the rank of a key not in KEY_ORDER: after those, by name
 _PICKED = const(4)      # a dict with more keys has them sorted
 
@@ -182,6 +197,23 @@ def _next_key(d, last):
         if (last is None or _after(k, last)) and (best is None or _after(best, k)):
             best = k
     return best
+
+
+def _in_order(d):
+    """``d``'s keys in dumps' order: KEY_ORDER's, then the others by name."""
+    keys = [KEY_ORDER[r] for r in sorted([KEY_RANK[k] for k in d if k in KEY_RANK])]
+    keys += sorted([k for k in d if k not in KEY_RANK])
+    return keys
+
+
+def _same_keys(d, keys):
+    """Has ``d`` exactly the keys of the list ``keys``?"""
+    if len(d) != len(keys):
+        return False
+    for k in keys:
+        if k not in d:
+            return False
+    return True
 
 
 def _after(a, b):
@@ -203,6 +235,7 @@ class JsonBytes:
         self.tail = 0
         self.start = 0
         self.over = False
+        self.order = None       # the keys of a dict in order: ``_sorted_items``
 
     def object_at(self, d, at):
         """The dict ``d`` as a JSON object from ``buf[at]`` on: where it ends,
@@ -258,18 +291,30 @@ class JsonBytes:
             k = _next_key(d, k)
 
     def _sorted_items(self, d, sep):
-        for r in sorted([KEY_RANK[k] for k in d if k in KEY_RANK]):
-            k = KEY_ORDER[r]
+        """The keys sorted as for the last dict written with the same keys
+        (``order``: a status answer every few seconds is sorted once).  (An
+        index, not ``for``: its iterator's 4 words on the stack would put this
+        frame on the heap at every call.)"""
+        keys = self.order
+        if keys is None or not _same_keys(d, keys):
+            keys = self.order = _in_order(d)
+        i = 0
+        while i < len(keys):
+            k = keys[i]
             sep = self._item(k, d[k], sep)
-        for k in sorted([k for k in d if k not in KEY_RANK]):
-            sep = self._item(k, d[k], sep)
+            i += 1
 
     def _item(self, k, v, sep):
         if sep:
             self._byte(44)
+        _kept(k)
         self._text(k)
         self._byte(58)
-        self._value(v)
+        if isinstance(v, str) and (k == "ev" or k == "event" or k == "state"):
+            _kept(v)                         # a word of a few
+            self._text(v)
+        else:
+            self._value(v)
         return True
 
     def _list(self, v):
@@ -294,8 +339,10 @@ class JsonBytes:
         """``s`` quoted; escaped as ``dumps`` escapes it (a quote, a backslash, a
         control character, a surrogate or a character beyond the BMP: rare, made
         by jsonout's ``escaped``).  In one call: a call is the dearest step of
-        bytecode on the Pico."""
-        mv = _bytes_of(s)
+        bytecode on the Pico.  (Its bytes kept in ``_VIEWS``, else a memoryview.)"""
+        mv = _VIEWS.get(s)
+        if mv is None:
+            mv = _bytes_of(s)
         n = self.tail + 1
         k = n + len(mv)
         if k >= self.size:

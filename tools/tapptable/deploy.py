@@ -41,6 +41,17 @@ MARCH = {"pico": "armv6m", "esp32": "xtensawin"}
 MANIFEST = "manifest.json"
 DEVICE_MANIFEST = "tapptable-manifest.json"
 SOURCE_ONLY = ("main.py",)          # run by name at boot: stays source
+# packages whose bytecode goes onto the filesystem even with a ROMFS image: the
+# bring-up self-test, loaded into RAM only when it runs (OK held at power-up, the
+# console's selftest); the playing table's bytecode fills the Pico's ROMFS
+# partition (docs/build.md)
+ON_FILESYSTEM = ("bringup/",)
+
+
+def on_filesystem(name):
+    """Does the built file ``name`` lie on the board's filesystem when the
+    bytecode comes from a ROMFS image?"""
+    return name in SOURCE_ONLY or name.startswith(ON_FILESYSTEM)
 # files another board's table needs and this one's never imports: the other
 # board files; on the Pico the journal's files (table/journal_files.py: the
 # table's firmware always has the journal's own flash area, boards/pico.py,
@@ -124,20 +135,31 @@ def build(board="pico", out=None, src=None, romfs=False, log=print, firmware=Non
         shutil.rmtree(fs)
     fs.mkdir(parents=True)
     files = sources(src, board)
+    in_rom = [p for rel, p in files if not (romfs and on_filesystem(rel.as_posix()))]
+    on_fs = [p for rel, p in files if romfs and on_filesystem(rel.as_posix())
+             and rel.as_posix() not in SOURCE_ONLY]
     compiled = [p for rel, p in files if rel.as_posix() not in SOURCE_ONLY]
-    report = compile_firmware(fs, march=MARCH[board], sources=compiled, root=src.parent,
-                              extra_args=DEVICE_OPT, mounted_at=ROM if romfs else None)
-    if report.failed:
-        raise DeployError("mpy-cross failed: " + "; ".join(
-            "%s: %s" % (s.name, m.splitlines()[-1] if m else "?") for s, m in report.failed))
-    img = out / "romfs.img"
-    if img.exists():
-        img.unlink()
-    if romfs:                # the bytecode only: main.py is run from the filesystem
-        proc = subprocess.run([*mpremote(), "romfs", "--no-mpy", "--output", str(img),
-                               "build", str(fs)], capture_output=True, text=True)
-        if proc.returncode != 0 or not img.is_file():
-            raise DeployError("mpremote romfs build: %s" % (proc.stderr or proc.stdout).strip())
+    with tempfile.TemporaryDirectory() as rom_dir:
+        # the ROMFS image's bytecode first (its own folder), then the rest beside it
+        for part, where, at in ((in_rom, Path(rom_dir) if romfs else fs, ROM if romfs else None),
+                                (on_fs, fs, None)):
+            report = compile_firmware(where, march=MARCH[board],
+                                      sources=[p for p in part if p in compiled],
+                                      root=src.parent, extra_args=DEVICE_OPT, mounted_at=at)
+            if report.failed:
+                raise DeployError("mpy-cross failed: " + "; ".join(
+                    "%s: %s" % (s.name, m.splitlines()[-1] if m else "?")
+                    for s, m in report.failed))
+        img = out / "romfs.img"
+        if img.exists():
+            img.unlink()
+        if romfs:            # the bytecode only: main.py is run from the filesystem
+            proc = subprocess.run([*mpremote(), "romfs", "--no-mpy", "--output", str(img),
+                                   "build", rom_dir], capture_output=True, text=True)
+            if proc.returncode != 0 or not img.is_file():
+                raise DeployError("mpremote romfs build: %s"
+                                  % (proc.stderr or proc.stdout).strip())
+            shutil.copytree(rom_dir, fs, dirs_exist_ok=True)   # the manifest lists them all
     for rel, p in files:
         if rel.as_posix() in SOURCE_ONLY:
             (fs / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -363,8 +385,8 @@ def plan(local, remote, force=False, romfs=False, actual=None):
     or deleted on the board is copied again whatever its manifest says."""
     have = remote.get("files", {}) if isinstance(remote.get("files"), dict) else {}
     want = local["files"]
-    if romfs:                      # the bytecode comes from /rom: only main.py on the fs
-        want = {k: v for k, v in want.items() if k in SOURCE_ONLY}
+    if romfs:                      # the bytecode comes from /rom: main.py (and the
+        want = {k: v for k, v in want.items() if on_filesystem(k)}   # self-test) on the fs
     if actual is None:
         actual = {k: e.get("sha256") for k, e in have.items() if isinstance(e, dict)}
     copy = [k for k in sorted(want) if force or actual.get(k) != want[k]["sha256"]]
@@ -469,7 +491,7 @@ def deploy(board_name="pico", port=None, build_dir=None, dry_run=False, force=Fa
         mani = Path(tmp) / DEVICE_MANIFEST
         on_fs = dict(local)                  # what the filesystem holds now
         if romfs:
-            on_fs["files"] = {k: v for k, v in local["files"].items() if k in SOURCE_ONLY}
+            on_fs["files"] = {k: v for k, v in local["files"].items() if on_filesystem(k)}
         else:
             on_fs.pop("romfs", None)
         mani.write_text(json.dumps(on_fs, sort_keys=True))

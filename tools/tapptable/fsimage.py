@@ -308,15 +308,15 @@ UF2_NAME = "tapptable-pico.uf2"
 
 def build_files(out, romfs=False):
     """{name: bytes} the board's filesystem holds after a deploy of build ``out``:
-    the built files (with ``romfs`` only those that stay source, the bytecode
-    comes from /rom) and the device manifest, so a later deploy copies only
-    what changed."""
+    the built files (with ``romfs`` only those that stay source and the
+    self-test's, ``deploy.ON_FILESYSTEM``: the bytecode comes from /rom) and
+    the device manifest, so a later deploy copies only what changed."""
     import json
 
-    from tools.tapptable.deploy import DEVICE_MANIFEST, MANIFEST, SOURCE_ONLY
+    from tools.tapptable.deploy import DEVICE_MANIFEST, MANIFEST, on_filesystem
     out = Path(out)
     local = json.loads((out / MANIFEST).read_text())
-    names = [k for k in local["files"] if not romfs or k in SOURCE_ONLY]
+    names = [k for k in local["files"] if not romfs or on_filesystem(k)]
     files = {k: (out / "fs" / k).read_bytes() for k in names}
     on_fs = dict(local, files={k: local["files"][k] for k in names})
     if not romfs:

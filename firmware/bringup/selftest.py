@@ -1,9 +1,9 @@
 """Bring-up self-test: every part of the table is asked to show that it works.
 
-    from table.selftest import run_selftest
+    from bringup.selftest import run_selftest
     results = run_selftest(board, print)   # -> [(item, ok, detail), ...]
 
-    from table.selftest import run_at_boot # main.py, after the board is made:
+    from bringup.selftest import run_at_boot # main.py, after the board is made:
     run_at_boot(board)                     # the self-test if OK is held at power-up
 
 ``board`` is what firmware/boards/ builds (common.Board): ``readers`` (a
@@ -58,8 +58,8 @@ from drivers import leds as L
 from drivers import mfrc522 as M
 from drivers.buzzer import ACCEPT, REJECT
 from drivers.ticks import ticks_diff
+from table.messages import message as said
 
-from .messages import message as said
 from .selftest_readers import RELEASE_MS, STEP_MS, CardCheck, chip_name, forms, version_fault
 
 try:

@@ -1,4 +1,4 @@
-"""The self-test's readers (table/selftest.py): why one failed, and 7, 8 with a card.
+"""The self-test's readers (bringup/selftest.py): why one failed, and 7, 8 with a card.
 
 3. (the words) a reader that failed its initialisation: no answer from reset,
    a floating MISO, nothing connected, one bit misread, an unknown chip;
@@ -15,9 +15,8 @@ The sentences and the display's rows are the text store's (table/messages.py,
 ``t_`` and ``ts_``).
 """
 from drivers import mfrc522 as M
-
-from .deck_file import uid_hex
-from .messages import message as said
+from table.deck_file import uid_hex
+from table.messages import message as said
 
 try:
     from micropython import const
