@@ -399,16 +399,28 @@ class AutoPlayers:
         legal = self.legal_cards(seat)
         if self.illegal_once:
             self._try_refused(seat, legal)
+        if t.app.view.clearing():     # a finished trick still lying (a power cut came
+            self._clear_trick()       # before it was cleared): the table waits for that
+        elif t.app.view.placed(seat) or t.app.view.refused(seat):
+            t.lift(seat)          # a card left lying there (one the table refused): taken back
         before = (view.trick_number(), view.trick_size())
-        t.place(seat, self.rng.choice(legal), wait=False)
-        t.wait_until(lambda: (view.trick_number(), view.trick_size()) != before
-                     or not view.in_deal())
+        card = self.rng.choice(legal)
+        t.place(seat, card, wait=False)
+        if not t.wait_until(lambda: (view.trick_number(), view.trick_size()) != before
+                            or not view.in_deal()):
+            raise RuntimeError("the table did not take seat %d's %s; it shows %r"
+                               % (seat, card, t.screen()))
         if view.trick_size() == 0:           # trick complete: clear the readers
             t.wait(300)
-            for s in view.active_seats():
-                t.lift(s, wait=False)
-            for s in view.active_seats():
-                t.lift(s)
+            self._clear_trick()
+
+    def _clear_trick(self):
+        """Every seat takes its card of the finished trick off its reader."""
+        t = self.table
+        for s in t.view.active_seats():
+            t.lift(s, wait=False)
+        for s in t.view.active_seats():
+            t.lift(s)
 
     def play_deal(self, on_step=None):
         """One whole deal at the table; returns the result the device settled."""
