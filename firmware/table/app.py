@@ -107,6 +107,9 @@ IDLE_GC_LOOK_MS = 1000
 # deal's end (the result on screen, the cards being gathered) unless the free
 # heap fell below this -- a valve, not the rule (on the Pico the session's
 # start, the dealing and the auction allocate some 50 KB, 80 KB are free).
+# While a menu is up (the auction, a declaration, a call) no card is awaited:
+# the garbage is collected as outside a deal (the dealing's and the menus'
+# garbage, before the first card of play).
 IDLE_GC_DEAL_FREE = 24576
 # ... and while a finished trick is cleared, once this much was allocated since
 # the last collection (a console client's answers, the live events): no card
@@ -458,9 +461,10 @@ class App:
         before it is first shown, else on the setup's last screen the
         session's rules made, then the garbage collected (``_session_ahead``),
         else the garbage collected once
-        ``_IDLE_GC_BYTES`` were allocated since the last time (during a deal
-        while a finished trick is cleared once ``IDLE_GC_CLEARING_BYTES``
-        were, else only when less than ``IDLE_GC_DEAL_FREE`` is free).  What it did:
+        ``_IDLE_GC_BYTES`` were allocated since the last time (during a deal,
+        unless a menu is up, while a finished trick is cleared once
+        ``IDLE_GC_CLEARING_BYTES`` were, else only when less than
+        ``IDLE_GC_DEAL_FREE`` is free).  What it did:
         "settings", "erase", "import", "rules", "collect" or None."""
         if not self.nothing_waits():
             return None
@@ -521,7 +525,7 @@ class App:
             return False
         self.heap_looked = now
         used = mem_alloc()
-        if self.view.mode() in DEAL_MODES:
+        if self.view.mode() in DEAL_MODES and not self.view.menu_size():
             if self.view.clearing():
                 if used - self.heap_kept < IDLE_GC_CLEARING_BYTES:
                     return False

@@ -43,6 +43,10 @@ from .console_link import (
 )
 from .presence import ticks_diff
 
+# the status answer's keys while a session is in play (``cmd_status``)
+_IN_PLAY = ("variant", "players", "seats", "mode", "phase", "expects", "turn", "deals",
+            "trick_number", "trick", "journal")
+
 PAUSE_MS = 250   # the console's steps wait at most this long for the table to be idle
 
 # the one answer said without the text store (table/messages.py): looking a
@@ -74,6 +78,7 @@ class Console:
         self.conn = self.wire.connection()
         self.task = None
         self.handing_over = False
+        self.status_body = {}       # the status answer's, filled afresh (``cmd_status``)
         own = Console               # handlers are called as handler(console, rid, req)
         self.commands = {"hello": own.cmd_hello, "ping": own.cmd_ping,
                          "status": own.cmd_status}
@@ -239,16 +244,27 @@ class Console:
         return {"t": self.now}
 
     def cmd_status(self, rid, req):
+        """(One dict for every answer, filled afresh, the keys that do not apply
+        now taken out: a client asks every few seconds, and a new dict grown key
+        by key, its keys sorted each time, was some 3 KB of garbage on the Pico.)"""
         tv = self.app.view
         wire = self.wire
-        out = {"app": "tapptable", "protocol": PROTOCOL, "state": tv.stage(),
-               "uptime_ms": ticks_diff(self.now, self.started), "log": LEVELS[self.live.level],
-               "pin": self.referee_pin() is not None, "retry_ms": self.lock.retry_ms(self.now),
-               "deck": tv.deck(), "screen": tv.rows(), "language": tv.language(),
-               "readers": tv.readers(),
-               "readers_down": [i for i in range(tv.readers()) if tv.reader_down(i)],
-               "requests": wire.requests, "bad_lines": wire.bad_lines,
-               "dropped": wire.dropped_total}
+        out = self.status_body
+        out["app"] = "tapptable"
+        out["protocol"] = PROTOCOL
+        out["state"] = tv.stage()
+        out["uptime_ms"] = ticks_diff(self.now, self.started)
+        out["log"] = LEVELS[self.live.level]
+        out["pin"] = self.referee_pin() is not None
+        out["retry_ms"] = self.lock.retry_ms(self.now)
+        out["deck"] = tv.deck()
+        out["screen"] = tv.rows()
+        out["language"] = tv.language()
+        out["readers"] = tv.readers()
+        out["readers_down"] = [i for i in range(tv.readers()) if tv.reader_down(i)]
+        out["requests"] = wire.requests
+        out["bad_lines"] = wire.bad_lines
+        out["dropped"] = wire.dropped_total
         free = tv.heap_free()
         if free is not None:
             out["mem_free"] = free
@@ -265,9 +281,14 @@ class Console:
             out["trick_number"] = view.trick_number()
             out["trick"] = view.trick()
             out["journal"] = self.journal_len() if tv.journal() is not None else 0
+        else:
+            for k in _IN_PLAY:
+                out.pop(k, None)
         enrol = tv.enrol_progress()
         if enrol is not None:
             out["enrol"] = {"deck": tv.deck(), "have": enrol[0], "total": enrol[1]}
+        else:
+            out.pop("enrol", None)
         return out
 
 

@@ -608,6 +608,8 @@ def print_figures(figures):
          lambda f: "%d, %s" % (f.get("deal_gc", 0), _ms(f.get("deal_gc_us")))),
         ("  while a finished trick was cleared (no card shown then)",
          lambda f: "%d" % f.get("clear_gc", 0)),
+        ("  while a menu was up (the auction: no card awaited)",
+         lambda f: "%d" % f.get("menu_gc", 0)),
         ("qstr pool at the lowest: qstrs, chunks (8th: 15 KB)",
          lambda f: "%s, %s" % (f.get("qstrs", "-"), f.get("qstr_pools", "-"))),
         ("console client: status asked, answered", lambda f: "%s, %s" % (

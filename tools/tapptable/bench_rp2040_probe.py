@@ -16,8 +16,10 @@
 #   "collect": timed as "gc_us", the free heap after it is the lowest-free
 #   figure; one while a deal is dealt or played also counts as "deal_gc",
 #   the longest "deal_gc_us", unless a finished trick was being cleared
-#   then (no card is shown meanwhile: "clear_gc"); "low_free_deal": the deal of the lowest, 1 the
-#   first, 0 before the session), and every LOOK_MS in an idle step while nothing waits
+#   then (no card is shown meanwhile: "clear_gc") or a menu was up (the
+#   auction, a declaration: no card is awaited, "menu_gc"); "low_free_deal":
+#   the deal of the lowest, 1 the first, 0 before the session), and every
+#   LOOK_MS in an idle step while nothing waits
 #   (``App.nothing_waits``).  Where the heap grew since the last read with no
 #   idle collection between, MicroPython collected by itself -- an
 #   allocation found the heap full ("auto_gc": how many, and the longest step
@@ -61,8 +63,9 @@ LOOK_MS = 5000                    # the free heap looked at no more often, while
 _worst = [0] * len(_app.JOBS)     # the longest step of each job (us)
 _low = [1 << 29]                  # the lowest free heap after an idle collection
 _gc_worst = [0]                   # the longest idle collection (us)
-_deal_gc = [0, 0, 0]              # idle collections in a deal: count, the longest (us),
-                                  # and those while a finished trick was cleared
+_deal_gc = [0, 0, 0, 0]           # idle collections in a deal: count, the longest (us),
+                                  # those while a finished trick was cleared, and
+                                  # those while a menu was up (no card awaited)
 _auto = [0, 0]                    # MicroPython's own collections: how many, the longest step
 _span = [0]                       # the longest step of the other jobs since the heap was read
 _names = ["step_us_" + job[0] for job in _app.JOBS]
@@ -75,6 +78,9 @@ def _idle_collected(app, dt):
     if app.view.mode() in _app.DEAL_MODES and app.view.clearing():
         _deal_gc[2] += 1                        # a finished trick cleared: no card shown now
         _say("clear_gc", _deal_gc[2])
+    elif app.view.mode() in _app.DEAL_MODES and app.view.menu_size():
+        _deal_gc[3] += 1                        # a menu up (the auction): no card awaited
+        _say("menu_gc", _deal_gc[3])
     elif app.view.mode() in _app.DEAL_MODES:    # a card could come meanwhile
         _deal_gc[0] += 1
         _say("deal_gc", _deal_gc[0])
