@@ -91,6 +91,8 @@ class Input:
         self.partial = False
         self.last = 0
         self.now = 0
+        self.one = bytearray(1)          # a polled stream's byte (``_read_one``)
+        self.raw_readinto = None
         try:
             import select
             poller = select.poll()
@@ -98,6 +100,7 @@ class Input:
             self.poller = poller
             raw = getattr(stream, "buffer", None)
             self.raw = stream if raw is None else raw
+            self.raw_readinto = getattr(self.raw, "readinto", None)
         except Exception:        # not pollable here: a non-blocking stream object
             self.poller = None
 
@@ -119,15 +122,25 @@ class Input:
         """Up to ``n`` bytes while poll says one is waiting (small methods: a
         frame over 11 words would be put on the heap at every console step)."""
         poller = self.poller
-        raw = self.raw
+        one = self.one
         k = 0
         while k < n and byte_waiting(poller):
-            b = raw.read(1)
-            if not b:
+            if not self._read_one():
                 break
-            buf[k] = b[0]
+            buf[k] = one[0]
             k += 1
         return k
+
+    def _read_one(self):
+        """One byte into ``one`` (``readinto``: ``read(1)`` made a bytes object
+        for every byte): whether it came."""
+        rd = self.raw_readinto
+        if rd is not None:
+            return rd(self.one)
+        b = self.raw.read(1)
+        if b:
+            self.one[0] = b[0]
+        return len(b) if b else 0
 
     def _read_stream(self, buf, n):
         rd = self.stream_readinto
@@ -147,6 +160,9 @@ class Wire:
     def __init__(self, stream_in, stream_out):
         self.out_stream = stream_out
         self.room_of = getattr(stream_out, "room", None)   # the simulator's links
+        # (bound once: a bound method made at every console step was 16 bytes of
+        # garbage 50 times a second on the Pico, most of a dealing's garbage)
+        self.flush_out = getattr(stream_out, "flush", None)
         self.input = Input(stream_in)
         self.line_buf = bytearray(_LINE)
         self.reader = LineReader(self.input, chunk=64, line=self.line_buf)
@@ -262,7 +278,7 @@ class Wire:
             self._write(data)
 
     def _flush_stream(self):
-        flush = getattr(self.out_stream, "flush", None)
+        flush = self.flush_out
         if flush is not None:
             try:
                 flush()

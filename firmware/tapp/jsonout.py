@@ -10,11 +10,12 @@ the Pico, where the console's answers and the journal's lines came often
 enough to fill the heap within a deal: docs/benchmarks.md): a str's bytes
 copied in C through a memoryview (one 16-byte object per str on the Pico: a
 str looked at character by character would intern each character as a qstr;
-the memoryviews of keys and of the words an event is named by are made once
-and kept, ``_VIEWS``), ints digit by digit, a dict's keys taken in order without a sorted list (more
-than a few: sorted).  What does not fit sets ``over`` and the caller drops it
-(table/console_out.py spills the line as a str, table/journal_flash.py writes
-it through ``dumps``).
+kept for every key and event word, the views were 2 KB of heap for good, and
+the lowest free heap is the Pico's tighter budget), ints digit by digit, a
+dict's keys taken in order without a sorted list (more than a few: sorted,
+the order kept for the next dict with the same keys).  What does not fit
+sets ``over`` and the caller drops it (table/console_out.py spills the line
+as a str, table/journal_flash.py writes it through ``dumps``).
 """
 try:
     from micropython import const
@@ -171,20 +172,6 @@ def _bytes_of(s):
     return memoryview(s) if _STR_BUFFER else memoryview(s.encode("utf-8", "surrogatepass"))
 
 
-# The memoryviews of the texts written most -- keys, and the words that name an
-# event or a state -- made once: a status answer and every live event (a card
-# dealt: two) wrote them as a few dozen 16-byte memoryviews of garbage on the
-# Pico.  At most _VIEWS_MAX (the keys of a hostile line cannot grow it further).
-_VIEWS = {}
-_VIEWS_MAX = const(96)
-
-
-def _kept(s):
-    """The memoryview of ``s`` kept in ``_VIEWS`` (if there is room)."""
-    if s not in _VIEWS and len(_VIEWS) < _VIEWS_MAX:
-        _VIEWS[s] = _bytes_of(s)
-
-
 _OTHER = const(99)      # the rank of a key not in KEY_ORDER: after those, by name
 _PICKED = const(4)      # a dict with more keys has them sorted
 
@@ -307,14 +294,9 @@ class JsonBytes:
     def _item(self, k, v, sep):
         if sep:
             self._byte(44)
-        _kept(k)
         self._text(k)
         self._byte(58)
-        if isinstance(v, str) and (k == "ev" or k == "event" or k == "state"):
-            _kept(v)                         # a word of a few
-            self._text(v)
-        else:
-            self._value(v)
+        self._value(v)
         return True
 
     def _list(self, v):
@@ -339,10 +321,8 @@ class JsonBytes:
         """``s`` quoted; escaped as ``dumps`` escapes it (a quote, a backslash, a
         control character, a surrogate or a character beyond the BMP: rare, made
         by jsonout's ``escaped``).  In one call: a call is the dearest step of
-        bytecode on the Pico.  (Its bytes kept in ``_VIEWS``, else a memoryview.)"""
-        mv = _VIEWS.get(s)
-        if mv is None:
-            mv = _bytes_of(s)
+        bytecode on the Pico."""
+        mv = _bytes_of(s)
         n = self.tail + 1
         k = n + len(mv)
         if k >= self.size:
