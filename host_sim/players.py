@@ -401,8 +401,9 @@ class AutoPlayers:
             self._try_refused(seat, legal)
         if t.app.view.clearing():     # a finished trick still lying (a power cut came
             self._clear_trick()       # before it was cleared): the table waits for that
-        elif t.app.view.placed(seat) or t.app.view.refused(seat):
-            t.lift(seat)          # a card left lying there (one the table refused): taken back
+        elif t.app.view.placed(seat) or t.app.view.refused(seat) or t.app.view.collision(seat):
+            t.lift(seat)          # cards left lying there (one the table refused, two laid
+                                  # on each other): taken back
         before = (view.trick_number(), view.trick_size())
         card = self.rng.choice(legal)
         t.place(seat, card, wait=False)
