@@ -137,12 +137,8 @@ def _put_dict(v, out):
     KB of garbage)."""
     out.append("{")
     sep = False
-    known = sorted(KEY_RANK[k] for k in v if k in KEY_RANK)
-    for r in known:
-        sep = _put_item(KEY_ORDER[r], v, out, sep)
-    if len(known) < len(v):
-        for k in sorted(k for k in v if k not in KEY_RANK):
-            sep = _put_item(k, v, out, sep)
+    for k in _in_order(v):
+        sep = _put_item(k, v, out, sep)
     out.append("}")
 
 
