@@ -195,39 +195,33 @@ def _row(buf, at, codes, n):
     i = 0
     while mask:
         if mask & 1:
-            buf[at:at + 8] = _CELLS[_S[2]][_slot(codes[i]) if i < n else 32]
+            _cell(buf, at, codes[i] if i < n else 32)
         mask >>= 1
         at += 8
         i += 1
 
 
-def _slot(c):
-    """The cell table's entry for code point c: ASCII by itself (framebuf draws
-    chr(127) for a control character), the other glyphs after it."""
+def _cell(buf, at, c):
+    """Code point c's 8 bytes into ``buf[at:at + 8]``, inverted when ``cells``
+    was asked for a lit background: framebuf's font for ASCII (a control
+    character as chr(127), as framebuf draws it), GLYPHS for the others."""
+    inv = 0xFF if _S[2] else 0
     if c < 128:
-        return c
-    return 128 + _glyph_of(c)
+        _put(buf, at, FONT, (c - 32 if c >= 32 else 95) << 3, inv)
+    else:
+        _put(buf, at, GLYPHS, _glyph_of(c) << 3, inv)
 
 
-def _font_at(c):
-    return (c - 32 if c >= 32 else 95) << 3
-
-
-def _cell_table(inv):
-    """Every cell's 8 bytes as a view made once (plain, or inverted for a lit
-    background): a cell is drawn with one slice copy into the display's buffer,
-    no loop per byte and nothing allocated (a slice store on a bytearray makes
-    no slice object).  Control characters share chr(127)'s view."""
-    font = FONT if not inv else bytes(b ^ 255 for b in FONT)
-    glyphs = GLYPHS if not inv else bytes(b ^ 255 for b in GLYPHS)
-    f = memoryview(font)
-    g = memoryview(glyphs)
-    ctrl = f[_font_at(127):_font_at(127) + 8]
-    ascii_ = [f[_font_at(c):_font_at(c) + 8] if c >= 32 else ctrl for c in range(128)]
-    return ascii_ + [g[k << 3:(k << 3) + 8] for k in range(len(glyphs) >> 3)]
-
-
-_CELLS = (_cell_table(False), _cell_table(True))   # indexed by _S[2]: 1 = inverted
+def _put(buf, at, src, off, inv):
+    """``src[off:off + 8]`` (each byte xor ``inv``) into ``buf[at:at + 8]``: no
+    slice, no view, nothing allocated (machine code where the port has it:
+    table/font_native.py).  Copying from the font itself, not from tables of
+    a view per cell made at import, leaves 6 KB of heap free on the Pico."""
+    end = at + 8
+    while at < end:
+        buf[at] = src[off] ^ inv
+        at += 1
+        off += 1
 
 
 def _glyph_of(c):
@@ -288,3 +282,10 @@ def _column(display, b, x):
             display.pixel(x, y, _S[2])
         b >>= 1
         y += 1
+
+
+try:                    # _put as machine code, where the port compiles viper
+    from . import font_native
+    _put = font_native.put  # noqa: F811  # pyright: ignore[reportAssignmentType]
+except (ImportError, SyntaxError, ValueError):   # no viper; an .mpy of another arch
+    pass

@@ -178,3 +178,33 @@ def test_line_and_text_allocate_nothing_once_the_characters_are_known():
 
     _locked(go)
     assert res[0] == -3 + 8 * 16 + 8 * 10, res[0]
+
+
+def test_cells_draw_what_line_draws_plain_and_inverted():
+    # cells() copies each cell's bytes straight into the display's buffer
+    # (font._put: machine code where the port compiles viper, else a bytecode
+    # loop); line() draws the same text through the display's own text().
+    # Every ASCII character (a control character as chr(127)), every glyph
+    # and a character without one, plain and inverted, a row at a time.
+    from array import array
+    chars = "".join(chr(c) for c in range(1, 128)) + font.CHARS + "\u00e9"
+    by_cells = ssd1306.SSD1306(NullI2C())
+    by_line = ssd1306.SSD1306(NullI2C())
+    codes = array("H", bytes(32))
+    k = 0
+    row = 0
+    while k < len(chars):
+        part = chars[k:k + 16]
+        n = 0
+        for ch in part:
+            codes[n] = ord(ch)
+            n += 1
+        invert = row % 2 == 1
+        _locked(lambda: font.cells(by_cells, row % 8, codes, n, invert))
+        font.line(by_line, row % 8, part, invert)
+        if row % 8 == 7 or k + 16 >= len(chars):
+            assert bytes(by_cells.buffer) == bytes(by_line.buffer), (k, row)
+        k += 16
+        row += 1
+    print("  %d characters compared cell by cell (font._put: %s)" % (
+        len(chars), "machine code" if getattr(font, "font_native", None) else "bytecode"))
