@@ -200,7 +200,7 @@ def test_cells_draw_what_line_draws_plain_and_inverted():
             codes[n] = ord(ch)
             n += 1
         invert = row % 2 == 1
-        _locked(lambda: font.cells(by_cells, row % 8, codes, n, invert))
+        _locked(lambda r=row % 8, n=n, inv=invert: font.cells(by_cells, r, codes, n, inv))
         font.line(by_line, row % 8, part, invert)
         if row % 8 == 7 or k + 16 >= len(chars):
             assert bytes(by_cells.buffer) == bytes(by_line.buffer), (k, row)
