@@ -23,9 +23,11 @@ NO_ROOM = ('{"ok":false,"error":"unavailable","message":"the console does not fi
 
 
 # The console is loaded in parts, one a step of the console job, each at an
-# idle moment: the collection, then its modules (on the Pico the whole took one
-# step of some 250 ms); "table.console" itself with ``attach``.
-LOAD_PARTS = (None, "table.console_link", "table.console_events")
+# idle moment: the collection, then its modules one by one (on the Pico the
+# whole took one step of some 250 ms; a module 10 to 50 ms), then ``attach``;
+# the console answers the first line in its own next step.
+LOAD_PARTS = (None, "table.console_out", "table.console_link", "table.console_events",
+              "table.console")
 
 
 def byte_waiting(poller):
@@ -67,8 +69,8 @@ class ConsoleDoor:
                 self.load(LOAD_PARTS[self.loaded])
                 self.loaded += 1
                 return
-            from table.console import attach  # the first byte: load the console
-            console = attach(self.app)          # it takes over the app's console job
+            from table.console import attach  # (imported: the last part)
+            attach(self.app)                    # it takes over the app's console job
         except MemoryError:                 # the table plays on without a console
             for name in list(sys.modules):
                 if name.startswith("table.console_") or name == "table.console":
@@ -77,8 +79,6 @@ class ConsoleDoor:
             gc.collect()
             self.no_room = True
             self.refuse()
-            return
-        console.step()
 
     def load(self, part):
         """One part of the console's loading: the garbage collected (room for

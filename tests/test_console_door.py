@@ -1,0 +1,78 @@
+"""The console's door (firmware/table/console_door.py): a table nobody talks to
+does not carry the console; the first byte on the line loads it in parts, one
+part a step of the console job and each at a moment when nothing waits (a
+module's import holds the loop 10 to 50 ms on the Pico), and the console then
+answers the line that woke it."""
+from __future__ import annotations
+
+import json
+import os
+
+from table import console_door
+
+
+class Stream:
+    """A line the client wrote, readable as the USB serial port is."""
+
+    def __init__(self):
+        self.rfd, self.wfd = os.pipe()
+        self.buffer = os.fdopen(self.rfd, "rb", buffering=0)
+
+    def fileno(self):
+        return self.rfd
+
+    def send(self, data):
+        os.write(self.wfd, data)
+
+
+def make_app(idle=True):
+    """The table around the console (tests/mp/console_fakes.py), idle or busy."""
+    from tests.mp.console_fakes import App, SteppedBoard
+    app = App(SteppedBoard())
+    app.nothing_waits = lambda: idle[0] if isinstance(idle, list) else idle
+    return app
+
+
+def test_the_console_loads_in_parts_one_a_step_only_when_a_byte_waits(monkeypatch, capsys):
+    stream = Stream()
+    monkeypatch.setattr("sys.stdin", stream)
+    app = make_app()
+    door = console_door.open_door(app)
+    for _ in range(20):
+        door.step()                           # nobody talks: nothing is loaded
+    assert door.loaded == 0 and app.console is door
+    stream.send(b'{"id":7,"cmd":"ping"}\n')
+    steps = 0
+    while app.console is door:
+        before = door.loaded
+        door.step()
+        steps += 1
+        assert door.loaded - before <= 1      # at most one part a step
+        assert steps <= len(console_door.LOAD_PARTS) + 1
+    assert steps == len(console_door.LOAD_PARTS) + 1
+    assert door.loaded == len(console_door.LOAD_PARTS)
+    assert capsys.readouterr().out == ""      # loaded, nothing said yet
+    for _ in range(5):
+        app.console.step()                    # the console answers the line that woke it
+    lines = [json.loads(x) for x in capsys.readouterr().out.splitlines() if x]
+    assert [x.get("id") for x in lines if "id" in x] == [7] and lines[-1]["ok"] is True
+
+
+def test_a_part_waits_while_the_table_is_busy_but_not_forever(monkeypatch):
+    stream = Stream()
+    monkeypatch.setattr("sys.stdin", stream)
+    idle = [False]                            # a card being settled: the load waits
+    app = make_app(idle)
+    door = console_door.open_door(app)
+    stream.send(b"\n")
+    for _ in range(9):
+        door.step()
+    assert door.loaded == 0
+    door.step()                               # the tenth step loads all the same
+    assert door.loaded == 1
+    for _ in range(9):
+        door.step()
+    assert door.loaded == 1                   # the next part waits for its own moment
+    idle[0] = True
+    door.step()
+    assert door.loaded == 2
