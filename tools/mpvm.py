@@ -94,9 +94,10 @@ def unix_binary() -> Path:
 
 # Firmware modules in native code (viper: with the RP2040's addresses, or machine
 # code of a loop): mpy-cross compiles them only with a -march.  rp2_regs only
-# the Pico's board imports; crc_native and font_native are imported where they
-# can be, else their bytecode twins run (table/crc_buf.py, table/font.py).
-NATIVE_ONLY = ("boards/rp2_regs.py", "table/crc_native.py", "table/font_native.py")
+# the Pico's board imports; crc_native, font_native and jsonout_native are imported
+# where they can be, else their bytecode twins run (crc_buf, font, jsonout).
+NATIVE_ONLY = ("boards/rp2_regs.py", "table/crc_native.py", "table/font_native.py",
+               "tapp/jsonout_native.py")
 
 
 def bytecode_sources(firmware: Path) -> list[Path]:

@@ -168,6 +168,14 @@ def _bytes_of(s):
     return memoryview(s) if _STR_BUFFER else memoryview(s.encode("utf-8", "surrogatepass"))
 
 
+def _put_plain(buf, at, s, n):
+    """Where the port compiles viper (tapp/jsonout_native.py): the n characters
+    of ``s`` into ``buf[at:at + n]`` when all are printable ASCII without a
+    quote or a backslash (1), else 0.  Elsewhere always 0: ``_encoded`` writes
+    every str (the same bytes)."""
+    return 0
+
+
 _OTHER = const(99)      # the rank of a key not in KEY_ORDER: after those, by name
 _PICKED = const(4)      # a dict with more keys has them sorted
 
@@ -316,8 +324,21 @@ class JsonBytes:
     def _text(self, s):
         """``s`` quoted; escaped as ``dumps`` escapes it (a quote, a backslash, a
         control character, a surrogate or a character beyond the BMP: rare, made
-        by jsonout's ``escaped``).  In one call: a call is the dearest step of
-        bytecode on the Pico."""
+        by jsonout's ``escaped``).  Printable ASCII (nearly every key and
+        word) is copied by machine code where the port has it (no view of the
+        str: 16 bytes of garbage a str on the Pico, some 50 a status answer)."""
+        n = self.tail + 1
+        k = n + len(s)
+        if k < self.size and _put_plain(self.buf, n, s, k - n):
+            buf = self.buf
+            buf[n - 1] = 34
+            buf[k] = 34
+            self.tail = k + 1
+            return
+        self._encoded(s)
+
+    def _encoded(self, s):
+        """``_text`` for any str: its UTF-8 bytes seen through a view."""
         mv = _bytes_of(s)
         n = self.tail + 1
         k = n + len(mv)
@@ -351,3 +372,10 @@ class JsonBytes:
             return
         self.buf[n] = b
         self.tail = n + 1
+
+
+try:                    # printable ASCII copied by machine code, where the port compiles viper
+    from . import jsonout_native
+    _put_plain = jsonout_native.put_plain  # noqa: F811  # pyright: ignore[reportAssignmentType]
+except (ImportError, SyntaxError, ValueError):   # no viper; an .mpy of another arch
+    pass
