@@ -261,7 +261,7 @@ class Console:
         out["screen"] = tv.rows()
         out["language"] = tv.language()
         out["readers"] = tv.readers()
-        out["readers_down"] = [i for i in range(tv.readers()) if tv.reader_down(i)]
+        out["readers_down"] = readers_down(tv)
         out["requests"] = wire.requests
         out["bad_lines"] = wire.bad_lines
         out["dropped"] = wire.dropped_total
@@ -272,7 +272,7 @@ class Console:
         if view is not None:
             out["variant"] = view.variant()
             out["players"] = view.players()
-            out["seats"] = self.seats()
+            out["seats"] = view.seat_names()      # (a tuple the view keeps: no copy)
             out["mode"] = view.mode()
             out["phase"] = view.phase()
             out["expects"] = view.expects()
@@ -290,6 +290,21 @@ class Console:
         else:
             out.pop("enrol", None)
         return out
+
+
+def readers_down(tv):
+    """The readers that stopped answering, by number: the same empty tuple
+    when none did (a list each status answer was garbage every few seconds)."""
+    down = None
+    for i in range(tv.readers()):
+        if tv.reader_down(i):
+            if down is None:
+                down = []
+            down.append(i)
+    return _NONE if down is None else down
+
+
+_NONE = ()
 
 
 def attach(app):
