@@ -182,15 +182,15 @@ def test_line_and_text_allocate_nothing_once_the_characters_are_known():
 
 def test_cells_draw_what_line_draws_plain_and_inverted():
     # cells() copies each cell's bytes straight into the display's buffer
-    # (font._put: machine code where the port compiles viper, else a bytecode
-    # loop); line() draws the same text through the display's own text().
+    # (font.fill_row: machine code where the port compiles viper, else a
+    # bytecode loop); line() draws the same text through the display's own text().
     # Every ASCII character (a control character as chr(127)), every glyph
     # and a character without one, plain and inverted, a row at a time.
     from array import array
     chars = "".join(chr(c) for c in range(1, 128)) + font.CHARS + "\u00e9"
     by_cells = ssd1306.SSD1306(NullI2C())
     by_line = ssd1306.SSD1306(NullI2C())
-    codes = array("H", bytes(32))
+    codes = array("I", [0] * 16)          # as table/rows.py keeps a row
     k = 0
     row = 0
     while k < len(chars):
@@ -206,5 +206,28 @@ def test_cells_draw_what_line_draws_plain_and_inverted():
             assert bytes(by_cells.buffer) == bytes(by_line.buffer), (k, row)
         k += 16
         row += 1
-    print("  %d characters compared cell by cell (font._put: %s)" % (
+    print("  %d characters compared cell by cell (font.fill_row: %s)" % (
         len(chars), "machine code" if getattr(font, "font_native", None) else "bytecode"))
+
+
+def test_cells_with_a_column_mask_draw_only_those_columns():
+    # table/rows.py marks a row's changed columns (font.columns): only their
+    # cells are drawn, the others keep what they showed
+    from array import array
+    a = "Anna  \u2665K  12/36"
+    b = "Bert\u00e4 \u2660Q\u00fc 7/9x"
+    mask = 0b1010011000110101
+    expect_a = ssd1306.SSD1306(NullI2C())
+    expect_b = ssd1306.SSD1306(NullI2C())
+    font.line(expect_a, 3, a, True)
+    font.line(expect_b, 3, b, True)
+    got = ssd1306.SSD1306(NullI2C())
+    codes = array("I", [ord(ch) for ch in a])
+    font.cells(got, 3, codes, len(a), True)
+    codes = array("I", [ord(ch) for ch in b])
+    font.columns(mask)
+    _locked(lambda: font.cells(got, 3, codes, len(b), True))
+    for col in range(16):
+        at = 3 * 128 + 8 * col
+        want = (expect_b if mask >> col & 1 else expect_a).buffer[at:at + 8]
+        assert got.buffer[at:at + 8] == want, col
