@@ -264,9 +264,14 @@ def test_main_starts_with_whatever_is_attached(display_addr, miso):
     pico, chips = power_up_device(display_addr=display_addr, players=3, floating_miso=miso)
     try:
         pico.run_for(2_000_000)
-        pico.serial_write(b"\r")                   # a byte opens the console door
-        pico.run_for(500_000)
-        out = pico.serial_output().decode(errors="replace")
+        pico.serial_write(b"\r")                   # a byte opens the console door:
+        out = ""                                   # the console loads a part a step
+        waited = 0
+        while '"event":"hello"' not in out and waited < 2_000_000:
+            pico.run_for(100_000)
+            waited += 100_000
+            out = pico.serial_output().decode(errors="replace")
+        print("the console said hello %d ms after the first byte" % (waited // 1000))
     finally:
         pico.close()
     assert "Traceback" not in out, out
