@@ -1,4 +1,4 @@
-"""``font._put`` as machine code (viper): a cell's 8 bytes copied into the
+"""table/font.py's cell copy as machine code (viper): a cell's 8 bytes copied into the
 display's buffer without a Python loop per byte.
 
 Imported by table/font.py where the port compiles viper (the Pico's and the

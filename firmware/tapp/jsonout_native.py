@@ -1,4 +1,4 @@
-"""``jsonout._put_plain`` as machine code (viper): a str of printable ASCII
+"""tapp/jsonout.py's copy of a plain str as machine code (viper): a str of printable ASCII
 copied into a JSON line's buffer without a view of it.
 
 Imported by tapp/jsonout.py where the port compiles viper (the Pico's and the
