@@ -30,6 +30,7 @@ import os
 
 import pytest
 from played_sessions import check_resumed, play_sessions
+from run_once import built_once
 
 from boards import pico as pico_board
 from host_sim.rp2040.emulator import flash_image
@@ -166,15 +167,15 @@ class PlayedOnPico:
         raise AssertionError("operation %d after the last step" % i)
 
 
-def power_up(played, image, i, done):
+def power_up(played, image, i, done, tmp):
     """The Pico and the CPython table powered up on ``image`` (a cut in
     operation i, ``done`` of its bytes; the uids of the step that was cut on the
-    readers): (session, its length, its last two lines, the screen, the
+    readers; their files in ``tmp``): (session, its length, its last two lines, the screen, the
     journal's area as the flash holds it after the power-up) each."""
     tags = played.around(i)[2]
-    path = played.tmp / "cut.bin"
+    path = tmp / "cut.bin"
     path.write_bytes(image)
-    table = Rp2040Table(*ARGS, root=str(played.tmp / "pico"), flash=str(path),
+    table = Rp2040Table(*ARGS, root=str(tmp / "pico"), flash=str(path),
                         enrolled=False, resume=True)
     try:
         for reader, uids in enumerate(tags):
@@ -186,7 +187,7 @@ def power_up(played, image, i, done):
     finally:
         table.close()                                  # (its flash saved to ``path``)
     pico.append(path.read_bytes()[AREA])
-    ref = cpython_on_flash(bytes(image), table.args, played.tmp / ("cpython-%d-%s" % (i, done)),
+    ref = cpython_on_flash(bytes(image), table.args, tmp / ("cpython-%d-%s" % (i, done)),
                            tags)
     ref.wait(RESUMED_MS - 120)
     store = ref.app.journals
@@ -221,7 +222,10 @@ def pytest_generate_tests(metafunc):
 
 @pytest.fixture(scope="module")
 def played(tmp_path_factory, request):
-    return PlayedOnPico(tmp_path_factory.mktemp("cuts"), 6 if _slow(request.config) else 2)
+    """The session, played once in the run (its tests may run on several workers)."""
+    deals = 6 if _slow(request.config) else 2
+    return built_once(tmp_path_factory, "rp2040-cuts-%d" % deals,
+                      lambda folder: PlayedOnPico(folder, deals))
 
 
 def test_live_cuts_leave_what_the_log_rebuilds(played):
@@ -235,7 +239,8 @@ def test_live_cuts_leave_what_the_log_rebuilds(played):
     assert played.image(len(played.log) - 1, None) == played.end
 
 
-def test_a_power_cut_in_and_after_the_flash_operations_on_the_pico(played, part, slow):
+def test_a_power_cut_in_and_after_the_flash_operations_on_the_pico(played, part, slow,
+                                                                   tmp_path):
     """Each cut resumed on the Pico as CPython resumes (``part``: every
     PARTS-th cut of the slow sweep, so that pytest's workers share it)."""
     parts = PARTS if slow else 1
@@ -256,7 +261,7 @@ def test_a_power_cut_in_and_after_the_flash_operations_on_the_pico(played, part,
     seen = {"kept": 0, "more": 0, "started": 0}
     for i, done in chosen:
         before, after, _tags = played.around(i)
-        pico, ref, got = power_up(played, played.image(i, done), i, done)
+        pico, ref, got = power_up(played, played.image(i, done), i, done, tmp_path)
         assert pico == ref, (i, done)                    # as CPython on the same flash
         check_resumed(played.lines, before, after, pico[0], got, seen, (i, done))
     print("the Pico: %d flash operations (%d erases, %d programs), %d cuts (part %d of %d): "
