@@ -40,6 +40,7 @@ take no emulated time (SPI at 4 MHz and I2C at 400 kHz do on the board: the
 I2C time of the display's pages is added from the bytes sent).
 """
 import ast
+import json
 import re
 import tempfile
 import time
@@ -207,6 +208,9 @@ class MirroredTable:
         self.asked = 0                    # the console client's status requests
         self.answered = 0                 # ... and the Pico's answers with "ok": true
         self._asked_at = None             # the emulated time of the last request (us)
+        self._lifts = {}                  # board reader: the Pico's lifted events (console)
+        self._awaited = {}                # board reader: its lifts when its card was taken away
+        self._attached = False            # the Pico's console answered since its power-up
 
     @classmethod
     def for_firmware(cls, firmware, tmp, variant, players, probe=True):
@@ -236,6 +240,9 @@ class MirroredTable:
             self.chips.chips[reader].place(*[Tag(uid) for uid in uids])
         self.pico = _pico(self.flash_path)
         self._line = b""
+        self._lifts = {}                  # board reader: the Pico's lifted events (console)
+        self._awaited = {}                # board reader: its lifts when its card was taken away
+        self._attached = False            # the Pico's console answered since its power-up
         self._new_low = False             # the probe's last low_free was the lowest yet
         self.pico.on_serial = self._serial
         self._asked_at = None             # a new power-up: the client asks again at once
@@ -259,6 +266,10 @@ class MirroredTable:
                 continue
             if line.startswith(b'{"id":') and b'"ok":true' in line:
                 self.answered += 1
+                self._attached = True
+                continue
+            if b'"event":"tag"' in line:
+                self._tag_event(line)
                 continue
             found = bench_line(line)
             if found is not None:
@@ -272,6 +283,17 @@ class MirroredTable:
                 if key == "low_free":          # (after a power cut the probe counts anew)
                     self._new_low = value <= old
                 self.report[key] = min(old, value) if lowest else max(old, value)
+
+    def _tag_event(self, line):
+        """The console's live event of a reader's tag: a card the Pico took
+        as placed, or as lifted."""
+        try:
+            ev = json.loads(line)
+        except ValueError:
+            return
+        if ev.get("state") == "lifted":
+            reader = ev.get("reader")
+            self._lifts[reader] = self._lifts.get(reader, 0) + 1
 
     def _reader(self, r):
         """The Pico board's reader for the twin's reader ``r`` (the centre is last)."""
@@ -359,12 +381,39 @@ class MirroredTable:
             self._settle(self._quiet(ms, before))
 
     def lift(self, reader, wait=True):
-        chip = self.chips.chips[self._reader(reader)]
+        board_reader = self._reader(reader)
+        chip = self.chips.chips[board_reader]
+        if chip.tags and self.twin.app.view.placed_uid(reader, bytearray(16)):
+            self._awaited[board_reader] = self._lifts.get(board_reader, 0)  # (as the Pico)
         chip.remove(*list(chip.tags))
         before = self._heard_and_seen()
         _r, ms = self._twin_ms(lambda: self.twin.lift(reader, wait=wait))
-        if wait:
+        if not wait:
+            return
+        if self._heard_and_seen() != before or not self._attached:
             self._settle(self._quiet(ms, before))
+            return
+        self._lift_taken(reader, board_reader)
+        self._settle(0)
+
+    def _lift_taken(self, reader, board_reader):
+        """A lift neither table showed (a trick's first cards taken away, a
+        card enrolled): with the console client attached, the Pico says when
+        it took a card away that its twin had taken as placed (its live
+        ``tag`` event: ``lifted``), and the twin's view says when it did, so
+        both run until then instead of QUIET_MS."""
+        buf = bytearray(16)
+        tv = self.twin.app.view
+        self.twin.wait_until(lambda: tv.placed_uid(reader, buf) == 0, QUIET_MS, 10)
+        start = self.pico.now_us
+        awaited = self._awaited.pop(board_reader, None)
+        while awaited is not None and self._lifts.get(board_reader, 0) <= awaited:
+            if self.pico.now_us - start > QUIET_MS * 1000:
+                raise Diverged("the Pico did not take the lift from reader %d%s"
+                               % (board_reader, self._tail()))
+            self._ask_status()
+            self.pico.run_for(2000)
+        self.emulated_s += (self.pico.now_us - start) / 1e6
 
     def _heard_and_seen(self):
         return bytes(self.twin.board.oled.ram), _notes(self.twin.board.pwm)
@@ -372,9 +421,10 @@ class MirroredTable:
     def _quiet(self, ms, before):
         """How long the Pico runs on after a card laid or lifted: where the
         twin neither showed nor sounded anything for it (a card laid aside
-        for the talon while dealing, the first cards of a trick cleared),
-        nothing tells when the Pico has taken it, so both tables run QUIET_MS
-        more, longer than the Pico's readers take for a card."""
+        for the talon while dealing; a card lifted before the Pico's console
+        came up, else ``_lift_taken``), nothing tells when the Pico has taken
+        it, so both tables run QUIET_MS more, longer than the Pico's readers
+        take for a card."""
         if self._heard_and_seen() != before:
             return ms
         self.twin.wait(QUIET_MS)
