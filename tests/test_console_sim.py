@@ -183,6 +183,32 @@ def test_the_device_drops_a_partial_line_after_an_idle_gap():
     assert [m for m in b.out.lines if m.get("ok") is False] == []
 
 
+def test_the_console_looks_at_the_readers_only_when_a_card_moved(monkeypatch):
+    """A console step looks at each reader's card only after the arbiter's
+    events moved on (six readers 40 times a second cost the Pico 50 ms of
+    every second); the debug level, which reports every raw status, looks
+    at each step; a card laid is still its event."""
+    table = pinned_table()
+    b = Bench(table)
+    tv = table.app.view
+    asked = []
+    placed_uid = tv.placed_uid
+    monkeypatch.setattr(tv, "placed_uid", lambda i, buf: asked.append(i) or placed_uid(i, buf))
+    table.wait(1000)
+    assert asked == []                                   # nothing moved: nothing looked at
+    table.place(table.centre, "H7")
+    table.wait(300)
+    assert [m for m in b.out.lines if m.get("event") == "tag" and m["state"] == "placed"]
+    looked = len(asked)
+    assert looked >= tv.readers()
+    table.wait(1000)
+    assert len(asked) == looked                          # and not again while it lies
+    b.ask(id=1, cmd="log", level="debug", pin=PIN)
+    del asked[:]
+    table.wait(200)
+    assert len(asked) >= 5 * tv.readers()                # the debug level: every step
+
+
 # ----------------------------------------------------------------- 4. the log level
 
 

@@ -285,6 +285,32 @@ def test_queue_overflow_is_reported() -> None:
         P.Presence(2, queue=1)
 
 
+def test_changes_move_with_every_event_queued_or_lost_and_only_then() -> None:
+    """``changes`` (a console watches it instead of every reader at every
+    step) moves with each event, also one the full queue lost, and stays
+    put while the readers report what they reported."""
+    f = Feed()
+    seen = []
+
+    def moved(t0, t1, reports):
+        before = f.arb.changes
+        f.run(t0, t1, 20, reports)
+        seen.append(f.arb.changes - before)
+
+    moved(0, 90, [(PRESENT, A)])            # seen, not yet settled
+    moved(100, 400, [(PRESENT, A)])         # placed, then the same again and again
+    moved(400, 1000, [(COLLISION,)])        # a collision (the card stays placed)
+    moved(1000, 1200, [(PRESENT, A)])       # the collision over
+    moved(1200, 1800, [(ERROR,)])           # a fault
+    moved(1800, 2200, [(ABSENT,)])          # back, and lifted after gone_ms
+    assert seen == [0, 1, 1, 1, 1, 2]
+    assert len(f.events()) == f.arb.changes == 6
+    arb = P.Presence(6, settle_ms=0, gone_ms=0, queue=4)
+    for i in range(6):                      # six placements, three of them lost
+        arb.observe(i, PRESENT, bytes((4, i, 1, 2)), 0)
+    assert arb.overflows == 3 and arb.changes == 6
+
+
 def test_no_card_settles_before_every_reader_had_a_look() -> None:
     """A card held over two readers, one polled far more often: it belongs to
     neither until the other reader has been looked at (and did not catch it)."""

@@ -142,6 +142,9 @@ class Presence:
         self._head = 0
         self._count = 0
         self.overflows = 0  # events lost because the queue was full
+        # every event made, queued or lost (modulo 2**30): what is placed, a
+        # collision or a fault changed -- a watcher compares it, not each reader
+        self.changes = 0
         # the event last popped
         self.reader = 0
         self.uid = bytearray(UID_MAX)
@@ -344,6 +347,7 @@ class Presence:
         return t
 
     def _push(self, code, i, src, n):
+        self.changes = (self.changes + 1) & 0x3FFFFFFF
         t = self._room()
         if t < 0:
             return

@@ -164,6 +164,12 @@ class TableView:
         """``reader`` has stopped answering (as the arbiter saw it)."""
         return self._app.presence.fault(reader)
 
+    def card_changes(self):
+        """A number that changes whenever what is placed on a reader, a
+        collision or a fault does (the arbiter's events, queued or lost): a
+        watcher looks at the readers only when it moved."""
+        return self._app.presence.changes
+
     def card_events_lost(self):
         """Card events the arbiter could not queue (the game asked the readers again)."""
         return self._app.presence.overflows
