@@ -21,7 +21,6 @@ LONGEST_FIRST = (
     "tests/test_rp2040_table.py::test_scenario_on_the_emulated_pico[resume_mid_trick]",
     "tests/test_bench.py::test_bench_quick_prints_every_table",
     "tests/test_journal_vm.py::test_power_cuts_in_the_vm",
-    "tests/test_rp2040_table.py::test_scenario_on_the_emulated_pico[deal_tarock_simple_3_open]",
     "tests/test_console.py::test_tapptable_console_against_the_sim",
     "tests/test_deploy.py::test_deploy_copies_only_what_changed_and_the_tree_imports",
     "tests/test_scenarios.py::test_scenario[full_flash-micropython]",
