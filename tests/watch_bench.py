@@ -19,6 +19,11 @@ from host_sim.table import AutoPlayers
 from tools.tapptable import sim_serial
 
 STEP_MS = 20
+# One table's firmware runs at a time: it is written for one device, one thread
+# (the readers' driver shares its bus buffers between the readers of a bus, at
+# class level), and two tables' threads stepping at once garbled each other's
+# SPI frames (a reader taken for dead: "Leser 3 aus").
+_ONE_AT_A_TIME = threading.Lock()
 
 
 class LiveTable:
@@ -49,8 +54,9 @@ class LiveTable:
             while left > 0:
                 step = min(STEP_MS, left)
                 t0 = time.monotonic()
-                run(step)
-                self.link.pump()
+                with _ONE_AT_A_TIME:
+                    run(step)
+                    self.link.pump()
                 left -= step
                 rest = step / 1000.0 / self.speed - (time.monotonic() - t0)
                 if rest > 0:
