@@ -4,12 +4,13 @@ rp2040js (host_sim/rp2040/), the firmware unchanged, its journal in its own
 area at the top of the ROMFS partition (boards/pico.py, 13 sectors).
 
 The session: the journal's area is first filled as a table leaves it after
-16 deals in eight sessions (played by the CPython table on the NOR model:
-the journal's bytes are the same on the Pico, tests/test_rp2040_table.py),
-so that on the Pico the ring comes round at once.  The Pico takes the last
-session up, a new session is started (the oldest ones are dropped and their
-sectors erased ahead) and the simulated players play ``DEALS`` deals in open
-mode, a new session every second.  Meanwhile the emulated serial flash
+17 deals in nine sessions (played by the CPython table on the NOR model:
+the journal's bytes are the same on the Pico, tests/test_rp2040_table.py;
+the ring has come round once), so that on the Pico the next sector is
+erased ahead within the first deal.  The Pico takes the last session up, a
+new session is started (its next sector erased ahead; over ``--slow``'s six
+deals, a new session every second, the oldest ones are dropped) and the
+simulated players play one deal in open mode.  Meanwhile the emulated serial flash
 records every page program and sector erase (serial_flash.mjs, ``oplog``)
 and after each step of the table's jobs that did flash work the host notes
 what the table had shown: its session, its lines, the cards on the readers.
@@ -49,7 +50,7 @@ from tools.tapptable import fsimage
 
 ARGS = ("wuerttemberg", 3, "open")
 AREA = slice(fsimage.JOURNAL_OFFSET, fsimage.JOURNAL_OFFSET + fsimage.JOURNAL_BYTES)
-FILLED = 16                   # deals on the area before (the ring is about to come round)
+FILLED = 17                   # deals on the area before (the ring is about to come round)
 RESUMED_MS = BOOT_LOOK_MS + 100
 PARTS = 2                     # the slow sweep in parts (each worker records the session)
 DURATION_US = {"program": 400, "erase": 45_000}    # serial_flash.mjs's typical times
@@ -223,7 +224,7 @@ def pytest_generate_tests(metafunc):
 @pytest.fixture(scope="module")
 def played(tmp_path_factory, request):
     """The session, played once in the run (its tests may run on several workers)."""
-    deals = 6 if _slow(request.config) else 2
+    deals = 6 if _slow(request.config) else 1
     return built_once(tmp_path_factory, "rp2040-cuts-%d" % deals,
                       lambda folder: PlayedOnPico(folder, deals))
 
@@ -254,7 +255,9 @@ def test_a_power_cut_in_and_after_the_flash_operations_on_the_pico(played, part,
     assert all(op[0] in area for op in log)          # only the journal's area is written
     first, last = ([n for n, _ in FlashJournals(NorFlash(len(area), data=flash[AREA])).sessions()]
                    for flash in (played.snapshot, played.end))
-    assert first[0] == "s0001.jsonl" < last[0]        # the oldest were dropped meanwhile
+    # the new session erased a sector ahead; over the slow sweep's six deals
+    # the ring comes round and the oldest sessions are dropped meanwhile
+    assert first[0] < last[0] if slow else first[0] <= last[0]
     chosen = cuts(played, slow)
     assert len(chosen) >= (300 if slow else 3)
     chosen = chosen[part::parts]
