@@ -18,7 +18,7 @@ import pytest
 LONGEST_FIRST = (
     "tests/test_fsimage.py::test_the_uf2_of_build_boots_from_blank_flash_and_plays_a_deal",
     "tests/test_rp2040_cuts.py::",
-    "tests/test_rp2040_table.py::test_scenario_on_the_emulated_pico[resume_mid_trick]",
+    "tests/test_rp2040_table.py::test_scenario_on_the_emulated_pico[power_cut_same_deal_open]",
     "tests/test_bench.py::test_bench_quick_prints_every_table",
     "tests/test_journal_vm.py::test_power_cuts_in_the_vm",
     "tests/test_console.py::test_tapptable_console_against_the_sim",
