@@ -41,9 +41,7 @@ ALLOWED = {
     # are made as strings (once per card enrolled)
     "firmware/table/modes.py": {"rows"},
     "firmware/table/app.py": {"__init__", "_start_game", "<listcomp>"},   # power-up, a new session
-    # a row's cells: the bytecode twin of table/font_native.py, which the
-    # boards and the unix port run instead (CPython and the wasm port run this)
-    "firmware/table/font.py": {"fill_row"},
+    "firmware/table/font.py": set(),
     "firmware/table/texts.py": set(),
     "firmware/table/names.py": {"_suits_named", "call_label"},
     "firmware/table/game.py": {"__init__", "_resume", "_journal_hands"},   # once a deal

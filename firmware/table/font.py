@@ -31,8 +31,6 @@ The pen state lives in one module-level list, so drawing is not re-entrant
 (one thread draws).
 """
 
-from array import array
-
 from drivers.font8x8 import FONT
 
 try:
@@ -162,16 +160,16 @@ def line(display, row, s, invert=False):
 
 def cells(display, row, codes, n, invert=False):
     """``line`` for the characters whose code points are ``codes[0:n]`` (an
-    ``array("I")``, n <= 16): the same pixels, without a str of the
+    ``array`` or list of ints, n <= 16): the same pixels, without a str of the
     line (table/screens.py keeps its rows so).  A display with a ``buffer``
     that is ``width`` 128 columns of MONO_VLSB bytes (``drivers.ssd1306``: text
     row r is page r, ``buffer[128 * r:128 * (r + 1)]``) gets the glyphs' bytes
     written straight into it, framebuf's font (drivers/font8x8.py) for ASCII:
     nothing is allocated, not even a 1-character str.  Other displays get
     ``line``'s drawing, character by character."""
-    _S[2] = 0xFF if invert else 0            # (each byte of a cell xor this)
+    _S[2] = 1 if invert else 0
     if getattr(display, "width", 0) == WIDTH and hasattr(display, "buffer"):
-        fill_row(display.buffer, row << 7, codes, n)
+        _row(display.buffer, row << 7, codes, n)
     else:
         line(display, row, "", invert)      # clears the row, sets the pen (_S)
         _codes(display, codes, n)
@@ -190,27 +188,24 @@ def columns(mask):
 # Small functions on purpose: locals + stack of each stay within 11 words.
 
 
-def fill_row(buf, at, codes, n):
-    """The cells of ``codes[0:n]`` (blanks after n) whose bits are set in the
-    mask ``columns`` set (``_S[4]``) into the page at ``buf[at:]``, 8 bytes
-    each, xor ``_S[2]`` (0xFF: inverted, as ``cells`` sets it): framebuf's
-    font for ASCII (a control character as chr(127), as framebuf draws it),
-    GLYPHS for the others.  Machine code where the port compiles viper
-    (table/font_native.py: a row in 0.17 ms on the Pico, not 1 ms); copied
-    from the font's own bytes either way, not from tables of a view per cell
-    made at import (5.7 KB of the Pico's heap)."""
+def _row(buf, at, codes, n):
+    # the row's cells (``columns``: all 16), each 8 bytes (columns) of the page;
+    # blanks after n (few locals: a frame over 11 words goes on the heap)
     mask = _S[4]
-    inv = _S[2]
     i = 0
     while mask:
         if mask & 1:
-            _cell(buf, at, codes[i] if i < n else 32, inv)
+            _cell(buf, at, codes[i] if i < n else 32)
         mask >>= 1
         at += 8
         i += 1
 
 
-def _cell(buf, at, c, inv):
+def _cell(buf, at, c):
+    """Code point c's 8 bytes into ``buf[at:at + 8]``, inverted when ``cells``
+    was asked for a lit background: framebuf's font for ASCII (a control
+    character as chr(127), as framebuf draws it), GLYPHS for the others."""
+    inv = 0xFF if _S[2] else 0
     if c < 128:
         _put(buf, at, FONT, (c - 32 if c >= 32 else 95) << 3, inv)
     else:
@@ -219,7 +214,9 @@ def _cell(buf, at, c, inv):
 
 def _put(buf, at, src, off, inv):
     """``src[off:off + 8]`` (each byte xor ``inv``) into ``buf[at:at + 8]``: no
-    slice, no view, nothing allocated."""
+    slice, no view, nothing allocated (machine code where the port has it:
+    table/font_native.py).  Copying from the font itself, not from tables of
+    a view per cell made at import, leaves 6 KB of heap free on the Pico."""
     end = at + 8
     while at < end:
         buf[at] = src[off] ^ inv
@@ -287,9 +284,8 @@ def _column(display, b, x):
         y += 1
 
 
-try:                    # fill_row as machine code, where the port compiles viper
+try:                    # _put as machine code, where the port compiles viper
     from . import font_native
-    font_native.TABLES = (FONT, GLYPHS, array("H", _CODES), PLACEHOLDER, _S)
-    fill_row = font_native.fill_row  # noqa: F811  # pyright: ignore[reportAssignmentType]
+    _put = font_native.put  # noqa: F811  # pyright: ignore[reportAssignmentType]
 except (ImportError, SyntaxError, ValueError):   # no viper; an .mpy of another arch
     pass

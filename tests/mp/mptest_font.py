@@ -182,7 +182,7 @@ def test_line_and_text_allocate_nothing_once_the_characters_are_known():
 
 def test_cells_draw_what_line_draws_plain_and_inverted():
     # cells() copies each cell's bytes straight into the display's buffer
-    # (font.fill_row: machine code where the port compiles viper, else a
+    # (font's cell copy: machine code where the port compiles viper, else a
     # bytecode loop); line() draws the same text through the display's own text().
     # Every ASCII character (a control character as chr(127)), every glyph
     # and a character without one, plain and inverted, a row at a time.
@@ -206,7 +206,7 @@ def test_cells_draw_what_line_draws_plain_and_inverted():
             assert bytes(by_cells.buffer) == bytes(by_line.buffer), (k, row)
         k += 16
         row += 1
-    print("  %d characters compared cell by cell (font.fill_row: %s)" % (
+    print("  %d characters compared cell by cell (the cell copy: %s)" % (
         len(chars), "machine code" if getattr(font, "font_native", None) else "bytecode"))
 
 
