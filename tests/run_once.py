@@ -19,11 +19,9 @@ except ImportError:                    # (no POSIX locks: each worker builds its
 def built_once(tmp_path_factory, name, build):
     """``build(folder)``'s value (picklable; files it writes go in ``folder``,
     which all workers share and nobody else writes to) for the whole run."""
-    root = tmp_path_factory.getbasetemp()
-    if os.environ.get("PYTEST_XDIST_WORKER") and fcntl is not None:
-        root = root.parent
-    else:
+    if not os.environ.get("PYTEST_XDIST_WORKER") or fcntl is None:
         return build(tmp_path_factory.mktemp(name))
+    root = tmp_path_factory.getbasetemp().parent      # the run's, shared by its workers
     folder = root / ("once-" + name)
     folder.mkdir(exist_ok=True)
     with open(root / ("once-" + name + ".lock"), "w") as lock:

@@ -208,9 +208,6 @@ class MirroredTable:
         self.asked = 0                    # the console client's status requests
         self.answered = 0                 # ... and the Pico's answers with "ok": true
         self._asked_at = None             # the emulated time of the last request (us)
-        self._lifts = {}                  # board reader: the Pico's lifted events (console)
-        self._awaited = {}                # board reader: its lifts when its card was taken away
-        self._attached = False            # the Pico's console answered since its power-up
 
     @classmethod
     def for_firmware(cls, firmware, tmp, variant, players, probe=True):
@@ -285,8 +282,7 @@ class MirroredTable:
                 self.report[key] = min(old, value) if lowest else max(old, value)
 
     def _tag_event(self, line):
-        """The console's live event of a reader's tag: a card the Pico took
-        as placed, or as lifted."""
+        """The console's live event of a reader's tag: a lift the Pico took is counted."""
         try:
             ev = json.loads(line)
         except ValueError:
@@ -383,7 +379,7 @@ class MirroredTable:
     def lift(self, reader, wait=True):
         board_reader = self._reader(reader)
         chip = self.chips.chips[board_reader]
-        if chip.tags and self.twin.app.view.placed_uid(reader, bytearray(16)):
+        if chip.tags and self.twin.app.view.placed(reader):
             self._awaited[board_reader] = self._lifts.get(board_reader, 0)  # (as the Pico)
         chip.remove(*list(chip.tags))
         before = self._heard_and_seen()
@@ -393,18 +389,15 @@ class MirroredTable:
         if self._heard_and_seen() != before or not self._attached:
             self._settle(self._quiet(ms, before))
             return
-        self._lift_taken(reader, board_reader)
+        self._lift_taken(board_reader)
         self._settle(0)
 
-    def _lift_taken(self, reader, board_reader):
+    def _lift_taken(self, board_reader):
         """A lift neither table showed (a trick's first cards taken away, a
         card enrolled): with the console client attached, the Pico says when
         it took a card away that its twin had taken as placed (its live
-        ``tag`` event: ``lifted``), and the twin's view says when it did, so
-        both run until then instead of QUIET_MS."""
-        buf = bytearray(16)
-        tv = self.twin.app.view
-        self.twin.wait_until(lambda: tv.placed_uid(reader, buf) == 0, QUIET_MS, 10)
+        ``tag`` event: ``lifted``; the twin's own ``lift`` waited until its
+        view said so), so the Pico runs until then instead of QUIET_MS."""
         start = self.pico.now_us
         awaited = self._awaited.pop(board_reader, None)
         while awaited is not None and self._lifts.get(board_reader, 0) <= awaited:
