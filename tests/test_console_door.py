@@ -25,11 +25,13 @@ class Stream:
         os.write(self.wfd, data)
 
 
-def make_app(idle=True):
-    """The table around the console (tests/mp/console_fakes.py), idle or busy."""
+def make_app(idle=True, card=False):
+    """The table around the console (tests/mp/console_fakes.py), idle or busy,
+    a card awaited or not (a list: changed by the test)."""
     from tests.mp.console_fakes import App, SteppedBoard
     app = App(SteppedBoard())
     app.nothing_waits = lambda: idle[0] if isinstance(idle, list) else idle
+    app.card_awaited = lambda: card[0] if isinstance(card, list) else card
     return app
 
 
@@ -76,3 +78,36 @@ def test_a_part_waits_while_the_table_is_busy_but_not_forever(monkeypatch):
     idle[0] = True
     door.step()
     assert door.loaded == 2
+
+
+def test_a_part_waits_for_a_moment_no_card_is_awaited_three_seconds_in_all(monkeypatch):
+    """A card laid while a module is imported would wait for the import: the
+    parts wait for a finished trick's clearing, a menu, the end of the deal --
+    CARD_FREE_STEPS console steps in all, not each (a client waits 10 s)."""
+    stream = Stream()
+    monkeypatch.setattr("sys.stdin", stream)
+    app = make_app(True, True)                # a deal in play, a card may come at any time
+    door = console_door.open_door(app)
+    stream.send(b"\n")
+    for _ in range(console_door.CARD_FREE_STEPS - 1):
+        door.step()
+    assert door.loaded == 0
+    for n in range(1, len(console_door.LOAD_PARTS) + 1):
+        door.step()                           # the patience is spent: a part a step
+        assert door.loaded == n
+
+
+def test_the_parts_load_one_a_step_while_no_card_is_awaited(monkeypatch):
+    stream = Stream()
+    monkeypatch.setattr("sys.stdin", stream)
+    card = [True]
+    app = make_app(True, card)
+    door = console_door.open_door(app)
+    stream.send(b"\n")
+    for _ in range(30):
+        door.step()
+    assert door.loaded == 0                   # play: nothing loads yet
+    card[0] = False
+    for n in range(1, len(console_door.LOAD_PARTS) + 1):
+        door.step()
+        assert door.loaded == n

@@ -5,6 +5,11 @@ with a chip-select each (five seats, the centre last) and a shared reset; the
 SSD1306 on I2C0; three buttons to ground (internal pull-ups); one WS2812 data
 line; a piezo on a PWM pin.  hardware/ holds the wiring and checks these.
 """
+try:
+    from micropython import const
+except ImportError:  # CPython
+    const = lambda x: x  # noqa: E731
+
 PINS = {
     "spi_sck": 18, "spi_mosi": 19, "spi_miso": 16,
     "reader_cs": (17, 20, 21, 22, 26, 27),   # seats 1..5, then the centre
@@ -23,6 +28,19 @@ PINS = {
 # erases the area and refuses a ROMFS image that would reach it.
 SECTOR = 4096                # the flash's erase unit (FLASH_SECTOR_SIZE)
 JOURNAL_SECTORS = 13         # 52 KiB, flash 0x93000-0xA0000 (the ROMFS image below: 204 KiB)
+
+# The RP2040 is rated for 200 MHz with its core at 1.15 V (pico-sdk 2.1.1 release
+# notes; MicroPython starts it at 125 MHz and 1.10 V): a card is shown and a press
+# answered in 5/8 of the CPU time.  The core voltage first (the VREG register,
+# RP2040 datasheet 2.10.7: VSEL 0b1100 = 1.15 V), the clock once it has settled.
+# Only clk_sys moves: clk_peri (SPI, the readers' 4 MHz) stays on the USB PLL's
+# 48 MHz; the I2C and PWM dividers are worked out from clk_sys when the board
+# builds them, after this; the flash's QSPI clock is clk_sys / 2 (100 MHz, the
+# W25Q16JV takes 133).  docs/benchmarks.md has what it gives.
+_CPU_HZ = const(200_000_000)
+_VREG = const(0x40064000)          # VREG_AND_CHIP_RESET_BASE: VREG
+_VSEL_MASK = const(0xF0)
+_VSEL_1V15 = const(0xC0)
 
 SETTINGS = {
     "spi_baud": 4000000,   # MFRC522 allows 10 MHz; 4 MHz is safe over table wiring;
@@ -63,11 +81,23 @@ def wrong_firmware():
     return None
 
 
+def full_speed(machine):
+    """The core at 1.15 V, then clk_sys at 200 MHz: before any bus is built."""
+    import time
+    if machine.freq() >= _CPU_HZ:
+        return
+    vreg = machine.mem32[_VREG]
+    machine.mem32[_VREG] = (vreg & ~_VSEL_MASK) | _VSEL_1V15
+    time.sleep_ms(1)            # the regulator settles (pico-sdk waits 1 ms too)
+    machine.freq(_CPU_HZ)
+
+
 def make(root="/"):
     import machine
     import neopixel
 
     from .common import build
+    full_speed(machine)
     from .rp2_regs import Rp2Regs  # SPI0: spi_id 0 below
     return build(machine, neopixel, PINS, SETTINGS, 0, 0, root, journal_flash=journal_flash(),
                  reader_regs=Rp2Regs)

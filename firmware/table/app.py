@@ -544,6 +544,16 @@ class App:
         self.clearing_looked = clearing
         return first or ticks_diff(now, self.heap_looked) >= IDLE_GC_LOOK_MS
 
+    def card_awaited(self):
+        """May a card be laid and have to be shown any moment: a deal dealt or
+        played, no menu up (the auction, a declaration), no finished trick being
+        cleared (the next leader's card waits for it, table/game.py).  Work
+        that would keep a card waiting waits for a moment when this is False:
+        the console's loading (table/console_door.py), the garbage's
+        collection (``_collect``, but for its valve)."""
+        view = self.view
+        return view.mode() in DEAL_MODES and not view.menu_size() and not view.clearing()
+
     def nothing_waits(self):
         """No input queued, no card being settled or lifted, no button down,
         the screen written and sent -- also between the game's step and the

@@ -16,6 +16,11 @@ returns to the REPL (for mpremote and ``tapptable deploy``).  Any other end
 import select
 import sys
 
+try:
+    from micropython import const
+except ImportError:  # CPython
+    const = lambda x: x  # noqa: E731
+
 # What a table whose console does not fit in RAM answers to each line (a flat
 # .mpy deploy on an RP2040 leaves about 27 KB; docs/deploy.md, ROMFS).
 NO_ROOM = ('{"ok":false,"error":"unavailable","message":"the console does not fit in '
@@ -24,10 +29,17 @@ NO_ROOM = ('{"ok":false,"error":"unavailable","message":"the console does not fi
 
 # The console is loaded in parts, one a step of the console job, each at an
 # idle moment: the collection, then its modules one by one (on the Pico the
-# whole took one step of some 250 ms; a module 10 to 50 ms), then ``attach``;
-# the console answers the first line in its own next step.
+# whole took one step of some 250 ms; a module 5 to 45 ms at 200 MHz), then
+# ``attach``; the console answers the first line in its own next step.
 LOAD_PARTS = (None, "table.console_out", "table.console_link", "table.console_events",
               "table.console")
+# Console steps a part waits for the table to be idle (``App.nothing_waits``:
+# 200 ms at most), and, beyond that, for a moment when no card is awaited
+# (``App.card_awaited``: a trick being cleared, a menu up, no deal on; 3 s at
+# most, then it loads all the same: a client's request waits 10 s): a card
+# laid while a module is imported would wait for the import.
+_IDLE_STEPS = const(10)
+CARD_FREE_STEPS = 150
 
 
 def byte_waiting(poller):
@@ -50,16 +62,21 @@ class ConsoleDoor:
         self.poller = select.poll()
         self.poller.register(self.stream, select.POLLIN)
         self.no_room = False
-        self.waited = 0           # steps a first byte has waited for the table to be idle
+        self.steps = 0            # steps the first byte has waited (all parts)
+        self.waited = 0           # steps this part has waited for the table to be idle
         self.loaded = 0           # parts of LOAD_PARTS done
 
     def step(self):
         if not byte_waiting(self.poller):
-            self.waited = 0
+            self.waited = self.steps = 0
             return
-        self.waited += 1    # the console's import holds the loop: not while a card waits
-        if self.waited < 10 and not self.app.nothing_waits():
-            return          # (10 steps of the console job: 200 ms at most)
+        self.steps += 1     # the console's import holds the loop: not while a card waits
+        self.waited += 1
+        app = self.app
+        if self.waited < _IDLE_STEPS and not app.nothing_waits():
+            return
+        if self.steps < CARD_FREE_STEPS and app.card_awaited():
+            return
         if self.no_room:
             self.refuse()
             return

@@ -9,8 +9,10 @@ a watched pin arrives here as a call of a handler; while a handler answers a
 byte, the emulated CPU does not move (Node waits in a blocking read), so a
 run is deterministic.
 
-Time is the emulator's: ``now_us`` (8 ns per CPU cycle at 125 MHz, idle time
-skipped when the CPU sleeps).  Nothing runs unless asked: ``run_for``,
+Time is the emulator's: ``now_us`` (a CPU cycle is one period of clk_sys as
+the firmware sets the clock tree: 8 ns at MicroPython's 125 MHz, 5 ns at the
+table's 200 MHz, firmware/boards/pico.py; idle time skipped when the CPU
+sleeps).  Nothing runs unless asked: ``run_for``,
 ``run_until_line``, ``serial_write``.
 
 What the emulator lets the host observe and what it does not (rp2040js 1.4.1):

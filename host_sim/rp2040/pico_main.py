@@ -82,6 +82,7 @@ def main():
     cfg = json.loads(sys.stdin.readline())
     try:
         settings = dict(pico.SETTINGS, fields_on=cfg["fields_on"])
+        pico.full_speed(machine)                            # as boards/pico.py make() does
         board = build(machine, neopixel, table_pins(cfg["players"]), settings, 0, 0, "/",
                       journal_flash=pico.journal_flash())   # as boards/pico.py make() does
         app = make_app(board, cfg, "/")

@@ -49,7 +49,10 @@ import { RP2040, USBCDC } from 'rp2040js';
 import { speedUp } from './fast_core.mjs';
 import { SerialFlash } from './serial_flash.mjs';
 
-const NS_PER_CYCLE = 8;                   // 125 MHz, as rp2040js counts
+// A cycle's time follows clk_sys as the firmware sets the PLL and the clock
+// tree (rp2040js models both: 125 MHz until the firmware says otherwise;
+// boards/pico.py raises it to 200 MHz, the RP2040's rated top speed).
+let nsPerCycle = 8;
 const WS2812_RESET_NS = 50000;            // a low line this long ends a frame
 const WS2812_ONE_NS = 600;                // high pulses longer than this are 1 bits
 
@@ -66,6 +69,14 @@ mcu.logger = {                            // rp2040js logs to stdout; ours is th
   warn(c, m) { process.stderr.write(`[${c}] ${m}\n`); },
   error(c, m) { process.stderr.write(`[${c}] ${m}\n`); },
 };
+let nsFraction = 0;                       // below a nanosecond, carried (clk_sys not 1e9/n)
+mcu.addClockListener((hz) => { nsPerCycle = 1e9 / hz; });
+function tickCycles(cycles) {             // the clock stays on whole nanoseconds
+  const ns = cycles * nsPerCycle + nsFraction;
+  const whole = Math.floor(ns);
+  nsFraction = ns - whole;
+  mcu.clock.tick(whole);
+}
 const rom = fs.readFileSync(bootromPath);
 mcu.loadBootrom(new Uint32Array(rom.buffer, rom.byteOffset, rom.length / 4));
 const image = fs.readFileSync(flashPath);
@@ -125,7 +136,7 @@ function ask(msg) {
   flush();
   return readLine();
 }
-const now = () => mcu.clock.nanos;
+const now = () => Math.floor(mcu.clock.nanos);   // (alarms of clk_sys-timed peripherals fall between)
 
 // ------------------------------------------------------------------ SPI0: the readers
 mcu.spi[0].onTransmit = (b) => {
@@ -313,7 +324,11 @@ function run(until, stopOnLine) {
     } else {
       if (profile) profile.set(core.PC >>> 6, (profile.get(core.PC >>> 6) || 0) + 1);
       executed++;
-      clock.tick(core.executeInstruction() * NS_PER_CYCLE);
+      if (nsFraction === 0 && Number.isInteger(nsPerCycle)) {
+        clock.tick(core.executeInstruction() * nsPerCycle);
+      } else {
+        tickCycles(core.executeInstruction());
+      }
     }
   }
 }

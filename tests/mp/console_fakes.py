@@ -107,6 +107,9 @@ class App:
     def nothing_waits(self):
         return True             # (no game job here: the console's step always runs)
 
+    def card_awaited(self):
+        return False            # (no deal here: the console loads at once)
+
     def inject(self, reader, uid):
         self.round.inject(reader, uid)
 
