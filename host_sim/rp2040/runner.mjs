@@ -155,31 +155,58 @@ function watch(pin) {
 }
 
 // ------------------------------------------------------------------ I2C0: the display
+// The bus takes its time: each bit one SCL period of the clock the firmware
+// set (IC_FS_SCL_HCNT + IC_FS_SCL_LCNT cycles of clk_sys: 2.5 us at 400 kHz;
+// pico-sdk always uses the fast-mode counts), a byte and its acknowledge 9
+// bits, a START or STOP one.  The controller's next command waits for the
+// byte on the wire, so a write blocks the CPU as long as on a Pico.
 const acking = new Set();
 const i2c = mcu.i2c[0];
 let i2cAddr = -1;
 let i2cWrite = null;                      // bytes of the write transaction under way
+let i2cDone = null;                       // what ends the bus's current bit times
+const i2cAlarm = mcu.clock.createAlarm(() => { const done = i2cDone; i2cDone = null; done(); });
+function i2cAfter(bits, done) {
+  const period = i2c.fsClockHighPeriod + i2c.fsClockLowPeriod;
+  i2cDone = done;
+  i2cAlarm.schedule(Math.round(bits * (period > 0 ? period : 500) * 1e9 / mcu.clkSys));
+}
 function i2cEnd() {
   if (i2cWrite !== null) {
     tell(`I ${now()} ${i2cAddr} ${Buffer.from(i2cWrite).toString('hex')}`);
     i2cWrite = null;
   }
 }
-i2c.onStart = () => { i2cEnd(); i2c.completeStart(); };
+i2c.onStart = () => { i2cEnd(); i2cAfter(1, () => i2c.completeStart()); };
 i2c.onConnect = (addr, mode) => {
   const ack = acking.has(addr);
   i2cAddr = addr;
   i2cWrite = ack && mode === 0 ? [] : null;   // I2CMode.Write is 0
-  i2c.completeConnect(ack);
+  i2cAfter(9, () => i2c.completeConnect(ack));
 };
 i2c.onWriteByte = (b) => {
-  if (i2cWrite !== null) i2cWrite.push(b);
-  i2c.completeWrite(i2cWrite !== null);
+  const ack = i2cWrite !== null;
+  if (ack) i2cWrite.push(b);
+  i2cAfter(9, () => i2c.completeWrite(ack));
 };
 i2c.onReadByte = () => {
-  i2c.completeRead(parseInt(ask(`R ${now()} ${i2cAddr}`), 10) & 0xff);
+  const value = parseInt(ask(`R ${now()} ${i2cAddr}`), 10) & 0xff;
+  i2cAfter(9, () => i2c.completeRead(value));
 };
-i2c.onStop = () => { i2cEnd(); i2c.completeStop(); };
+i2c.onStop = () => { i2cEnd(); i2cAfter(1, () => i2c.completeStop()); };
+// The controller asks the DMA for data while its TX FIFO has room (DREQ_I2C0_TX,
+// RP2040 datasheet 2.5.3.1), which rp2040js's I2C does not model: a DMA
+// channel paced by it feeds the display's bytes (firmware/boards/rp2_i2c.py).
+const DREQ_I2C0_TX = 32;
+function i2cDreq() {
+  if (i2c.txFIFO.full) mcu.dma.clearDREQ(DREQ_I2C0_TX);
+  else mcu.dma.setDREQ(DREQ_I2C0_TX);
+}
+for (const name of ['writeUint32', 'nextCommand', 'abort']) {
+  const method = i2c[name].bind(i2c);
+  i2c[name] = (...args) => { const r = method(...args); i2cDreq(); return r; };
+}
+i2cDreq();
 
 // ------------------------------------------------------------------ WS2812: the LED strip
 // neopixel.write is machine.bitstream on the rp2 port: a timed loop toggling
@@ -275,8 +302,9 @@ function sendToPico(bytes) {
 // millisecond as a loop of time_us_64 calls), which the emulator would run
 // instruction by instruction.  A loop that reads the timer again and again
 // with only a few instructions between is taken as waiting: from the
-// SPIN_READS-th such read on, each read moves the clock SKIP_NS on (alarms
-// and interrupts still come on time), so such a wait ends at most SKIP_NS late.
+// SPIN_READS-th such read on, each read moves the clock SKIP_NS on, or to the
+// next alarm if that is sooner (alarms and interrupts still come on time), so
+// such a wait ends at most SKIP_NS late.
 const SPIN_GAP = 64;                      // instructions between the reads of a spin
 const SPIN_READS = 12;
 const SKIP_NS = 4000;
@@ -292,7 +320,11 @@ timer.readUint32 = (offset) => {
   if (offset === 0x28) {                  // TIMERAWL, read once per time_us_64
     spinReads = executed - lastTimerRead < SPIN_GAP ? spinReads + 1 : 0;
     lastTimerRead = executed;
-    if (spinReads >= SPIN_READS) { mcu.clock.tick(SKIP_NS); skipped++; }
+    if (spinReads >= SPIN_READS) {        // (no further than the next alarm: a bus's
+      const next = mcu.clock.nanosToNextAlarm;  // byte ends on time)
+      mcu.clock.tick(next > 0 && next < SKIP_NS ? next : SKIP_NS);
+      skipped++;
+    }
   }
   return timerRead(offset);
 };

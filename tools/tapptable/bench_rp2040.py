@@ -35,9 +35,9 @@ It prints, for each:
 
 The emulator's limits, said with the numbers: rp2040js charges one cycle per
 memory access, so flash (XIP) cache misses are not modelled -- code running
-from flash, ROMFS bytecode above all, is slower on a real Pico; bus transfers
-take no emulated time (SPI at 4 MHz and I2C at 400 kHz do on the board: the
-I2C time of the display's pages is added from the bytes sent).
+from flash, ROMFS bytecode above all, is slower on a real Pico; the display's
+I2C takes its time on the wire (400 kHz: host_sim/rp2040/runner.mjs), the
+readers' SPI bytes take none (a few us each at 4 MHz on the board).
 """
 import ast
 import json
@@ -57,7 +57,6 @@ GOAL_LOW_FREE = 64 * 1024          # the whole session on the table's firmware, 
 GOAL_SHOWN_MS = 50                 # a card on the on-turn reader to the display showing it
 GOAL_STEP_MS = 10                  # no step holds the loop longer
 GOAL_PRESS_MS = 50                 # a button let go to the display showing what it did
-I2C_HZ = 400000                    # the display bus on the board (9 clocks a byte)
 # what main.py imports at boot (the probe's list; measured at the REPL too)
 BOOT_IMPORTS = ast.literal_eval(re.search(r"(?ms)^IMPORTS = (\(.*?\))$",
                                           PROBE.read_text()).group(1))
@@ -203,7 +202,6 @@ class MirroredTable:
         self.press_ms = []
         self.emulated_s = 0.0
         self._turn_card = False
-        self.i2c_bytes = 0
         self.pico = None
         self.asked = 0                    # the console client's status requests
         self.answered = 0                 # ... and the Pico's answers with "ok": true
@@ -244,12 +242,6 @@ class MirroredTable:
         self.pico.on_serial = self._serial
         self._asked_at = None             # a new power-up: the client asks again at once
         self.sync_buttons = wire_chips(self.pico, self.chips, BOARD_SEATS)
-        to_display = self.pico.on_i2c_write
-
-        def counted(t, addr, data):
-            self.i2c_bytes += len(data) + 1      # the address byte too
-            to_display(t, addr, data)
-        self.pico.on_i2c_write = counted
         self.pico.run_for(BOOT_MS * 1000)
         self._catch_up(0)
 
@@ -297,19 +289,17 @@ class MirroredTable:
 
     def _catch_up(self, twin_ms):
         """Run the Pico at least ``twin_ms`` and until its display shows the
-        twin's; the ms until it did: emulated time, and the display's bytes at
-        400 kHz (the emulator's I2C takes no time)."""
+        twin's; the ms until it did (emulated time: the display's I2C bytes
+        take theirs on the wire)."""
         pico = self.pico
         start = pico.now_us
-        sent = self.i2c_bytes
         want = bytes(self.twin.board.oled.ram)
         oled = self.chips.oled
         shown = None
         while True:
             same = oled.display_on and bytes(oled.ram) == want
             if shown is None and same:
-                shown = ((pico.now_us - start) / 1000
-                         + (self.i2c_bytes - sent) * 9 * 1000 / I2C_HZ)
+                shown = (pico.now_us - start) / 1000
             if same and pico.now_us - start >= twin_ms * 1000:    # and still the twin's
                 self.emulated_s += (pico.now_us - start) / 1e6
                 return shown
@@ -723,9 +713,6 @@ def _verdict(figures):
             "NOT met (%d, the longest %.0f ms)" % (f["deal_gc"], f["deal_gc_us"] / 1000)))
     print("  The emulator charges one cycle per memory access: flash (XIP) cache misses are not")
     print("  modelled, so code running from flash -- ROMFS bytecode most -- is slower on a Pico.")
-    from table.app import PAGES_PER_STEP
-    print("  Bus transfers take no emulated time: the display's bytes are added at 400 kHz to")
-    print("  'shown'; a display step sends up to %d pages, %.1f ms more of I2C than its step"
-          % (PAGES_PER_STEP, PAGES_PER_STEP * 130 * 9 * 1000 / I2C_HZ))
-    print("  above; a reader poll's SPI bytes at 4 MHz are a few us.  Flash erase and program")
+    print("  The display's I2C takes its time on the wire (400 kHz: a page 2.9 ms, in its step);")
+    print("  a reader poll's SPI bytes at 4 MHz (a few us) take none.  Flash erase and program")
     print("  take the W25Q16's typical times (45 ms a 4 KB sector), the CPU waiting meanwhile.")
