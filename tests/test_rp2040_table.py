@@ -407,3 +407,28 @@ def test_the_native_bus_access_reads_what_machine_spi_reads(uid):
         assert reads[k].split()[:3] == ["scan", "1", uid], lines
         assert reads[k + 1] == "again 1 %s" % uid, lines
     assert len(set(reads[0::2])) == 1, lines     # the same card, the same SAK
+
+
+def test_a_display_that_stops_answering_gets_every_page_when_it_is_back(tmp_path):
+    """On the Pico's own I2C (the bus's time modelled): a panel that stops
+    acknowledging (a loose wire) while cards are dealt is noticed at the next
+    page, the table deals on, and once the panel answers again (tried every
+    second: it may have lost power) it gets every page: it shows what the
+    table shows."""
+    table = Rp2040Table("tapp_modern", 3, "strict", root=str(tmp_path))
+    try:
+        table.wait(300)
+        assert table.screen() == [r.rstrip() for r in table.app.view.rows()]
+        table.pico.i2c_ack([])                      # the wire comes loose
+        before = table.screen()
+        for code in ("S7", "S8", "S9"):
+            table.place(table.centre, code)
+            table.lift(table.centre)
+        rows = [r.rstrip() for r in table.app.view.rows()]
+        assert rows != before and "3/" in " ".join(rows)    # the table dealt on,
+        assert table.screen() == before                     # the panel missed it
+        table.pico.i2c_ack([OLED_ADDR])             # ... and is back
+        table.wait(1500)                            # tried again within a second
+        assert table.screen() == [r.rstrip() for r in table.app.view.rows()]
+    finally:
+        table.close()

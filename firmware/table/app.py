@@ -74,11 +74,11 @@ SETTLE_MS = 5
 # Pages sent a display step: as many as rows written (screens.ROWS_PER_STEP:
 # every one), so a change goes out in the step that drew it (a row's changed
 # cells only: a few bytes; a whole page is 2.9 ms of I2C at 400 kHz).
-PAGES_PER_STEP = 8
+_PAGES_PER_STEP = const(8)
 # The readers step aside for the display at most this many steps in a row
 # (a screen takes one display step, or a few where the display's budget is
 # smaller; a display that never finishes must not stop the readers).
-READERS_HELD = 8
+_READERS_HELD = const(8)
 # After a power-up, how long the readers look before a card the journal
 # expects on a reader, but not found there, counts as gone (every reader is
 # polled several times in this time).
@@ -98,10 +98,10 @@ JOBS = (("readers", "poll_readers", 5), ("buttons", "poll_buttons", 5),
 # the garbage is collected while nothing waits once this much was allocated
 # since the last collection (25-57 ms on the Pico: MicroPython's own, when the
 # heap runs out, would come in the middle of a card); how much was allocated
-# is looked at no more often than IDLE_GC_LOOK_MS: gc.mem_alloc() walks the
+# is looked at no more often than _IDLE_GC_LOOK_MS: gc.mem_alloc() walks the
 # whole heap (8.5 ms on the Pico), too long to do at every idle step
 _IDLE_GC_BYTES = const(16384)
-IDLE_GC_LOOK_MS = 1000
+_IDLE_GC_LOOK_MS = const(1000)
 # While a deal is dealt and played a card may come at any moment and play
 # allocates nothing (tests/mp/mptest_app_heap.py): the collection waits for the
 # deal's end (the result on screen, the cards being gathered) unless the free
@@ -110,13 +110,13 @@ IDLE_GC_LOOK_MS = 1000
 # While a menu is up (the auction, a declaration, a call) no card is awaited:
 # the garbage is collected as outside a deal (the dealing's and the menus'
 # garbage, before the first card of play).
-IDLE_GC_DEAL_FREE = 24576
+_IDLE_GC_DEAL_FREE = const(24576)
 # ... and while a finished trick is cleared, once this much was allocated since
 # the last collection (a console client's answers, the live events): no card
 # can be shown then (the next leader's waits for the trick to be off the
 # readers, table/game.py), so the collection keeps nobody waiting and the valve
 # above stays shut during play
-IDLE_GC_CLEARING_BYTES = 8192
+_IDLE_GC_CLEARING_BYTES = const(8192)
 DEAL_MODES = ("dealing", "play")
 
 
@@ -316,9 +316,9 @@ class App:
         """A card or press the game took and the display not yet sent it: the
         readers step aside (a scan that reads a card holds the loop 12 ms on
         the Pico, and nothing it could find is more urgent than the screen),
-        at most ``READERS_HELD`` steps in a row, never in a sweep nor while
+        at most ``_READERS_HELD`` steps in a row, never in a sweep nor while
         the display is gone."""
-        if not self.show_pending or self.readers_held >= READERS_HELD or self.round.sweeping \
+        if not self.show_pending or self.readers_held >= _READERS_HELD or self.round.sweeping \
                 or self.display_retry >= 0:
             return False
         self.readers_held += 1
@@ -412,7 +412,7 @@ class App:
 
     def refresh(self):
         """Draw the screen when something changed, then send at most
-        ``PAGES_PER_STEP`` changed pages (up to 2.9 ms of I2C each at 400 kHz)."""
+        ``_PAGES_PER_STEP`` changed pages (up to 2.9 ms of I2C each at 400 kHz)."""
         self.current.draw(self.screens)
         if self.display_retry >= 0 and ticks_diff(self.board.ticks_ms(),
                                                   self.display_retry) < 0:
@@ -421,14 +421,14 @@ class App:
             if self.display_retry >= 0:     # it was gone: it may have lost power too
                 self.board.display.init_display(clear=False)
                 self.display_retry = -1
-            sent = self.board.display.show(limit=PAGES_PER_STEP)
+            sent = self.board.display.show(limit=_PAGES_PER_STEP)
         except OSError:         # a loose wire: play goes on, the display is tried again
             self.display_retry = (self.board.ticks_ms() + DISPLAY_RETRY_MS) & TICKS_MAX
             return
         # rows still to write or pages to send: worked out here, once a display
         # step, not by the readers at each of theirs (``_show_first``)
         self.show_pending = bool(self.screens.due) or (
-            sent >= PAGES_PER_STEP and bool(self.board.display.dirty_pages()))
+            sent >= _PAGES_PER_STEP and bool(self.board.display.dirty_pages()))
 
     def stop(self):
         """The table stops (the console hands the board to the REPL): the
@@ -463,8 +463,8 @@ class App:
         else the garbage collected once
         ``_IDLE_GC_BYTES`` were allocated since the last time (during a deal,
         unless a menu is up, while a finished trick is cleared once
-        ``IDLE_GC_CLEARING_BYTES`` were, else only when less than
-        ``IDLE_GC_DEAL_FREE`` is free).  What it did:
+        ``_IDLE_GC_CLEARING_BYTES`` were, else only when less than
+        ``_IDLE_GC_DEAL_FREE`` is free).  What it did:
         "settings", "erase", "import", "rules", "collect" or None."""
         if not self.nothing_waits():
             return None
@@ -527,9 +527,9 @@ class App:
         used = mem_alloc()
         if self.view.mode() in DEAL_MODES and not self.view.menu_size():
             if self.view.clearing():
-                if used - self.heap_kept < IDLE_GC_CLEARING_BYTES:
+                if used - self.heap_kept < _IDLE_GC_CLEARING_BYTES:
                     return False
-            elif self.heap_size - used >= IDLE_GC_DEAL_FREE:
+            elif self.heap_size - used >= _IDLE_GC_DEAL_FREE:
                 return False
         elif used - self.heap_kept < _IDLE_GC_BYTES:
             return False
@@ -537,12 +537,12 @@ class App:
         return True
 
     def _look_due(self, now):
-        """Is the heap to be looked at: IDLE_GC_LOOK_MS after the last look, and
+        """Is the heap to be looked at: _IDLE_GC_LOOK_MS after the last look, and
         at once in a finished trick's first idle moment (the clearing is short)."""
         clearing = self.view.clearing()
         first = clearing and not self.clearing_looked
         self.clearing_looked = clearing
-        return first or ticks_diff(now, self.heap_looked) >= IDLE_GC_LOOK_MS
+        return first or ticks_diff(now, self.heap_looked) >= _IDLE_GC_LOOK_MS
 
     def card_awaited(self):
         """May a card be laid and have to be shown any moment: a deal dealt or

@@ -39,7 +39,7 @@ LOAD_PARTS = (None, "table.console_out", "table.console_link", "table.console_ev
 # most, then it loads all the same: a client's request waits 10 s): a card
 # laid while a module is imported would wait for the import.
 _IDLE_STEPS = const(10)
-CARD_FREE_STEPS = 150
+_CARD_FREE_STEPS = const(150)
 
 
 def byte_waiting(poller):
@@ -62,20 +62,20 @@ class ConsoleDoor:
         self.poller = select.poll()
         self.poller.register(self.stream, select.POLLIN)
         self.no_room = False
-        self.steps = 0            # steps the first byte has waited (all parts)
+        self.count = 0            # steps the first byte has waited (all parts)
         self.waited = 0           # steps this part has waited for the table to be idle
         self.loaded = 0           # parts of LOAD_PARTS done
 
     def step(self):
         if not byte_waiting(self.poller):
-            self.waited = self.steps = 0
+            self.waited = self.count = 0
             return
-        self.steps += 1     # the console's import holds the loop: not while a card waits
+        self.count += 1     # the console's import holds the loop: not while a card waits
         self.waited += 1
         app = self.app
         if self.waited < _IDLE_STEPS and not app.nothing_waits():
             return
-        if self.steps < CARD_FREE_STEPS and app.card_awaited():
+        if self.count < _CARD_FREE_STEPS and app.card_awaited():
             return
         if self.no_room:
             self.refuse()

@@ -196,7 +196,8 @@ i2c.onReadByte = () => {
 i2c.onStop = () => { i2cEnd(); i2cAfter(1, () => i2c.completeStop()); };
 // The controller asks the DMA for data while its TX FIFO has room (DREQ_I2C0_TX,
 // RP2040 datasheet 2.5.3.1), which rp2040js's I2C does not model: a DMA
-// channel paced by it feeds the display's bytes (firmware/boards/rp2_i2c.py).
+// channel paced by it can feed the bus (docs/benchmarks.md: tried for the
+// display, not kept).
 const DREQ_I2C0_TX = 32;
 function i2cDreq() {
   if (i2c.txFIFO.full) mcu.dma.clearDREQ(DREQ_I2C0_TX);
@@ -207,6 +208,14 @@ for (const name of ['writeUint32', 'nextCommand', 'abort']) {
   i2c[name] = (...args) => { const r = method(...args); i2cDreq(); return r; };
 }
 i2cDreq();
+// An abort (an address or a byte not acknowledged) flushes the TX FIFO, and
+// TX_EMPTY is the FIFO's level (at or below IC_TX_TL, RP2040 datasheet 4.3.17
+// IC_RAW_INTR_STAT): it is set then, which rp2040js leaves to the next byte
+// taken from the FIFO.  pico-sdk's write waits for it before it looks at the
+// abort: without it a missing display timed out (ETIMEDOUT) and its abort,
+// never cleared, failed the next write to a display that was back.
+const abortFlush = i2c.abort.bind(i2c);
+i2c.abort = (reason) => { abortFlush(reason); i2c.setInterrupts(1 << 4); };   // R_TX_EMPTY
 
 // ------------------------------------------------------------------ WS2812: the LED strip
 // neopixel.write is machine.bitstream on the rp2 port: a timed loop toggling
