@@ -70,7 +70,10 @@ mcu.logger = {                            // rp2040js logs to stdout; ours is th
   error(c, m) { process.stderr.write(`[${c}] ${m}\n`); },
 };
 let nsFraction = 0;                       // below a nanosecond, carried (clk_sys not 1e9/n)
-mcu.addClockListener((hz) => { nsPerCycle = 1e9 / hz; });
+mcu.addClockListener((hz) => {
+  nsPerCycle = 1e9 / hz;
+  if (Number.isInteger(nsPerCycle)) nsFraction = 0;   // (whole again: the fast path)
+});
 function tickCycles(cycles) {             // the clock stays on whole nanoseconds
   const ns = cycles * nsPerCycle + nsFraction;
   const whole = Math.floor(ns);
@@ -214,6 +217,23 @@ i2cDreq();
 // taken from the FIFO.  pico-sdk's write waits for it before it looks at the
 // abort: without it a missing display timed out (ETIMEDOUT) and its abort,
 // never cleared, failed the next write to a display that was back.
+// pico-sdk's write polls the controller's status while a byte is on the wire
+// (4500 cycles of it at 200 MHz and 400 kHz): a read of it again and again with
+// only a few instructions between moves the clock on to the byte's end (the
+// next alarm: nothing else can change meanwhile), as the timer's spins do.
+const I2C_POLLED = new Set([0x2c, 0x34, 0x70, 0x74, 0x80]);   // INTR_STAT, RAW_INTR_STAT,
+let lastI2cRead = -1e9;                                      // STATUS, TXFLR, TX_ABRT_SOURCE
+let i2cSpins = 0;
+const i2cRead = i2c.readUint32.bind(i2c);
+i2c.readUint32 = (offset) => {
+  if (I2C_POLLED.has(offset) && i2cDone !== null) {
+    i2cSpins = executed - lastI2cRead < SPIN_GAP ? i2cSpins + 1 : 0;
+    lastI2cRead = executed;
+    const next = mcu.clock.nanosToNextAlarm;
+    if (i2cSpins >= 2 && next > 0) { skipToAlarm(next); skipped++; }
+  }
+  return i2cRead(offset);
+};
 const abortFlush = i2c.abort.bind(i2c);
 i2c.abort = (reason) => { abortFlush(reason); i2c.setInterrupts(1 << 4); };   // R_TX_EMPTY
 
@@ -318,6 +338,14 @@ const SPIN_GAP = 64;                      // instructions between the reads of a
 const SPIN_READS = 12;
 const SKIP_NS = 4000;
 let executed = 0;                         // instructions executed
+// A skip to an alarm: what the loop waits for may have come, so the loop is
+// let run on until it shows itself a spin again (a skip at once to the alarm
+// after would run past the moment the CPU answers, a byte's end say).
+function skipToAlarm(ns) {
+  mcu.clock.tick(ns);
+  spinReads = 0;
+  i2cSpins = 0;
+}
 let lastTimerRead = -1e9;
 let spinReads = 0;
 let skipped = 0;
@@ -331,11 +359,34 @@ timer.readUint32 = (offset) => {
     lastTimerRead = executed;
     if (spinReads >= SPIN_READS) {        // (no further than the next alarm: a bus's
       const next = mcu.clock.nanosToNextAlarm;  // byte ends on time)
-      mcu.clock.tick(next > 0 && next < SKIP_NS ? next : SKIP_NS);
+      if (next > 0 && next < SKIP_NS) skipToAlarm(next);
+      else mcu.clock.tick(SKIP_NS);
       skipped++;
     }
   }
   return timerRead(offset);
+};
+
+// The flash's status register polled while an erase or a program runs (45 ms
+// a sector: the CPU, running from RAM with its interrupts off, reads it again
+// and again): from the fourth read in a row the clock moves on to the
+// operation's end, alarms firing on the way, as a spin on the timer does.
+const FLASH_SPIN_GAP = 512;               // instructions between the polls of a spin
+const flashStatus = flash.status.bind(flash);
+let lastStatusRead = -1e9;
+let statusSpins = 0;
+flash.status = () => {
+  if (flash.busy()) {
+    statusSpins = executed - lastStatusRead < FLASH_SPIN_GAP ? statusSpins + 1 : 0;
+    lastStatusRead = executed;
+    const left = Math.ceil(flash.op.end - mcu.clock.nanos);
+    if (statusSpins >= 4 && left > 0) {
+      mcu.clock.tick(left);
+      statusSpins = 0;
+      skipped++;
+    }
+  }
+  return flashStatus();
 };
 
 // ------------------------------------------------------------------ running
