@@ -367,28 +367,6 @@ timer.readUint32 = (offset) => {
   return timerRead(offset);
 };
 
-// The flash's status register polled while an erase or a program runs (45 ms
-// a sector: the CPU, running from RAM with its interrupts off, reads it again
-// and again): from the fourth read in a row the clock moves on to the
-// operation's end, alarms firing on the way, as a spin on the timer does.
-const FLASH_SPIN_GAP = 512;               // instructions between the polls of a spin
-const flashStatus = flash.status.bind(flash);
-let lastStatusRead = -1e9;
-let statusSpins = 0;
-flash.status = () => {
-  if (flash.busy()) {
-    statusSpins = executed - lastStatusRead < FLASH_SPIN_GAP ? statusSpins + 1 : 0;
-    lastStatusRead = executed;
-    const left = Math.ceil(flash.op.end - mcu.clock.nanos);
-    if (statusSpins >= 4 && left > 0) {
-      mcu.clock.tick(left);
-      statusSpins = 0;
-      skipped++;
-    }
-  }
-  return flashStatus();
-};
-
 // ------------------------------------------------------------------ running
 let profile = null;
 let armed = null;                         // [kind, count]: stop when it begins
