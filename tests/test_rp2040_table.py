@@ -5,7 +5,7 @@ models at the pins of firmware/boards/pico.py.
 A chosen few scenario files run here, under a minute to two of CPU each: a
 power cut mid-trick in open mode that must end as the uncut reference does
 in the test command (strict mode's dealing over the reader is played on the
-emulated Pico by the bench's test, tests/test_bench.py; a Tarock deal by
+emulated Pico by the bench's slow test, tests/test_bench.py; a Tapp deal by
 tests/test_fsimage.py's UF2 test; a Württemberg deal cut in and after its
 flash operations by tests/test_rp2040_cuts.py); strict mode's power cut mid-trick
 with the next deal, the Tarock and the Herzblatt deals join it with the slow
