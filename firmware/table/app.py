@@ -525,11 +525,11 @@ class App:
             return False
         self.heap_looked = now
         used = mem_alloc()
-        if self.view.mode() in DEAL_MODES and not self.view.menu_size():
-            if self.view.clearing():
-                if used - self.heap_kept < _IDLE_GC_CLEARING_BYTES:
-                    return False
-            elif self.heap_size - used >= _IDLE_GC_DEAL_FREE:
+        if self.card_awaited():
+            if self.heap_size - used >= _IDLE_GC_DEAL_FREE:
+                return False
+        elif self.view.clearing() and self.view.mode() in DEAL_MODES and not self.view.menu_size():
+            if used - self.heap_kept < _IDLE_GC_CLEARING_BYTES:
                 return False
         elif used - self.heap_kept < _IDLE_GC_BYTES:
             return False

@@ -197,20 +197,6 @@ i2c.onReadByte = () => {
   i2cAfter(9, () => i2c.completeRead(value));
 };
 i2c.onStop = () => { i2cEnd(); i2cAfter(1, () => i2c.completeStop()); };
-// The controller asks the DMA for data while its TX FIFO has room (DREQ_I2C0_TX,
-// RP2040 datasheet 2.5.3.1), which rp2040js's I2C does not model: a DMA
-// channel paced by it can feed the bus (docs/benchmarks.md: tried for the
-// display, not kept).
-const DREQ_I2C0_TX = 32;
-function i2cDreq() {
-  if (i2c.txFIFO.full) mcu.dma.clearDREQ(DREQ_I2C0_TX);
-  else mcu.dma.setDREQ(DREQ_I2C0_TX);
-}
-for (const name of ['writeUint32', 'nextCommand', 'abort']) {
-  const method = i2c[name].bind(i2c);
-  i2c[name] = (...args) => { const r = method(...args); i2cDreq(); return r; };
-}
-i2cDreq();
 // An abort (an address or a byte not acknowledged) flushes the TX FIFO, and
 // TX_EMPTY is the FIFO's level (at or below IC_TX_TL, RP2040 datasheet 4.3.17
 // IC_RAW_INTR_STAT): it is set then, which rp2040js leaves to the next byte
