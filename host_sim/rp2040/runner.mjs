@@ -353,6 +353,32 @@ timer.readUint32 = (offset) => {
   return timerRead(offset);
 };
 
+// The flash's status register polled while an erase or a program runs (45 ms
+// a sector: the CPU, running from RAM with its interrupts off, reads it again
+// and again): from the fourth read in a row the clock moves on to the
+// operation's end, alarms firing on the way, as a spin on the timer does --
+// but never past the end of the current run, so a power cut the host takes
+// part of the way through an operation (run for a while, then save) still
+// finds it under way.
+const FLASH_SPIN_GAP = 512;               // instructions between the polls of a spin
+const flashStatus = flash.status.bind(flash);
+let lastStatusRead = -1e9;
+let statusSpins = 0;
+let runUntil = 0;                         // the current run's end (ns)
+flash.status = () => {
+  const left = Math.min(flash.opEnd(), runUntil) - mcu.clock.nanos;
+  if (left > 0) {
+    statusSpins = executed - lastStatusRead < FLASH_SPIN_GAP ? statusSpins + 1 : 0;
+    lastStatusRead = executed;
+    if (statusSpins >= 4) {
+      mcu.clock.tick(Math.ceil(left));
+      statusSpins = 0;
+      skipped++;
+    }
+  }
+  return flashStatus();
+};
+
 // ------------------------------------------------------------------ running
 let profile = null;
 let armed = null;                         // [kind, count]: stop when it begins
@@ -367,6 +393,7 @@ flash.onBegin = (cmd) => {
 };                       // PC / 64 -> instructions executed there
 function run(until, stopOnLine) {
   const { core, clock } = mcu;
+  runUntil = until;
   lineSeen = false;
   cutPoint = false;
   while (clock.nanos < until && !(stopOnLine && lineSeen) && !cutPoint) {

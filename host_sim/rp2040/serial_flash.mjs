@@ -118,6 +118,11 @@ export class SerialFlash {
     return this.op !== null && this.nanos() < this.op.end;
   }
 
+  // When the operation under way ends (ns), or 0 if none is.
+  opEnd() {
+    return this.busy() ? this.op.end : 0;
+  }
+
   status() {
     return (this.busy() ? 1 : 0) | (this.wel ? 2 : 0);
   }
