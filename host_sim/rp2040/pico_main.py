@@ -89,7 +89,7 @@ def main():
     except Exception as exc:
         fail(exc)
         return
-    answer("@=null\n")
+    answer(b"@=null\n")
     serve(roots_of(app, board, Host(app, JOURNAL_LINES)), PicoPort())
 
 

@@ -10,6 +10,11 @@ sequence of bus operations a real board's buses would carry; told messages
 are held and written together with the next question or answer (one write
 instead of dozens).
 
+Messages and replies are bytes, never str: MicroPython looks every new str
+up among the interned strings (the firmware's thousands of names, searched
+one by one: two fifths of a VM's time went there when the messages were str);
+a new bytes object is not looked up.
+
 A reply starting with ``!`` is an error the host met (``!OSError 19`` when an
 I2C device does not answer, ``!BusError ...`` when bytes were clocked with no
 chip selected): it is raised here, in the driver that caused it.
@@ -21,7 +26,7 @@ frame is read with two.
 """
 import sys
 
-_write = sys.stdout.write
+_write = sys.stdout.buffer.write
 _stdin = sys.stdin.buffer
 _head = bytearray(4)
 _held = []      # told, not yet written: they go out with the next ask or answer
@@ -34,13 +39,8 @@ def read_frame():
     return _stdin.read(int(_head))
 
 
-def readline():
-    """The host's next line (with its newline), or "" at the end of input."""
-    return read_frame().decode()
-
-
 def tell(msg):
-    """Send ``msg`` (a line ending in a newline); no answer comes."""
+    """Send ``msg`` (bytes: a line ending in a newline); no answer comes."""
     _held.append(msg)
     if len(_held) > 64:
         flush()
@@ -48,7 +48,7 @@ def tell(msg):
 
 def flush():
     if _held:
-        _write("".join(_held))
+        _write(b"".join(_held))
         _held.clear()
 
 
@@ -59,14 +59,14 @@ def answer(msg):
 
 
 def ask(msg):
-    """Send ``msg`` and return the host's answer (without its newline)."""
+    """Send ``msg`` (bytes) and return the host's answer (bytes, without its newline)."""
     _held.append(msg)
     flush()
-    reply = readline()
+    reply = read_frame()
     if not reply:
         raise SystemExit(0)          # the host went away: power off
-    if reply[0] == "!":
-        kind, _, text = reply[1:-1].partition(" ")
+    if reply[0] == 33:               # "!"
+        kind, _, text = reply[1:-1].decode().partition(" ")
         if kind == "OSError":
             raise OSError(int(text))
         raise RuntimeError(kind + ": " + text)

@@ -12,7 +12,7 @@ from vm_link import ask, tell
 
 
 def _hex(buf):
-    return hexlify(buf).decode()
+    return hexlify(buf)
 
 
 # The buttons' levels as the host sent them with the job step being run: only
@@ -49,7 +49,7 @@ class Pin:
 
     def __init__(self, id, mode=-1, pull=None, value=None):
         self.id = id
-        self._told = ("@P%s 0\n" % id, "@P%s 1\n" % id)   # made once: a chip-select
+        self._told = (b"@P%s 0\n" % id, b"@P%s 1\n" % id)  # made once: a chip-select
         if value is not None:                                # toggles twice per transfer
             self.value(value)
 
@@ -60,7 +60,7 @@ class Pin:
     def value(self, v=None):
         if v is None:
             level = INPUTS.get(self.id)
-            return int(ask("@p%s\n" % self.id)) if level is None else level
+            return int(ask(b"@p%s\n" % self.id)) if level is None else level
         tell(self._told[1 if v else 0])
         return None
 
@@ -89,17 +89,17 @@ class SPI:
         pass
 
     def write(self, buf):
-        tell("@W%s\n" % _hex(buf))
+        tell(b"@W%s\n" % _hex(buf))
 
     def read(self, nbytes, write=0):
-        return unhexlify(ask("@R%d %d\n" % (nbytes, write)))
+        return unhexlify(ask(b"@R%d %d\n" % (nbytes, write)))
 
     def readinto(self, buf, write=0):
-        data = unhexlify(ask("@R%d %d\n" % (len(buf), write)))
+        data = unhexlify(ask(b"@R%d %d\n" % (len(buf), write)))
         buf[0:len(data)] = data
 
     def write_readinto(self, write_buf, read_buf):
-        data = unhexlify(ask("@X%s\n" % _hex(write_buf)))
+        data = unhexlify(ask(b"@X%s\n" % _hex(write_buf)))
         read_buf[0:len(data)] = data
 
 
@@ -108,20 +108,20 @@ class I2C:
         self.id = id
 
     def scan(self):
-        reply = ask("@A\n")
-        return [int(a) for a in reply.split(",")] if reply else []
+        reply = ask(b"@A\n")
+        return [int(a) for a in reply.split(b",")] if reply else []
 
     def writeto(self, addr, buf, stop=True):
-        return int(ask("@I%d %s\n" % (addr, _hex(buf))))
+        return int(ask(b"@I%d %s\n" % (addr, _hex(buf))))
 
     def writevto(self, addr, vector, stop=True):
-        return int(ask("@V%d %s\n" % (addr, ",".join(_hex(b) for b in vector))))
+        return int(ask(b"@V%d %s\n" % (addr, b",".join(_hex(b) for b in vector))))
 
     def readfrom(self, addr, nbytes, stop=True):
-        return unhexlify(ask("@Q%d %d\n" % (addr, nbytes)))
+        return unhexlify(ask(b"@Q%d %d\n" % (addr, nbytes)))
 
     def readfrom_into(self, addr, buf, stop=True):
-        data = unhexlify(ask("@Q%d %d\n" % (addr, len(buf))))
+        data = unhexlify(ask(b"@Q%d %d\n" % (addr, len(buf))))
         buf[0:len(data)] = data
 
 
@@ -138,15 +138,15 @@ class PWM:
         if value is None:
             return self._freq
         self._freq = value
-        tell("@F%d\n" % value)
+        tell(b"@F%d\n" % value)
         return None
 
     def duty_u16(self, value=None):
         if value is None:
             return self._duty
         self._duty = value
-        tell("@D%d\n" % value)
+        tell(b"@D%d\n" % value)
         return None
 
     def deinit(self):
-        tell("@Z\n")
+        tell(b"@Z\n")

@@ -100,10 +100,10 @@ class VmPort:
 
     def step(self, fn, wait):
         fn()
-        answer("@=%d\n" % wait())
+        answer(b"@=%d\n" % wait())
 
     def value(self, v):
-        answer("@=" + json.dumps(v) + "\n")
+        answer(b"@=%s\n" % json.dumps(v).encode())
 
 
 def main():
@@ -113,7 +113,7 @@ def main():
     except Exception as exc:
         fail(exc)
         return
-    answer("@=null\n")
+    answer(b"@=null\n")
     serve(roots_of(app, board, Host(app), flash=flash, journal_flash=board.journal_flash),
           VmPort())
 

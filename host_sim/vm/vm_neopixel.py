@@ -34,4 +34,4 @@ class NeoPixel:
             self[i] = v
 
     def write(self):
-        tell("@N%s\n" % hexlify(self.buf).decode())
+        tell(b"@N%s\n" % hexlify(self.buf))

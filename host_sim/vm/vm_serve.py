@@ -153,7 +153,7 @@ class Host:
 def fail(exc):
     """An exception as the host's answer (and its traceback on stderr)."""
     sys.print_exception(exc, sys.stderr)
-    answer("@!%s %s\n" % (type(exc).__name__, str(exc).replace("\n", " ")))
+    answer(("@!%s %s\n" % (type(exc).__name__, str(exc).replace("\n", " "))).encode())
 
 
 _NAMES = {}              # a path the host asked before -> (root, name) as str

@@ -17,13 +17,13 @@ EDGE_MS = [-1]
 def ticks_us():
     if EDGE_MS[0] >= 0:
         return EDGE_MS[0] * 1000 & TICKS_MAX
-    return int(vm_link.ask("@T\n")) & TICKS_MAX
+    return int(vm_link.ask(b"@T\n")) & TICKS_MAX
 
 
 def ticks_ms():
     if EDGE_MS[0] >= 0:
         return EDGE_MS[0]
-    return (int(vm_link.ask("@T\n")) // 1000) & TICKS_MAX
+    return (int(vm_link.ask(b"@T\n")) // 1000) & TICKS_MAX
 
 
 def ticks_diff(a, b):
@@ -39,7 +39,7 @@ def ticks_add(a, delta):
 
 def sleep_us(us):
     if us > 0:
-        vm_link.tell("@S%d\n" % us)
+        vm_link.tell(b"@S%d\n" % us)
 
 
 def sleep_ms(ms):
@@ -51,4 +51,4 @@ def sleep(seconds):
 
 
 def time():
-    return int(vm_link.ask("@T\n")) // 1000000
+    return int(vm_link.ask(b"@T\n")) // 1000000
