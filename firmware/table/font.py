@@ -284,8 +284,42 @@ def _column(display, b, x):
         y += 1
 
 
-try:                    # _put as machine code, where the port compiles viper
+def str_bytes(s, n, out):
+    """The UTF-8 bytes of the first ``n`` characters of the str ``s`` into
+    ``out`` (a bytearray): how many, or -1 if they do not fit.  Machine code
+    where the port has it (table/font_native.py), which reads them where the
+    str keeps them: on MicroPython ``s[i]`` makes a 1-character str, looked
+    up among the interned strings (some 0.25 ms a character on the Pico).
+    Here (CPython, a port without viper) character by character, allocating
+    nothing (a 1-character str is interned)."""
+    i = 0
+    k = 0
+    while k < n and i >= 0:
+        i = _utf8_into(out, i, ord(s[k]))
+        k += 1
+    return i
+
+
+def _utf8_into(out, i, c):
+    """Code point ``c`` as UTF-8 into ``out[i:]``: where it ends, or -1."""
+    k = 1 if c < 0x80 else 2 if c < 0x800 else 3 if c < 0x10000 else 4
+    if i + k > len(out):
+        return -1
+    if k == 1:
+        out[i] = c
+        return i + 1
+    j = i + k - 1
+    while j > i:                       # continuation bytes, the last first
+        out[j] = 0x80 | c & 0x3F
+        c >>= 6
+        j -= 1
+    out[i] = (0xF0, 0xE0, 0xC0)[4 - k] | c
+    return i + k
+
+
+try:                    # _put and str_bytes as machine code, where the port compiles viper
     from . import font_native
     _put = font_native.put  # noqa: F811  # pyright: ignore[reportAssignmentType]
+    str_bytes = font_native.str_bytes  # noqa: F811  # pyright: ignore[reportAssignmentType]
 except (ImportError, SyntaxError, ValueError):   # no viper; an .mpy of another arch
     pass

@@ -56,11 +56,10 @@ def _percent(a):
     return texts.DATA.find(b"%s", a)
 
 
-def digits(s):
-    """How many digits end the str ``s``."""
-    n = len(s)
+def _digits(data, end):
+    """How many digits end the UTF-8 bytes ``data[:end]`` (a digit is a byte)."""
     d = 0
-    while d < n and "0" <= s[n - 1 - d] <= "9":
+    while d < end and 48 <= data[end - 1 - d] <= 57:
         d += 1
     return d
 
@@ -122,6 +121,7 @@ class RowWriter:
         self.texts = [""] * ROWS             # the rows as strs (``text_rows``) ...
         self.dirty = (1 << ROWS) - 1         # ... bit r: row r changed since made
         self.row_bytes = bytearray(4 * COLS)  # ... one row's bytes, put together
+        self._sb = bytearray(4 * COLS)       # a str's bytes being written (``add``, ``short``)
         self._key = None                     # the text key asked last (``_which``),
         self._key_lang = None                # in this language: its number, its length
         self._key_j = -1
@@ -284,12 +284,19 @@ class RowWriter:
             self.cut += k
 
     def add(self, s, limit=COLS):
-        """The characters of the str ``s``, at most ``limit`` of them."""
+        """The characters of the str ``s``, at most ``limit`` of them: from its
+        UTF-8 bytes (font.str_bytes), never ``s[i]`` (a 1-character str each,
+        looked up among MicroPython's interned strings: 0.25 ms a character
+        on the Pico, a row of a name and a prompt 3 ms)."""
         n = len(s)
         if n > limit:
             self.cut += n - limit
             n = limit
-        i = 0
+        end = font.str_bytes(s, n, self._sb)
+        if end >= 0:
+            self.utf8(self._sb, 0, end)
+            return
+        i = 0                            # (more than a row's bytes: never on the table)
         while i < n:
             self.put(ord(s[i]))
             i += 1
@@ -422,35 +429,48 @@ class RowWriter:
 
     def short(self, s, columns):
         """The str ``s`` in at most ``columns``, as names.short_name shortens it
-        (whole; without spaces; "Pl.1"; "Jürg."): no cut word."""
+        (whole; without spaces; "Pl.1"; "Jürg."): no cut word.  Written from
+        its UTF-8 bytes (``add``); a space and a digit are a byte each."""
         n = len(s)
         if n <= columns:
             self.add(s)
+            return
+        end = font.str_bytes(s, n, self._sb)
+        if end < 0:                     # (longer than a name may be: as a row)
+            self.add(s, columns)
         elif n - s.count(" ") <= columns:
-            self._from(s, 0, False)
+            self._from(end, 0, False)
         else:
-            d = digits(s)
-            if 0 < d < n and d + 2 <= columns:
-                self._stem(s, columns - 1 - d)
-                self._from(s, n - d, True)
-            else:
-                self._stem(s, columns - 1)
+            self._shortened(n, end, columns)
 
-    def _from(self, s, i, keep_spaces):
-        """The characters of ``s`` from ``i`` on (its spaces only if ``keep_spaces``)."""
-        while i < len(s):
-            if keep_spaces or s[i] != " ":
-                self.put(ord(s[i]))
-            i += 1
+    def _shortened(self, n, end, columns):
+        """``_sb[:end]`` (``n`` characters) as a prefix and its trailing number
+        ("Pl.1"), else a prefix and a period ("Jürg.")."""
+        d = _digits(self._sb, end)
+        if 0 < d < n and d + 2 <= columns:
+            self._stem(columns - 1 - d)
+            self._from(end, end - d, True)
+        else:
+            self._stem(columns - 1)
 
-    def _stem(self, s, k):
-        """The first ``k`` characters of ``s`` without trailing spaces, and "."."""
-        while k > 0 and s[k - 1] == " ":
+    def _from(self, end, i, keep_spaces):
+        """The characters of ``_sb[i:end]`` (its spaces only if ``keep_spaces``)."""
+        sb = self._sb
+        while i < end:
+            if keep_spaces or sb[i] != 32:
+                self.put(_code(sb, i))
+            i += _SEQ[sb[i] >> 4]
+
+    def _stem(self, k):
+        """The first ``k`` characters of ``_sb`` without trailing spaces, and "."."""
+        sb = self._sb
+        e = 0
+        while k > 0:
+            e += _SEQ[sb[e] >> 4]
             k -= 1
-        i = 0
-        while i < k:
-            self.put(ord(s[i]))
-            i += 1
+        while e > 0 and sb[e - 1] == 32:
+            e -= 1
+        self.utf8(sb, 0, e)
         self.put(46)                   # .
 
     # ----- what is shown ----------------------------------------------------------------

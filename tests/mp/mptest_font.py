@@ -231,3 +231,51 @@ def test_cells_with_a_column_mask_draw_only_those_columns():
         at = 3 * 128 + 8 * col
         want = (expect_b if mask >> col & 1 else expect_a).buffer[at:at + 8]
         assert got.buffer[at:at + 8] == want, col
+
+
+# the UTF-8 bytes of each str as CPython's str.encode writes them (a str's
+# characters below 0x80, to 0x7FF, to 0xFFFF and beyond: 1 to 4 bytes)
+STRS = ("", "G:", "Bert ist dran", "B\u00e4rbel\u2665J\u00fcrg", "\u266510 \u2660Q",
+        "x\U0001f0a1y", "Maximiliane ist dran", "caf\u00e9 \u20ac " * 6)
+
+
+def test_a_strs_bytes_are_read_as_str_encode_writes_them():
+    # table/rows.py writes a str from its bytes (font.str_bytes: machine code
+    # where the port compiles viper, which reads them where the str keeps them;
+    # s[i] would look a 1-character str up among the interned strings); the
+    # same bytes on every runtime, -1 when they do not fit, nothing allocated
+    out = bytearray(64)
+    ways = [font.str_bytes]
+    native = getattr(font, "font_native", None)
+    if native is not None:
+        ways.append(_python_str_bytes())
+    for way in ways:
+        for s in STRS:
+            for n in range(len(s) + 1):
+                want = s[:n].encode()
+                got = way(s, n, out)
+                if len(want) > len(out):
+                    assert got == -1, (s, n, got)
+                else:
+                    assert got == len(want) and bytes(out[:got]) == want, (s, n, got)
+    s = STRS[3]
+    _locked(lambda: font.str_bytes(s, len(s), out))
+    print("  str_bytes: %s" % ("machine code and bytecode agree" if native else "bytecode"))
+
+
+def _python_str_bytes():
+    """font.str_bytes's own bytecode (the port's machine code replaced it)."""
+    import sys
+    saved = sys.modules.pop("table.font_native", None)
+    sys.modules["table.font_native"] = None        # the import fails: the bytecode stays
+    try:
+        sys.modules.pop("table.font")
+        import table.font as plain
+        return plain.str_bytes
+    finally:
+        sys.modules.pop("table.font", None)
+        sys.modules["table.font"] = font
+        if saved is not None:
+            sys.modules["table.font_native"] = saved
+        else:
+            sys.modules.pop("table.font_native", None)
