@@ -51,6 +51,23 @@ def _code(data, i):
         | data[i + 3] & 0x3F
 
 
+def code_points(s):
+    """The code points of the str ``s``, an ``array`` (from its UTF-8 bytes:
+    ``for c in s`` makes a 1-character str of each, which MicroPython looks
+    up among its interned strings, 0.25 ms a letter on the Pico)."""
+    n = len(s)
+    data = bytearray(4 * n)
+    end = font.str_bytes(s, n, data)
+    out = array("I", range(n))
+    i = 0
+    k = 0
+    while i < end:
+        out[k] = _code(data, i)
+        i += _SEQ[data[i] >> 4]
+        k += 1
+    return out
+
+
 def _percent(a):
     """Where the "%s" of the text at ``texts.DATA[a]`` is."""
     return texts.DATA.find(b"%s", a)

@@ -30,7 +30,7 @@ German suits' glyphs and Ober and Unter.
 from array import array
 
 from . import names
-from .rows import ROWS, RowWriter
+from .rows import ROWS, RowWriter, code_points
 
 # Rows written a display step: every row -- a change is drawn in one step (on
 # the Pico each step between cost the card or press shown 5-7 ms of the other
@@ -188,7 +188,7 @@ class Screens:
         name written from a str costs a 1-character str's lookup per letter)."""
         if seat_names is not self.seat_names:
             self.seat_names = seat_names
-            self.name_codes = [array("I", [ord(c) for c in name]) for name in seat_names]
+            self.name_codes = [code_points(name) for name in seat_names]
 
     def _page(self, table):
         """The page the view shows: an overlay's, else the mode's."""
