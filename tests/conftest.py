@@ -76,9 +76,9 @@ def pytest_collection_modifyitems(session, config, items):
 
 def pytest_addoption(parser):
     parser.addoption("--slow", action="store_true",
-                     help="the long sweeps whole: every power cut of tests/test_journal_vm.py "
-                          "and tests/test_rp2040_cuts.py (by default a spread part of "
-                          "them; TAPP_SLOW=1 too)")
+                     help="the long sweeps whole: every power cut of tests/test_journal_vm.py, "
+                          "tests/test_rp2040_cuts.py and tests/mp/mptest_journal_lfs.py (by "
+                          "default a spread part of them; TAPP_SLOW=1 too)")
 
 
 @pytest.fixture
