@@ -58,7 +58,7 @@ def code_points(s):
     n = len(s)
     data = bytearray(4 * n)
     end = font.str_bytes(s, n, data)
-    out = array("I", range(n))
+    out = array("I", range(n))           # n slots, each written below
     i = 0
     k = 0
     while i < end:
