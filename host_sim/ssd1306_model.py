@@ -1,6 +1,11 @@
-"""An SSD1306 128x64 OLED controller model behind the emulated I2C bus.
+"""An SSD1306 128x64 OLED controller model behind the emulated I2C or SPI bus.
 
 It decodes what a driver writes, byte for byte, as the chip does:
+
+* on I2C (``i2c_write``), a transaction's control bytes; on the 4-wire SPI
+  (``spi_write``, or ``SpiPanel`` on an ``SpiBus``), the D/C# pin's level
+  (datasheet 8.1.3: low commands, high data); RES# low (``reset``) puts the
+  registers back to their power-on values (GDDRAM is kept);
 
 * the control byte (datasheet 8.1.5.2): Co (bit 7) = 1 means one data byte
   follows and then another control byte; Co = 0 means the rest of the
@@ -62,6 +67,20 @@ class SSD1306Model:
         self.height = height
         self.pages = height // 8
         self.ram = bytearray(width * self.pages)
+        self.resets = 0
+        self.reset()
+        self.resets = 0
+        # counters
+        self.transactions = 0
+        self.bytes = 0
+        self.data_bytes = 0
+        self.command_bytes = 0
+        self.commands: list[tuple[int, ...]] = []  # every complete command, in order
+
+    def reset(self) -> None:
+        """RES# pulled low: the registers' power-on values (datasheet 8.9);
+        GDDRAM keeps what it held."""
+        self.resets += 1
         # power-on reset state (datasheet table 9-1 / section 10)
         self.display_on = False
         self.contrast = 0x7F
@@ -69,7 +88,7 @@ class SSD1306Model:
         self.entire_on = False
         self.charge_pump = False
         self.mem_mode = 2  # page addressing after reset
-        self.col_start, self.col_end = 0, width - 1
+        self.col_start, self.col_end = 0, self.width - 1
         self.page_start, self.page_end = 0, self.pages - 1
         self.col = 0
         self.page = 0
@@ -86,12 +105,6 @@ class SSD1306Model:
         self.settings: dict[int, tuple[int, ...]] = {}  # last args per command
         self.unknown: list[int] = []  # command bytes the model does not know
         self._cmd: list[int] = []  # command being assembled (may span transactions)
-        # counters
-        self.transactions = 0
-        self.bytes = 0
-        self.data_bytes = 0
-        self.command_bytes = 0
-        self.commands: list[tuple[int, ...]] = []  # every complete command, in order
 
     # ------------------------------------------------------------ I2C side
 
@@ -112,6 +125,15 @@ class SSD1306Model:
                 while i < n:
                     self._byte(data[i], is_data)
                     i += 1
+
+    # ------------------------------------------------------------ SPI side
+
+    def spi_write(self, data: bytes, is_data: bool) -> None:
+        """Bytes clocked in while chip-selected, D/C# at ``is_data``."""
+        self.transactions += 1
+        self.bytes += len(data)
+        for b in data:
+            self._byte(b, is_data)
 
     def i2c_read(self, n: int) -> bytes:
         # status register (datasheet 8.1.5.2): bit 6 = display off
@@ -314,6 +336,37 @@ class SSD1306Model:
         path = Path(path)
         path.write_bytes(self.to_png(scale))
         return path
+
+
+class SpiPanel:
+    """The model on an ``SpiBus`` (host_sim/spi_bus.py) in the 4-wire mode:
+    attach it with its chip-select pin; ``dc`` and ``res`` are the
+    ``host_sim.pins.Pin`` objects the driver drives.  The bytes of one
+    chip-select at one D/C# level reach the model as one ``spi_write``.  The
+    panel never drives MISO (a byte clocked in reads 0x00, the bus's pull-down)."""
+
+    def __init__(self, model: SSD1306Model, dc, res) -> None:
+        self.model = model
+        self._dc = dc
+        self._held = bytearray()
+        self._held_dc = False
+        res.listen(lambda level: model.reset() if level == 0 else None)
+
+    def select(self) -> None:
+        self._held = bytearray()
+
+    def exchange(self, b: int) -> int:
+        dc = bool(self._dc.value())
+        if self._held and dc != self._held_dc:
+            self.deselect()
+        self._held_dc = dc
+        self._held.append(b)
+        return 0x00
+
+    def deselect(self) -> None:
+        if self._held:
+            self.model.spi_write(bytes(self._held), self._held_dc)
+            self._held = bytearray()
 
 
 def _chunk(kind: bytes, data: bytes) -> bytes:

@@ -391,3 +391,57 @@ def test_segment_remap_acts_on_later_writes_only() -> None:
     bus.writeto(ADDR, bytes((0x00, 0x21, 0, 0, 0x22, 3, 3)))
     bus.writeto(ADDR, bytes((0x40, 0x80)))
     assert model.ram[3 * 128] == 0x80 and model.visible(0, 31)
+
+
+def _spi_rig():
+    """The driver's SPI panel (SSD1306Spi) on the emulated SPI bus: the model
+    behind chip-select, D/C# and RES# pins, as boards/common.py wires it."""
+    from drivers import ssd1306
+    from host_sim.spi_bus import SpiBus
+    from host_sim.ssd1306_model import SpiPanel
+
+    bus = SpiBus(baudrate=4_000_000)
+    cs, dc, res = bus.pin("cs"), bus.pin("dc", 0), bus.pin("res")
+    model = SSD1306Model()
+    bus.attach(SpiPanel(model, dc, res), cs)
+    return bus, model, ssd1306.SSD1306Spi(bus, (cs, dc, res), bus.sleep_us)
+
+
+def test_the_panel_on_spi_shows_what_the_panel_on_i2c_shows() -> None:
+    """Same drawing, same updates: the SPI panel's GDDRAM equals the driver's
+    buffer and the I2C panel's, through a whole page, a marked span and a run;
+    the reset pulse came first and D/C# told commands from data."""
+    spi_bus, spi_model, spi_oled = _spi_rig()
+    _i2c_bus, i2c_model, i2c_oled = make()
+    assert spi_model.resets == 1 and spi_model.unknown == []
+    assert spi_model.display_on and spi_model.mem_mode == 0 and spi_model.charge_pump
+    assert spi_oled.present and spi_oled.found() == "SPI"
+    for oled in (spi_oled, i2c_oled):
+        oled.text_line(0, "Tapp  Runde 3")
+        oled.fill_rect(10, 20, 30, 20, 1)
+        assert oled.show() == 4
+        oled.mark(0, 40, 47)
+        oled.text(">", 40, 0)
+    spi_model.reset_counts()
+    assert spi_oled.show() == i2c_oled.show() == 1
+    assert spi_model.commands == [(0x21, 40, 47), (0x22, 0, 0)] and spi_model.data_bytes == 8
+    assert spi_model.ram == spi_oled.buffer == i2c_model.ram
+    assert spi_model.text_rows()[0] == i2c_model.text_rows()[0]
+    # a whole screen on SPI: the window's 6 bytes and 1024 of data, no control bytes
+    spi_bus.bytes = 0
+    spi_oled.fill(1)
+    assert spi_oled.show(full=True) == 8
+    assert spi_bus.bytes == 6 + 1024 and spi_model.ram == spi_oled.buffer
+    print(f"\nfull update on SPI: {spi_bus.bytes} bytes, "
+          f"{spi_bus.bytes * 8 / 4_000_000 * 1000:.2f} ms at 4 MHz (I2C 400 kHz: 23 ms)")
+
+
+def test_power_save_contrast_and_invert_on_spi() -> None:
+    _bus, model, oled = _spi_rig()
+    oled.contrast(0x20)
+    oled.invert(True)
+    oled.power_save(True)
+    assert model.contrast == 0x20 and model.inverted and not model.display_on
+    oled.power_save(False)
+    oled.init_display(clear=False)
+    assert model.display_on and not model.inverted and model.unknown == []

@@ -218,3 +218,15 @@ def test_bom_has_what_a_plug_at_each_end_needs():
     for ref in ("SW4", "W2", "TL1"):
         assert ref in rows, ref
     assert {r["boards"] for r in W.bom_rows() if r["ref"] == "X1"} == {"pico", "esp32"}
+
+
+def test_a_display_on_spi_takes_three_pins():
+    """The Pico's display on the readers' bus: its CS, D/C and RES, each a pin
+    of its own and none of another job's; a map with two of them is named."""
+    hw = W.load("pico")
+    cs, dc, res = hw["assign"]["display_spi"]
+    assert len({cs, dc, res}) == 3 and not W.problems(hw)
+    hw["assign"]["display_spi"] = [cs, dc]
+    assert any("display_spi: 2 pins" in p for p in W.problems(hw))
+    hw["assign"]["display_spi"] = [cs, dc, hw["assign"]["reader_rst"]]
+    assert any("used twice" in p for p in W.problems(hw))

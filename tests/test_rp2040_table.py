@@ -33,6 +33,7 @@ from host_sim.board import OLED_ADDR
 from host_sim.players import AutoPlayers
 from host_sim.rp2040.emulator import CutPoint, Pico, flash_image
 from host_sim.rp2040.table import (
+    SPI_DISPLAY,
     Rp2040Table,
     bootrom_path,
     cpython_on_flash,
@@ -261,8 +262,9 @@ def test_the_table_resumes_after_a_cut_inside_a_journal_write(tmp_path):
 # ----------------------------------------------------------------- whatever is attached
 
 
-@pytest.mark.parametrize("display_addr, miso", [(None, 0x00), (0x3D, 0xFF), (0x3C, 0xFF)],
-                         ids=["no-display", "display-0x3D", "display-0x3C"])
+@pytest.mark.parametrize("display_addr, miso", [(None, 0x00), (0x3D, 0xFF), (0x3C, 0xFF),
+                                                (SPI_DISPLAY, 0x00)],
+                         ids=["no-display", "display-0x3D", "display-0x3C", "display-spi"])
 def test_main_starts_with_whatever_is_attached(display_addr, miso):
     """firmware/main.py at power-up on the Pico's own board (six chip-selects):
     readers for three seats and the centre, the other two chip-selects read
@@ -286,13 +288,17 @@ def test_main_starts_with_whatever_is_attached(display_addr, miso):
     if miso == 0xFF:                                 # 0xFF reads as a reader's fault
         assert '"reader":3,"state":"reader_fault"' in out, out
         assert '"reader":4,"state":"reader_fault"' in out, out
-    if display_addr == OLED_ADDR:
-        assert chips.oled.text_rows()[0].strip()
+    if display_addr in (OLED_ADDR, SPI_DISPLAY):
+        assert chips.oled.display_on and chips.oled.text_rows()[0].strip()
+    if display_addr == SPI_DISPLAY:                  # reset by its RES# pin, then set up
+        assert chips.oled.resets == 1 and chips.oled.transactions > 0
 
 
 def test_the_self_test_says_what_is_missing():
     """OK held at power-up: the bring-up self-test on the console names the
-    missing display and the seats without a reader, and finds the others."""
+    seats without a reader and finds the others; with no panel on I2C the
+    Pico drives the one on SPI, which cannot answer: the test says so and
+    shows its pattern to look at."""
     pico, _chips = power_up_device(display_addr=None, players=3, held=("ok",))
     try:
         pico.serial_write(b"\r")
@@ -300,7 +306,7 @@ def test_the_self_test_says_what_is_missing():
         out = pico.serial_output().decode(errors="replace")
     finally:
         pico.close()
-    assert "display: FAIL" in out, out
+    assert "display: ok no panel at I2C address 0x3c or 0x3d, so the one on SPI" in out, out
     for seat in (1, 2, 3):
         assert "seat %d: ok" % seat in out, out
     assert "seat 4: FAIL" in out and "seat 5: FAIL" in out and "centre: ok" in out, out

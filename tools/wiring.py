@@ -49,12 +49,15 @@ ROLES = {
     "spi_miso": ("in", ("spi", "miso")),
     "reader_cs": ("out", None),
     "reader_rst": ("out", None),
+    "display_spi": ("out", None),     # the SSD1306 on the readers' SPI bus: CS, D/C, RES
     "i2c_sda": ("io", ("i2c", "sda")),
     "i2c_scl": ("io", ("i2c", "scl")),
     "buttons": ("in", None),
     "ws2812": ("out", None),
     "buzzer": ("pwm", None),
 }
+# a board may have the display on the readers' SPI bus
+OPTIONAL = ("display_spi",)
 NEEDS = {"in": ("in",), "out": ("out",), "io": ("in", "out"), "pwm": ("out", "pwm")}
 FLAGS = ("buttons_pull_up",)
 BUTTONS = ("PREV", "NEXT", "OK")
@@ -79,7 +82,10 @@ def jobs(assign: dict) -> list[tuple[str, int]]:
         if isinstance(v, (list, tuple)):
             names = (seat_names(len(v)) if key == "reader_cs"
                      else ["button " + b for b in BUTTONS] if key == "buttons"
-                     else ["%s[%d]" % (key, i) for i in range(len(v))])
+                     else [d[0] for d in DISPLAY_SPI] if key == "display_spi"
+                     else [])
+            # (a list of the wrong length is named by ``problems``: its extra pins by index)
+            names = names[:len(v)] + ["%s[%d]" % (key, i) for i in range(len(names), len(v))]
             out.extend(("%s (%s)" % (key, nm), p) for nm, p in zip(names, v, strict=True))
         elif v is not None:
             out.append((key, v))
@@ -95,8 +101,11 @@ def problems(hw: dict) -> list[str]:
     a = hw["assign"]
     out = []
     for key in ROLES:
-        if key not in a:
+        if key not in a and key not in OPTIONAL:
             out.append("%s: missing" % key)
+    if "display_spi" in a and len(a["display_spi"]) != len(DISPLAY_SPI):
+        out.append("display_spi: %d pins; a display on SPI has three (CS, D/C, RES)"
+                   % len(a["display_spi"]))
     for key in a:
         if key not in ROLES and key not in FLAGS:
             out.append("%s: not a job this tool knows" % key)
@@ -224,10 +233,20 @@ def connections(hw: dict) -> list[tuple[str, str, str, str]]:
         gate, oe, _, _ = miso_gate(i)
         rows.append(("CS %s" % name, pin, "SDA (NSS) of the %s reader, /OE of %s (pin %d); "
                      "4.7 kΩ to 3V3R" % (name, gate, oe)))
+    rows.append(("reader reset", a["reader_rst"], "RST of every reader"))
+    spi_display = "display_spi" in a
+    if spi_display:
+        cs, dc, res = a["display_spi"]
+        rows += [
+            ("display CS", cs, "CS of the display on SPI (7-pin module; its D0 "
+             "to SPI SCK, D1 to SPI MOSI)"),
+            ("display D/C", dc, "DC of the display on SPI"),
+            ("display RES", res, "RES of the display on SPI"),
+        ]
+    other = "or, instead, " if spi_display else ""
     rows += [
-        ("reader reset", a["reader_rst"], "RST of every reader"),
-        ("I2C SDA", a["i2c_sda"], "SDA of the display"),
-        ("I2C SCL", a["i2c_scl"], "SCL of the display"),
+        ("I2C SDA", a["i2c_sda"], "%sSDA of a display on I2C (4-pin module)" % other),
+        ("I2C SCL", a["i2c_scl"], "%sSCL of a display on I2C" % other),
     ]
     for b, pin in zip(BUTTONS, a["buttons"], strict=False):
         rows.append(("button %s" % b, pin, "%s button to GND (%s)" % (b, pull)))
@@ -255,7 +274,12 @@ def pin_table(hw: dict) -> str:
 
 COL = {"sck": "#1f77b4", "mosi": "#2ca02c", "miso": "#d62728", "rst": "#8c564b",
        "sda": "#e6550d", "scl": "#b8860b", "btn": "#555555", "ws": "#31a354",
-       "buz": "#756bb1", "pwr": "#cc0000", "gnd": "#000000", "v5": "#ff7f0e"}
+       "buz": "#756bb1", "pwr": "#cc0000", "gnd": "#000000", "v5": "#ff7f0e",
+       "dcs": "#393b79", "ddc": "#637939", "dres": "#843c39"}
+# the display on SPI, its pins in display_spi's order: (the board's label,
+# colour, the module's pin)
+DISPLAY_SPI = (("display CS", "dcs", "CS"), ("display D/C", "ddc", "DC"),
+               ("display RES", "dres", "RES"))
 CS_COL = ("#9467bd", "#e377c2", "#17becf", "#7f7f00", "#ff7f0e", "#1b5e20")
 
 
@@ -435,8 +459,11 @@ def draw(hw: dict, board: str) -> Svg:
     rows = [("spi_sck", "SPI SCK", COL["sck"]), ("spi_mosi", "SPI MOSI", COL["mosi"]),
             ("spi_miso", "SPI MISO", COL["miso"])]
     rows += [(("reader_cs", i), "CS " + nm, CS_COL[i]) for i, nm in enumerate(names)]
-    rows += [("reader_rst", "reader RST", COL["rst"]), None,
-             ("i2c_sda", "I2C SDA", COL["sda"]), ("i2c_scl", "I2C SCL", COL["scl"]), None]
+    rows += [("reader_rst", "reader RST", COL["rst"]), None]
+    spi_display = "display_spi" in a
+    if spi_display:
+        rows += [(("display_spi", i), what, COL[c]) for i, (what, c, _) in enumerate(DISPLAY_SPI)]
+    rows += [("i2c_sda", "I2C SDA", COL["sda"]), ("i2c_scl", "I2C SCL", COL["scl"]), None]
     rows += [(("buttons", i), "button " + b, COL["btn"]) for i, b in enumerate(BUTTONS)]
     rows += [("ws2812", "WS2812 data", COL["ws"]), ("buzzer", "buzzer PWM", COL["buz"]), None,
              ("supply_in", "5 V in", COL["v5"]), ("gnd", "ground", COL["gnd"])]
@@ -554,17 +581,22 @@ def draw(hw: dict, board: str) -> Svg:
            "is low; 10k from each input A to GND.", 11, col="#444")
 
     # ---- peripherals below the MCU: channels (top row rightmost), devices to the right
-    per = [("i2c_sda", COL["sda"]), ("i2c_scl", COL["scl"])]
+    per = [(("display_spi", i), COL[c]) for i, (_, c, _) in enumerate(DISPLAY_SPI)
+           if spi_display]
+    per += [("i2c_sda", COL["sda"]), ("i2c_scl", COL["scl"])]
     per += [(("buttons", i), COL["btn"]) for i in range(3)]
     per += [("ws2812", COL["ws"]), ("buzzer", COL["buz"])]
     chan = {key: 520 - 18 * k for k, (key, _) in enumerate(per)}
     dev_x = 560
     y = mcu_bot + 40
     ends: dict = {}
-    # display
+    # display: on the readers' SPI bus (where the board has its pins), or on I2C
+    if spi_display:
+        y = _spi_display(s, dev_x, y, ends)
     s.rect(dev_x, y, 200, 84, fill="#fdf6ec")
-    s.text(dev_x + 100, y + 18, "display SSD1306 128x64", 11, "middle", "bold")
-    s.text(dev_x + 100, y + 32, "I2C, address 0x3C", 9, "middle", col="#555")
+    s.text(dev_x + 100, y + 18, ("or: " if spi_display else "") + "display SSD1306 128x64",
+           11, "middle", "bold")
+    s.text(dev_x + 100, y + 32, "I2C (4-pin module), address 0x3C", 9, "middle", col="#555")
     ends["i2c_sda"] = (dev_x, y + 48, "SDA")
     ends["i2c_scl"] = (dev_x, y + 68, "SCL")
     for yy, p in ((y + 48, "VCC"), (y + 68, "GND")):
@@ -682,6 +714,31 @@ def draw(hw: dict, board: str) -> Svg:
     height = max(dev_bot, bottoms[n - 1] + 80, yb + 86 + 16 * len(lines)) + 20
     s.size = (1440, int(height))
     return s
+
+
+def _spi_display(s: Svg, dev_x: int, y: int, ends: dict) -> int:
+    """The SSD1306 on the readers' SPI bus (a 7-pin module): its CS, DC and
+    RES from the board (``ends``), D0/D1 to the bus's SCK/MOSI by name, its
+    supply; returns the y below it."""
+    s.rect(dev_x, y, 200, 124, fill="#fdf6ec")
+    s.text(dev_x + 100, y + 18, "display SSD1306 128x64", 11, "middle", "bold")
+    s.text(dev_x + 100, y + 32, "SPI (7-pin module), mode 0, 4 MHz", 9, "middle", col="#555")
+    for k, (_, _, name) in enumerate(DISPLAY_SPI):
+        ends[("display_spi", k)] = (dev_x, y + 48 + 20 * k, name)
+    for yy, name, net in ((y + 48, "D0 ← SPI SCK", COL["sck"]), (y + 68, "D1 ← SPI MOSI",
+                                                                  COL["mosi"])):
+        s.pin(dev_x + 200, yy)
+        s.text(dev_x + 192, yy + 4, name.split(" ")[0], 10, "end")
+        s.rail(dev_x + 220, yy, name.split("← ")[1], net, anchor="start")
+        s.line([(dev_x + 200, yy), (dev_x + 218, yy)], net, net=name)
+    for yy, p in ((y + 88, "VCC"), (y + 108, "GND")):
+        s.pin(dev_x + 200, yy)
+        s.text(dev_x + 192, yy + 4, p, 10, "end")
+    s.line([(dev_x + 200, y + 88), (dev_x + 218, y + 88)], COL["pwr"], net="3v3r")
+    s.rail(dev_x + 220, y + 88, "3V3R", anchor="start")
+    s.line([(dev_x + 200, y + 108), (dev_x + 212, y + 108)], net="gnd")
+    s.ground(dev_x + 212, y + 108)
+    return y + 144
 
 
 # ------------------------------------------------------------------ the parts list

@@ -44,8 +44,12 @@ def build(machine, neopixel, pins, settings, spi_id, i2c_id, root="/", clock=tim
     supply, MISO reading 0x00, 0xFF or noise) is left down and retried by the
     ReaderSet, so it joins when it answers; a display that answers at neither
     0x3C nor 0x3D (none fitted, SDA/SCL swapped) gives a display object all the
-    same (``present`` False), which the application keeps trying.  Nothing
-    here raises for a missing part: the self-test names it (hardware/README.md).
+    same (``present`` False), which the application keeps trying -- unless the
+    pin map has a display on SPI (``display_spi``: its CS, D/C and RES pins on
+    the readers' bus): then the
+    panel on SPI is driven (it cannot answer: the self-test shows a pattern to
+    look at).  An I2C panel that answers at power-up wins.  Nothing here
+    raises for a missing part: the self-test names it (hardware/README.md).
     """
     from drivers import mfrc522 as M
     from drivers import ssd1306
@@ -70,6 +74,9 @@ def build(machine, neopixel, pins, settings, spi_id, i2c_id, root="/", clock=tim
     i2c = machine.I2C(i2c_id, scl=Pin(pins["i2c_scl"]), sda=Pin(pins["i2c_sda"]),
                       freq=400000)
     display = ssd1306.SSD1306(i2c)
+    if not display.present and "display_spi" in pins:
+        display = ssd1306.SSD1306Spi(
+            spi, tuple(Pin(n, Pin.OUT, value=1) for n in pins["display_spi"]), clock.sleep_us)
     pull = Pin.PULL_UP if pins.get("buttons_pull_up", True) else None
     keys = [Pin(p, Pin.IN, pull) for p in pins["buttons"]]
     buttons = ButtonPad(keys[0], keys[1], keys[2], clock.ticks_ms)

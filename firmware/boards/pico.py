@@ -2,8 +2,11 @@
 
 Pins are GPIO numbers (GPn).  One SPI bus (SPI0) for up to six MFRC522 readers
 with a chip-select each (five seats, the centre last) and a shared reset; the
-SSD1306 on I2C0; three buttons to ground (internal pull-ups); one WS2812 data
-line; a piezo on a PWM pin.  hardware/ holds the wiring and checks these.
+SSD1306 on the same SPI0 with its own chip-select, D/C# and reset (a page in
+0.26 ms at 4 MHz) -- or, where a panel answers on I2C0 at power-up, there
+(a page 2.9 ms at 400 kHz; hardware/README.md); three buttons to ground
+(internal pull-ups); one WS2812 data line; a piezo on a PWM pin.  hardware/ holds
+the wiring and checks these.
 """
 try:
     from micropython import const
@@ -14,7 +17,8 @@ PINS = {
     "spi_sck": 18, "spi_mosi": 19, "spi_miso": 16,
     "reader_cs": (17, 20, 21, 22, 26, 27),   # seats 1..5, then the centre
     "reader_rst": 9,
-    "i2c_sda": 4, "i2c_scl": 5,
+    "display_spi": (8, 7, 6),          # the SSD1306 on SPI0: its CS, D/C, RES
+    "i2c_sda": 4, "i2c_scl": 5,                           # ... or on I2C0
     "buttons": (10, 11, 12),                 # prev, next, OK
     "buttons_pull_up": True,
     "ws2812": 13,

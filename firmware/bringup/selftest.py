@@ -254,7 +254,10 @@ class _Run:
         except OSError as e:
             self._lost_display(e)
             return
-        self.result("display", True, said("t_display_ok") % d.found(), "display")
+        if d.found() == "SPI":
+            self.result("display", True, said("t_display_spi"), "display")
+        else:
+            self.result("display", True, said("t_display_ok") % d.found(), "display")
 
     # ----- 2. the idle SPI bus -------------------------------------------------------
 

@@ -39,7 +39,7 @@ MESSAGE_KEYS = (
     "a_pin_wrong a_not_enrolled a_no_new_session a_reader a_uid a_card a_card_not_enrolled "
     "a_button a_long a_repl a_repl_stopped a_bad_header a_unknown_setting a_variant "
     "a_bad_value a_not_played_by "
-    "ts_title ts_seconds t_display_lost t_display_ok t_bus_ok t_bus_fail t_reset "
+    "ts_title ts_seconds t_display_lost t_display_ok t_display_spi t_bus_ok t_bus_fail t_reset "
     "t_no_supply t_genuine t_clone t_release t_stuck ts_press t_no_press t_swapped "
     "t_pressed t_confirm ts_yes_no t_need_ok_next t_no_answer t_leds t_leds_q t_leds_ok "
     "t_leds_fail t_buzzer t_buzzer_q t_buzzer_ok t_buzzer_fail t_failed t_all_ok "
@@ -151,6 +151,11 @@ MESSAGES = (
     b"and GND of the display; the test goes on here, on the LEDs and the buzzer\n"
     b"at I2C address %s: test pattern shown (all pixels, checkerboard, frame with "
     b"diagonals): look for dead rows or columns\n"                  # t_display_ok
+    # t_display_spi
+    b"no panel at I2C address 0x3c or 0x3d, so the one on SPI (its own chip-select, "
+    b"D/C and RES) is driven: a test pattern (all pixels, checkerboard, frame with "
+    b"diagonals) is on it now -- nothing there: check its CS, D/C, RES, CLK, MOSI, "
+    b"VCC and GND (hardware/README.md)\n"
     # t_bus_ok
     b"MISO reads 0x00 with no reader selected (every 74HC125 gate off, the pull-down)\n"
     b"MISO reads 0x%02x with no reader selected: something drives it -- a reader's "

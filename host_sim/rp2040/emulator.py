@@ -83,6 +83,8 @@ class Pico:
 
     - ``on_spi(t, byte) -> byte``: SPI0, one byte out, one byte in;
     - ``on_pin[gpio](t, level)``: an output pin changed (``watch(gpio, fn)``);
+    - ``on_spi_display(t, is_data, data)``: bytes for a display on SPI0 at
+      one D/C# level (``spi_display(cs, dc, fn)``; not passed to ``on_spi``);
     - ``on_i2c_write(t, addr, data)``: a whole I2C0 write transaction to an
       address that acknowledges (``i2c_ack(addrs)``; others get no ACK, as on
       an empty bus);  ``on_i2c_read(t, addr) -> byte``;
@@ -105,6 +107,7 @@ class Pico:
         self.on_spi = lambda t, b: 0xFF          # nothing on the bus: MISO pulled high
         self.on_pin = {}
         self.on_i2c_write = lambda t, addr, data: None
+        self.on_spi_display = lambda t, is_data, data: None
         self.on_i2c_read = lambda t, addr: 0xFF
         self.on_ws2812 = None
         self.on_pwm = None
@@ -123,7 +126,7 @@ class Pico:
         self._pty = None
         self._handlers = {b"S": self._spi, b"G": self._pin, b"I": self._i2c_write,
                           b"R": self._i2c_read, b"N": self._ws2812, b"P": self._pwm,
-                          b"U": self._serial_in}
+                          b"U": self._serial_in, b"Y": self._spi_display}
 
     # ----- set-up ----------------------------------------------------------------------
 
@@ -135,6 +138,12 @@ class Pico:
     def i2c_ack(self, addrs):
         """The I2C0 addresses that acknowledge (where a device sits)."""
         self._command("ack " + " ".join(str(a) for a in addrs))
+
+    def spi_display(self, cs, dc, fn):
+        """A display on SPI0 at chip-select ``cs``, D/C# on ``dc``: ``fn(t,
+        is_data, data)`` gets its bytes (the emulator times them on the wire)."""
+        self.on_spi_display = fn
+        self._command("spidisplay %d %d" % (cs, dc))
 
     def ws2812(self, gpio, fn):
         self.on_ws2812 = fn
@@ -381,6 +390,10 @@ class Pico:
     def _i2c_write(self, rest):
         addr, data = rest.split(b" ")
         self.on_i2c_write(self.now_us, int(addr), bytes.fromhex(data.decode()))
+
+    def _spi_display(self, rest):
+        level, data = rest.split(b" ")
+        self.on_spi_display(self.now_us, level == b"1", bytes.fromhex(data.decode()))
 
     def _i2c_read(self, rest):
         return self.on_i2c_read(self.now_us, int(rest)) & 0xFF

@@ -16,6 +16,8 @@
 // command on standard input:
 //
 //   S t b        SPI0 byte b sent          -> answer: the byte received
+//   Y t dc hex   SPI0 bytes to the display (its chip-select low) at D/C# dc:
+//                not asked (the panel never drives MISO: they read 0x00)
 //   G t pin v    an output pin the host watches changed (chip-selects, reset)
 //   I t addr hex I2C0 write transaction (acked: the address is present)
 //   R t addr     I2C0 read of one byte     -> answer: the byte
@@ -32,6 +34,7 @@
 //   in PIN V       drive an input pin (a button) to V (0 or 1)
 //   watch PIN...   report these output pins (G messages)
 //   ack ADDR...    I2C0 addresses that acknowledge (a device is there)
+//   spidisplay CS DC   a display on SPI0 at chip-select CS, D/C# on DC (Y messages)
 //   ws2812 PIN     decode WS2812 frames on this pin (N messages)
 //   pwm PIN        report the PWM slice of this pin (P messages)
 //   save PATH      write the flash as a power cut at this instant leaves it
@@ -142,9 +145,39 @@ function ask(msg) {
 const now = () => Math.floor(mcu.clock.nanos);   // (alarms of clk_sys-timed peripherals fall between)
 
 // ------------------------------------------------------------------ SPI0: the readers
-mcu.spi[0].onTransmit = (b) => {
-  mcu.spi[0].completeTransmit(parseInt(ask(`S ${now()} ${b}`), 10) & 0xff);
+// Each byte takes its 8 bits on the wire at the clock the firmware set (4 MHz:
+// 2 us): the CPU's polls of the status register and the DMA that MicroPython
+// uses for a transfer of 32 bytes or more see it busy meanwhile, as on a Pico.
+// (Completed at once, the DMA's transmit channel -- rescheduled at the same
+// instant, which rp2040js runs last-scheduled-first -- overran the receive
+// FIFO before its channel ever ran, and machine.SPI.write waited forever.)
+const spi0 = mcu.spi[0];
+let display = null;                       // {cs, dc, bytes, level}: the display on SPI0
+let spiReceived = 0;                      // the byte the current one clocks in
+const spiAlarm = mcu.clock.createAlarm(() => spi0.completeTransmit(spiReceived));
+function displayFlush() {
+  if (display.bytes.length) {
+    tell(`Y ${now()} ${display.level} ${Buffer.from(display.bytes).toString('hex')}`);
+    display.bytes = [];
+  }
+}
+spi0.onTransmit = (b) => {
+  if (display !== null && mcu.gpio[display.cs].value === 0) {
+    const level = mcu.gpio[display.dc].value === 0 ? 0 : 1;
+    if (level !== display.level) displayFlush();
+    display.level = level;
+    display.bytes.push(b);
+    spiReceived = 0;                      // the panel never drives MISO: the pull-down
+  } else {
+    spiReceived = parseInt(ask(`S ${now()} ${b}`), 10) & 0xff;
+  }
+  const hz = spi0.clockFrequency;
+  spiAlarm.schedule(hz > 0 ? Math.round(8e9 / hz) : 0);
 };
+function spiDisplay(cs, dc) {
+  display = { cs, dc, bytes: [], level: 0 };
+  mcu.gpio[cs].addListener((state) => { if (state !== 0) displayFlush(); });
+}
 
 // ------------------------------------------------------------------ GPIO outputs
 const watched = new Set();
@@ -426,6 +459,7 @@ const commands = {
   in(args) { mcu.gpio[Number(args[0])].setInputValue(args[1] === '1'); return ''; },
   watch(args) { args.forEach((p) => watch(Number(p))); return ''; },
   ack(args) { acking.clear(); args.forEach((a) => acking.add(Number(a))); return ''; },
+  spidisplay(args) { spiDisplay(Number(args[0]), Number(args[1])); return ''; },
   ws2812(args) { decodeWs2812(Number(args[0])); return ''; },
   pwm(args) { reportPwm(Number(args[0])); return ''; },
   save(args) { fs.writeFileSync(args[0], flash.afterPowerCut()); return ''; },

@@ -93,12 +93,18 @@ def device_flash(romfs=True, decks=1, firmware=None):
     return flash_image(firmware or firmware_uf2(romfs), files=files, romfs_image=romfs_image)
 
 
+# ``display_addr`` for a display on SPI0 at the board's display pins (boards/pico.py:
+# its own chip-select, D/C# and reset), not on I2C0
+SPI_DISPLAY = "spi"
+
+
 def power_up_device(display_addr=OLED_ADDR, players=5, floating_miso=FLOATING_MISO,
                     romfs=True, flash=None, held=()):
     """The whole device on the emulated Pico: firmware/main.py runs at power-up
     with the Pico's board (firmware/boards/pico.py: six chip-selects), readers
     fitted for ``players`` seats and the centre (the other chip-selects read
-    ``floating_miso``), the display at ``display_addr`` (None: none), the
+    ``floating_miso``), the display at ``display_addr`` (None: none;
+    SPI_DISPLAY: on SPI0), the
     buttons named in ``held`` ("prev", "next", "ok") held down.  Returns
     (pico, chips); run it with ``pico.run_for``, talk to it on USB serial."""
     chips = SimChips(seats=players)
@@ -184,7 +190,8 @@ def wire_chips(pico, chips, players, display_addr=OLED_ADDR, floating_miso=FLOAT
     firmware/boards/pico.py: the seats in play and the centre reader on SPI0
     (the seats' chip-selects first, the centre's last; other chip-selects have
     no reader: SPI0 reads ``floating_miso``), the shared reset, the display at
-    ``display_addr`` on I2C0 (None: no display, nothing acknowledges), the
+    ``display_addr`` on I2C0 (None: no display, nothing acknowledges; SPI_DISPLAY:
+    on SPI0 at the board's display pins, nothing on I2C0), the
     WS2812 strip and the buzzer.  Returns ``sync_buttons``: call it before
     running the Pico to drive the button pins to the models' levels."""
     pins = pico_board.PINS
@@ -207,7 +214,13 @@ def wire_chips(pico, chips, players, display_addr=OLED_ADDR, floating_miso=FLOAT
         except BusError:              # no reader selected: nobody drives MISO
             return floating_miso
     pico.on_spi = on_spi
-    if display_addr is not None:
+    if display_addr == SPI_DISPLAY:
+        oled = chips.oled
+        pico.i2c_ack([])
+        cs, dc, res = pins["display_spi"]
+        pico.spi_display(cs, dc, lambda _t, is_data, data: oled.spi_write(data, is_data))
+        pico.watch(res, lambda _t, level: oled.reset() if level == 0 else None)
+    elif display_addr is not None:
         pico.i2c_ack([display_addr])
         pico.on_i2c_write = lambda _t, _addr, data: chips.i2c.writeto(OLED_ADDR, data)
         pico.on_i2c_read = lambda _t, _addr: chips.i2c.readfrom(OLED_ADDR, 1)[0]
@@ -298,7 +311,8 @@ class Rp2040Table(BridgedTable):
     with a ROMFS partition when ``romfs`` (default: RPI_PICO_ROMFS,
     tools/tapptable/rp2_images.py); ``flash``: the file holding the Pico's
     flash (made from the firmware and the built files when absent);
-    ``display_addr``: where the display answers on I2C0 (None: no display)."""
+    ``display_addr``: where the display answers on I2C0 (None: no display;
+    SPI_DISPLAY: the display on SPI0)."""
 
     def __init__(self, *args, flash=None, firmware=None, romfs=True, display_addr=OLED_ADDR,
                  **kw):

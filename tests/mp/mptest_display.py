@@ -164,6 +164,61 @@ def test_contrast_invert_power_allocate_nothing():
     assert i2c.transactions == 5 and i2c.bytes == 3 + 4 * 2
 
 
+class CountingSPI:
+    """machine.SPI's write: counts writes and bytes; allocates nothing."""
+
+    def __init__(self):
+        self.writes = 0
+        self.bytes = 0
+
+    def write(self, buf):
+        self.writes += 1
+        self.bytes += len(buf)
+
+
+class OutPin:
+    """machine.Pin as an output: ``pin(v)`` sets it; counts the falls (chip-selects)."""
+
+    def __init__(self):
+        self.level = 1
+        self.falls = 0
+
+    def __call__(self, v):
+        if self.level and not v:
+            self.falls += 1
+        self.level = v
+
+
+def _new_spi():
+    spi, cs, dc, res = CountingSPI(), OutPin(), OutPin(), OutPin()
+    oled = ssd1306.SSD1306Spi(spi, (cs, dc, res), lambda us: None)
+    assert res.falls == 1 and cs.level == 1
+    return spi, cs, oled
+
+
+def test_the_panel_on_spi_shows_without_allocating():
+    # the same updates as on I2C: a whole page, a marked span, no control bytes
+    spi, cs, oled = _new_spi()
+    oled.text_line(2, "Cora           -")
+    oled.text_line(4, "Tapp  Runde 3")
+    oled.show()
+    oled.text_line(2, "Cora         H10")
+    oled.text_line(5, "Stich: Sitz 2")
+    spi.writes = spi.bytes = cs.falls = 0
+    res = [0]
+
+    def go():
+        oled.mark(2, 104, 127)
+        res[0] = oled.show()
+
+    _locked(go)
+    assert res[0] == 2, res[0]
+    # the span: its window (6 bytes) and 3 cells; page 5: its window and 128 bytes
+    assert cs.falls == 4 and spi.bytes == 6 + 24 + 6 + 128, (cs.falls, spi.bytes)
+    assert oled.dirty_pages() == 0 and cs.level == 1
+    print("  on SPI: %d chip-selects, %d bytes" % (cs.falls, spi.bytes))
+
+
 class FakePin:
     def __init__(self):
         self.level = 1

@@ -119,5 +119,6 @@ def run_bench(args):
     device = getattr(args, "device", "session")
     if device != "off":
         from tools.tapptable.bench_rp2040 import print_device_bench
-        print_device_bench(quick=args.quick, session=device == "session")
+        print_device_bench(quick=args.quick, session=device == "session",
+                           display=getattr(args, "display", "spi"))
     return 0

@@ -30,14 +30,16 @@ It prints, for each:
   every STATUS_EVERY_MS (its first byte loads the console): how many asked,
   how many answered;
 * the emulated time from a card laid on the on-turn seat's reader, and from a
-  button let go, to the display showing it (the host's SSD1306 model: the I2C
-  write that makes it show what the CPython twin shows, see ``MirroredTable``).
+  button let go, to the display showing it (the host's SSD1306 model: the
+  write that makes it show what the CPython twin shows, see ``MirroredTable``);
+  the display on SPI0, as the Pico's pin map has it (``display="i2c"``: on
+  I2C0 at 0x3C, the other way a builder may wire it).
 
 The emulator's limits, said with the numbers: rp2040js charges one cycle per
 memory access, so flash (XIP) cache misses are not modelled -- code running
 from flash, ROMFS bytecode above all, is slower on a real Pico; the display's
-I2C takes its time on the wire (400 kHz: host_sim/rp2040/runner.mjs), the
-readers' SPI bytes take none (a few us each at 4 MHz on the board).
+bytes take their time on the wire (host_sim/rp2040/runner.mjs: SPI at 4 MHz a
+page 0.26 ms, I2C at 400 kHz 2.9 ms), and so do the readers'.
 """
 import ast
 import json
@@ -193,8 +195,9 @@ class MirroredTable:
 
     enrol_cards = VirtualTable.enrol_cards    # the same steps, each made on both tables
 
-    def __init__(self, flash, flash_path, twin):
+    def __init__(self, flash, flash_path, twin, display="spi"):
         self.twin = twin
+        self.display = display            # "spi": on SPI0 (the pin map's), "i2c": at 0x3C
         self.flash_path = Path(flash_path)
         self.flash_path.write_bytes(flash)
         self.report = {}
@@ -208,7 +211,7 @@ class MirroredTable:
         self._asked_at = None             # the emulated time of the last request (us)
 
     @classmethod
-    def for_firmware(cls, firmware, tmp, variant, players, probe=True):
+    def for_firmware(cls, firmware, tmp, variant, players, probe=True, display="spi"):
         """The bench's table: a deck enrolled and the session's settings
         remembered on both tables, the probe as boot.py on the Pico."""
         from host_sim.rp2040.table import enrolled_files
@@ -218,7 +221,8 @@ class MirroredTable:
         twin = VirtualTable(variant, players, "strict", seats=names, setup=True)
         files = dict(enrolled_files(1), **settings_files(values))
         flash = firmware.flash(tmp, probe={} if probe else None, extra=files)
-        return cls(flash, Path(tmp) / ("flash-%s.bin" % firmware.name.split()[0]), twin)
+        return cls(flash, Path(tmp) / ("flash-%s.bin" % firmware.name.split()[0]), twin,
+                   display)
 
     def power_on(self):
         """The first power-up: the Pico boots and shows the twin's first screen."""
@@ -227,9 +231,9 @@ class MirroredTable:
     # ----- the Pico ----------------------------------------------------------------------
 
     def _power_up(self, lying):
-        from host_sim.board import SimChips
+        from host_sim.board import OLED_ADDR, SimChips
         from host_sim.mfrc522_model import Tag
-        from host_sim.rp2040.table import wire_chips
+        from host_sim.rp2040.table import SPI_DISPLAY, wire_chips
         self.chips = SimChips(seats=BOARD_SEATS)
         for reader, uids in lying:
             self.chips.chips[reader].place(*[Tag(uid) for uid in uids])
@@ -241,7 +245,9 @@ class MirroredTable:
         self._new_low = False             # the probe's last low_free was the lowest yet
         self.pico.on_serial = self._serial
         self._asked_at = None             # a new power-up: the client asks again at once
-        self.sync_buttons = wire_chips(self.pico, self.chips, BOARD_SEATS)
+        self.sync_buttons = wire_chips(
+            self.pico, self.chips, BOARD_SEATS,
+            SPI_DISPLAY if self.display == "spi" else OLED_ADDR)
         self.pico.run_for(BOOT_MS * 1000)
         self._catch_up(0)
 
@@ -499,7 +505,7 @@ def _count_flash(pico, into):
         into[key] = into.get(key, 0) + state[key]
 
 
-def run_session(firmware, tmp, deals, plays=None, log=None, probe=True):
+def run_session(firmware, tmp, deals, plays=None, log=None, probe=True, display="spi"):
     """One session on ``firmware``: setup by the buttons, deals dealt over the
     centre reader and played, a power cut after CUT_AT_PLAY cards (in the first
     deal, or the next if a contract ends it sooner), ``deals`` deals in all
@@ -508,7 +514,7 @@ def run_session(firmware, tmp, deals, plays=None, log=None, probe=True):
     from host_sim.players import AutoPlayers
     variant, players = SESSION
     t0 = time.perf_counter()
-    table = MirroredTable.for_firmware(firmware, tmp, variant, players, probe)
+    table = MirroredTable.for_firmware(firmware, tmp, variant, players, probe, display)
     flash_ops = {}
     failure = None
     same = None
@@ -577,7 +583,7 @@ def _ms(us):
     return "-" if us is None else "%.1f ms" % (us / 1000)
 
 
-def measure(quick=False, log=None, session=True):
+def measure(quick=False, log=None, session=True, display="spi"):
     """{firmware name: {figure: value}} for every firmware (REPL, and the session
     unless ``session`` is false)."""
     out = {}
@@ -589,14 +595,14 @@ def measure(quick=False, log=None, session=True):
                 if session and fw.session:
                     figures.update(run_session(fw, tmp, 1 if quick else 20,
                                                plays=CUT_AT_PLAY + 4 if quick else None,
-                                               log=log))
+                                               log=log, display=display))
             except (rp2_images.ImageMissing, OSError, RuntimeError) as exc:
                 figures["failure"] = str(exc).splitlines()[0]
             out[fw.name] = figures
     return out
 
 
-def print_device_bench(quick=False, session=True):
+def print_device_bench(quick=False, session=True, display="spi"):
     variant, players = SESSION
     print("The device: MicroPython v1.28.0's rp2 port on the emulated RP2040 (rp2040js),")
     print("the unchanged firmware/main.py from the flash the one UF2 leaves, the chip models")
@@ -607,9 +613,11 @@ def print_device_bench(quick=False, session=True):
     print("%s.  The same inputs go to the table under CPython (the twin),"
           % ("then %d more cards (--quick)" % 4 if quick else "the next deal, 20 deals in all"))
     print("whose display the Pico's must match after each; the journals are compared at the end.")
+    print("The display on %s." % ("SPI0 (4 MHz), as boards/pico.py wires it" if display == "spi"
+                                  else "I2C0 (400 kHz, 0x3C): --display i2c"))
     if not session:
         print("(--device repl: only the heap at the REPL; the session's rows stay '-')")
-    print_figures(measure(quick, session=session))
+    print_figures(measure(quick, session=session, display=display))
 
 
 def print_figures(figures):
@@ -713,6 +721,6 @@ def _verdict(figures):
             "NOT met (%d, the longest %.0f ms)" % (f["deal_gc"], f["deal_gc_us"] / 1000)))
     print("  The emulator charges one cycle per memory access: flash (XIP) cache misses are not")
     print("  modelled, so code running from flash -- ROMFS bytecode most -- is slower on a Pico.")
-    print("  The display's I2C takes its time on the wire (400 kHz: a page 2.9 ms, in its step);")
-    print("  a reader poll's SPI bytes at 4 MHz (a few us) take none.  Flash erase and program")
+    print("  The display's bytes take their time on the wire (SPI at 4 MHz: a page 0.26 ms; I2C")
+    print("  at 400 kHz: 2.9 ms), in its step, and the readers' too.  Flash erase and program")
     print("  take the W25Q16's typical times (45 ms a 4 KB sector), the CPU waiting meanwhile.")

@@ -375,6 +375,9 @@ def build_parser():
     b.add_argument("--device", choices=("session", "repl", "off"), default="session",
                    help="the device's budgets on the emulated Pico: a whole session "
                         "(default; minutes), only the heap at its REPL, or none")
+    b.add_argument("--display", choices=("spi", "i2c"), default="spi",
+                   help="where the emulated Pico's display is wired: on SPI0 (default, "
+                        "hardware/README.md) or on I2C0")
     b.set_defaults(func=cmd_bench)
     return p
 
