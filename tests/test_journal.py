@@ -465,3 +465,23 @@ def test_a_cut_between_the_hand_lines_deals_the_whole_deck_again(tmp_path):
     rep, outs = _replayed(after.journal_lines())
     assert not [o for o in outs if '"ok":false' in o]
     assert _state(rep.session.view) == _state(after.view)
+
+
+def test_a_headers_line_is_made_once_and_again_when_the_answers_change():
+    """The app makes the session header's line ahead, on the setup's last
+    screen; the OK that starts the session takes it (the same text as
+    dumps and the CRC give); a header with another answer gets its own."""
+    from table.journal import line_of
+    from table.settings import Settings
+    from tapp.jsonout import dumps
+    from tapp.record import with_crc
+    settings = Settings(None)
+    ahead = line_of(settings.header())
+    again = line_of(settings.header())              # a new dict, the same answers
+    assert again is ahead and ahead == with_crc(dumps(settings.header()))
+    settings.set_seat_name(0, "Zora")
+    changed = line_of(settings.header())
+    assert changed != ahead and '"Zora"' in changed
+    assert changed == with_crc(dumps(settings.header()))
+    event = {"ev": "deal", "dealer": 0}
+    assert line_of(event) == with_crc(dumps(event)) and line_of(settings.header()) is changed

@@ -80,6 +80,7 @@ def test_the_table_keeps_below_the_qstr_pools_eighth_chunk(repl):
         repl.exec_raw("__import__(%r)" % name, limit_us=60_000_000)
     info = repl.exec_raw("micropython.qstr_info()")
     pools, qstrs = map(int, re.search(r"n_pool=(\d+), n_qstr=(\d+)", info).groups())
+    print("every module imported: %d qstrs in %d chunks (at most %d)" % (qstrs, pools, STEP - ROOM))
     assert pools == 7 and qstrs <= STEP - ROOM, (
         "%d qstrs in %d chunks: the table's modules leave fewer than %d of the %d "
         "below the 15 KB step" % (qstrs, pools, ROOM, STEP))

@@ -66,13 +66,26 @@ def is_play(ev):
     return type(seat) is int and 0 <= seat < 10 and type(card) is str and card in CODE_INDEX
 
 
+# The last session header's line (the header, its line): made ahead on the
+# setup's last screen (table/app.py ``_session_ahead``), taken by the OK that
+# starts the session -- dumps held that press's step 5.5 ms on the Pico.
+_HEADER = [None, ""]
+
+
 def line_of(ev):
-    """The journal line of an event: its canonical JSON (tapp.jsonout.dumps) and
-    the CRC.  A card play is formatted directly: the same text, without dumps'
-    2.5 KB of heap (tests/mp/mptest_app_heap.py checks the text)."""
+    """The journal line of an event or of a session's header (no "ev"): its
+    canonical JSON (tapp.jsonout.dumps) and the CRC.  A card play is formatted
+    directly: the same text, without dumps' 2.5 KB of heap
+    (tests/mp/mptest_app_heap.py checks the text).  A header's line is kept,
+    the last one (a header is a new dict each time: table/settings.py)."""
     if is_play(ev):
         return with_crc('{"seat":%d,"card":"%s","ev":"play"}' % (ev["seat"], ev["card"]))
-    return with_crc(dumps(ev))
+    if "ev" in ev:
+        return with_crc(dumps(ev))
+    if _HEADER[0] != ev:
+        _HEADER[1] = with_crc(dumps(ev))
+        _HEADER[0] = ev
+    return _HEADER[1]
 
 
 def session_name(number):
@@ -213,7 +226,7 @@ class MemoryJournal(SessionJournal):
     """A session in RAM (a table without flash, tests): never refuses a line."""
 
     def __init__(self, header):
-        first = with_crc(dumps(header))
+        first = line_of(header)
         SessionJournal.__init__(self, first, 1, len(first) + 1, 0, 0)
         self.lines = [first]
 

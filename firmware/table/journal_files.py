@@ -28,8 +28,7 @@ Space on flash:
 """
 import os
 
-from tapp.jsonout import dumps
-from tapp.record import MAX_LINE, OVERLONG, LineReader, parse_line, with_crc
+from tapp.record import MAX_LINE, OVERLONG, LineReader, parse_line
 
 from .files import join
 from .journal import DEAL_BYTES, FLASH_ERROR, NO_ROOM, TAIL, SessionJournal, line_of, make_room
@@ -318,7 +317,7 @@ def create_journal(root, header):
     path = join(folder, name)
     journal = FileJournal(path, None, 0, [])
     try:
-        journal.write_line(with_crc(dumps(header)))
+        journal.write_line(line_of(header))
     except OSError:
         pass                    # failed is set: the table says the flash is full
     return journal

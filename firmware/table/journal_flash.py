@@ -13,8 +13,7 @@ bytes ``dumps`` gives, without its KB or two of garbage a line on the Pico),
 and only a line longer than that goes through ``dumps``.
 """
 from tapp.cards import CARD_CODES, CODE_INDEX
-from tapp.jsonout import JsonBytes, dumps
-from tapp.record import with_crc
+from tapp.jsonout import JsonBytes
 
 from . import crc_buf as C
 from . import flash_record as L
@@ -117,7 +116,7 @@ class FlashJournals:
         number = self.entries[-1][_NUM] + 1 if self.entries else 1
         self.finish()
         self.make_room(DEAL_BYTES, len(self.entries))
-        line = with_crc(dumps(header))
+        line = line_of(header)
         data = line.encode()
         log = self.log
         ok = log.write(L.TAG_SESSION, number & 0xFFFF, data)
