@@ -599,13 +599,7 @@ def draw(hw: dict, board: str) -> Svg:
     s.text(dev_x + 100, y + 32, "I2C (4-pin module), address 0x3C", 9, "middle", col="#555")
     ends["i2c_sda"] = (dev_x, y + 48, "SDA")
     ends["i2c_scl"] = (dev_x, y + 68, "SCL")
-    for yy, p in ((y + 48, "VCC"), (y + 68, "GND")):
-        s.pin(dev_x + 200, yy)
-        s.text(dev_x + 192, yy + 4, p, 10, "end")
-    s.line([(dev_x + 200, y + 48), (dev_x + 218, y + 48)], COL["pwr"], net="3v3r")
-    s.rail(dev_x + 220, y + 48, "3V3R", anchor="start")
-    s.line([(dev_x + 200, y + 68), (dev_x + 212, y + 68)], net="gnd")
-    s.ground(dev_x + 212, y + 68)
+    _display_supply(s, dev_x + 200, y + 48)
     y += 104
     # buttons
     bh = 40 if esp else 30
@@ -731,14 +725,19 @@ def _spi_display(s: Svg, dev_x: int, y: int, ends: dict) -> int:
         s.text(dev_x + 192, yy + 4, name.split(" ")[0], 10, "end")
         s.rail(dev_x + 220, yy, name.split("← ")[1], net, anchor="start")
         s.line([(dev_x + 200, yy), (dev_x + 218, yy)], net, net=name)
-    for yy, p in ((y + 88, "VCC"), (y + 108, "GND")):
-        s.pin(dev_x + 200, yy)
-        s.text(dev_x + 192, yy + 4, p, 10, "end")
-    s.line([(dev_x + 200, y + 88), (dev_x + 218, y + 88)], COL["pwr"], net="3v3r")
-    s.rail(dev_x + 220, y + 88, "3V3R", anchor="start")
-    s.line([(dev_x + 200, y + 108), (dev_x + 212, y + 108)], net="gnd")
-    s.ground(dev_x + 212, y + 108)
+    _display_supply(s, dev_x + 200, y + 88)
     return y + 144
+
+
+def _display_supply(s: Svg, x: float, y: float) -> None:
+    """A display module's VCC (at ``y``, to 3V3R) and GND (20 below) on its right edge ``x``."""
+    for yy, p in ((y, "VCC"), (y + 20, "GND")):
+        s.pin(x, yy)
+        s.text(x - 8, yy + 4, p, 10, "end")
+    s.line([(x, y), (x + 18, y)], COL["pwr"], net="3v3r")
+    s.rail(x + 20, y, "3V3R", anchor="start")
+    s.line([(x, y + 20), (x + 12, y + 20)], net="gnd")
+    s.ground(x + 12, y + 20)
 
 
 # ------------------------------------------------------------------ the parts list
