@@ -154,7 +154,34 @@ const now = () => Math.floor(mcu.clock.nanos);   // (alarms of clk_sys-timed per
 const spi0 = mcu.spi[0];
 let display = null;                       // {cs, dc, bytes, level}: the display on SPI0
 let spiReceived = 0;                      // the byte the current one clocks in
-const spiAlarm = mcu.clock.createAlarm(() => spi0.completeTransmit(spiReceived));
+let spiBusy = false;                      // a byte on the wire (its alarm pending)
+const spiAlarm = mcu.clock.createAlarm(() => {
+  spiBusy = false;
+  spi0.completeTransmit(spiReceived);
+});
+// The CPU's polls of SSPSR, or of the DMA's registers while machine.SPI's DMA
+// waits, during a byte on the wire move the clock to the next alarm (the
+// byte's end at the latest), as the I2C's polls do below: 400 cycles of a
+// spin a byte at 4 MHz, which the emulator would otherwise run.
+let lastSpiRead = -1e9;
+let spiSpins = 0;
+function spiPolled() {
+  if (!spiBusy) return;
+  spiSpins = executed - lastSpiRead < SPIN_GAP ? spiSpins + 1 : 0;
+  lastSpiRead = executed;
+  const next = mcu.clock.nanosToNextAlarm;
+  if (spiSpins >= 2 && next > 0) { skipToAlarm(next); skipped++; }
+}
+const sspRead = spi0.readUint32.bind(spi0);
+spi0.readUint32 = (offset) => {
+  if (offset === 0x0c) spiPolled();                   // SSPSR
+  return sspRead(offset);
+};
+const dmaRead = mcu.dma.readUint32.bind(mcu.dma);
+mcu.dma.readUint32 = (offset) => {
+  spiPolled();
+  return dmaRead(offset);
+};
 function displayFlush() {
   if (display.bytes.length) {
     tell(`Y ${now()} ${display.level} ${Buffer.from(display.bytes).toString('hex')}`);
@@ -171,6 +198,7 @@ spi0.onTransmit = (b) => {
   } else {
     spiReceived = parseInt(ask(`S ${now()} ${b}`), 10) & 0xff;
   }
+  spiBusy = true;
   const hz = spi0.clockFrequency;
   spiAlarm.schedule(hz > 0 ? Math.round(8e9 / hz) : 0);
 };
@@ -364,6 +392,7 @@ function skipToAlarm(ns) {
   mcu.clock.tick(ns);
   spinReads = 0;
   i2cSpins = 0;
+  spiSpins = 0;
 }
 let lastTimerRead = -1e9;
 let spinReads = 0;
