@@ -43,6 +43,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from boards.pico import PINS
 from tools import mpvm
 from tools.tapptable import fsimage
 
@@ -127,6 +128,10 @@ class Pico:
         self._handlers = {b"S": self._spi, b"G": self._pin, b"I": self._i2c_write,
                           b"R": self._i2c_read, b"N": self._ws2812, b"P": self._pwm,
                           b"U": self._serial_in, b"Y": self._spi_display}
+        # the board's display chip-select on SPI0 (boards/pico.py): its bytes take
+        # their time on the wire, whether a panel listens or not (``spi_display``)
+        cs, dc, _res = PINS["display_spi"]
+        self.spi_display(cs, dc, lambda t, is_data, data: None)
 
     # ----- set-up ----------------------------------------------------------------------
 

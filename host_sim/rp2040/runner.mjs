@@ -145,12 +145,15 @@ function ask(msg) {
 const now = () => Math.floor(mcu.clock.nanos);   // (alarms of clk_sys-timed peripherals fall between)
 
 // ------------------------------------------------------------------ SPI0: the readers
-// Each byte takes its 8 bits on the wire at the clock the firmware set (4 MHz:
-// 2 us): the CPU's polls of the status register and the DMA that MicroPython
-// uses for a transfer of 32 bytes or more see it busy meanwhile, as on a Pico.
-// (Completed at once, the DMA's transmit channel -- rescheduled at the same
-// instant, which rp2040js runs last-scheduled-first -- overran the receive
-// FIFO before its channel ever ran, and machine.SPI.write waited forever.)
+// A byte to the display takes its 8 bits on the wire at the clock the
+// firmware set (4 MHz: 2 us): the CPU's polls of the status register and the
+// DMA that MicroPython uses for a transfer of 32 bytes or more see it busy
+// meanwhile, as on a Pico.  (Completed at once, the DMA's transmit channel --
+// rescheduled at the same instant, which rp2040js runs last-scheduled-first --
+// overran the receive FIFO before its channel ever ran, and machine.SPI.write
+// waited forever.)  A reader's byte is answered at once: a poll's few dozen
+// bytes are tens of microseconds on the Pico, and the readers' register
+// access never uses the DMA (boards/rp2_regs.py).
 const spi0 = mcu.spi[0];
 let display = null;                       // {cs, dc, bytes, level}: the display on SPI0
 let spiReceived = 0;                      // the byte the current one clocks in
@@ -195,16 +198,18 @@ spi0.onTransmit = (b) => {
     display.level = level;
     display.bytes.push(b);
     spiReceived = 0;                      // the panel never drives MISO: the pull-down
-  } else {
-    spiReceived = parseInt(ask(`S ${now()} ${b}`), 10) & 0xff;
+    spiBusy = true;
+    const hz = spi0.clockFrequency;
+    spiAlarm.schedule(hz > 0 ? Math.round(8e9 / hz) : 0);
+    return;
   }
-  spiBusy = true;
-  const hz = spi0.clockFrequency;
-  spiAlarm.schedule(hz > 0 ? Math.round(8e9 / hz) : 0);
+  spi0.completeTransmit(parseInt(ask(`S ${now()} ${b}`), 10) & 0xff);
 };
 function spiDisplay(cs, dc) {
+  if (display === null || display.cs !== cs) {
+    mcu.gpio[cs].addListener((state) => { if (state !== 0 && display.cs === cs) displayFlush(); });
+  }
   display = { cs, dc, bytes: [], level: 0 };
-  mcu.gpio[cs].addListener((state) => { if (state !== 0) displayFlush(); });
 }
 
 // ------------------------------------------------------------------ GPIO outputs

@@ -214,13 +214,12 @@ def wire_chips(pico, chips, players, display_addr=OLED_ADDR, floating_miso=FLOAT
         except BusError:              # no reader selected: nobody drives MISO
             return floating_miso
     pico.on_spi = on_spi
-    if display_addr == SPI_DISPLAY:
-        oled = chips.oled
-        pico.i2c_ack([])
+    if display_addr == SPI_DISPLAY:     # (else its bytes go nowhere: emulator.Pico)
         cs, dc, res = pins["display_spi"]
+        oled = chips.oled
         pico.spi_display(cs, dc, lambda _t, is_data, data: oled.spi_write(data, is_data))
         pico.watch(res, lambda _t, level: oled.reset() if level == 0 else None)
-    elif display_addr is not None:
+    if display_addr not in (None, SPI_DISPLAY):
         pico.i2c_ack([display_addr])
         pico.on_i2c_write = lambda _t, _addr, data: chips.i2c.writeto(OLED_ADDR, data)
         pico.on_i2c_read = lambda _t, _addr: chips.i2c.readfrom(OLED_ADDR, 1)[0]
