@@ -39,7 +39,7 @@ The emulator's limits, said with the numbers: rp2040js charges one cycle per
 memory access, so flash (XIP) cache misses are not modelled -- code running
 from flash, ROMFS bytecode above all, is slower on a real Pico; the display's
 bytes take their time on the wire (host_sim/rp2040/runner.mjs: SPI at 4 MHz a
-page 0.26 ms, I2C at 400 kHz 2.9 ms), and so do the readers'.
+page 0.26 ms, I2C at 400 kHz 2.9 ms), a reader's none (a few us at 4 MHz).
 """
 import ast
 import json
@@ -722,5 +722,5 @@ def _verdict(figures):
     print("  The emulator charges one cycle per memory access: flash (XIP) cache misses are not")
     print("  modelled, so code running from flash -- ROMFS bytecode most -- is slower on a Pico.")
     print("  The display's bytes take their time on the wire (SPI at 4 MHz: a page 0.26 ms; I2C")
-    print("  at 400 kHz: 2.9 ms), in its step, and the readers' too.  Flash erase and program")
+    print("  at 400 kHz: 2.9 ms), in its step; a reader's SPI bytes none.  Flash erase and program")
     print("  take the W25Q16's typical times (45 ms a 4 KB sector), the CPU waiting meanwhile.")
