@@ -46,10 +46,10 @@ def build(machine, neopixel, pins, settings, spi_id, i2c_id, root="/", clock=tim
     0x3C nor 0x3D (none fitted, SDA/SCL swapped) gives a display object all the
     same (``present`` False), which the application keeps trying -- unless the
     pin map has a display on SPI (``display_spi``: its CS, D/C and RES pins on
-    the readers' bus): then the
-    panel on SPI is driven (it cannot answer: the self-test shows a pattern to
-    look at).  An I2C panel that answers at power-up wins.  Nothing here
-    raises for a missing part: the self-test names it (hardware/README.md).
+    the readers' bus): then the panel on SPI is driven (it cannot answer: the
+    self-test shows a pattern to look at).  An I2C panel that answers at
+    power-up wins.  Nothing here raises for a missing part: the self-test
+    names it (hardware/README.md).
     """
     from drivers import mfrc522 as M
     from drivers import ssd1306
