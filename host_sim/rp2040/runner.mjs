@@ -156,11 +156,10 @@ const now = () => Math.floor(mcu.clock.nanos);   // (alarms of clk_sys-timed per
 // access never uses the DMA (boards/rp2_regs.py).
 const spi0 = mcu.spi[0];
 let display = null;                       // {cs, dc, bytes, level}: the display on SPI0
-let spiReceived = 0;                      // the byte the current one clocks in
 let spiBusy = false;                      // a byte on the wire (its alarm pending)
 const spiAlarm = mcu.clock.createAlarm(() => {
   spiBusy = false;
-  spi0.completeTransmit(spiReceived);
+  spi0.completeTransmit(0);               // the panel never drives MISO: the pull-down
 });
 // The CPU's polls of SSPSR, or of the DMA's registers while machine.SPI's DMA
 // waits, during a byte on the wire move the clock to the next alarm (the
@@ -197,7 +196,6 @@ spi0.onTransmit = (b) => {
     if (level !== display.level) displayFlush();
     display.level = level;
     display.bytes.push(b);
-    spiReceived = 0;                      // the panel never drives MISO: the pull-down
     spiBusy = true;
     const hz = spi0.clockFrequency;
     spiAlarm.schedule(hz > 0 ? Math.round(8e9 / hz) : 0);
