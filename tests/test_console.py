@@ -555,3 +555,39 @@ def test_a_finished_session_downloads_without_the_pin_the_one_in_play_not(bench)
     assert ask(id=5, cmd="journal")["error"] == "locked"
     assert ask(id=6, cmd="journal", session=current, pin=PIN)["ok"]
     assert ask(id=7, cmd="journal", session=finished[0])["ok"]
+
+
+def test_a_step_begins_no_more_work_once_it_has_run_4_ms():
+    """On a board whose clock runs while the console works (here 5 ms a
+    reading, as a Pico's status answer takes), a step does one thing: an
+    answer made once the step has run 4 ms is written at the start of the
+    next step, and that step takes no request -- yet every step does some
+    work, so every request is answered, in order."""
+    import sys
+    sys.path.insert(0, str(ROOT / "tests" / "mp"))
+    try:
+        from console_fakes import App
+    finally:
+        sys.path.remove(str(ROOT / "tests" / "mp"))
+    from console_bench import Lines, Pipe
+
+    class Board:
+        root = "/nonexistent"
+        t = 0
+
+        def ticks_ms(self):
+            self.t += 5
+            return self.t
+    app = App(Board())
+    pipe, out = Pipe(), Lines()
+    con = C.Console(app, pipe, out)
+    pipe.feed(b'{"id":1,"cmd":"status"}\n{"id":2,"cmd":"ping"}\n{"id":3,"cmd":"status"}\n')
+    answered = []
+    for _ in range(12):
+        before = len(out.lines)
+        con.step()
+        answered.append([m.get("id") for m in out.lines[before:] if "ok" in m])
+    assert [ids for ids in answered if ids] == [[1], [2], [3]]      # one answer a step at most
+    for i, ids in enumerate(answered):                            # made, then written
+        assert not ids or (i > 0 and answered[i - 1] == [])
+    assert out.answer(1)[0]["ok"] and out.answer(3)[0]["state"] == out.answer(1)[0]["state"]

@@ -257,3 +257,17 @@ def test_rows_of_any_text_and_the_right_edge():
     assert s.text_rows() == [font.fit(t, COLS) for t, _ in rows] + [""] * 3
     assert bytes(oled.buffer) == bytes(ref.buffer)
     assert s.rows()[0] == ("Herzblatt       ", True)
+
+
+def test_a_dealt_card_writes_only_the_rows_it_changes(monkeypatch):
+    """Strict dealing, a card dealt over the centre: the count, who gets the
+    next card, the receiver's row and who is still short are written; the
+    header, the dealer's row and the other seats' rows are not (all eight
+    written again held the display's step 10-11 ms on the Pico)."""
+    run = Run("dealt")
+    assert not run.run_lines(["table variant=tapp_modern players=4 mode=strict seed=3",
+                              "deal 5"])
+    rows = _rows_written(monkeypatch)
+    assert not run.run_lines(["deal 1"])
+    assert rows and 0 not in rows and 1 not in rows and len(rows) <= 5, rows
+    assert 2 in rows and 3 in rows and len([r for r in rows if 4 <= r <= 6]) <= 2, rows

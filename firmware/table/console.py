@@ -43,11 +43,17 @@ from .console_link import (
 )
 from .presence import ticks_diff
 
+try:
+    from micropython import const
+except ImportError:  # CPython
+    const = lambda x: x  # noqa: E731
+
 # the status answer's keys while a session is in play (``cmd_status``)
 _IN_PLAY = ("variant", "players", "seats", "mode", "phase", "expects", "turn", "deals",
             "trick_number", "trick", "journal")
 
 PAUSE_MS = 250   # the console's steps wait at most this long for the table to be idle
+_STEP_MS = const(4)   # work is begun in a step until it has run this long (``spent``)
 
 # the one answer said without the text store (table/messages.py): looking a
 # text up allocates, and this is said when the heap has just run out
@@ -98,25 +104,50 @@ class Console:
             return
         self.now = now
         wire = self.wire
-        wire.begin(now)
+        did = wire.begin(now)                  # (an answer the last step held: written)
         conn = wire.connection()
         if conn != self.conn:
             self.conn = conn
             self.live.end_connection()
         self.live.expire(now)
-        self.live.watch()
-        if self.task is not None:
+        did = self.watch(did)
+        if self.task is not None and not self.spent(did):
             self.run_task(self.task)
+            did = True
+        self.requests(did)
+        wire.flush()
+        if self.handing_over and wire.empty():
+            raise HandOver()
+
+    def spent(self, did):
+        """Is this step done: it did some work (``did``; each step does some)
+        and has run ``_STEP_MS`` on the device's clock?  Work not begun then
+        waits for the next step -- the live events, a request, an answer's
+        line: a step doing all of them held the table's loop 25-35 ms on the
+        Pico."""
+        return did and ticks_diff(self.clock(), self.now) >= _STEP_MS
+
+    def watch(self, did):
+        """The live events, unless the step is ``spent``: whether it did work."""
+        if self.spent(did):
+            return did
+        wire = self.wire
+        room = wire.room()
+        self.live.watch()
+        return did or wire.room() != room
+
+    def requests(self, did):
+        """The request lines waiting, until the step is ``spent`` (at most
+        ``CMDS_PER_STEP``, and only while the output has room)."""
+        wire = self.wire
         handled = 0
-        while self.task is None and handled < CMDS_PER_STEP and wire.room() >= ROOM:
+        while self.task is None and handled < CMDS_PER_STEP and wire.room() >= ROOM \
+                and not self.spent(did or handled):
             line = wire.next_line()
             if line is None:
                 break
             handled += 1
             self.line(line)
-        wire.flush()
-        if self.handing_over and wire.empty():
-            raise HandOver()
 
     def run_task(self, task):
         try:
@@ -174,7 +205,10 @@ class Console:
             return
         if body is not None:
             body["ok"] = True
-            wire.answer(rid, body)
+            if self.spent(True):
+                wire.hold(rid, body)     # written at the next step's start
+            else:
+                wire.answer(rid, body)
 
     def load(self, cmd):
         """Import the module of ``cmd`` (LATER) and take in its commands."""

@@ -174,23 +174,32 @@ class Wire:
         self.write_errors = 0
         self.requests = 0
         self.bad_lines = 0
+        self.due = None              # (rid, body): an answer ``hold`` keeps for the next step
 
     def begin(self, now):
-        """A new step: its input budget; a stale partial line is dropped."""
+        """A new step: its input budget; a stale partial line is dropped; an
+        answer held by the last step is queued first (before its events):
+        whether one was."""
         inp = self.input
         inp.now = now
         inp.left = _IN_BUDGET
         if self.drained and inp.partial and ticks_diff(now, inp.last) >= IDLE_DROP_MS:
             inp.partial = False          # a fresh reader: what it held is gone
             self.reader = LineReader(inp, chunk=64, line=self.line_buf)
+        due = self.due
+        if due is None:
+            return False
+        self.due = None
+        self.box.put(due[1], due[0])
+        return True
 
     def room(self):
         """Lines that may still be queued."""
-        return _QUEUE - self.box.lines()
+        return _QUEUE - self.box.lines() - (0 if self.due is None else 1)
 
     def empty(self):
-        """Has every queued line been written?"""
-        return not self.box.lines()
+        """Has every queued line been written (none held either)?"""
+        return self.due is None and not self.box.lines()
 
     def next_line(self):
         """The next request line (bytes or OVERLONG), None for none now."""
@@ -206,6 +215,13 @@ class Wire:
     def answer(self, rid, body):
         """Queue a response line (never dropped: requests wait for room)."""
         self.box.put(body, rid)
+
+    def hold(self, rid, body):
+        """``answer`` at the next step's start (``begin``): a step that spent
+        its time making an answer leaves writing it to the next (a status
+        answer's line: 4-7 ms on the Pico, its making as much).  ``body`` is
+        not to change meanwhile: no request is handled until then."""
+        self.due = (rid, body)
 
     def fail(self, rid, code, message=None, extra=None):
         body = {"ok": False, "error": code, "message": message or said(code, code)}

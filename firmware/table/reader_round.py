@@ -3,11 +3,14 @@
 Two fields at a time, switched on in one step and scanned in the next, so a
 field's 5 ms settle time passes between steps, never inside one: the seat on
 turn's (``hot``, set by the application) at every step, with one of the
-other readers in turn.  A new card on the hot reader starts a sweep: every
+other readers in turn -- in the step after, where a card answered the hot
+reader (a scan reading a card takes 6 ms on the Pico, two held the loop
+12-14 ms).  A new card on the hot reader starts a sweep: every
 reader's field is switched on as soon as the card answers the hot reader's
 scan (``ReaderSet.ahead``: they settle while it is read; the reader rail is
 sized for all fields on: hardware/README.md, power budget) and, once they
-have settled -- mostly in the same step -- every one of them is looked at
+have settled -- mostly by the next step: the look gets a step of its own,
+as the scan took 8 ms on the Pico -- every one of them is looked at
 for the new card at once (``ReaderSet.sweep``: their frames on air side
 by side, 4-9 ms on the Pico for six readers, where one after the other took
 three steps of 8-10 ms): a reader where no card answers read nothing (taken
@@ -66,9 +69,14 @@ class ReaderRound:
         if self.sweeping:
             self._sweep_step()
             return
-        if self._scan_hot() or self._scan_other():
+        h = self._hot_armed
+        if self._scan_hot():
+            self._start_sweep()                # the look in the next step: the scan
+            return                             # that read the card took 8 ms of this one
+        if h >= 0 and self._armed >= 0 and self.readers.raw[h] != P.ABSENT:
+            return                             # a card answered (6 ms): the other's next
+        if self._scan_other():
             self._start_sweep()
-            self._sweep_step()                 # at once if the fields have settled
             return
         self._arm_next()
 
