@@ -1,8 +1,8 @@
-"""The console's door (firmware/table/console_door.py): a table nobody talks to
-does not carry the console; the first byte on the line loads it in parts, one
-part a step of the console job and each at a moment when nothing waits (a
-module's import holds the loop 10 to 50 ms on the Pico), and the console then
-answers the line that woke it."""
+"""The console's door (firmware/table/console_door.py): the console is loaded
+in parts, each at a moment when nothing waits and no card is awaited (a
+module's import holds the loop 5 to 35 ms on the Pico) -- ahead of need by the
+table's idle job, or a part a step of the console job once the first byte is
+on the line -- and the console then answers the line that woke it."""
 from __future__ import annotations
 
 import json
@@ -113,3 +113,35 @@ def test_the_parts_load_one_a_step_while_no_card_is_awaited(monkeypatch):
     for n in range(1, len(console_door.LOAD_PARTS) + 1):
         door.step()
         assert door.loaded == n
+
+
+def test_the_idle_job_loads_the_console_ahead_of_need_while_no_card_is_awaited(monkeypatch,
+                                                                              capsys):
+    """The table's idle job (``App.idle_work``) loads the console's parts
+    before a client's first byte -- one an idle step, only while no card is
+    awaited -- and leaves the line alone: nothing is said, the door stays
+    until the first byte, which the console then answers at once."""
+    from host_sim.table import VirtualTable
+    stream = Stream()
+    monkeypatch.setattr("sys.stdin", stream)
+    table = VirtualTable()
+    door = console_door.open_door(table.app)
+    awaited = [True]
+    monkeypatch.setattr(table.app, "card_awaited", lambda: awaited[0])
+    table.wait(2000)
+    assert door.loaded == 0                   # a card may come any moment: nothing loaded
+    awaited[0] = False
+    done = []
+    for _ in range(40):
+        table.wait(50)
+        done.append(door.loaded)
+        if door.loaded == len(console_door.LOAD_PARTS):
+            break
+    assert done[-1] == len(console_door.LOAD_PARTS), done
+    assert all(b - a <= 1 for a, b in zip(done, done[1:], strict=False))   # a part a step
+    assert table.app.console is door and capsys.readouterr().out == ""
+    stream.send(b'{"id":3,"cmd":"ping"}\n')
+    table.wait(100)                           # the door hands over, the console answers
+    lines = [json.loads(x) for x in capsys.readouterr().out.splitlines() if x]
+    assert table.app.console is not door
+    assert [x.get("id") for x in lines if "id" in x] == [3] and lines[-1]["ok"] is True

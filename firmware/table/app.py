@@ -18,8 +18,9 @@ console   the serial line protocol (table/console.py), when the board has a port
 idle      work ahead of need, only when nothing waits: no card settling or
           queued, no button held or queued, the screen sent (``idle_work``):
           the setup's answers saved, else the journal's next sector erased,
-          else a screen page imported, else the garbage collected (in a
-          deal only when the heap runs low: the result's moment)
+          else a screen page imported, else a part of the console loaded
+          (no card awaited), else the garbage collected (in a deal only
+          when the heap runs low: the result's moment)
 ========  =====================================================================
 
 What the table is doing is asked through ``app.view`` (table/table_view.py,
@@ -458,7 +459,9 @@ class App:
         screen written and sent): the setup's answers saved, else the
         journal's next sector erased (45 ms on the Pico, the loop standing
         still), else a screen page imported
-        before it is first shown, else on the setup's last screen the
+        before it is first shown, else (no card awaited) a part of the
+        serial console loaded before a client's first byte comes
+        (table/console_door.py), else on the setup's last screen the
         session's rules and its header's line made, then the garbage
         collected (``_session_ahead``),
         else the garbage collected once
@@ -475,6 +478,9 @@ class App:
         if store.prepare():                  # the running session's, else the store's
             return "erase"
         if self.screens.preload():
+            return "import"
+        prepare = getattr(self.console, "prepare", None)   # the console's door, not yet through
+        if prepare is not None and not self.card_awaited() and prepare():
             return "import"
         ahead = self._session_ahead()
         if ahead is not None:

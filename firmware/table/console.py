@@ -104,45 +104,45 @@ class Console:
             return
         self.now = now
         wire = self.wire
-        did = wire.begin(now)                  # (an answer the last step held: written)
+        done = wire.begin(now)                  # (an answer the last step held: written)
         conn = wire.connection()
         if conn != self.conn:
             self.conn = conn
             self.live.end_connection()
         self.live.expire(now)
-        did = self.watch(did)
-        if self.task is not None and not self.spent(did):
+        done = self.watch(done)
+        if self.task is not None and not self.spent(done):
             self.run_task(self.task)
-            did = True
-        self.requests(did)
+            done = True
+        self.requests(done)
         wire.flush()
         if self.handing_over and wire.empty():
             raise HandOver()
 
-    def spent(self, did):
-        """Is this step done: it did some work (``did``; each step does some)
+    def spent(self, done):
+        """Is this step over: it did some work (``done``; each step does some)
         and has run ``_STEP_MS`` on the device's clock?  Work not begun then
         waits for the next step -- the live events, a request, an answer's
         line: a step doing all of them held the table's loop 25-35 ms on the
         Pico."""
-        return did and ticks_diff(self.clock(), self.now) >= _STEP_MS
+        return done and ticks_diff(self.clock(), self.now) >= _STEP_MS
 
-    def watch(self, did):
+    def watch(self, done):
         """The live events, unless the step is ``spent``: whether it did work."""
-        if self.spent(did):
-            return did
+        if self.spent(done):
+            return done
         wire = self.wire
         room = wire.room()
         self.live.watch()
-        return did or wire.room() != room
+        return done or wire.room() != room
 
-    def requests(self, did):
+    def requests(self, done):
         """The request lines waiting, until the step is ``spent`` (at most
         ``CMDS_PER_STEP``, and only while the output has room)."""
         wire = self.wire
         handled = 0
         while self.task is None and handled < CMDS_PER_STEP and wire.room() >= ROOM \
-                and not self.spent(did or handled):
+                and not self.spent(done or handled):
             line = wire.next_line()
             if line is None:
                 break

@@ -1,9 +1,13 @@
 """The serial console's door on the device, and how the table runs around it.
 
-The console (table/console*.py) is the firmware's largest part; a table that
-nobody talks to should not carry it in RAM.  ``ConsoleDoor`` sits in the app's
-console job, asks ``select.poll`` whether a byte is waiting (without reading
-it), and only then imports the console and hands over to it.
+The console (table/console*.py) is the firmware's largest part, loaded in
+parts (``prepare``): ahead of need by the app's idle job, while nothing waits
+and no card is awaited (a module's import holds the loop 5-35 ms on the
+Pico), or at a client's first byte, whichever comes first (the table's heap
+budget counts it loaded: ``tapptable bench`` plays with a client).
+``ConsoleDoor`` sits in the app's console job and asks ``select.poll``
+whether a byte is waiting (without reading it); only then does the console
+take over the line (``attach``: it says hello and reads).
 
 ``run_table`` is the table's main loop with the keyboard-interrupt policy
 (docs/console.md, "Ctrl-C and the REPL"): while the table plays, a 0x03 byte
@@ -81,21 +85,38 @@ class ConsoleDoor:
             self.refuse()
             return
         self.waited = 0                     # the next part waits for its own idle moment
+        if self.prepare():                  # (no room: refused from the next step on)
+            return
         try:
-            if self.loaded < len(LOAD_PARTS):
-                self.load(LOAD_PARTS[self.loaded])
-                self.loaded += 1
-                return
             from table.console import attach  # (imported: the last part)
             attach(self.app)                    # it takes over the app's console job
-        except MemoryError:                 # the table plays on without a console
-            for name in list(sys.modules):
-                if name.startswith("table.console_") or name == "table.console":
-                    del sys.modules[name]
-            import gc
-            gc.collect()
-            self.no_room = True
-            self.refuse()
+        except MemoryError:
+            self.stop()
+
+    def prepare(self):
+        """The console's next part loaded: whether one was (False once all
+        are, or none fits).  Also the app's idle job's work ahead of need
+        (``App.idle_work``: while nothing waits and no card is awaited), so a
+        client's first byte finds the console loaded -- a module's import
+        held the console's step 5-35 ms on the Pico."""
+        if self.no_room or self.loaded >= len(LOAD_PARTS):
+            return False
+        try:
+            self.load(LOAD_PARTS[self.loaded])
+            self.loaded += 1
+        except MemoryError:
+            self.stop()
+        return True
+
+    def stop(self):
+        """No room for the console: its modules dropped, the table plays on
+        without it (each line gets NO_ROOM)."""
+        for name in list(sys.modules):
+            if name.startswith("table.console_") or name == "table.console":
+                del sys.modules[name]
+        import gc
+        gc.collect()
+        self.no_room = True
 
     def load(self, part):
         """One part of the console's loading: the garbage collected (room for

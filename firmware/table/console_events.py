@@ -31,7 +31,8 @@ INFO = 2
 DEBUG = 3
 LEVEL_LEASE_MS = 30000   # a level other than info ends this long after the last request
 
-_JOURNAL_PER_STEP = const(8)     # journal lines watched per step ...
+_JOURNAL_PER_STEP = const(2)     # journal lines watched per step (each 2-4 ms on the Pico;
+                                 # eight, a deal's hands held a step 15-20 ms) ...
 _PARSED = const(7)               # ... a parsed one counting this much more (one a step)
 STATUS_NAMES = ("absent", "present", "collision", "error")
 

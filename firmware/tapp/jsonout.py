@@ -314,12 +314,29 @@ class JsonBytes:
         self._byte(93)
 
     def _int(self, v):
+        """Digit by digit from the last, in place (a call per digit, as it
+        was, went one frame deeper for each: an uptime's seven overran the
+        Pico's stack under the console's step).  (Few locals: a frame over
+        11 words would be put on the heap.)"""
         if v < 0:
             self._byte(45)
             v = -v
-        if v >= 10:
-            self._int(v // 10)
-        self._byte(48 + v % 10)
+        n = self.tail + 1
+        k = v
+        while k >= 10:
+            k //= 10
+            n += 1
+        if n > self.size:
+            self.over = True
+            return
+        self.tail = n
+        buf = self.buf
+        while True:
+            n -= 1
+            buf[n] = 48 + v % 10
+            v //= 10
+            if not v:
+                return
 
     def _text(self, s):
         """``s`` quoted; escaped as ``dumps`` escapes it (a quote, a backslash, a

@@ -12,15 +12,26 @@ from .parts import header, header_key, name_in, says, says_row, seat_right_row
 class Page(Base):
     def key(self, s, r):
         table = s.table
-        if r <= 1:                       # the header, and the dealer over the centre
+        if r == 0:
             return header_key(s)
+        if r == 1:                       # the dealer over the centre
+            return s.view.dealer()
         if r == 2:
             return table.deal_scanned() * 256 + table.deal_due()
         if r == 3:
             return table.next_receiver() + 8     # (a seat, TALON -1 or -2: none)
-        if r == 7:
-            return -1 if table.message() else _short_mask(table)
-        if r - 4 < table.deal_seats() and r - 4 < 3:
+        if r == 7:                       # the message, else who is still short (bits)
+            if table.message():
+                return -1
+            mask = 0
+            n = table.deal_seats()
+            while n:
+                n -= 1
+                seat = table.deal_seat(n)
+                if table.deal_short(seat):
+                    mask |= 1 << seat
+            return mask
+        if r - 4 < 3 and r - 4 < table.deal_seats():
             seat = table.deal_seat(r - 4)
             return (seat * 64 + table.dealt(seat)) * 64 + s.view.hand_size() + 1
         return 0                         # blank
@@ -81,18 +92,6 @@ def _last_row(s):
     elif _short_seats(table):
         _missing(s)
     w.end()
-
-
-def _short_mask(table):
-    """The seats still short of cards, bit by seat (row 7's key)."""
-    mask = 0
-    i = 0
-    while i < table.deal_seats():
-        seat = table.deal_seat(i)
-        if table.deal_short(seat):
-            mask |= 1 << seat
-        i += 1
-    return mask
 
 
 def _short_seats(table):
