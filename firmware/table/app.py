@@ -18,8 +18,8 @@ console   the serial line protocol (table/console.py), when the board has a port
 idle      work ahead of need, only when nothing waits: no card settling or
           queued, no button held or queued, the screen sent (``idle_work``):
           the setup's answers saved, else the journal's next sector erased,
-          else a screen page imported, else a part of the console loaded
-          (no card awaited), else the garbage collected (in a deal only
+          else a part of the console loaded (no card awaited), else a
+          screen page imported, else the garbage collected (in a deal only
           when the heap runs low: the result's moment)
 ========  =====================================================================
 
@@ -458,10 +458,11 @@ class App:
         input queued, no card being settled or lifted, no button down, the
         screen written and sent): the setup's answers saved, else the
         journal's next sector erased (45 ms on the Pico, the loop standing
-        still), else a screen page imported
-        before it is first shown, else (no card awaited) a part of the
-        serial console loaded before a client's first byte comes
-        (table/console_door.py), else on the setup's last screen the
+        still), else (no card awaited) a part of the serial console loaded
+        before a client's first byte comes (table/console_door.py: at
+        power-up, before the setup's first press, where a client's first
+        byte often comes), else a screen page imported before it is first
+        shown, else on the setup's last screen the
         session's rules and its header's line made, then the garbage
         collected (``_session_ahead``),
         else the garbage collected once
@@ -477,10 +478,10 @@ class App:
         store = self.journal if self.journal is not None else self.journals
         if store.prepare():                  # the running session's, else the store's
             return "erase"
-        if self.screens.preload():
-            return "import"
         prepare = getattr(self.console, "prepare", None)   # the console's door, not yet through
         if prepare is not None and not self.card_awaited() and prepare():
+            return "import"
+        if self.screens.preload():
             return "import"
         ahead = self._session_ahead()
         if ahead is not None:
