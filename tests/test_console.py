@@ -557,10 +557,10 @@ def test_a_finished_session_downloads_without_the_pin_the_one_in_play_not(bench)
     assert ask(id=7, cmd="journal", session=finished[0])["ok"]
 
 
-def test_a_step_begins_no_more_work_once_it_has_run_4_ms():
+def test_a_step_begins_no_more_work_once_it_has_run_2_ms():
     """On a board whose clock runs while the console works (here 5 ms a
     reading, as a Pico's status answer takes), a step does one thing: an
-    answer made once the step has run 4 ms is written at the start of the
+    answer made once the step has run 2 ms is written at the start of the
     next step, and that step takes no request -- yet every step does some
     work, so every request is answered, in order."""
     import sys

@@ -53,7 +53,8 @@ _IN_PLAY = ("variant", "players", "seats", "mode", "phase", "expects", "turn", "
             "trick_number", "trick", "journal")
 
 PAUSE_MS = 250   # the console's steps wait at most this long for the table to be idle
-_STEP_MS = const(4)   # work is begun in a step until it has run this long (``spent``)
+_STEP_MS = const(2)   # work is begun in a step until it has run this long (``spent``:
+                      # a status answer made in 3 ms and written in the same step held it 15)
 
 # the one answer said without the text store (table/messages.py): looking a
 # text up allocates, and this is said when the heap has just run out

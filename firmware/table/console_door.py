@@ -44,6 +44,10 @@ LOAD_PARTS = (None, "table.console_out", "table.console_link", "table.console_ev
 # laid while a module is imported would wait for the import.
 _IDLE_STEPS = const(10)
 _CARD_FREE_STEPS = const(150)
+# Console steps the first byte leaves the parts to the app's idle job (1 s: it
+# loads them ahead of need, ``prepare``, at the moments it has), before the door
+# loads what is left itself.
+_AHEAD_STEPS = const(50)
 
 
 def byte_waiting(poller):
@@ -75,6 +79,8 @@ class ConsoleDoor:
             self.waited = self.count = 0
             return
         self.count += 1     # the console's import holds the loop: not while a card waits
+        if self.count < _AHEAD_STEPS and self.loaded < len(LOAD_PARTS):
+            return          # the idle job's to load, first
         self.waited += 1
         app = self.app
         if self.waited < _IDLE_STEPS and not app.nothing_waits():
