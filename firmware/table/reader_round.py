@@ -3,9 +3,9 @@
 Two fields at a time, switched on in one step and scanned in the next, so a
 field's 5 ms settle time passes between steps, never inside one: the seat on
 turn's (``hot``, set by the application) at every step, with one of the
-other readers in turn -- in the step after, where a card answered the hot
-reader (a scan reading a card takes 6 ms on the Pico, two held the loop
-12-14 ms).  A new card on the hot reader starts a sweep: every
+other readers in turn -- unless a card is placed on the hot reader: it then
+takes its turn with the others (a scan reading a card takes 6 ms on the
+Pico, two held the loop 12-14 ms).  A new card on the hot reader starts a sweep: every
 reader's field is switched on as soon as the card answers the hot reader's
 scan (``ReaderSet.ahead``: they settle while it is read; the reader rail is
 sized for all fields on: hardware/README.md, power budget) and, once they
@@ -69,15 +69,9 @@ class ReaderRound:
         if self.sweeping:
             self._sweep_step()
             return
-        h = self._hot_armed
-        if self._scan_hot():
+        if self._scan_hot() or self._scan_other():
             self._start_sweep()                # the look in the next step: the scan
             return                             # that read the card took 8 ms of this one
-        if h >= 0 and self._armed >= 0 and self.readers.raw[h] != P.ABSENT:
-            return                             # a card answered (6 ms): the other's next
-        if self._scan_other():
-            self._start_sweep()
-            return
         self._arm_next()
 
     def _scan_hot(self):
@@ -280,14 +274,19 @@ class ReaderRound:
 
     def _arm_next(self):
         """The hot reader's field and the next other one's on, for the next
-        step's scans (two fields at a time)."""
+        step's scans (two fields at a time).  A hot reader where a card is
+        placed takes its turn with the others: nothing new is laid there
+        before that card is lifted, and two scans reading a card (6 ms each
+        on the Pico) held a step 12-14 ms."""
         rs = self.readers
+        hot = self.hot if not self.presence.placed_len(self.hot) else -1
         i = (self._next + 1) % rs.n            # the others in turn, skipping the hot one
-        if i == self.hot:
+        if i == hot:
             i = (i + 1) % rs.n
         self._next = i
-        rs.arm(self.hot)
-        self._hot_armed = self.hot
-        if i != self.hot:                      # (one reader alone: it is the hot one)
+        if hot >= 0:
+            rs.arm(hot)
+            self._hot_armed = hot
+        if i != hot:                           # (one reader alone: it is the hot one)
             rs.arm(i)
             self._armed = i
