@@ -81,29 +81,6 @@ def test_the_seat_on_turn_is_scanned_every_step_and_two_fields_are_on_at_a_time(
     assert rr.sweeping == 0 and rr.polls == 12
 
 
-def test_a_card_placed_on_the_seat_on_turn_takes_its_turn_with_the_others():
-    """The next leader's card still on his reader (a trick being cleared, a
-    power-up): nothing new can be laid there before it is lifted, so his
-    reader is scanned in turn with the others, one scan a step -- two scans
-    reading a card held a step 12-14 ms on the Pico -- and its lift is seen
-    as any reader's; once it is lifted, it is scanned every step again."""
-    readers, clock, presence, rr = _round()
-    _steps(readers, clock, rr, 6)
-    readers.pads[2].place(Sticker(CARD))          # on the hot reader, placed by the round
-    _steps(readers, clock, rr, 30)
-    assert presence.placed_len(2) and not rr.sweeping
-    steps = _steps(readers, clock, rr, 12)
-    scans = [[op[1] for op in step if op[0] == "scan"] for step in steps[1:]]
-    assert all(len(s) == 1 for s in scans), scans                  # one reader a step
-    assert sorted(s[0] for s in scans[:6]) == [0, 1, 2, 3, 4, 5]    # the hot one in turn
-    readers.pads[2].clear()
-    while presence.placed_len(2):
-        _steps(readers, clock, rr, 1)
-        assert rr.polls < 120
-    steps = _steps(readers, clock, rr, 4)
-    assert all(("scan", 2) in step for step in steps[1:])           # every step again
-
-
 def _new_card_on_turn(readers, clock, rr, presence, ms=5):
     """A trick's card on seat 4, then the new card on the seat on turn (2),
     stepped until the hot reader's scan saw it; that step's log."""

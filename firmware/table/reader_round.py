@@ -3,9 +3,10 @@
 Two fields at a time, switched on in one step and scanned in the next, so a
 field's 5 ms settle time passes between steps, never inside one: the seat on
 turn's (``hot``, set by the application) at every step, with one of the
-other readers in turn -- unless a card is placed on the hot reader: it then
-takes its turn with the others (a scan reading a card takes 6 ms on the
-Pico, two held the loop 12-14 ms).  A new card on the hot reader starts a sweep: every
+other readers in turn (where both hold a card, two scans reading one held
+the loop 12-14 ms on the Pico: scanning the hot reader less often slowed
+each lift there -- the dealing's and the enrolment's on the centre reader
+-- and the others' less often each lift on theirs; docs/benchmarks.md).  A new card on the hot reader starts a sweep: every
 reader's field is switched on as soon as the card answers the hot reader's
 scan (``ReaderSet.ahead``: they settle while it is read; the reader rail is
 sized for all fields on: hardware/README.md, power budget) and, once they
@@ -274,19 +275,14 @@ class ReaderRound:
 
     def _arm_next(self):
         """The hot reader's field and the next other one's on, for the next
-        step's scans (two fields at a time).  A hot reader where a card is
-        placed takes its turn with the others: nothing new is laid there
-        before that card is lifted, and two scans reading a card (6 ms each
-        on the Pico) held a step 12-14 ms."""
+        step's scans (two fields at a time)."""
         rs = self.readers
-        hot = self.hot if not self.presence.placed_len(self.hot) else -1
         i = (self._next + 1) % rs.n            # the others in turn, skipping the hot one
-        if i == hot:
+        if i == self.hot:
             i = (i + 1) % rs.n
         self._next = i
-        if hot >= 0:
-            rs.arm(hot)
-            self._hot_armed = hot
-        if i != hot:                           # (one reader alone: it is the hot one)
+        rs.arm(self.hot)
+        self._hot_armed = self.hot
+        if i != self.hot:                      # (one reader alone: it is the hot one)
             rs.arm(i)
             self._armed = i
