@@ -6,7 +6,8 @@ turn's (``hot``, set by the application) at every step, with one of the
 other readers in turn (where both hold a card, two scans reading one held
 the loop 12-14 ms on the Pico: scanning the hot reader less often slowed
 each lift there -- the dealing's and the enrolment's on the centre reader
--- and the others' less often each lift on theirs; docs/benchmarks.md).  A new card on the hot reader starts a sweep: every
+-- and the others' less often each lift on theirs; docs/benchmarks.md).
+A new card on the hot reader starts a sweep: every
 reader's field is switched on as soon as the card answers the hot reader's
 scan (``ReaderSet.ahead``: they settle while it is read; the reader rail is
 sized for all fields on: hardware/README.md, power budget) and, once they
