@@ -20,17 +20,8 @@ class Page(Base):
             return table.deal_scanned() * 256 + table.deal_due()
         if r == 3:
             return table.next_receiver() + 8     # (a seat, TALON -1 or -2: none)
-        if r == 7:                       # the message, else who is still short (bits)
-            if table.message():
-                return -1
-            mask = 0
-            n = table.deal_seats()
-            while n:
-                n -= 1
-                seat = table.deal_seat(n)
-                if table.deal_short(seat):
-                    mask |= 1 << seat
-            return mask
+        if r == 7:                       # the message, else who is still short
+            return -1 if table.message() else _short_seats(table)
         if r - 4 < 3 and r - 4 < table.deal_seats():
             seat = table.deal_seat(r - 4)
             return (seat * 64 + table.dealt(seat)) * 64 + s.view.hand_size() + 1
@@ -95,14 +86,15 @@ def _last_row(s):
 
 
 def _short_seats(table):
-    """How many seats are still short of cards."""
-    n = 0
-    i = 0
-    while i < table.deal_seats():
-        if table.deal_short(table.deal_seat(i)):
-            n += 1
-        i += 1
-    return n
+    """The seats still short of cards, a bit each (row 7's key, and whom it names)."""
+    mask = 0
+    n = table.deal_seats()
+    while n:
+        n -= 1
+        seat = table.deal_seat(n)
+        if table.deal_short(seat):
+            mask |= 1 << seat
+    return mask
 
 
 def _missing(s):
@@ -110,7 +102,11 @@ def _missing(s):
     fit; "fehlt: 3 Spieler" when they would be shorter than 4 columns."""
     table = s.table
     w = s.w
-    short = _short_seats(table)
+    mask = _short_seats(table)
+    short = 0
+    while mask:                      # how many: the mask's bits
+        mask &= mask - 1
+        short += 1
     room = COLS - w.text_len("missing") + 2
     columns = (room - short + 1) // short
     if columns < 4:
