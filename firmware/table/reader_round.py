@@ -71,10 +71,28 @@ class ReaderRound:
         if self.sweeping:
             self._sweep_step()
             return
-        if self._scan_hot() or self._scan_other():
+        h = self._hot_armed
+        if self._scan_hot():
             self._start_sweep()                # the look in the next step: the scan
             return                             # that read the card took 8 ms of this one
+        if h >= 0 and self._held(h):
+            return                             # the other's scan: the next step's
+        if self._scan_other():
+            self._start_sweep()
+            return
         self._arm_next()
+
+    def _held(self, h):
+        """The hot reader h, just scanned, holds a placed card and the other
+        reader switched on read a card at its last scan: two scans reading a
+        card held the loop 12-14 ms on the Pico (a trick's cards lying while
+        the next leader's is on the hot one), so the other's waits for the
+        next step, its field on (nothing new is laid on h before it is lifted;
+        a lift counts only after ``gone_ms``)."""
+        o = self._armed
+        raw = self.readers.raw
+        return o >= 0 and raw[h] == P.PRESENT and raw[o] == P.PRESENT \
+            and self.presence.placed_len(h) > 0
 
     def _scan_hot(self):
         """Scan the reader switched on as the hot one a step ago (the fields
