@@ -87,8 +87,8 @@ class ReaderRound:
         reader switched on read a card at its last scan: two scans reading a
         card held the loop 12-14 ms on the Pico (a trick's cards lying while
         the next leader's is on the hot one), so the other's waits for the
-        next step, its field on (nothing new is laid on h before it is lifted;
-        a lift counts only after ``gone_ms``)."""
+        next step, its field on, and the job does not wait for it (``wait``;
+        nothing new is laid on h before it is lifted)."""
         o = self._armed
         raw = self.readers.raw
         return o >= 0 and raw[h] == P.PRESENT and raw[o] == P.PRESENT \
@@ -283,9 +283,11 @@ class ReaderRound:
         """How long the readers job waits after a step (``App.wait_after``):
         ``period``; during a sweep not at all -- but the look at every reader
         waits until the card has lain the arbiter's settle time (its
-        confirming read places it)."""
+        confirming read places it); after a step that left the other
+        reader's scan to the next (``_held``) not at all either: its field is
+        on and settled, and the loop is as quick as with both scans in one."""
         if not self.sweeping:
-            return period
+            return 0 if self._armed >= 0 and self._hot_armed < 0 else period
         now = self.ticks_ms()
         card = self.presence.settle_ms - ticks_diff(now, self._read_at)
         field = self._field_ms - ticks_diff(now, self._armed_at)
