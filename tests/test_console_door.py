@@ -1,9 +1,10 @@
 """The console's door (firmware/table/console_door.py): the console is loaded
-in parts, each at a moment when nothing waits and no card is awaited (a
-module's import holds the loop 5 to 35 ms on the Pico) -- ahead of need by the
-table's idle job, or, 1 s after the first byte if they are not all loaded by
-then, a part a step of the console job -- and the console then answers the
-line that woke it."""
+in parts, each at a moment when nothing waits (a module's import holds the
+loop 5 to 35 ms on the Pico) -- by the table's idle job: ahead of need while
+no card is awaited, and whenever nothing waits once a client's byte came; or,
+1 s after the first byte if they are not all loaded by then, a part a step of
+the console job, where no card is awaited (3 s at most) -- and the console
+then answers the line that woke it."""
 from __future__ import annotations
 
 import json
@@ -151,3 +152,26 @@ def test_the_idle_job_loads_the_console_ahead_of_need_while_no_card_is_awaited(m
     lines = [json.loads(x) for x in capsys.readouterr().out.splitlines() if x]
     assert table.app.console is not door
     assert [x.get("id") for x in lines if "id" in x] == [3] and lines[-1]["ok"] is True
+
+
+def test_a_clients_byte_has_the_idle_job_load_the_console_while_a_card_is_awaited(
+        monkeypatch, capsys):
+    """After a power-up mid-trick a card is awaited all along: once a client's
+    byte waits, the idle job loads the parts whenever nothing waits (as it
+    erases the journal's next sector), not the door's own step after 3 s
+    (a module's import there held the loop 35 ms on the Pico); the console
+    then answers the line."""
+    from host_sim.table import VirtualTable
+    stream = Stream()
+    monkeypatch.setattr("sys.stdin", stream)
+    table = VirtualTable()
+    door = console_door.open_door(table.app)
+    monkeypatch.setattr(table.app, "card_awaited", lambda: True)
+    table.wait(2000)
+    assert door.loaded == 0                   # no client: nothing loaded while a card may come
+    stream.send(b'{"id":4,"cmd":"ping"}\n')
+    table.wait(AHEAD * 20 // 2)               # half the door's own patience (AHEAD steps):
+    assert door.loaded == len(console_door.LOAD_PARTS), door.loaded   # the idle job's work
+    table.wait(200)
+    lines = [json.loads(x) for x in capsys.readouterr().out.splitlines() if x]
+    assert [x.get("id") for x in lines if "id" in x] == [4] and lines[-1]["ok"] is True

@@ -458,10 +458,10 @@ class App:
         input queued, no card being settled or lifted, no button down, the
         screen written and sent): the setup's answers saved, else the
         journal's next sector erased (45 ms on the Pico, the loop standing
-        still), else (no card awaited) a part of the serial console loaded
-        before a client's first byte comes (table/console_door.py: at
-        power-up, before the setup's first press, where a client's first
-        byte often comes), else a screen page imported before it is first
+        still), else a part of the serial console loaded (no card awaited:
+        before a client's first byte comes, at power-up, before the setup's
+        first press, where it often comes; or a client's byte waits:
+        table/console_door.py), else a screen page imported before it is first
         shown, else on the setup's last screen the
         session's rules and its header's line made, then the garbage
         collected (``_session_ahead``),
@@ -479,7 +479,7 @@ class App:
         if store.prepare():                  # the running session's, else the store's
             return "erase"
         prepare = getattr(self.console, "prepare", None)   # the console's door, not yet through
-        if prepare is not None and not self.card_awaited() and prepare():
+        if prepare is not None and prepare():  # (no card awaited, or a client waits)
             return "import"
         if self.screens.preload():
             return "import"

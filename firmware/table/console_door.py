@@ -85,8 +85,9 @@ class ConsoleDoor:
         app = self.app
         if self.waited < _IDLE_STEPS and not app.nothing_waits():
             return
-        if self.count < _CARD_FREE_STEPS and app.card_awaited():
-            return
+        if self.count < _CARD_FREE_STEPS and app.card_awaited() \
+                and self.loaded < len(LOAD_PARTS):
+            return          # (the console's attach, once loaded, is no import)
         if self.no_room:
             self.refuse()
             return
@@ -101,11 +102,16 @@ class ConsoleDoor:
 
     def prepare(self):
         """The console's next part loaded: whether one was (False once all
-        are, or none fits).  Also the app's idle job's work ahead of need
-        (``App.idle_work``: while nothing waits and no card is awaited), so a
-        client's first byte finds the console loaded -- a module's import
-        held the console's step 5-35 ms on the Pico."""
+        are, or none fits).  Also the app's idle job's work (``App.idle_work``,
+        only while nothing waits): ahead of need while no card is awaited, so
+        a client's first byte finds the console loaded -- a module's import
+        held the console's step 5-35 ms on the Pico; once a client's byte
+        waits (``count``), whenever nothing waits, as the journal's erase
+        ahead -- where a card was awaited all along (a power-up mid-trick)
+        the door loaded it in its own steps after 3 s: 35 ms."""
         if self.no_room or self.loaded >= len(LOAD_PARTS):
+            return False
+        if not self.count and self.app.card_awaited():
             return False
         try:
             self.load(LOAD_PARTS[self.loaded])
