@@ -61,8 +61,9 @@ def test_the_console_loads_in_parts_one_a_step_only_when_a_byte_waits(monkeypatc
     assert steps == AHEAD - 1 + len(console_door.LOAD_PARTS) + 1
     assert door.loaded == len(console_door.LOAD_PARTS)
     assert capsys.readouterr().out == ""      # loaded, nothing said yet
-    for _ in range(5):
-        app.console.step()                    # the console answers the line that woke it
+    for _ in range(40):                       # the console answers the line that woke
+        app.console.step()                    # it (a polled byte a step: the fake clock
+                                              # moves 20 ms at each reading)
     lines = [json.loads(x) for x in capsys.readouterr().out.splitlines() if x]
     assert [x.get("id") for x in lines if "id" in x] == [7] and lines[-1]["ok"] is True
 

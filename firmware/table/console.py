@@ -79,13 +79,14 @@ class Console:
         self.clock = app.board.ticks_ms
         self.now = self.clock()
         self.started = self.now
-        self.wire = Wire(stream_in, stream_out)
+        self.wire = Wire(stream_in, stream_out, self.clock)
         self.lock = PinLock(self.referee_pin, self.root(), self.now)
         self.live = Live(app, self.wire, self.now)
         self.conn = self.wire.connection()
         self.task = None
         self.handing_over = False
         self.status_body = {}       # the status answer's, filled afresh (``cmd_status``)
+        self.due = None             # a request line read when the step was spent (``requests``)
         own = Console               # handlers are called as handler(console, rid, req)
         self.commands = {"hello": own.cmd_hello, "ping": own.cmd_ping,
                          "status": own.cmd_status}
@@ -139,14 +140,23 @@ class Console:
 
     def requests(self, done):
         """The request lines waiting, until the step is ``spent`` (at most
-        ``CMDS_PER_STEP``, and only while the output has room)."""
+        ``CMDS_PER_STEP``, and only while the output has room); a line whose
+        reading spent the step is handled at the next (``due``: on the Pico a
+        status request's bytes read, parsed and answered in one step held the
+        loop 15-20 ms)."""
         wire = self.wire
         handled = 0
         while self.task is None and handled < CMDS_PER_STEP and wire.room() >= ROOM \
                 and not self.spent(done or handled):
-            line = wire.next_line()
+            line = self.due
+            self.due = None
             if line is None:
-                break
+                line = wire.next_line()
+                if line is None:
+                    break
+                if self.spent(True):
+                    self.due = line      # read late in the step: handled at the next
+                    break                # (the reader's buffer is not read into meanwhile)
             handled += 1
             self.line(line)
 

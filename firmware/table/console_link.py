@@ -30,6 +30,9 @@ except ImportError:  # CPython
 
 PROTOCOL = 2
 _IN_BUDGET = const(512)          # input bytes read per step
+_POLLED_MS = const(2)             # ... from a polled stream, until a step has run this long
+                                 # (the Pico's USB serial: a byte polled and read 0.2-0.5 ms
+                                 # there; a status request's 23 in one step held it 10-12 ms)
 CMDS_PER_STEP = 4        # requests handled per step
 _OUT_BUDGET = const(4096)        # output bytes written per step
 _QUEUE = const(48)               # output lines waiting; live events beyond are dropped (counted)
@@ -82,8 +85,9 @@ class Input:
     stream: a serial line does not end.  ``partial`` says the last byte read
     was not a line break; ``last`` is when a byte last came (board ms)."""
 
-    def __init__(self, stream):
+    def __init__(self, stream, clock=None):
         self.stream = stream
+        self.clock = clock               # the board's ms (a polled stream reads _POLLED_MS a step)
         self.left = 0
         self.poller = None
         self.raw = stream
@@ -106,8 +110,9 @@ class Input:
 
     def readinto(self, buf):
         n = len(buf)
-        if self.left <= 0:
-            return None
+        if self.left <= 0 or (self.poller is not None and self.left < _IN_BUDGET
+                              and self.spent()):
+            return None                  # (a step reads a polled byte at least)
         if n > self.left:
             n = self.left
         k = self._read_polled(buf, n) if self.poller is not None else self._read_stream(buf, n)
@@ -129,7 +134,14 @@ class Input:
                 break
             buf[k] = one[0]
             k += 1
+            if self.spent():
+                break                    # (the next byte at the next step)
         return k
+
+    def spent(self):
+        """Has the step read a polled stream ``_POLLED_MS`` (the rest waits)?"""
+        clock = self.clock
+        return clock is not None and ticks_diff(clock(), self.now) >= _POLLED_MS
 
     def _read_one(self):
         """One byte into ``one`` (``readinto``: ``read(1)`` made a bytes object
@@ -157,13 +169,13 @@ class Wire:
     """Framing on one pair of streams: request lines in, answer and event lines
     out (rendered into an ``Outbox``, table/console_out.py)."""
 
-    def __init__(self, stream_in, stream_out):
+    def __init__(self, stream_in, stream_out, clock=None):
         self.out_stream = stream_out
         self.room_of = getattr(stream_out, "room", None)   # the simulator's links
         # (bound once: a bound method made at every console step was 16 bytes of
         # garbage 50 times a second on the Pico, most of a dealing's garbage)
         self.flush_out = getattr(stream_out, "flush", None)
-        self.input = Input(stream_in)
+        self.input = Input(stream_in, clock)
         self.line_buf = bytearray(_LINE)
         self.reader = LineReader(self.input, chunk=64, line=self.line_buf)
         self.drained = True          # the reader gave all it had at the last try
