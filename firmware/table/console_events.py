@@ -31,8 +31,8 @@ INFO = 2
 DEBUG = 3
 LEVEL_LEASE_MS = 30000   # a level other than info ends this long after the last request
 
-_JOURNAL_PER_STEP = const(2)     # journal lines watched per step (each 2-4 ms on the Pico;
-                                 # eight, a deal's hands held a step 15-20 ms) ...
+_JOURNAL_PER_STEP = const(1)     # journal lines watched per step (each 2-4 ms on the Pico
+                                 # and more; two, a deal's hands held a step 12-13 ms) ...
 _PARSED = const(7)               # ... a parsed one counting this much more (one a step)
 STATUS_NAMES = ("absent", "present", "collision", "error")
 
@@ -139,6 +139,7 @@ class Live:
         """The session's refusals, journal lines, tricks and results.  (Apart
         from ``watch``, and the trick's event apart again: a frame over 11
         words would be put on the heap at every console step.)"""
+        room = self.wire.room()
         self.watch_refusals(view)
         self.watch_journal()
         deals = view.deals_played()
@@ -146,6 +147,9 @@ class Live:
         if deals > self.deals or (deals == self.deals and tricks > self.tricks):
             self.trick_done(view, deals)
         if deals > self.deals:
+            if self.wire.room() != room:
+                return          # the result at a step of its own (with the deal's last
+                                # lines and trick it held a step 16 ms on the Pico)
             self.push({"event": "result", "deal": deals, "result": view.last_result(),
                        "balances": view.balances(), "pot": view.pot(),
                        "session_over": view.session_over()}, INFO)
