@@ -625,3 +625,38 @@ def test_a_step_begins_no_more_work_once_it_has_run_2_ms():
     for i, ids in enumerate(answered):                            # made, then written
         assert not ids or (i > 0 and answered[i - 1] == [])
     assert out.answer(1)[0]["ok"] and out.answer(3)[0]["state"] == out.answer(1)[0]["state"]
+
+
+class _RoomWire(_EventWire):
+    """``_EventWire`` with the queue's room, which each line takes from."""
+
+    def room(self):
+        return 48 - len(self.lines)
+
+
+class _Journal(list):
+    def line(self, n):
+        return self[n]
+
+
+def test_a_deals_result_is_a_step_of_its_own_after_its_last_lines_and_trick():
+    """At a deal's end its last journal lines (a line's event a step), its last
+    trick and its result came in one console step (16 ms on the Pico): the
+    result waits for a step that pushed nothing else."""
+    journal = _Journal([with_crc('{"ev":"session"}'),
+                        with_crc('{"ev":"play","seat":0,"card":"H7"}'),
+                        with_crc('{"ev":"play","seat":1,"card":"H8"}')])
+    tv = SimpleNamespace(journal=lambda: journal, refusals=lambda: 0, readers=lambda: 4)
+    view = SimpleNamespace(deals_played=lambda: 1, trick_number=lambda: 1,
+                           last_trick=lambda: {"n": 1, "cards": ["H7", "H8"], "winner": 1},
+                           last_result=lambda: {"won": True}, balances=lambda: [1, -1],
+                           pot=lambda: 0, session_over=lambda: False)
+    live = C.Live(SimpleNamespace(view=tv), _RoomWire(), 0)
+    live.journal = journal
+    live.journal_seen = 1                    # the header seen
+    steps = []
+    for _ in range(4):
+        before = len(live.wire.lines)
+        live.watch_play(view)
+        steps.append([json.loads(x)["event"] for x in live.wire.lines[before:]])
+    assert steps == [["accepted", "trick"], ["accepted"], ["result"], []], steps
