@@ -299,6 +299,12 @@ class Pico:
         instructions executed (runner.mjs ``stats``)."""
         return self._command("stats")
 
+    def profile(self):
+        """From now on count the instructions run per 64 bytes of code (runner.mjs
+        ``profile on``): the runner then steps each instruction on its own, the
+        reference its bursts must match (tests/test_rp2040_table.py)."""
+        self._command("profile on")
+
     def arm_cut(self, kind="program", nth=1):
         """Stop the next run when the ``nth`` next flash ``kind`` ("program" or
         "erase") begins: the run raises ``CutPoint`` (with ``on_cut`` set, it

@@ -470,9 +470,14 @@ function run(until, stopOnLine) {
         clock.tick(next);
       }
     } else if (profile !== null || nsFraction !== 0 || !Number.isInteger(nsPerCycle)) {
+      // an instruction on its own (the reference the bursts below must match)
       if (profile) profile.set(core.PC >>> 6, (profile.get(core.PC >>> 6) || 0) + 1);
       executed++;
-      tickCycles(core.executeInstruction());
+      if (nsFraction === 0 && Number.isInteger(nsPerCycle)) {
+        clock.tick(core.executeInstruction() * nsPerCycle);
+      } else {
+        tickCycles(core.executeInstruction());
+      }
     } else {
       // whole nanoseconds a cycle (the usual case): a burst of up to 256
       // instructions, each step as above (the clock as the instruction leaves
