@@ -110,9 +110,8 @@ class Input:
 
     def readinto(self, buf):
         n = len(buf)
-        if self.left <= 0 or (self.poller is not None and self.left < _IN_BUDGET
-                              and self.spent()):
-            return None                  # (a step reads a polled byte at least)
+        if self.left <= 0:
+            return None
         if n > self.left:
             n = self.left
         k = self._read_polled(buf, n) if self.poller is not None else self._read_stream(buf, n)
@@ -130,12 +129,12 @@ class Input:
         one = self.one
         k = 0
         while k < n and byte_waiting(poller):
+            if (k or self.left < _IN_BUDGET) and self.spent():
+                break                    # (a step reads one at least; the rest at the next)
             if not self._read_one():
                 break
             buf[k] = one[0]
             k += 1
-            if self.spent():
-                break                    # (the next byte at the next step)
         return k
 
     def spent(self):
