@@ -66,7 +66,7 @@ class Bidi:
             raise AssertionError("%s: %s" % (expression, res["exceptionDetails"]["text"]))
         return _value(res["result"])
 
-    async def wait_for(self, expression, limit_s=20.0):
+    async def wait_for(self, expression, limit_s=45.0):
         end = time.monotonic() + limit_s
         while time.monotonic() < end:
             if await self.eval(expression):
@@ -155,7 +155,7 @@ def test_the_page_works_in_firefox(firefox):
                     await page.wait_for("!!document.querySelector(\"[data-release='%d']\")"
                                         % seat)
                 await page.eval("document.querySelector('#deal-all').click()")
-                await page.wait_for("tappSim.state.step === 'game'", limit_s=30)
+                await page.wait_for("tappSim.state.step === 'game'", limit_s=60)
                 # the OK button's key answers the first question of the auction
                 before = srv.call(lambda hub: len(hub.table.journal_lines()))
                 await page.eval("document.activeElement && document.activeElement.blur()")
