@@ -660,3 +660,27 @@ def test_a_deals_result_is_a_step_of_its_own_after_its_last_lines_and_trick():
         live.watch_play(view)
         steps.append([json.loads(x)["event"] for x in live.wire.lines[before:]])
     assert steps == [["accepted", "trick"], ["accepted"], ["result"], []], steps
+
+
+def test_the_console_waits_while_the_display_has_rows_to_write():
+    """A screen is written a few rows a display step (table/screens.py); the
+    console's step (up to 12 ms on the Pico) between two of them would hold
+    the rest of the screen back, so the console job steps aside until every
+    row is written -- then the request is answered."""
+    import io
+    table = VirtualTable("tapp_modern", 3)
+    app = table.app
+    out = io.StringIO()
+    app.set_console(C.Console(app, io.BytesIO(b'{"id":7,"cmd":"status"}\n'), out))
+    app.redraw()
+    app.refresh()                         # the first rows of the screen written
+    assert not app.nothing_waits()        # ... the others still due
+    for _ in range(20):
+        app.poll_console()
+    assert '"id":7' not in out.getvalue()
+    for _ in range(20):
+        app.refresh()
+        app.poll_console()
+    assert app.nothing_waits()
+    answer = [json.loads(x) for x in out.getvalue().splitlines() if '"id":7' in x]
+    assert answer and answer[0]["ok"] is True

@@ -104,9 +104,8 @@ def test_rows_written_step_by_step_make_the_whole_screen(monkeypatch, variant, p
     """Over a whole deal: no display step writes more than ROWS_PER_STEP rows;
     once the rows due are written, the screen (rows, inversion, pixels) is
     the one a whole redraw of that view makes -- also when the view turns to
-    another page, overlay or message between two draws.  The table writes a
-    change in one step (ROWS_PER_STEP is every row: on the Pico each step
-    between cost a card or a press 5-7 ms); a smaller budget spreads it."""
+    another page, overlay or message between two draws (the table's budget,
+    three rows a step, and a smaller one)."""
     from tools.tapptable import sim_text
 
     monkeypatch.setattr(screens, "ROWS_PER_STEP", per_step)

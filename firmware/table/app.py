@@ -72,9 +72,9 @@ NEW_SESSION = 17      # a new session from the settings
 # reader at once reads the card again a step after the first read, 5-9 ms on
 # the Pico), so that read places it.
 SETTLE_MS = 5
-# Pages sent a display step: as many as rows written (screens.ROWS_PER_STEP:
-# every one), so a change goes out in the step that drew it (a row's changed
-# cells only: a few bytes; a whole page is 2.9 ms of I2C at 400 kHz).
+# Pages sent a display step: every one (more than screens.ROWS_PER_STEP), so a
+# change goes out in the step that drew it (a row's changed cells only: a few
+# bytes; a whole page is 2.9 ms of I2C at 400 kHz, 0.3 ms on SPI).
 _PAGES_PER_STEP = const(8)
 # The readers step aside for the display at most this many steps in a row
 # (a screen takes one display step, or a few where the display's budget is
@@ -317,10 +317,12 @@ class App:
         """A card or press the game took and the display not yet sent it: the
         readers step aside (a scan that reads a card holds the loop 12 ms on
         the Pico, and nothing it could find is more urgent than the screen),
-        at most ``_READERS_HELD`` steps in a row, never in a sweep nor while
-        the display is gone."""
+        at most ``_READERS_HELD`` steps in a row, never in a sweep, while
+        the display is gone, nor during the look after a power-up (it counts
+        time: with the readers aside for a screen's three steps of 10 ms a card
+        lying there went unfound on the Pico and counted as gone)."""
         if not self.show_pending or self.readers_held >= _READERS_HELD or self.round.sweeping \
-                or self.display_retry >= 0:
+                or self.display_retry >= 0 or self.boot_check is not None:
             return False
         self.readers_held += 1
         return True
@@ -445,8 +447,11 @@ class App:
         self.console = console
 
     def poll_console(self):
-        """The serial line protocol (table/console.py), when the board has a port."""
-        if self.console is not None:
+        """The serial line protocol (table/console.py), when the board has a
+        port -- not while the screen has rows to write (a console step of up
+        to 12 ms on the Pico between two of the display's held the screen back:
+        a press shown after 52 ms)."""
+        if self.console is not None and not self.screens.due:
             self.console.step()
 
     def run_signals(self):

@@ -16,10 +16,10 @@ when to draw (table/modes.py), the display job then sends the changed pages.
 
 A redraw writes only what changed: ``draw(view)`` asks the page which
 rows' inputs changed (``key(r)``: a small int naming what row r shows, -1
-when it cannot say) and writes the first ``ROWS_PER_STEP`` of them (all, on
-the table: on the Pico every display step between cost the card or press
-5-7 ms of the other jobs), the body before the header (a card laid shows
-first); ``step()`` writes any left at the following steps.  Rows are written character by
+when it cannot say) and writes the first ``ROWS_PER_STEP`` of them (three: a
+card laid changes three rows, one step; a whole new screen takes three steps
+of at most 10 ms on the Pico, not one of 23 ms), the body before the header (a
+card laid shows first); ``step()`` writes any left at the following steps.  Rows are written character by
 character over what is shown (table/rows.py), so a redraw allocates nothing
 (tests/mp/mptest_app_heap.py), except the view's active seats once per deal,
 its result once when the result screen comes up and, after a power-up or an
@@ -32,10 +32,13 @@ from array import array
 from . import names
 from .rows import ROWS, RowWriter, code_points
 
-# Rows written a display step: every row -- a change is drawn in one step (on
-# the Pico each step between cost the card or press shown 5-7 ms of the other
-# jobs; docs/benchmarks.md); a smaller budget spreads a redraw over steps.
-ROWS_PER_STEP = ROWS
+# Rows written a display step: three -- a card laid (three rows) is drawn in
+# one step, a whole new screen in three of at most 10 ms on the Pico (eight rows
+# in one took 23 ms; two a step put the card's three rows over two steps:
+# median 36 -> 46 ms; docs/benchmarks.md).  While rows are due the readers and
+# the console step aside (table/app.py), so the steps between cost the screen
+# little.
+ROWS_PER_STEP = 3
 # table/pages/, most needed first (``preload``)
 PAGES = ("dealing", "play", "result", "scores", "notice", "info")
 # the order the rows are written in when several are due
@@ -80,14 +83,14 @@ class Screens:
         if page is None:
             self._given_rows()
             return
-        n = 0
+        n = ROWS_PER_STEP
         i = 0
-        while self.due and n < ROWS_PER_STEP:
+        while self.due and n:
             r = ORDER[i]
             if self.due >> r & 1:
                 self.due &= ~(1 << r)
                 page.row(self, r)
-                n += 1
+                n -= 1
             i += 1
 
     def compose(self, table):
