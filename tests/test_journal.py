@@ -503,6 +503,35 @@ def test_a_cut_between_the_hand_lines_deals_the_whole_deck_again(tmp_path):
     assert _state(rep.session.view) == _state(after.view)
 
 
+def test_a_deals_hands_go_on_flash_one_a_game_step(monkeypatch):
+    """The hands of a deal scanned complete are journalled one a step of the
+    game's job (each took 4 ms on the Pico: all in the last card's step held
+    the loop 17 ms), in the scan's order, and the play begins with the last."""
+    steps = []
+    plain = App.run_game
+
+    made = []                                          # the table, once made
+
+    def hands():
+        return sum('"ev":"hand"' in line for line in made[0].journal_lines()) if made else 0
+
+    def run_game(self):
+        before = hands()
+        plain(self)
+        if hands() != before:
+            steps.append((hands() - before, self.view.mode()))
+    monkeypatch.setattr(App, "run_game", run_game)      # (before the table's jobs are made)
+    table = VirtualTable("wuerttemberg", 3)
+    made.append(table)
+    app = table.app
+    AutoPlayers(table, seed=3, illegal_once=False).deal_cards()
+    assert steps == [(1, "dealing"), (1, "dealing"), (1, "play")], steps
+    assert app.view.mode() == "play" and table.view.expects() == "call"
+    rep, outs = _replayed(table.journal_lines())
+    assert not [o for o in outs if '"ok":false' in o]
+    assert _state(rep.session.view) == _state(table.view)
+
+
 def test_a_headers_line_is_made_once_and_again_when_the_answers_change():
     """The app makes the session header's line ahead, on the setup's last
     screen; the OK that starts the session takes it (the same text as

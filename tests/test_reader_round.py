@@ -1,7 +1,8 @@
 """The readers job's round (firmware/table/reader_round.py): which reader is
 switched on and scanned when, and the sweep a new card on the seat on turn
 starts -- every field on at once, then every reader looked at for the card
-at once (ReaderSet.sweep), the seat on turn's confirming read taken last;
+at once (ReaderSet.wake, then at the next step ReaderSet.select), the seat
+on turn's confirming read taken last;
 what that look cannot settle is scanned one by one after -- before the
 arbiter may take the card.
 Run on the fake board's readers (host_sim/vm/fake_board.py), which record
@@ -30,9 +31,13 @@ class Recording(FakeReaders):
         self.log.append(("scan", i))
         FakeReaders.poll(self, i)
 
-    def sweep(self, j, mask):
+    def wake(self, j, mask):
         self.log.append(("sweep", mask))
-        FakeReaders.sweep(self, j, mask)
+        return FakeReaders.wake(self, j, mask)
+
+    def select(self, live):
+        self.log.append(("select", live))
+        FakeReaders.select(self, live)
 
     def record(self, i, raw):
         self.log.append(("record", i))
@@ -102,7 +107,10 @@ def test_a_new_card_on_turn_switches_every_field_on_and_looks_at_every_reader_at
     assert first[0] == ("scan", 2)                 # the hot reader saw the new card ...
     assert [op for op in first if op[0] == "arm"] == [("arm", i) for i in range(5, -1, -1)]
     steps = _steps(readers, clock, rr, 1)          # ... every field went on at once
-    assert steps[0][0] == ("sweep", 0b111111)      # every reader looked at once
+    assert steps[0] == [("sweep", 0b111111)]       # every reader woken at once (the WUPA)
+    assert rr.sweeping and rr.wait(5) == 0         # ... and at the very next step
+    steps = _steps(readers, clock, rr, 1)
+    assert steps[0][0] == ("select", 0b010100)     # the SELECT where a card answered
     # the empty ones read nothing, as they did before (a look: nothing to record,
     # ReaderSet.quiet), 4 holds its own card (a look), the hot reader's card
     # answered: its confirming read, last
@@ -125,6 +133,7 @@ def test_the_look_waits_for_the_cards_settle_time():
         assert len(waited) < 10
     assert clock.now - 1 - read_at >= SETTLE_MS
     assert all(step == [] for step in waited[:-1]), waited    # nothing until then
+    assert rr.wait(5) == 0 and _steps(readers, clock, rr, 1, ms=1)[0][0][0] == "select"
     assert rr.sweeping == 0 and rr.wait(5) == 5
     assert _placed(presence) == [(2, CARD)]
 
@@ -140,9 +149,9 @@ def test_what_the_look_cannot_settle_waits_for_the_rounds_scan():
         _steps(readers, clock, rr, 1)
         assert rr.polls < 40
     readers.pads[0].place(Sticker(OTHER))          # meanwhile, on seat 0
-    steps = _steps(readers, clock, rr, 1)
+    steps = _steps(readers, clock, rr, 2)
     assert steps[0][0] == ("sweep", 0b111111)
-    assert ("record", 0) not in steps[0] and ("record", 2) in steps[0]
+    assert ("record", 0) not in steps[1] and ("record", 2) in steps[1]
     assert rr.sweeping == 0 and _placed(presence) == []    # seat 0 has not been looked at
     placed = []
     seat0_scanned = False
@@ -167,6 +176,24 @@ def test_a_sweep_whose_seat_is_no_longer_on_turn_is_dropped():
     steps = _steps(readers, clock, rr, 6, ms=1)
     assert rr.sweeping == 0
     assert not any(op[0] == "sweep" for step in steps for op in step)
+    placed = []
+    for _ in range(40):
+        _steps(readers, clock, rr, 1)
+        placed += _placed(presence)
+    assert placed == [(2, CARD)]
+
+
+def test_a_turn_that_moves_between_the_looks_two_halves_drops_the_sweep():
+    """The look's WUPA went out (``wake``), then the turn moved on (an undo)
+    before its second half: no SELECT is sent for the old seat's card, every
+    field goes off, and the round places the card by its reads."""
+    readers, clock, presence, rr = _round()
+    _new_card_on_turn(readers, clock, rr, presence)
+    assert _steps(readers, clock, rr, 1)[0] == [("sweep", 0b111111)]
+    rr.hot = 3
+    steps = _steps(readers, clock, rr, 6)
+    assert rr.sweeping == 0
+    assert not any(op[0] in ("sweep", "select") for step in steps for op in step)
     placed = []
     for _ in range(40):
         _steps(readers, clock, rr, 1)
@@ -230,11 +257,14 @@ def test_on_the_chip_models_the_fields_settle_while_the_new_card_is_read():
     assert began <= t.rs.ahead_at                  # the fields went on during the scan ...
     assert _placed(presence) == [] and rr.wait(5) == 0    # ... so the look follows at once
     looked = t.ticks_ms()
-    rr.step()
+    rr.step()                                      # its WUPA to every reader ...
+    assert _placed(presence) == [] and rr.wait(5) == 0
+    woken = t.ticks_ms()
+    rr.step()                                      # ... and its SELECT at the next step
     assert _placed(presence) == [(1, CARD)]
     assert rr.sweeping == 0 and not any(c.field_on for c in t.chips)
-    print("\nscan %d ms, then the sweep's look %d ms (field settle %d ms)"
-          % (looked - began, t.ticks_ms() - looked, 5))
+    print("\nscan %d ms, then the sweep's look %d + %d ms (field settle %d ms)"
+          % (looked - began, woken - looked, t.ticks_ms() - woken, 5))
 
 
 def test_the_sweep_waits_for_fields_switched_on_late():

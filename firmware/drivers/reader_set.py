@@ -290,12 +290,24 @@ class ReaderSet:
         scan may have kept its field on, the card selected: ``ahead``).
         Nothing is debounced and
         nothing reported changes (``record`` takes a result as a scan's);
-        every field stays on."""
+        every field stays on.  The same as ``wake`` then ``select``."""
+        self.select(self.wake(j, mask))
+
+    def wake(self, j, mask):
+        """The look's first half: the WUPA to every reader in ``mask`` for
+        the card reader j read last; the bits of those a card answered (the
+        cards there stay ready, their fields on, for ``select``: a sweep's
+        look in two steps of the readers' job, 3 and 6-9 ms on the Pico)."""
         self._src = self.readers[j]
         self._src_bit = 1 << j
-        live = self._wupa_round(mask)
+        return self._wupa_round(mask)
+
+    def select(self, live):
+        """The look's second half: the SELECT of each cascade level of the
+        card ``wake`` looked for, to the readers in ``live`` (its answer)."""
+        src = self._src
         k = 0
-        while live and k < self._src.uid_len // 3:
+        while live and src is not None and k < src.uid_len // 3:
             self._k = k
             live = self._look_round(live)
             k += 1

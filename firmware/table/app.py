@@ -356,7 +356,10 @@ class App:
             self.keys.put(ev)
 
     def run_game(self):
-        """Drain the queues into the current mode."""
+        """The game's own work left from its last step (a deal's hands
+        journalled, one a step), then the queues drained into the current mode."""
+        if self.game is not None:
+            self.game.step()
         while True:
             ev = self.keys.get()
             if ev < 0:

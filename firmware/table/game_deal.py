@@ -83,32 +83,54 @@ class GameDeal(GameState):
             # the table asks for it from the start at once: _deal_again)
             self._apply({"ev": "deal", "dealer": self.view.dealer(), "hands": None,
                          "talon": None})
-        return self._deal_progress()
+        return self._deal_progress(True)
 
-    def _deal_progress(self):
+    def step(self):
+        """The game job's work after the inputs: the hands of a deal scanned
+        complete go on flash one a step (each 4 ms on the Pico: all four in
+        the last card's step held the loop 17 ms), then the play begins."""
+        scan = self._scan
+        if self._step == DEALING and scan is not None and scan.complete():
+            self._deal_progress()
+
+    def _deal_progress(self, fresh=False):
+        """``fresh``: a card was dealt (the scan may have just completed)."""
         self._dirty = True
         scan = self._scan
         if scan is None or not scan.complete():
             return
-        if not self._journal_hands(scan):
+        done = self._journal_hands(scan, fresh)
+        if done is None:
             self._say(error_text(E.BAD_EVENT, self._lang))
             return
-        self._enter_deal()
-        self._signals.tone("deal_done")
-        self._after_change()
+        if done:
+            self._enter_deal()
+            self._signals.tone("deal_done")
+            self._after_change()
 
-    def _journal_hands(self, scan):
-        """The hands scanned complete, as ``hand`` events (docs/record-format.md);
-        hands of a deal dealt again are taken back first.  Were they taken?"""
-        for _ in range(self.view.players()):
-            if not self._hands_known():
-                break
-            self._apply({"ev": "undo"})
-        hands = scan.hands()
+    def _journal_hands(self, scan, fresh):
+        """The next hand of the complete scan as a ``hand`` event
+        (docs/record-format.md), in the order the scan names the seats; when
+        it has just completed (``fresh``) the hands of a deal dealt again are
+        taken back first.  Is every hand now on flash: True, False (the next
+        at the game's next step), None (refused)?  An undo or a power cut
+        between two hands leaves some on flash: the deal is dealt again and
+        they are taken back (``_deal_again``)."""
+        view = self.view
+        if fresh:
+            for _ in range(view.players()):
+                if not self._hands_known():
+                    break
+                self._apply({"ev": "undo"})
+        left = 0
+        for i in range(scan.seats()):
+            if not view.hand_known(scan.seat(i)):
+                left += 1
         for i in range(scan.seats()):
             seat = scan.seat(i)
-            if not self._apply({"ev": "hand", "seat": seat, "cards": hands[seat]}).get("ok"):
-                return False
+            if not view.hand_known(seat):
+                ev = {"ev": "hand", "seat": seat, "cards": scan.hands()[seat]}
+                return left == 1 if self._apply(ev).get("ok") else None
         return True
 
     def _hands_known(self):

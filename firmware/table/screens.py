@@ -19,8 +19,9 @@ rows' inputs changed (``key(r)``: a small int naming what row r shows, -1
 when it cannot say) and writes the first ``ROWS_PER_STEP`` of them (three: a
 card laid changes three rows, one step; a whole new screen takes three steps
 of at most 10 ms on the Pico, not one of 23 ms), the body before the header (a
-card laid shows first); ``step()`` writes any left at the following steps.  Rows are written character by
-character over what is shown (table/rows.py), so a redraw allocates nothing
+card laid shows first); ``step()`` writes any left at the following steps.
+Rows are written character by character over what is shown (table/rows.py),
+so a redraw allocates nothing
 (tests/mp/mptest_app_heap.py), except the view's active seats once per deal,
 its result once when the result screen comes up and, after a power-up or an
 undo, its last trick.  Cards show in the deck's pattern: a German-suited

@@ -111,11 +111,30 @@ class FakeReaders:
     def sweep(self, j, mask):
         """``looks[i]`` for the pads in ``mask``: is the card reader j read
         last there (ReaderSet.sweep: PRESENT, ABSENT no card, OTHER another)?"""
+        self.select(self.wake(j, mask))
+
+    def wake(self, j, mask):
+        """(ReaderSet.wake: the fake's looks are whole at once) the pads in
+        ``mask`` where a card answered."""
         i = 0
         while i < self.n:
             if mask >> i & 1:
                 self.looks[i] = self._look(self.pads[i], self.uids[j])
             i += 1
+        return self._answered(mask)
+
+    def _answered(self, mask):
+        """(Its own frame: MicroPython puts a frame of over 11 words on the heap.)"""
+        live = 0
+        i = 0
+        while i < self.n:
+            if mask >> i & 1 and (self.looks[i] == PRESENT or self.looks[i] == OTHER):
+                live |= 1 << i
+            i += 1
+        return live
+
+    def select(self, live):
+        """(ReaderSet.select: nothing left to ask.)"""
 
     def _look(self, pad, uid):
         if pad.down:
