@@ -61,9 +61,9 @@ from .flash_record import (
 )
 
 # what a sector is to the writer (``kind``)
-FREE = const(0)             # no valid header, or released: erased before use
-READY = const(1)            # erased, its header programmed, no record yet
-USED = const(2)             # holds records
+_FREE = const(0)             # no valid header, or released: erased before use
+_READY = const(1)            # erased, its header programmed, no record yet
+_USED = const(2)             # holds records
 
 _FF_PAGE = bytes((ERASED,)) * PAGE
 
@@ -79,7 +79,7 @@ class FlashLog:
         if n < 3:
             raise ValueError("the journal's flash needs 3 sectors or more")
         self.seqs = [-1] * n        # each sector's sequence number (-1: none)
-        self.kind = bytearray(n)    # FREE, READY or USED
+        self.kind = bytearray(n)    # _FREE, _READY or _USED
         self.top = -1               # the highest sequence number on the flash
         self.wsec = -1              # the sector written to (-1: none yet)
         self.wpos = SECTOR          # where its next record goes
@@ -125,17 +125,17 @@ class FlashLog:
         return seq if b[14] == LIVE else -2 - seq
 
     def order(self):
-        """The sectors holding records (USED), oldest first."""
-        used = [s for s in range(self.sectors) if self.kind[s] == USED]
+        """The sectors holding records (_USED), oldest first."""
+        used = [s for s in range(self.sectors) if self.kind[s] == _USED]
         used.sort(key=lambda s: self.seqs[s])
         return used
 
     def after(self, s):
-        """The USED sector that follows sector ``s`` in the log, or -1."""
+        """The _USED sector that follows sector ``s`` in the log, or -1."""
         best = -1
         seq = self.seqs[s]
         for t in range(self.sectors):
-            if self.kind[t] == USED and self.seqs[t] > seq and (
+            if self.kind[t] == _USED and self.seqs[t] > seq and (
                     best < 0 or self.seqs[t] < self.seqs[best]):
                 best = t
         return best
@@ -151,9 +151,9 @@ class FlashLog:
         for s in range(self.sectors):
             seq = self.header(s)
             self.seqs[s] = seq if seq >= 0 else -1
-            self.kind[s] = FREE
+            self.kind[s] = _FREE
             if seq >= 0:
-                self.kind[s] = READY if self._blank_from(s, HEAD) == HEAD else USED
+                self.kind[s] = _READY if self._blank_from(s, HEAD) == HEAD else _USED
             self.top = max(self.top, seq if seq >= 0 else -2 - seq)
         self.wsec = -1
         self.wpos = SECTOR
@@ -211,9 +211,9 @@ class FlashLog:
         wseq = self.seqs[self.wsec] if self.wsec >= 0 else -1
         ready = -1
         for s in range(self.sectors):
-            if self.kind[s] == READY:
+            if self.kind[s] == _READY:
                 if self.seqs[s] < wseq or ready >= 0:
-                    self.kind[s] = FREE
+                    self.kind[s] = _FREE
                 else:
                     ready = s
 
@@ -223,7 +223,7 @@ class FlashLog:
         """Sectors a record may still go to (prepared or to be erased)."""
         k = 0
         for s in range(self.sectors):
-            if self.kind[s] != USED:
+            if self.kind[s] != _USED:
                 k += 1
         return k
 
@@ -249,7 +249,7 @@ class FlashLog:
     def _release(self, s):
         self.win[14] = 0
         self._flush(s, 0, 0)
-        self.kind[s] = FREE
+        self.kind[s] = _FREE
         self.seqs[s] = -1
 
     # ----- writing ----------------------------------------------------------------
@@ -269,22 +269,22 @@ class FlashLog:
 
     def _ready(self):
         for s in range(self.sectors):
-            if self.kind[s] == READY:
+            if self.kind[s] == _READY:
                 return s
         return -1
 
     def _next_free(self):
-        """The first FREE sector in ring order after the one written to."""
+        """The first _FREE sector in ring order after the one written to."""
         n = self.sectors
         s = self.wsec
         for _ in range(n):
             s = s + 1 if s + 1 < n else 0
-            if self.kind[s] == FREE:
+            if self.kind[s] == _FREE:
                 return s
         return -1
 
     def _open_sector(self, s):
-        """Erase sector ``s`` and program its header: it is READY.  (Small
+        """Erase sector ``s`` and program its header: it is _READY.  (Small
         frames, as in the append path: this is its fallback.)"""
         self.scanner.forget(s)
         if not _erase(self, s):
@@ -295,7 +295,7 @@ class FlashLog:
         self._header(self.win, self.top)
         self._flush(s, 0, 0)
         self.seqs[s] = self.top
-        self.kind[s] = READY
+        self.kind[s] = _READY
 
     def _header(self, w, top):
         """A sector's header with sequence number ``top`` at ``w[0:16]``."""
@@ -332,7 +332,7 @@ class FlashLog:
             self._open_sector(s)
             if self.failed:
                 return False
-        self.kind[s] = USED
+        self.kind[s] = _USED
         self.wsec = s
         self.wpos = HEAD
         return True

@@ -108,25 +108,25 @@ def used_blocks(path, size):
     return n
 
 
-HOST_DISK = 1 << 29       # free bytes a host's big disk counts as (a small int)
+_HOST_DISK = const(1 << 29)      # free bytes a host's big disk counts as (a small int)
 
 
 def geometry(root):
     """(block size, blocks) of the flash holding ``root``; None where the port
-    has no ``statvfs``; (1, HOST_DISK) on a host's big disk."""
+    has no ``statvfs``; (1, _HOST_DISK) on a host's big disk."""
     try:
         st = os.statvfs(root)
     except (OSError, AttributeError):
         return None
-    if st[2] > HOST_DISK // st[0]:
-        return 1, HOST_DISK
+    if st[2] > _HOST_DISK // st[0]:
+        return 1, _HOST_DISK
     return st[0], st[2]
 
 
 def free_bytes(root):
     """Bytes the flash holding ``root`` has free beyond the reserve, counted
     from the files' sizes (see the module's notes); -1 where the port has no
-    ``statvfs``; a host's big disk: HOST_DISK."""
+    ``statvfs``; a host's big disk: _HOST_DISK."""
     geo = geometry(root)
     if geo is None:
         return -1
