@@ -282,7 +282,8 @@ def test_the_rules_are_made_on_the_setups_last_screen(monkeypatch):
     assert table.app.view.engine() is not None and done.count("rules") == 2
 
 
-def test_play_goes_on_after_a_power_cut_mid_trick():
+def _in_trick_two():
+    """A table of three played on until trick two's first card lies there."""
     table = VirtualTable("wuerttemberg", 3)
     people = AutoPlayers(table, seed=3, illegal_once=False)
 
@@ -297,6 +298,11 @@ def test_play_goes_on_after_a_power_cut_mid_trick():
         for _ in range(6):
             people.play_deal(on_step=cut_in_trick_two)
             people.next_deal()
+    return table
+
+
+def test_play_goes_on_after_a_power_cut_mid_trick():
+    table = _in_trick_two()
     before = _state(table.view)
     after = table.power_cut()
     after.wait(800)
@@ -313,21 +319,7 @@ def test_the_readers_look_after_a_power_up_even_while_the_display_has_rows_to_wr
     must not take their steps meanwhile -- on the Pico, where a step lasts
     about 10 ms, a card lying mid-trick was never found and counted as gone.
     Once the look is over a screen to finish comes first again."""
-    table = VirtualTable("wuerttemberg", 3)
-    people = AutoPlayers(table, seed=3, illegal_once=False)
-
-    class Cut(Exception):
-        pass
-
-    def in_trick_two(t):
-        if t.view.in_deal() and t.view.trick_number() == 2 and t.view.trick_size() == 1:
-            raise Cut
-
-    with pytest.raises(Cut):
-        for _ in range(6):
-            people.play_deal(on_step=in_trick_two)
-            people.next_deal()
-    after = table.power_cut()
+    after = _in_trick_two().power_cut()
     app = after.app
     assert app.boot_look_ms() >= 0              # the look after the power-up runs
     polls = app.round.polls
