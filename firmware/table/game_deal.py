@@ -86,9 +86,10 @@ class GameDeal(GameState):
         return self._deal_progress(True)
 
     def step(self):
-        """The game job's work after the inputs: the hands of a deal scanned
-        complete go on flash one a step (each 4 ms on the Pico: all four in
-        the last card's step held the loop 17 ms), then the play begins."""
+        """The game job's own work, before its inputs: the hands of a deal
+        scanned complete go on flash one a step (each 4 ms on the Pico: all
+        four in the last card's step held the loop 17 ms), then the play
+        begins."""
         scan = self._scan
         if self._step == DEALING and scan is not None and scan.complete():
             self._deal_progress()
