@@ -458,7 +458,7 @@ def test_the_confirming_read_reselects_only_on_a_reader_that_was_empty() -> None
 
 
 def test_a_sweep_looks_at_every_reader_at_once() -> None:
-    """``ReaderSet.sweep(j, mask)``: every reader in the mask looked at for
+    """``ReaderSet.wake(j, mask)`` then ``select``: every reader in the mask looked at for
     the card reader j read last, the frames on air side by side: reader j's
     card answers again, a reader holding it too says so, one holding another
     card (the same first cascade level) and an empty one do not, a down one
@@ -480,7 +480,7 @@ def test_a_sweep_looks_at_every_reader_at_once() -> None:
         t.rs.arm(i)
     t.bus.sleep_us(5000)
     t0 = t.bus.clock.now_us
-    t.rs.sweep(0, 0b11111)
+    t.rs.select(t.rs.wake(0, 0b11111))
     took = t.bus.clock.now_us - t0
     assert list(t.rs.looks) == [M.PRESENT, M.OTHER, M.ABSENT, M.PRESENT, M.ERROR]
     assert (bytes(t.rs.status), bytes(t.rs.raw)) == before
@@ -493,7 +493,7 @@ def test_a_sweep_looks_at_every_reader_at_once() -> None:
         t.rs.arm(i)
         t.bus.sleep_us(5000)
         t1 = t.bus.clock.now_us
-        t.rs.sweep(0, 1 << i)
+        t.rs.select(t.rs.wake(0, 1 << i))
         one += t.bus.clock.now_us - t1
         assert t.rs.looks[i] == (M.OTHER, M.ABSENT, M.PRESENT)[i - 1]
     t.rs.arm(0)
@@ -534,7 +534,7 @@ def test_a_poll_switches_the_fields_ahead_on_when_a_card_answers() -> None:
     assert [c.field_on for c in t.chips[:3]] == [True, True, True]
     assert 0 <= t.ticks_ms() - t.rs.ahead_at < 10
     t.rs.ahead = 0
-    t.rs.sweep(0, 0b0111)                              # no arm, no wait: all settled
+    t.rs.select(t.rs.wake(0, 0b0111))                              # no arm, no wait: all settled
     assert list(t.rs.looks[:3]) == [M.PRESENT, M.ABSENT, M.ABSENT]
     t.rs.poll(1)                                       # a poll without ``ahead`` arms none
     assert t.rs.ahead_armed == 0
@@ -551,7 +551,7 @@ def test_a_sweep_with_the_fields_kept_on_wakes_the_cards_its_scans_left_selected
     t.rs.poll(0)
     t.rs.arm(2)                                        # (the sweep's arm: all on)
     t.bus.sleep_us(5000)
-    t.rs.sweep(0, 0b111)
+    t.rs.select(t.rs.wake(0, 0b111))
     assert list(t.rs.looks) == [M.PRESENT, M.OTHER, M.ABSENT]
     assert all(c.field_on for c in t.chips)
 

@@ -728,7 +728,7 @@ class MFRC522:
         frames ``reselect`` sends for its own card), and return without waiting for the
         answer: k -1 the WUPA, k >= 0 the SELECT at cascade level k.  Each
         chip runs its frame on its own, so several readers' frames are on air
-        at once (a sweep: ReaderSet.sweep); ``end_look`` takes the answer.
+        at once (a sweep: ReaderSet.wake, select); ``end_look`` takes the answer.
         False when nothing was sent: the chip is not usable, its field is off
         (``antenna``), or ``src`` has no checked frame at that level."""
         if not self.ok or not self._txctl & 0x03:

@@ -276,28 +276,23 @@ class ReaderSet:
         if not self.keep_field and not self._down[i]:
             self.readers[i].antenna(False)
 
-    def sweep(self, j, mask):
-        """Every reader in ``mask`` (bit i: reader i, its field on: ``arm``)
-        looked at for the card reader j read last, their frames on air side
-        by side (``MFRC522.begin_look``): the WUPA to all, then the SELECT of
-        each cascade level to those a card answered -- the frames of a
-        ``reselect`` (reader j) and of a look for it (the others), in the time
-        of one.  ``looks[i]``: PRESENT (that card answered there), ABSENT (no
-        card answered), OTHER (a card answered, not that one), COLLISION or
-        ERROR (garbled; or it cannot tell: down, the field off).  With the
-        fields kept on (``keep_field``) a reader where no card answered the
-        WUPA gets a second one, as ``scan`` does; else reader j does (its
-        scan may have kept its field on, the card selected: ``ahead``).
-        Nothing is debounced and
-        nothing reported changes (``record`` takes a result as a scan's);
-        every field stays on.  The same as ``wake`` then ``select``."""
-        self.select(self.wake(j, mask))
-
     def wake(self, j, mask):
-        """The look's first half: the WUPA to every reader in ``mask`` for
-        the card reader j read last; the bits of those a card answered (the
-        cards there stay ready, their fields on, for ``select``: a sweep's
-        look in two steps of the readers' job, 3 and 6-9 ms on the Pico)."""
+        """A sweep's look, its first half: every reader in ``mask`` (bit i:
+        reader i, its field on: ``arm``) looked at for the card reader j read
+        last, their frames on air side by side (``MFRC522.begin_look``): the
+        WUPA to all now, then (``select``) the SELECT of each cascade level to
+        those a card answered -- the frames of a ``reselect`` (reader j) and
+        of a look for it (the others), in the time of one; two halves, so the
+        readers' job runs them in two steps (3 and 4-9 ms on the Pico).  The
+        bits of those a card answered; the cards there stay ready, their
+        fields on.  ``looks[i]`` once ``select`` is done: PRESENT (that card
+        answered there), ABSENT (no card answered), OTHER (a card answered,
+        not that one), COLLISION or ERROR (garbled; or it cannot tell: down,
+        the field off).  With the fields kept on (``keep_field``) a reader
+        where no card answered the WUPA gets a second one, as ``scan`` does;
+        else reader j does (its scan may have kept its field on, the card
+        selected: ``ahead``).  Nothing is debounced and nothing reported
+        changes (``record`` takes a result as a scan's); every field stays on."""
         self._src = self.readers[j]
         self._src_bit = 1 << j
         return self._wupa_round(mask)

@@ -185,7 +185,7 @@ class Presence:
 
     def looked(self, i, now):
         """Reader i was looked at, at ``now``, for another reader's new card
-        and did not catch it (``ReaderSet.sweep``): it counts as a look for
+        and did not catch it (``ReaderSet.wake``, ``select``): it counts as a look for
         settling that card (every other reader must have had one); what it
         reports and its last single read stand."""
         self._looked[i] = now

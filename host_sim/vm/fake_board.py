@@ -26,7 +26,7 @@ ABSENT = 0
 PRESENT = 1
 COLLISION = 2
 ERROR = 3
-OTHER = 4             # a look (ReaderSet.sweep): a card answered, not the one looked for
+OTHER = 4             # a look (ReaderSet.wake): a card answered, not the one looked for
 NO_UID = b""
 
 
@@ -108,14 +108,11 @@ class FakeReaders:
         self.status[i] = st
         self.uids[i] = uid
 
-    def sweep(self, j, mask):
-        """``looks[i]`` for the pads in ``mask``: is the card reader j read
-        last there (ReaderSet.sweep: PRESENT, ABSENT no card, OTHER another)?"""
-        self.select(self.wake(j, mask))
-
     def wake(self, j, mask):
-        """(ReaderSet.wake: the fake's looks are whole at once) the pads in
-        ``mask`` where a card answered."""
+        """``looks[i]`` for the pads in ``mask``: is the card reader j read
+        last there (ReaderSet.wake and select: PRESENT, ABSENT no card, OTHER
+        another)?  The fake's looks are whole at once; the pads where a card
+        answered."""
         i = 0
         while i < self.n:
             if mask >> i & 1:

@@ -531,7 +531,7 @@ def test_a_sweep_allocates_nothing():
         rs.arm(0)
         rs.arm(1)
         rs.arm(2)
-        rs.sweep(0, 0b111)
+        rs.select(rs.wake(0, 0b111))
         res[0] = rs.looks[0] * 100 + rs.looks[1] * 10 + rs.looks[2]
         rs.record(1, M.ABSENT)
         rs.record(0, M.PRESENT)
