@@ -239,12 +239,12 @@ def test_the_first_session_on_a_blank_area_finds_a_sector_erased_during_the_setu
     assert log.fallbacks == 0 and log.erases == log.prepared, (log.erases, log.prepared)
 
 
-def test_the_rules_are_made_on_the_setups_last_screen(monkeypatch):
+def test_the_session_is_made_on_the_setups_last_screen(monkeypatch):
     """While the setup's last screen waits for OK the idle job makes the
-    session's rules, once for those answers (the engine keeps the last ones
-    made and the Session the press starts takes them again:
-    tests/mp/mptest_rules_cache.py), so the press that starts the session
-    does not make them (on the Pico they took some 15 ms of its step); then it
+    session's engine and its rules, once for those answers (the engine keeps
+    the last rules made: tests/mp/mptest_rules_cache.py), and the press that
+    starts the session takes that engine (on the Pico making it took some
+    18 ms of its step); then it
     collects the garbage, once (the deal collects only when the heap runs
     low; CPython has no ``gc.mem_alloc``: given one here)."""
     import gc
@@ -278,8 +278,11 @@ def test_the_rules_are_made_on_the_setups_last_screen(monkeypatch):
     assert table.screen()[0].endswith("13/13")
     table.wait(300)
     assert done.count("rules") == 2 and done.count("collect") == 2
+    ahead = table.app.session_ahead
+    assert ahead is not None and ahead[0] == table.app.settings.header()
     table.press("ok")
-    assert table.app.view.engine() is not None and done.count("rules") == 2
+    assert table.app.view.engine() is ahead[1].view and done.count("rules") == 2
+    assert table.app.session_ahead is None               # taken, never used twice
 
 
 def _in_trick_two():

@@ -39,7 +39,7 @@ import gc
 
 from drivers.buzzer import SOUNDS
 from drivers.ticks import TICKS_MAX
-from tapp.rules import rules_for
+from tapp.session import Session
 from tapp.variants import HeaderError
 
 from . import presence as P
@@ -153,7 +153,8 @@ class App:
         self.heap_looked = board.ticks_ms()  # when the idle job last looked at the heap
         self.clearing_looked = False         # ... and whether in this trick's clearing
         self.settings_due = False            # the setup's answers still to be saved (idle job)
-        self.rules_made = -1                 # the setup's answers the rules were made ahead for
+        self.rules_made = -1                 # the setup's answers the session was made ahead for
+        self.session_ahead = None            # (header, Session) made then, taken by the OK
         self.cleared_for = -1                # ... and the heap collected for
         self.console = console               # the line protocol: .step(), or None
         self.journals = journals or MemoryJournals()   # the sessions (table/journal.py)
@@ -209,21 +210,30 @@ class App:
     def _start_game(self, journal):
         """The game on ``journal`` (None: a new one); the journal."""
         resume = None
+        session = None
         if journal is None:
             header = self.settings.header()
             journal = self.journals.create(header)
+            session = self._taken_ahead(header)
         else:
             header = journal.header()
             resume = journal.iter_events()     # folded one by one, not all held
         self.journal = journal
         self.flash_full = False
         self.game = Game(header, journal, self.signals, self.readers.n, self.centre,
-                         self.deck_id, self.settings.language, resume=resume)
+                         self.deck_id, self.settings.language, resume=resume, session=session)
         if resume is not None:                 # the look begins once the game is folded
             self.boot_check = self.board.ticks_ms()
         self.current = PlayMode(self, self.game)
         self.deals_seen = journal.deals
         return journal
+
+    def _taken_ahead(self, header):
+        """The Session made ahead for ``header`` on the setup's last screen
+        (``_make_session``), once; None if none was, or for other answers."""
+        ahead = self.session_ahead
+        self.session_ahead = None
+        return ahead[1] if ahead is not None and ahead[0] == header else None
 
     def _journal_failed(self):
         """The journal could not write an event (the flash is full, or failing;
@@ -471,7 +481,7 @@ class App:
         first press, where it often comes; or a client's byte waits:
         table/console_door.py), else a screen page imported before it is first
         shown, else on the setup's last screen the
-        session's rules and its header's line made, then the garbage
+        session's engine and its header's line made, then the garbage
         collected (``_session_ahead``),
         else the garbage collected once
         ``_IDLE_GC_BYTES`` were allocated since the last time (during a deal,
@@ -498,19 +508,17 @@ class App:
 
     def _session_ahead(self):
         """On the setup's last screen, what the session OK starts needs done
-        ahead, once for its answers: its rules made (tapp/rules.py keeps the
-        last ones made, and the Session takes them: on the Pico making them
-        took some 15 ms of that press's step), then the garbage collected (the
-        deal it starts collects only when the heap runs low: after quick
-        presses through the setup the valve opened in the first auction).
-        "rules", "collect" or None."""
+        ahead, once for its answers: its engine made (``_make_session``), then
+        the garbage collected (the deal it starts collects only when the heap
+        runs low: after quick presses through the setup the valve opened in
+        the first auction).  "rules", "collect" or None."""
         mode = self.current
         if not isinstance(mode, SetupMode) or not mode.setup.at_start():
             return None
         answers = mode.setup.answers
         if self.rules_made != answers:
             self.rules_made = answers
-            self._make_rules()
+            self._make_session()
             return "rules"
         if self.cleared_for != answers:
             self.cleared_for = answers
@@ -518,17 +526,21 @@ class App:
                 return "collect"
         return None
 
-    def _make_rules(self):
-        """The rules, and the header's journal line (table/journal.py
-        ``line_of`` keeps it: 5.5 ms of the start on the Pico).  (Apart: a
-        ``try`` enlarges a frame, and a frame over 11 words goes on the heap
-        at every idle step.)"""
+    def _make_session(self):
+        """The session's engine for the answers, its rules made (tapp/rules.py
+        keeps the last ones made), and the header's journal line
+        (table/journal.py ``line_of`` keeps it), for the OK that starts it
+        (``_taken_ahead``): on the Pico the rules took some 15 ms of that
+        press's step, the line 5.5 ms, the engine (the rules found again by
+        the header) 2.8 ms.  (Apart: a ``try`` enlarges a frame, and a frame
+        over 11 words goes on the heap at every idle step.)"""
         header = self.settings.header()
         try:
-            rules_for(header)
+            session = Session(header)
         except HeaderError:                  # the start says why, in its own words
             return
         line_of(header)
+        self.session_ahead = (header, session)
 
     def _save_settings(self):
         """The setup's answers on flash, if still due (``_remember``): whether it wrote."""

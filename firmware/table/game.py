@@ -64,8 +64,10 @@ class Game(GameDeal):
     keep the dict: a card play's is one dict, made once and filled at each play)."""
 
     def __init__(self, header, journal, signals, readers, centre, deck_id=1, lang="de",
-                 resume=None):
-        super().__init__(Session(header), journal, signals, readers, centre, deck_id, lang)
+                 resume=None, session=None):
+        if session is None:             # (else made ahead for this header: table/app.py)
+            session = Session(header)
+        super().__init__(session, journal, signals, readers, centre, deck_id, lang)
         if resume is None:
             self._start_deal()
         else:

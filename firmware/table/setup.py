@@ -16,6 +16,9 @@ from .settings import SEAT_NAMES
 from .texts import number, text, text_of
 
 SEAT_PRESETS = SEAT_NAMES
+# the last questions, and the choices of those whose choices never change
+_LAST = ("first_dealer", "mode", "language", "start")
+_CHOICES = {"mode": ("strict", "open"), "language": ("de", "en"), "start": ("start",)}
 
 
 def _table(variant):
@@ -31,47 +34,69 @@ class Setup:
         self.pos = 0
         self.done = False
         self.dirty = True
-        self.answers = 0                # answers taken so far (``App``: the rules made ahead)
-        self._asked = None              # questions() of the current answers, made once
+        self.answers = 0                # answers taken so far (``App``: the session made ahead)
+        self._keys = None               # the questions' keys for the current answers, made once
+        self._shown = None              # the current question (key, label, choices), made once
         self._enter()
 
     # ----- the questions --------------------------------------------------------------
 
-    def questions(self):
-        """(key, label, choices) of every question, for the current answers
-        (made again only after an answer was taken: on the Pico building them
-        costs some 20 ms, and a button asks several times)."""
-        if self._asked is None:
-            self._asked = self._ask()
-        return self._asked
+    def keys(self):
+        """Every question's key, for the current answers (made again only
+        after an answer they depend on was taken: the game, the players, the
+        language).  A question's label and choices are made when it is shown
+        (``current``): all of them made at once held the Pico's game step
+        some 10 ms at those answers."""
+        if self._keys is None:
+            self._keys = self._ask()
+        return self._keys
 
     def _ask(self):
         v = self.settings
-        lang = v.language
-        table = _table(v.variant)
-        out = [("variant", text("variant", lang), variant_ids()),
-               ("players", text("players", lang), list(table["players"]))]
         choices = dict(COMMON_CHOICES)
-        choices.update(table["choices"])
+        choices.update(_table(v.variant)["choices"])
+        out = ["variant", "players"]
         for key in sorted(choices):
-            out.append(("option:" + key, _said("o_" + key, key, lang),
-                        list(choices[key])))
+            out.append("option:" + key)
         for seat in range(v.players):
-            out.append(("seat:%d" % seat, text("seat", lang) % (seat + 1),
-                        list(SEAT_PRESETS)))
-        out.append(("first_dealer", text("first_dealer", lang),
-                    list(range(v.players))))
-        out.append(("mode", text("mode", lang), ["strict", "open"]))
-        out.append(("language", text("language", lang), ["de", "en"]))
-        out.append(("start", text("start", lang), ["start"]))
+            out.append("seat:%d" % seat)
+        out.extend(_LAST)
         return out
 
+    def question(self, key):
+        """(key, label, choices) of the question ``key``, for the current answers."""
+        v = self.settings
+        lang = v.language
+        if key == "variant":
+            return key, text(key, lang), variant_ids()
+        if key == "players":
+            return key, text(key, lang), list(_table(v.variant)["players"])
+        if key.startswith("option:"):
+            name = key[7:]
+            table = _table(v.variant)["choices"]
+            return key, _said("o_" + name, name, lang), list(
+                table[name] if name in table else COMMON_CHOICES[name])
+        if key.startswith("seat:"):
+            return key, text("seat", lang) % (int(key[5:]) + 1), list(SEAT_PRESETS)
+        if key == "first_dealer":
+            return key, text(key, lang), list(range(v.players))
+        return key, text(key, lang), list(_CHOICES[key])
+
+    def questions(self):
+        """(key, label, choices) of every question, for the current answers."""
+        return [self.question(key) for key in self.keys()]
+
     def current(self):
-        return self.questions()[self.step]
+        """The question shown: (key, label, choices)."""
+        key = self.keys()[self.step]
+        shown = self._shown
+        if shown is None or shown[0] != key:
+            shown = self._shown = self.question(key)
+        return shown
 
     def at_start(self):
         """The last screen: OK starts the session."""
-        return self.current()[0] == "start"
+        return self.keys()[self.step] == "start"
 
     def _answer(self, key):
         v = self.settings
@@ -96,8 +121,9 @@ class Setup:
         ans = choices[self.pos]
         v = self.settings
         self.answers += 1
+        self._shown = None              # its label and choices may depend on this answer
         if key in ("variant", "players", "language"):
-            self._asked = None          # the questions depend on these answers
+            self._keys = None           # the questions depend on these answers
         if key == "variant":
             v.choose_variant(ans)
         elif key.startswith("option:"):
@@ -122,7 +148,7 @@ class Setup:
             self.pos = (self.pos + 1) % len(choices)
         else:
             self._take()
-            if self.current()[0] == "start":
+            if self.keys()[self.step] == "start":
                 self.done = True
                 return
             self.step += 1
@@ -143,7 +169,7 @@ class Setup:
             shown = text(ans, lang)
         else:
             shown = _answer_text(ans, lang)
-        total = len(self.questions())
+        total = len(self.keys())
         return [(text("setup", lang) + " %d/%d" % (self.step + 1, total), True),
                 ("", False), (label, False), ("", False),
                 ("<" + short_name(shown, 14) + ">", True), ("", False),

@@ -96,6 +96,30 @@ def test_the_setup_menu_answers_into_the_settings():
     assert rules_for(s.header()).players == 4
 
 
+def test_an_answer_makes_only_the_next_questions_label_and_choices():
+    """The game, the players, the language change which questions there are:
+    their keys are made again, but a label and its choices only for the
+    question shown (all of them held the Pico's step some 10 ms); the
+    questions read the same as before."""
+    s = Settings(None)
+    setup = Setup(s)
+    before = setup.questions()
+    made = []
+    question = setup.question
+
+    def counted(key):
+        made.append(key)
+        return question(key)
+    setup.question = counted
+    setup.button(1, False)              # another game
+    setup.button(OK, False)
+    assert made == ["players"], made
+    assert setup.current()[0] == "players" and made == ["players"]   # made once
+    assert [q[0] for q in setup.questions()][:2] == ["variant", "players"]
+    assert before[-3:] == setup.questions()[-3:] and len(setup.keys()) == len(setup.questions())
+    assert setup.rows()[0][0].endswith("2/%d" % len(setup.keys()))
+
+
 def test_save_writes_nothing_when_kept_in_ram():
     s = Settings("/no-such-folder-here", remember=False)
     assert s.load() == [] and s.save() is None
