@@ -63,7 +63,7 @@ class Setup:
         out.extend(_LAST)
         return out
 
-    def question(self, key):
+    def question(self, key) -> tuple:
         """(key, label, choices) of the question ``key``, for the current answers."""
         v = self.settings
         lang = v.language
