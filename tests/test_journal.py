@@ -278,11 +278,11 @@ def test_the_session_is_made_on_the_setups_last_screen(monkeypatch):
     assert table.screen()[0].endswith("13/13")
     table.wait(300)
     assert done.count("rules") == 2 and done.count("collect") == 2
-    ahead = table.app.session_ahead
+    ahead = table.app.ahead
     assert ahead is not None and ahead[0] == table.app.settings.header()
     table.press("ok")
     assert table.app.view.engine() is ahead[1].view and done.count("rules") == 2
-    assert table.app.session_ahead is None               # taken, never used twice
+    assert table.app.ahead is None               # taken, never used twice
 
 
 def _in_trick_two():

@@ -154,7 +154,7 @@ class App:
         self.clearing_looked = False         # ... and whether in this trick's clearing
         self.settings_due = False            # the setup's answers still to be saved (idle job)
         self.rules_made = -1                 # the setup's answers the session was made ahead for
-        self.session_ahead = None            # (header, Session) made then, taken by the OK
+        self.ahead = None                    # (header, Session) made then, taken by its OK
         self.cleared_for = -1                # ... and the heap collected for
         self.console = console               # the line protocol: .step(), or None
         self.journals = journals or MemoryJournals()   # the sessions (table/journal.py)
@@ -214,7 +214,10 @@ class App:
         if journal is None:
             header = self.settings.header()
             journal = self.journals.create(header)
-            session = self._taken_ahead(header)
+            ahead = self.ahead                 # made for these answers? (``_make_session``)
+            self.ahead = None
+            if ahead is not None and ahead[0] == header:
+                session = ahead[1]
         else:
             header = journal.header()
             resume = journal.iter_events()     # folded one by one, not all held
@@ -227,13 +230,6 @@ class App:
         self.current = PlayMode(self, self.game)
         self.deals_seen = journal.deals
         return journal
-
-    def _taken_ahead(self, header):
-        """The Session made ahead for ``header`` on the setup's last screen
-        (``_make_session``), once; None if none was, or for other answers."""
-        ahead = self.session_ahead
-        self.session_ahead = None
-        return ahead[1] if ahead is not None and ahead[0] == header else None
 
     def _journal_failed(self):
         """The journal could not write an event (the flash is full, or failing;
@@ -530,7 +526,7 @@ class App:
         """The session's engine for the answers, its rules made (tapp/rules.py
         keeps the last ones made), and the header's journal line
         (table/journal.py ``line_of`` keeps it), for the OK that starts it
-        (``_taken_ahead``): on the Pico the rules took some 15 ms of that
+        (``_start_game``): on the Pico the rules took some 15 ms of that
         press's step, the line 5.5 ms, the engine (the rules found again by
         the header) 2.8 ms.  (Apart: a ``try`` enlarges a frame, and a frame
         over 11 words goes on the heap at every idle step.)"""
@@ -540,7 +536,7 @@ class App:
         except HeaderError:                  # the start says why, in its own words
             return
         line_of(header)
-        self.session_ahead = (header, session)
+        self.ahead = (header, session)
 
     def _save_settings(self):
         """The setup's answers on flash, if still due (``_remember``): whether it wrote."""

@@ -16,9 +16,6 @@ from .settings import SEAT_NAMES
 from .texts import number, text, text_of
 
 SEAT_PRESETS = SEAT_NAMES
-# the last questions, and the choices of those whose choices never change
-_LAST = ("first_dealer", "mode", "language", "start")
-_CHOICES = {"mode": ("strict", "open"), "language": ("de", "en"), "start": ("start",)}
 
 
 def _table(variant):
@@ -35,8 +32,8 @@ class Setup:
         self.done = False
         self.dirty = True
         self.answers = 0                # answers taken so far (``App``: the session made ahead)
-        self._keys = None               # the questions' keys for the current answers, made once
-        self._shown = None              # the current question (key, label, choices), made once
+        self._asked = None              # the questions' keys for the current answers, made once
+        self.shown = None               # the current question (key, label, choices), made once
         self._enter()
 
     # ----- the questions --------------------------------------------------------------
@@ -47,9 +44,9 @@ class Setup:
         language).  A question's label and choices are made when it is shown
         (``current``): all of them made at once held the Pico's game step
         some 10 ms at those answers."""
-        if self._keys is None:
-            self._keys = self._ask()
-        return self._keys
+        if self._asked is None:
+            self._asked = self._ask()
+        return self._asked
 
     def _ask(self):
         v = self.settings
@@ -60,7 +57,7 @@ class Setup:
             out.append("option:" + key)
         for seat in range(v.players):
             out.append("seat:%d" % seat)
-        out.extend(_LAST)
+        out.extend(("first_dealer", "mode", "language", "start"))
         return out
 
     def question(self, key) -> tuple:
@@ -80,7 +77,9 @@ class Setup:
             return key, text("seat", lang) % (int(key[5:]) + 1), list(SEAT_PRESETS)
         if key == "first_dealer":
             return key, text(key, lang), list(range(v.players))
-        return key, text(key, lang), list(_CHOICES[key])
+        if key == "mode":
+            return key, text(key, lang), ["strict", "open"]
+        return key, text(key, lang), ["de", "en"] if key == "language" else ["start"]
 
     def questions(self):
         """(key, label, choices) of every question, for the current answers."""
@@ -89,9 +88,9 @@ class Setup:
     def current(self):
         """The question shown: (key, label, choices)."""
         key = self.keys()[self.step]
-        shown = self._shown
+        shown = self.shown
         if shown is None or shown[0] != key:
-            shown = self._shown = self.question(key)
+            shown = self.shown = self.question(key)
         return shown
 
     def at_start(self):
@@ -121,9 +120,9 @@ class Setup:
         ans = choices[self.pos]
         v = self.settings
         self.answers += 1
-        self._shown = None              # its label and choices may depend on this answer
+        self.shown = None              # its label and choices may depend on this answer
         if key in ("variant", "players", "language"):
-            self._keys = None           # the questions depend on these answers
+            self._asked = None           # the questions depend on these answers
         if key == "variant":
             v.choose_variant(ans)
         elif key.startswith("option:"):
