@@ -214,6 +214,26 @@ def test_texts_are_complete_and_fit_the_display() -> None:
 # ---------------------------------------------------------------- decks
 
 
+def test_a_deck_is_complete_exactly_when_no_card_is_missing() -> None:
+    """``complete`` reads the deck's masks; ``missing`` looks card by card:
+    they agree for every kind, a card at a time up to the whole deck, and
+    after a card is taken out again."""
+    from tapp.cards import DECKS
+    rng = random.Random(5)
+    for deck_id, kind in enumerate(sorted(DECKS), start=1):
+        reg = R.Registry(None)
+        assert reg.create_deck(deck_id, kind, save=False) == R.OK
+        cards = R.kind_cards(kind)
+        rng.shuffle(cards)
+        for k, c in enumerate(cards):
+            assert reg.complete(deck_id) is False and reg.missing(deck_id), (kind, k)
+            assert reg.add(deck_id, c, uid7(deck_id, c)) == R.OK
+        assert reg.complete(deck_id) is True and reg.missing(deck_id) == [], kind
+        assert reg.remove_card(deck_id, cards[0]) == R.OK
+        assert reg.complete(deck_id) is False and reg.missing(deck_id) == [cards[0]], kind
+    assert not R.Registry(None).complete(1)
+
+
 def test_decks_complete_missing_and_remove(tmp_path: Path) -> None:
     reg = R.Registry(str(tmp_path))
     full_deck(reg, 1, "d24")

@@ -245,8 +245,19 @@ class Registry(UidSlots):
         return [c for c in kind_cards(self._decks[deck_id][0]) if not self._has(deck_id, c)]
 
     def complete(self, deck_id):
-        """True when every card of the deck's kind is enrolled."""
-        return deck_id in self._decks and not self.missing(deck_id)
+        """True when every card of the deck's kind is enrolled: its masks hold
+        the kind's (``missing``, card by card, took 1.2 ms of the Pico's step
+        that starts a session)."""
+        d = self._decks.get(deck_id)
+        if d is None:
+            return False
+        kind = DECKS[d[0]]
+        s = 0
+        while s < 4:
+            if d[1 + s] & kind[s] != kind[s]:
+                return False
+            s += 1
+        return True
 
     # ------------------------------------------------------------ changes
 
