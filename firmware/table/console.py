@@ -106,7 +106,7 @@ class Console:
             return
         self.now = now
         wire = self.wire
-        done = wire.begin(now)                  # (an answer the last step held: written)
+        held = done = wire.begin(now)           # (an answer the last step held: rendered)
         conn = wire.connection()
         if conn != self.conn:
             self.conn = conn
@@ -117,7 +117,8 @@ class Console:
             self.run_task(self.task)
             done = True
         self.requests(done)
-        wire.flush()
+        if not (held and self.spent(True)):   # else written at the next step: a status
+            wire.flush()               # answer rendered and written in one held the Pico 10-12 ms
         if self.handing_over and wire.empty():
             raise HandOver()
 

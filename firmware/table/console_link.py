@@ -229,8 +229,9 @@ class Wire:
 
     def hold(self, rid, body):
         """``answer`` at the next step's start (``begin``): a step that spent
-        its time making an answer leaves writing it to the next (a status
-        answer's line: 4-7 ms on the Pico, its making as much).  ``body`` is
+        its time making an answer leaves rendering its line to the next (a
+        status answer's: 4-7 ms on the Pico, its making as much), which then
+        leaves writing it to the one after (table/console.py).  ``body`` is
         not to change meanwhile: no request is handled until then."""
         self.due = (rid, body)
 
