@@ -42,25 +42,28 @@ CODE_INDEX = {code: i for i, code in enumerate(CARD_CODES)}
 # A card's power in a trick (docs/rules 1.3, 1.5): 0 for a card of neither the
 # led suit nor trump, 1 + its strength in the rank order for a card of the led
 # suit, TRUMP_POWER + 1 + its strength for a trump; the highest power wins the
-# trick.  ``powers(bettel, trump)`` gives the 4 tables (one a led suit) of 36
-# of a rank order and trump suit (-1: none), made on first use: a session
-# needs only a few of the 10 (about 600 bytes each on the device).
+# trick.  ``powers(bettel, trump)`` gives the table of a rank order and trump
+# suit (-1: none): bytes, a card's power at ``led * NCARDS + card``, made on
+# first use -- 176 bytes on the Pico (as 4 tuples of 36 a table took 672: a
+# session meeting each trump and the Bettel order came to hold ten, its free
+# heap sinking deal by deal by 0.7 KB a new table).
 TRUMP_POWER = 16
-_POWERS = [None] * 10
+_POWERS = [None] * 10  # type: list
 
 
 def powers(bettel, trump):
-    """The power tables of the Bettel (1) or normal (0) order and a trump suit,
-    by led suit: a tuple of 4 tuples of 36 (tuples index fastest on CPython)."""
+    """The power table of the Bettel (1) or normal (0) order and a trump suit
+    (above)."""
     i = 5 * bettel + trump + 1
     t = _POWERS[i]
     if t is None:
         order = BETTEL_ORDER if bettel else NORMAL_ORDER
-        t = tuple(tuple(TRUMP_POWER + 1 + order[c % 9] if c // 9 == trump
-                        else 1 + order[c % 9] if c // 9 == led else 0
-                        for c in range(NCARDS))
-                  for led in range(4))
-        _POWERS[i] = t
+        b = bytearray(4 * NCARDS)       # (bytes of an iterator keep its spare room)
+        for k in range(4 * NCARDS):
+            c = k % NCARDS
+            b[k] = (TRUMP_POWER + 1 + order[c % 9] if c // 9 == trump
+                    else 1 + order[c % 9] if c // 9 == k // NCARDS else 0)
+        t = _POWERS[i] = bytes(b)
     return t
 
 # Lowest set bit index of every 9-bit mask, for allocation-free iteration.

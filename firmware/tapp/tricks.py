@@ -79,10 +79,10 @@ class Tricks(RevokeProofs):
         self.last_points = 0
         self.early_end = False
         # the trick so far: its best card (seat and power in the trick) and card
-        # points; ``power`` is the trick's power table, one of the deal's
-        # ``powers`` (by led suit, cards.powers)
-        self.powers = ()  # type: tuple
-        self.power = ()  # type: tuple
+        # points; ``power`` is where the led suit's powers begin in the deal's
+        # ``powers`` (cards.powers: a card's at power + card)
+        self.powers = b""
+        self.power = 0
         self.win_seat = -1
         self.win_power = 0
         self.tpoints = 0
@@ -160,9 +160,9 @@ class Tricks(RevokeProofs):
         self.tpoints += CARD_POINTS[card]
         if not n:
             self.led = s
-            self.power = self.powers[s]
+            self.power = s * NCARDS
             self.win_power = 0
-        p = self.power[card]
+        p = self.powers[self.power + card]
         if p > self.win_power:
             self.win_seat = seat
             self.win_power = p
