@@ -618,7 +618,7 @@ def test_a_step_begins_no_more_work_once_it_has_run_2_ms():
     con = C.Console(app, pipe, out)
     pipe.feed(b'{"id":1,"cmd":"status"}\n{"id":2,"cmd":"ping"}\n{"id":3,"cmd":"status"}\n')
     answered, waiting = [], []
-    for _ in range(12):
+    for _ in range(16):
         before = len(out.lines)
         con.step()
         answered.append([m.get("id") for m in out.lines[before:] if "ok" in m])

@@ -106,7 +106,12 @@ class Console:
             return
         self.now = now
         wire = self.wire
-        held = done = wire.begin(now)           # (an answer the last step held: rendered)
+        wire.begin(now)
+        done = wire.waiting()          # the lines the last step made: written first
+        if done:
+            wire.flush()
+        if not self.spent(done) and wire.put_held():   # an answer it held: rendered
+            done = True
         conn = wire.connection()
         if conn != self.conn:
             self.conn = conn
@@ -117,8 +122,8 @@ class Console:
             self.run_task(self.task)
             done = True
         self.requests(done)
-        if not (held and self.spent(True)):   # else written at the next step: a status
-            wire.flush()               # answer rendered and written in one held the Pico 10-12 ms
+        if not self.spent(done):       # else at the next step's start: a status answer
+            wire.flush()               # rendered and written in one held the Pico 10-13 ms
         if self.handing_over and wire.empty():
             raise HandOver()
 

@@ -192,6 +192,7 @@ def meanwhile(con, now):
     request is refused ``busy`` (it may be sent again afterwards)."""
     wire = con.wire
     wire.begin(now)
+    wire.put_held()
     k = 0
     while k < 4 and wire.room() > 1:
         raw = wire.next_line()

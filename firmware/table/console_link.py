@@ -188,15 +188,21 @@ class Wire:
         self.due = None              # (rid, body): an answer ``hold`` keeps for the next step
 
     def begin(self, now):
-        """A new step: its input budget; a stale partial line is dropped; an
-        answer held by the last step is queued first (before its events):
-        whether one was."""
+        """A new step: its input budget; a stale partial line is dropped."""
         inp = self.input
         inp.now = now
         inp.left = _IN_BUDGET
         if self.drained and inp.partial and ticks_diff(now, inp.last) >= IDLE_DROP_MS:
             inp.partial = False          # a fresh reader: what it held is gone
             self.reader = LineReader(inp, chunk=64, line=self.line_buf)
+
+    def waiting(self):
+        """Are lines queued, not yet written?"""
+        return self.box.lines() > 0
+
+    def put_held(self):
+        """The answer held by the last step queued (before any event of this
+        one): whether there was one."""
         due = self.due
         if due is None:
             return False
@@ -228,10 +234,10 @@ class Wire:
         self.box.put(body, rid)
 
     def hold(self, rid, body):
-        """``answer`` at the next step's start (``begin``): a step that spent
-        its time making an answer leaves rendering its line to the next (a
-        status answer's: 4-7 ms on the Pico, its making as much), which then
-        leaves writing it to the one after (table/console.py).  ``body`` is
+        """``answer`` at a later step (``put_held``): a step that spent its
+        time making an answer leaves rendering its line to the next (a status
+        answer's: 4-7 ms on the Pico, its making as much), which then leaves
+        writing it to the one after (table/console.py).  ``body`` is
         not to change meanwhile: no request is handled until then."""
         self.due = (rid, body)
 
