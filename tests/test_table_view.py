@@ -116,3 +116,51 @@ def test_the_view_follows_the_enrolment():
     assert tv.enrol_expected() not in (-1, first)
     t = t.power_cut()                        # the registry is on flash: it goes on
     assert t.app.view.mode() == "enrol" and t.app.view.enrol_expected() != first
+
+
+def test_the_rufer_menus_label_only_the_entry_shown(monkeypatch):
+    """The Rufer's declarer picks a card to call from two dozen, then one of
+    his to give: each entry's label ("♣10", "♣10→Bert") is made when it is
+    shown, not all at the step that builds the menu (on the Pico labelling
+    them all held the game's step 7-8 ms) -- and reads as before."""
+    from table import menus
+    from table.names import card_text
+    made = []
+
+    def counted(card, german=False):
+        made.append(card)
+        return card_text(card, german)
+    monkeypatch.setattr(menus, "card_text", counted)
+    t = QuickTable("tapp_modern", 4, "open")
+    tv = t.app.view
+
+    def choose(label):
+        labels = [tv.menu_label(k) for k in range(tv.menu_size())]
+        assert label in labels, (label, labels)
+        while tv.menu_label(tv.menu_pos()) != label:
+            t.press("next")
+        t.press("ok")
+        if tv.menu_asks_sure():
+            t.press("ok")
+    bid = False
+    for _ in range(12):                 # one bids "spiele", the others pass: his Rufer
+        labels = [tv.menu_label(k) for k in range(tv.menu_size())]
+        rufer = [label for label in labels if label == "Herz-Rufer"]
+        if rufer:
+            del made[:]
+            choose(rufer[0])
+            break
+        choose("spiele" if "spiele" in labels and not bid else "weg")
+        bid = True
+    assert t.view.expects() == "rufer" and tv.menu_size() > 20
+    assert len(made) <= 2, made                     # the entry shown, not every one
+    picks = [tv.menu_label(k) for k in range(tv.menu_size())]
+    assert picks[0] == card_text(CODE_INDEX[tv.menu_event(0)["pick"]])
+    choose(picks[0])
+    del made[:]
+    t.press("next")
+    assert len(made) <= 2, made
+    gives = [tv.menu_label(k) for k in range(tv.menu_size())]
+    assert tv.menu_event(0)["give"] is None and gives[0] == "Stock"   # open mode: the talon first
+    assert gives[1:] == [card_text(CODE_INDEX[tv.menu_event(k)["give"]])   # (hands unknown)
+                         for k in range(1, tv.menu_size())]

@@ -28,7 +28,7 @@ from drivers.buttons import KEY_OK, KEY_PREV
 from drivers.leds import IDLE, REFUSED, TURN, WINNER
 from tapp import errors as E
 
-from .menus import call_entry_label, menu_for, needs_hold
+from .menus import entry_label, menu_for, needs_hold
 from .names import short_name
 from .rows import COLS
 from .texts import error_text, text
@@ -192,12 +192,12 @@ class GameState:
         return self._menu_pos if self._menu else -1
 
     def menu_label(self, k):
-        """Entry ``k``'s label; an auction call's is made when asked
-        (table/menus.py: the menu row asks for one entry a change), not
-        kept -- a question changes nothing."""
+        """Entry ``k``'s label; an auction call's or a Rufer card's is made
+        when asked (table/menus.py: the menu row asks for one entry a
+        change), not kept -- a question changes nothing."""
         label, ev = self._menu[k]
         if label is None:
-            return call_entry_label(self.view, self._lang, ev)
+            return entry_label(self.view, self._lang, ev)
         return label
 
     def menu_event(self, k):

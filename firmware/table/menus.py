@@ -5,9 +5,9 @@ step for table/game.py -- the auction's calls (starting on the call that bids
 nothing), the open-mode discard's confirmation and the self-raises, the Rufer
 call (first the called card, then the give), the announcements before the
 first card (starting on "play on") -- as ``(label, event or None)`` entries
-(an auction call's label None: ``call_entry_label`` makes it when the entry
-is shown -- on the Pico labelling a menu of nine calls at once held the
-game's step 20 ms, and the menu row shows one at a time),
+(an auction call's and a Rufer card's label None: ``entry_label`` makes it
+when the entry is shown -- on the Pico labelling a menu of nine calls at
+once held the game's step 20 ms, and the menu row shows one at a time),
 the entry to start on and whether an entry is chosen only with a second OK:
 an auction menu with no entry that bids nothing (Tapp neu's second round,
 the Tarock declaration: every entry commits) asks "Sicher? OK" first, so one
@@ -63,35 +63,42 @@ def menu_for(view, lang, rufer_card=NO_CARD):
     return [], 0, False
 
 
-def call_entry_label(view, lang, ev):
-    """The label of an auction menu's entry ``ev`` (made when shown)."""
-    return call_label(ev, lang, german_suited(view.variant()))
+def entry_label(view, lang, ev):
+    """The label of a menu entry ``ev`` made when shown (its label None): an
+    auction call, a card the Rufer's declarer may call ("♣10"), a card he
+    may give its holder ("♣10→Bert")."""
+    german = german_suited(view.variant())
+    if "pick" in ev:
+        return card_text(CODE_INDEX[ev["pick"]], german)
+    if ev.get("ev") != "rufer":
+        return call_label(ev, lang, german)
+    label = card_text(CODE_INDEX[ev["give"]], german)
+    for seat in view.active_seats():
+        if ev["card"] in (view.hand(seat) or ()):
+            return label + "\u2192" + short_name(view.seat_name(seat), 13 - len(label))
+    return label
 
 
 def _rufer_menu(view, lang, rufer_card):
     """tapp_modern Rufer (D12): the declarer calls a card he lacks, then gives
     one to its holder ("♣10→Bert"; open mode: the talon first, the table does
-    not know where the card lies).  Cards in the deck's pattern."""
+    not know where the card lies).  Cards in the deck's pattern, labelled
+    when shown (``entry_label``: two dozen made at once held the Pico's game
+    step 7-8 ms)."""
     decl = view.declarer()
-    german = german_suited(view.variant())
     own = view.hand(decl) or []
     talon = view.talon() or []
     deck = [CARD_CODES[c] for c in view.deck_cards()]
     if rufer_card == NO_CARD:
-        return [(card_text(CODE_INDEX[c], german), {"pick": c}) for c in deck if c not in own]
+        return [(None, {"pick": c}) for c in deck if c not in own]
     called = CARD_CODES[rufer_card]
     ev = {"ev": "rufer", "seat": decl, "card": called, "give": None}
-    menu = [] if view.strict() and called not in talon else [(text("talon", lang), ev)]
+    menu = []  # type: list
+    if not view.strict() or called in talon:
+        menu.append((text("talon", lang), ev))
     if view.strict() and called in talon:
         return menu
-    to = ""
-    for seat in view.active_seats():
-        if called in (view.hand(seat) or ()):
-            to = view.seat_name(seat)
     gives = own if own else [c for c in deck if c != called]
     for c in gives:
-        label = card_text(CODE_INDEX[c], german)
-        if to:
-            label += "\u2192" + short_name(to, 13 - len(label))      # →: who gets it
-        menu.append((label, dict(ev, give=c)))
+        menu.append((None, dict(ev, give=c)))
     return menu
