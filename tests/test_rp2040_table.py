@@ -280,11 +280,14 @@ def test_main_starts_with_whatever_is_attached(display_addr, miso):
         pico.serial_write(b"\r")                   # a byte opens the console door:
         out = ""                                   # the console loads a part a step
         waited = 0
-        while '"event":"hello"' not in out and waited < 2_000_000:
+        said = ['"event":"hello"']                 # ... and says each reader's fault after
+        if miso == 0xFF:
+            said += ['"reader":3,"state":"reader_fault"', '"reader":4,"state":"reader_fault"']
+        while not all(s in out for s in said) and waited < 2_000_000:
             pico.run_for(100_000)
             waited += 100_000
-            out = pico.serial_output().decode(errors="replace")
-        print("the console said hello %d ms after the first byte" % (waited // 1000))
+            out += pico.serial_output().decode(errors="replace")   # (what came since)
+        print("the console said it all %d ms after the first byte" % (waited // 1000))
     finally:
         pico.close()
     assert "Traceback" not in out, out
