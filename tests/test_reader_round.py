@@ -308,24 +308,3 @@ def test_where_the_seat_on_turn_holds_a_placed_card_no_step_scans_two_cards():
     scanned = {i for s, _w in steps for i in s}
     assert scanned == {0, 1, 2, 3, 4, 5}                             # every reader in turn
     assert all(wait == 5 for k, (s, wait) in enumerate(steps) if k not in split)
-
-
-def test_where_the_turn_moved_off_a_reader_holding_an_unplaced_card_no_step_reads_two():
-    """At a power-up the cards lying are placed anew; the reader switched on
-    as the hot one may no longer be on turn when it is scanned (the game
-    took its journal up meanwhile): its card is read, not swept for, and the
-    other reader switched on, holding a card too, is read at the next step
-    -- both in one held the Pico's loop 14.3 ms.  Both cards are placed."""
-    readers, clock, presence, rr = _round(hot=0)
-    readers.pads[0].place(Sticker(CARD))
-    readers.pads[1].place(Sticker(OTHER))
-    steps = []
-    for k in range(40):
-        readers.log = []
-        rr.step()
-        if k == 0:
-            rr.hot = 3                          # the turn is elsewhere now
-        steps.append([op[1] for op in readers.log if op[0] == "scan"])
-        clock.now += 5
-    assert not [s for s in steps if 0 in s and 1 in s], steps
-    assert sorted(_placed(presence)) == [(0, CARD), (1, OTHER)]

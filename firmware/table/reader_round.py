@@ -88,19 +88,16 @@ class ReaderRound:
         self._arm_next()
 
     def _held(self, h):
-        """The reader h, just scanned as the hot one, holds a card it did not
-        sweep for, and the other reader switched on may read one too: where
-        h's card is placed (a trick's cards lie while the next leader's is on
-        the hot one), if the other read a card at its last scan; where it is
-        not (at a power-up the turn moved off h between its field and its
-        scan: its card was read whole, 7 ms on the Pico), always.  Two scans
-        reading a card held the loop 12-14 ms on the Pico, so the other's
-        waits for the next step, its field on, and the job does not wait for
-        it (``wait``)."""
+        """The hot reader h, just scanned, holds a placed card and the other
+        reader switched on read a card at its last scan: two scans reading a
+        card held the loop 12-14 ms on the Pico (a trick's cards lying while
+        the next leader's is on the hot one), so the other's waits for the
+        next step, its field on, and the job does not wait for it (``wait``;
+        nothing new is laid on h before it is lifted)."""
         o = self._armed
         raw = self.readers.raw
-        return o >= 0 and raw[h] == P.PRESENT and (
-            raw[o] == P.PRESENT or not self.presence.placed_len(h))
+        return o >= 0 and raw[h] == P.PRESENT and raw[o] == P.PRESENT \
+            and self.presence.placed_len(h) > 0
 
     def _scan_hot(self):
         """Scan the reader switched on as the hot one a step ago (the fields
