@@ -154,8 +154,8 @@ class App:
         self.clearing_looked = False         # ... and whether in this trick's clearing
         self.settings_due = False            # the setup's answers still to be saved (idle job)
         self.rules_made = -1                 # the setup's answers the session was made ahead for
-        self.ahead = None                    # (header, Session) made then, taken by its OK
         self.cleared_for = -1                # ... and the heap collected for
+        self.ahead = None                    # (header, Session) made then, taken by its OK
         self.console = console               # the line protocol: .step(), or None
         self.journals = journals or MemoryJournals()   # the sessions (table/journal.py)
         self.screens = Screens(board.display)
