@@ -634,7 +634,8 @@ def test_a_person_among_robots_two_deals(tabs, robot_server):
 
 def test_a_restarted_server_resumes_from_the_journal(browser, tmp_path):
     kw = dict(variant="tapp_modern", players=3, mode="strict", seed=3, robots=False,
-              speed=SPEED, away_s=AWAY_S, root=str(tmp_path))
+              speed=SPEED, away_s=WAIT_S, root=str(tmp_path))   # (a busy machine may take
+    # longer than AWAY_S to bring the tab back: its seats must still be its own then)
     with ServerThread(**kw) as srv:
         page = open_table(browser, srv)
         trick = first_card(page, srv)
