@@ -269,7 +269,7 @@ def test_every_setup_question_and_answer_fits(checker, lang):
         # every game with five seats' names (set: no check against the game's counts)
         assert values.set("variant", variant) and values.set("options", {})
         setup = Setup(values)
-        for step, (_key, _label, choices) in enumerate(setup.questions()):
+        for step, (_key, _label, choices) in enumerate([setup.question(k) for k in setup.keys()]):
             setup.step = step
             for pos in range(len(choices)):
                 setup.pos = pos

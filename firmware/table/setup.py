@@ -81,10 +81,6 @@ class Setup:
             return key, text(key, lang), ["strict", "open"]
         return key, text(key, lang), ["de", "en"] if key == "language" else ["start"]
 
-    def questions(self):
-        """(key, label, choices) of every question, for the current answers."""
-        return [self.question(key) for key in self.keys()]
-
     def current(self):
         """The question shown: (key, label, choices)."""
         key = self.keys()[self.step]
