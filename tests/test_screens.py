@@ -270,3 +270,41 @@ def test_a_dealt_card_writes_only_the_rows_it_changes(monkeypatch):
     assert not run.run_lines(["deal 1"])
     assert rows and 0 not in rows and 1 not in rows and len(rows) <= 5, rows
     assert 2 in rows and 3 in rows and len([r for r in rows if 4 <= r <= 6]) <= 2, rows
+
+
+@pytest.mark.parametrize("row_us,per_step", [(0, 3), (1500, 3), (3000, 2), (4500, 1)])
+def test_a_step_writes_only_the_rows_that_keep_it_within_its_time(monkeypatch, row_us,
+                                                                    per_step):
+    """On the board's µs clock a display step begins a row after its first
+    only where, at the pace of its longest row so far, the step ends within
+    8 ms (on the Pico the eight rows' keys and three rows held a step 10-12
+    ms): rows of 1.5 ms go three a step, of 3 ms two, of 4.5 ms one; without
+    a clock (the simulator's, standing while the table computes) three.  The
+    screen the steps make is the one a whole redraw makes."""
+    run = Run("pace")
+    assert not run.run_lines(["table variant=tapp_modern players=4 mode=strict seed=3",
+                              "deal", "auction", "play turn legal"])
+    view = run.table.app.view
+    now = [0]
+    paced = screens.Screens(ssd1306.SSD1306(_I2C()), (lambda: now[0]) if row_us else None)
+    plain_begin = RowWriter.begin
+    written = []
+
+    def begin(self, row, invert=False):         # a row takes row_us
+        now[0] += row_us
+        written.append(row)
+        plain_begin(self, row, invert)
+
+    monkeypatch.setattr(RowWriter, "begin", begin)
+    steps = []
+    paced.draw(view, fresh=True)
+    steps.append(len(written))
+    while paced.due:
+        now[0] += 5000                          # the other jobs' steps between
+        paced.step()
+        steps.append(len(written) - sum(steps))
+    assert sum(steps) == 8 and steps[:-1] == [per_step] * (len(steps) - 1), steps
+    assert 0 < steps[-1] <= per_step
+    whole = _screens()
+    whole.compose(view)
+    assert _shown(paced) == _shown(whole)

@@ -13,13 +13,16 @@ class Board:
     """The hardware the application uses (firmware/table/app.py)."""
 
     def __init__(self, readers, display, buttons, leds, buzzer, ticks_ms, root,
-                 journal_flash=None):
+                 journal_flash=None, ticks_us=None):
         self.readers = readers      # ReaderSet: seat readers first, the centre last
         self.display = display
         self.buttons = buttons
         self.leds = leds
         self.buzzer = buzzer
         self.ticks_ms = ticks_ms
+        # µs, wrapping as ticks_ms (the display's pace, table/screens.py), or
+        # None where the clock has none (the simulator's virtual clock)
+        self.ticks_us = ticks_us
         self.root = root
         # the journal's own flash area (a block device, table/flash_log.py), or
         # None: the journal is files under ``root`` (table/journal.py)
@@ -34,7 +37,8 @@ def build(machine, neopixel, pins, settings, spi_id, i2c_id, root="/", clock=tim
     stands in for them: the bridge modules inside the simulator's VM
     (host_sim/vm/), the chip models' own in the simulator's process
     (host_sim/sim_machine.py).  ``clock`` gives the drivers ``ticks_ms`` and
-    ``sleep_us``: the ``time`` module, or the simulator's virtual clock.
+    ``sleep_us`` (and the screens ``ticks_us``, where it has one): the ``time``
+    module, or the simulator's virtual clock.
     ``journal_flash``: the journal's own flash area (a block device), if the
     board has one; ``reader_regs``: the board's faster register access for a
     reader on chip-select GPIO n (``reader_regs(n)``, boards/rp2_regs.py), if
@@ -84,4 +88,5 @@ def build(machine, neopixel, pins, settings, spi_id, i2c_id, root="/", clock=tim
     seats = len(pins["reader_cs"]) - 1
     leds = SeatLeds(neopixel.NeoPixel(Pin(pins["ws2812"]), seats), seats)
     buzzer = Buzzer(machine.PWM(Pin(pins["buzzer"])), clock.ticks_ms)
-    return Board(rs, display, buttons, leds, buzzer, clock.ticks_ms, root, journal_flash)
+    return Board(rs, display, buttons, leds, buzzer, clock.ticks_ms, root, journal_flash,
+                 getattr(clock, "ticks_us", None))

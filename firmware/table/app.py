@@ -158,7 +158,7 @@ class App:
         self.ahead = None                    # (header, Session) made then, taken by its OK
         self.console = console               # the line protocol: .step(), or None
         self.journals = journals or MemoryJournals()   # the sessions (table/journal.py)
-        self.screens = Screens(board.display)
+        self.screens = Screens(board.display, getattr(board, "ticks_us", None))
         self.signals = Signals(board.leds, board.buzzer)
         self.keys = Ring(8)
         self.round = ReaderRound(board.readers, self.presence, board.ticks_ms)

@@ -17,9 +17,12 @@ when to draw (table/modes.py), the display job then sends the changed pages.
 A redraw writes only what changed: ``draw(view)`` asks the page which
 rows' inputs changed (``key(r)``: a small int naming what row r shows, -1
 when it cannot say) and writes the first ``ROWS_PER_STEP`` of them (three: a
-card laid changes three rows, one step; a whole new screen takes three steps
-of at most 10 ms on the Pico, not one of 23 ms), the body before the header (a
-card laid shows first); ``step()`` writes any left at the following steps.
+card laid changes three rows, one step; a whole new screen takes three steps,
+not one of 23 ms on the Pico), the body before the header (a card laid shows
+first), each row after the first only while the step, at the pace of its
+longest row so far, ends within ``_ROWS_US`` (on the Pico asking the eight
+rows' keys takes 2-4 ms: three rows after that held a step 10-12 ms);
+``step()`` writes any left at the following steps.
 Rows are written character by character over what is shown (table/rows.py),
 so a redraw allocates nothing
 (tests/mp/mptest_app_heap.py), except the view's active seats once per deal,
@@ -30,8 +33,15 @@ German suits' glyphs and Ober and Unter.
 """
 from array import array
 
+from drivers.ticks import ticks_diff
+
 from . import names
 from .rows import ROWS, RowWriter, code_points
+
+try:
+    from micropython import const
+except ImportError:  # CPython
+    const = lambda x: x  # noqa: E731
 
 # Rows written a display step: three -- a card laid (three rows) is drawn in
 # one step, a whole new screen in three of at most 10 ms on the Pico (eight rows
@@ -40,6 +50,12 @@ from .rows import ROWS, RowWriter, code_points
 # the console step aside (table/app.py), so the steps between cost the screen
 # little.
 ROWS_PER_STEP = 3
+# ... and a row after a step's first is begun only where the step, at the
+# pace of its longest row so far, ends within this (µs on the board's clock;
+# a row takes 1-4 ms on the Pico, the pages sent after them 1-1.5 ms more):
+# the display's steps stay within 10 ms.  Without a µs clock (the simulator's
+# virtual one stands still while the table computes) every step writes three.
+_ROWS_US = const(8000)
 # table/pages/, most needed first (``preload``)
 PAGES = ("dealing", "play", "result", "scores", "notice", "info")
 # the order the rows are written in when several are due
@@ -50,8 +66,13 @@ _BLANK = ("", False)
 class Screens:
     """Draws what the table's view says on a display with ``text``/``pixel``/``fill_rect``."""
 
-    def __init__(self, display):
+    def __init__(self, display, ticks_us=None):
         self.display = display
+        # the board's µs clock (``_ROWS_US``; none: time stands, three rows a step)
+        self.ticks_us = ticks_us or (lambda: 0)
+        self.since = 0                    # when the display's step began (ticks_us)
+        self.last = 0                     # ... its last row
+        self.top = -1                     # ... its longest row so far (µs; -1: none yet)
         self.w = RowWriter(display)       # the rows shown and the pen (table/rows.py)
         # what the rows are written from, read by the pages: the table's view
         # ``table`` and the engine's view of its session ``view`` (set by
@@ -75,12 +96,21 @@ class Screens:
         """The table's view ``table`` changed: the rows whose inputs changed are
         due (``fresh``: every row); the first of them are written now, the
         others by ``step()``."""
+        self.since = self.ticks_us()
         self._start(table, fresh)
-        self.step()
+        self._next()
 
     def step(self):
-        """Write the next ``ROWS_PER_STEP`` rows due (the display job, each step)."""
+        """Write the next ``ROWS_PER_STEP`` rows due (the display job, each
+        step; fewer where they would hold it over ``_ROWS_US``)."""
+        if self.due:
+            self.since = self.ticks_us()
+            self._next()
+
+    def _next(self):
+        """The next rows due, from the step begun at ``since``."""
         page = self.page
+        self.top = -1
         if page is None:
             self._given_rows()
             return
@@ -88,11 +118,25 @@ class Screens:
         i = 0
         while self.due and n:
             r = ORDER[i]
+            i += 1
             if self.due >> r & 1:
+                if not self._room():
+                    return
                 self.due &= ~(1 << r)
                 page.row(self, r)
                 n -= 1
-            i += 1
+
+    def _room(self):
+        """May the next row be begun in this step: its first, or one that at
+        the pace of the step's longest row so far (``top``, µs) ends within
+        ``_ROWS_US``?"""
+        now = self.ticks_us()
+        if self.top < 0:
+            self.top = 0
+        elif ticks_diff(now, self.last) > self.top:
+            self.top = ticks_diff(now, self.last)
+        self.last = now
+        return not self.top or ticks_diff(now, self.since) + self.top < _ROWS_US
 
     def compose(self, table):
         """Write the whole screen of the table's view ``table`` at once (every
@@ -125,6 +169,8 @@ class Screens:
         r = 0
         while self.due and r < ROWS and n < ROWS_PER_STEP:
             if self.due >> r & 1:
+                if not self._room():
+                    return
                 self.due &= ~(1 << r)
                 self._entry(r, lines[r] if r < len(lines) else _BLANK)
                 n += 1
@@ -249,3 +295,4 @@ def _import(name):
     else:
         from .pages import notice as page
     return page
+
