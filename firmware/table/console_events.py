@@ -123,16 +123,25 @@ class Live:
     # ----- watching ---------------------------------------------------------------------
 
     def watch(self):
+        """Push what changed since the last step: the stage, the readers' tags,
+        then the session's refusals and journal lines, then a trick, a result
+        -- each of those parts only where the parts before pushed nothing
+        (each renders its lines as it pushes them: the readers' tags 2 ms on
+        the Pico, a journal line 4-8 ms, a trick 2 ms -- in one step they held
+        the loop 10-12 ms); what a step leaves is pushed at the next."""
         tv = self.app.view
         stage = tv.stage()
         if stage != self.stage:
             self.stage = stage
             self.push({"event": "mode", "state": stage}, INFO)
+        room = self.wire.room()
         self.watch_readers()
+        if self.wire.room() != room:
+            return
         view = tv.engine()
         if view is not self.session:
-            self.new_session(view)
-        if view is not None:
+            self.new_session(view)     # its lines seen: the play at the next step
+        elif view is not None:
             self.watch_play(view)
 
     def watch_play(self, view):
@@ -142,14 +151,16 @@ class Live:
         room = self.wire.room()
         self.watch_refusals(view)
         self.watch_journal()
+        if self.wire.room() != room:
+            return              # the trick and the result at a step of their own
         deals = view.deals_played()
         tricks = view.trick_number()
         if deals > self.deals or (deals == self.deals and tricks > self.tricks):
             self.trick_done(view, deals)
         if deals > self.deals:
             if self.wire.room() != room:
-                return          # the result at a step of its own (with the deal's last
-                                # lines and trick it held a step 16 ms on the Pico)
+                return          # the result at a step of its own (with the deal's
+                                # last trick it held a step 16 ms on the Pico)
             self.push({"event": "result", "deal": deals, "result": view.last_result(),
                        "balances": view.balances(), "pot": view.pot(),
                        "session_over": view.session_over()}, INFO)
