@@ -15,6 +15,8 @@ from table.reader_round import ReaderRound
 
 CARD = bytes.fromhex("04a1b2c3d4e5f6")
 OTHER = bytes.fromhex("04a1b2c3d4e5f7")
+THIRD = bytes.fromhex("04a1b2c3d4e5f8")
+FOURTH = bytes.fromhex("04a1b2c3d4e5f9")
 
 
 class Recording(FakeReaders):
@@ -308,3 +310,27 @@ def test_where_the_seat_on_turn_holds_a_placed_card_no_step_scans_two_cards():
     scanned = {i for s, _w in steps for i in s}
     assert scanned == {0, 1, 2, 3, 4, 5}                             # every reader in turn
     assert all(wait == 5 for k, (s, wait) in enumerate(steps) if k not in split)
+
+
+def test_at_a_power_up_no_step_reads_two_cards():
+    """At a power-up the cards lying are placed anew, no reader scanned yet:
+    where the reader scanned as the hot one read a card -- also one the turn
+    moved off between its field and its scan, as the game takes its journal
+    up -- the other reader switched on is scanned at the next step (two
+    cards read in one held the Pico's loop 14.3-14.5 ms).  Every card is
+    placed."""
+    for moved in (False, True):
+        readers, clock, presence, rr = _round(hot=0)
+        for i, uid in enumerate((CARD, OTHER, THIRD, FOURTH)):
+            readers.pads[i].place(Sticker(uid))
+        steps = []
+        for k in range(60):
+            readers.log = []
+            rr.step()
+            if k == 0 and moved:
+                rr.hot = 3                      # the turn is elsewhere now
+            steps.append([op[1] for op in readers.log if op[0] == "scan"])
+            clock.now += 5
+        assert not [s for s in steps if len([i for i in s if i < 4]) > 1], (moved, steps)
+        assert sorted(_placed(presence)) == sorted(
+            [(0, CARD), (1, OTHER), (2, THIRD), (3, FOURTH)]), moved

@@ -56,6 +56,7 @@ class ReaderRound:
         self.first_at = 0                    # when the first step ran (ticks_ms)
         self.sweeping = 0                    # bit i: reader i armed for the sweep's look
         self._next = 0                       # the other reader scanned last
+        self._seen = 0                       # bit i: reader i scanned since power-up
         self._armed = -1                     # the other reader whose field is settling
         self._hot_armed = -1                 # the hot reader's, switched on with it
         self._swept = -1                     # the hot reader whose unplaced card was swept for
@@ -88,16 +89,18 @@ class ReaderRound:
         self._arm_next()
 
     def _held(self, h):
-        """The hot reader h, just scanned, holds a placed card and the other
-        reader switched on read a card at its last scan: two scans reading a
-        card held the loop 12-14 ms on the Pico (a trick's cards lying while
-        the next leader's is on the hot one), so the other's waits for the
-        next step, its field on, and the job does not wait for it (``wait``;
-        nothing new is laid on h before it is lifted)."""
+        """The reader h, just scanned as the hot one, read a card, and the
+        other reader switched on read one at its last scan or was not yet
+        scanned since power-up: two scans reading a card held the loop 12-14
+        ms on the Pico (a trick's cards lying while the next leader's is on
+        the hot one; at a power-up the cards lying, and the turn moving off h
+        between its field and its scan as the game takes its journal up), so
+        the other's waits for the next step, its field on, and the job does
+        not wait for it (``wait``)."""
         o = self._armed
         raw = self.readers.raw
-        return o >= 0 and raw[h] == P.PRESENT and raw[o] == P.PRESENT \
-            and self.presence.placed_len(h) > 0
+        return o >= 0 and raw[h] == P.PRESENT and (
+            raw[o] == P.PRESENT or not self._seen >> o & 1)
 
     def _scan_hot(self):
         """Scan the reader switched on as the hot one a step ago (the fields
@@ -143,6 +146,7 @@ class ReaderRound:
         rs = self.readers
         now = self.ticks_ms()
         self._scanned_at = now
+        self._seen |= 1 << i
         rs.poll(i)
         uid = self._injected[i]
         if uid is None:
