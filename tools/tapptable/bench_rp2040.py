@@ -240,6 +240,7 @@ class MirroredTable:
         self.pico = _pico(self.flash_path)
         self._line = b""
         self._lifts = {}                  # board reader: the Pico's lifted events (console)
+        self._placed = set()              # board readers the Pico said a card placed on
         self._awaited = {}                # board reader: its lifts when its card was taken away
         self._attached = False            # the Pico's console answered since its power-up
         self._new_low = False             # the probe's last low_free was the lowest yet
@@ -250,6 +251,24 @@ class MirroredTable:
             SPI_DISPLAY if self.display == "spi" else OLED_ADDR)
         self.pico.run_for(BOOT_MS * 1000)
         self._catch_up(0)
+        self._looked_at([reader for reader, _uids in lying])
+
+    def _looked_at(self, readers):
+        """After a power-up the players wait, as at a table, until the Pico
+        has taken up the cards lying on ``readers`` (its console says each
+        placed): on its screen nothing tells, and a card lifted before its
+        readers came to it was never the Pico's to take away -- the twin,
+        whose readers answer at once, would have taken it."""
+        start = self.pico.now_us
+        while not set(readers) <= self._placed:
+            if self.pico.now_us - start > CATCH_UP_MS * 1000:
+                raise Diverged("the Pico did not take up the cards lying on readers %s "
+                               "after its power-up%s"
+                               % (sorted(set(readers) - self._placed), self._tail()))
+            self.sync_buttons()
+            self._ask_status()
+            self.pico.run_for(2000)
+        self.emulated_s += (self.pico.now_us - start) / 1e6
 
     def _serial(self, _t, data):
         self._line += data
@@ -280,14 +299,17 @@ class MirroredTable:
                 self.report[key] = min(old, value) if lowest else max(old, value)
 
     def _tag_event(self, line):
-        """The console's live event of a reader's tag: a lift the Pico took is counted."""
+        """The console's live event of a reader's tag: a lift the Pico took is
+        counted, a reader it placed a card on noted."""
         try:
             ev = json.loads(line)
         except ValueError:
             return
+        reader = ev.get("reader")
         if ev.get("state") == "lifted":
-            reader = ev.get("reader")
             self._lifts[reader] = self._lifts.get(reader, 0) + 1
+        elif ev.get("state") == "placed":
+            self._placed.add(reader)
 
     def _reader(self, r):
         """The Pico board's reader for the twin's reader ``r`` (the centre is last)."""
