@@ -295,4 +295,3 @@ def _import(name):
     else:
         from .pages import notice as page
     return page
-

@@ -34,6 +34,7 @@ except ImportError:  # CPython
 
 try:
     from time import ticks_diff, ticks_us
+    DISPLAY_US = ticks_us    # the display paces its rows on MicroPython's own clock
 except ImportError:  # CPython
     from time import perf_counter_ns
 
@@ -42,6 +43,7 @@ except ImportError:  # CPython
 
     def ticks_diff(a, b):
         return a - b
+    DISPLAY_US = None        # ... here time stands for it: three rows a step
 
 try:                     # inside MicroPython: host_sim/vm/ is on the path
     import nor_flash
@@ -190,7 +192,7 @@ class Device:
         self.pins = (FakePin(), FakePin(), FakePin())
         root = flash.root
         self.board = fake_board(FakeReaders(self.pads), clock, root, flash.journal,
-                                i2c=self.i2c, pins=self.pins)
+                                i2c=self.i2c, pins=self.pins, ticks_us=DISPLAY_US)
         self.app = power_up(self.board, root)  # a session in progress is taken up again
         app = self.app
         self.resumed = app.view.journal() is not None

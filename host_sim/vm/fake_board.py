@@ -258,11 +258,12 @@ class FakePWM:
 
 
 def fake_board(readers, ticks_ms, root, journal_flash=None, i2c=None, pins=None, strip=None,
-               pwm=None):
+               pwm=None, ticks_us=None):
     """The board on ``readers`` (a ``FakeReaders``) with the real drivers on
     ``i2c`` (the display's bus), the three button ``pins`` (prev, next, OK),
     the LED ``strip`` and the buzzer's ``pwm`` -- the fakes above where not
-    given -- the clock ``ticks_ms`` and the table's folder ``root``."""
+    given -- the clock ``ticks_ms``, the table's folder ``root`` and, where
+    given, a µs clock for the display's pace (table/screens.py)."""
     from boards.common import Board
     from drivers import ssd1306
     from drivers.buttons import ButtonPad
@@ -273,4 +274,5 @@ def fake_board(readers, ticks_ms, root, journal_flash=None, i2c=None, pins=None,
     return Board(readers, ssd1306.SSD1306(i2c or FakeI2C(), 0x3C),
                  ButtonPad(pins[0], pins[1], pins[2], ticks_ms),
                  SeatLeds(strip or FakeNeoPixel(seats), seats),
-                 Buzzer(pwm or FakePWM(), ticks_ms), ticks_ms, root, journal_flash=journal_flash)
+                 Buzzer(pwm or FakePWM(), ticks_ms), ticks_ms, root, journal_flash=journal_flash,
+                 ticks_us=ticks_us)
