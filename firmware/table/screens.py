@@ -131,10 +131,11 @@ class Screens:
         the pace of the step's longest row so far (``top``, µs) ends within
         ``_ROWS_US``?"""
         now = self.ticks_us()
+        row = ticks_diff(now, self.last)  # the row written since the last look
         if self.top < 0:
             self.top = 0
-        elif ticks_diff(now, self.last) > self.top:
-            self.top = ticks_diff(now, self.last)
+        elif row > self.top:
+            self.top = row
         self.last = now
         return not self.top or ticks_diff(now, self.since) + self.top < _ROWS_US
 
